@@ -1,0 +1,330 @@
+package numbering
+
+// Result is the numbering part of an NT lookup result: every field of the
+// API's NT result that the numbering plan decides. Strings and slices in it
+// are shared with the Plan and must not be modified.
+type Result struct {
+	// Input is the text that was classified, as given.
+	Input string
+	// Number is the normalised number; the zero Number when parsing failed.
+	Number Number
+	Type   Type
+	Status Status
+	// Valid reports whether Number is a valid number of its country.
+	Valid bool
+	// Reason says why the number is not valid; NoReason when it is.
+	Reason Reason
+	// PossiblyPorted reports that the number is mobile and its country has
+	// mobile number portability, so it may have left its original network.
+	PossiblyPorted bool
+	// QualifiesForHLR reports that the number is valid and MOBILE or
+	// MOBILE_OR_LANDLINE.
+	QualifiesForHLR bool
+	// Network is the name of the network the number range was originally
+	// assigned to, for mobile and pager numbers; "" when unknown.
+	Network string
+	// MCCMNC is the mobile country and network code of the original network,
+	// 5 or 6 digits; "" when the shipped data does not know it.
+	MCCMNC string
+	// CountryCode is the ISO 3166-1 alpha-2 code of the number's country; ""
+	// for non-geographic numbers (such as +800) and when not determined.
+	CountryCode string
+	// CountryName is the English name of the country, or of the
+	// non-geographic service; "" when not determined.
+	CountryName string
+	// CountryPrefix is the calling code with a plus sign, such as "+49"; ""
+	// when the calling code could not be read.
+	CountryPrefix string
+	// Regions are the English geographic descriptions: the area of a
+	// geographic number, else the country; nil for invalid numbers.
+	Regions []string
+	// Timezones are Olson time-zone names; nil when unknown.
+	Timezones []string
+	// Info is extra English text, such as "personal number"; "" when none.
+	Info string
+}
+
+// MCC returns the mobile country code part of MCCMNC, "" when unknown.
+func (r *Result) MCC() string {
+	if len(r.MCCMNC) < 5 {
+		return ""
+	}
+	return r.MCCMNC[:3]
+}
+
+// MNC returns the mobile network code part of MCCMNC, "" when unknown.
+func (r *Result) MNC() string {
+	if len(r.MCCMNC) < 5 {
+		return ""
+	}
+	return r.MCCMNC[3:]
+}
+
+// Texts of Result.Info.
+const (
+	infoPersonal    = "personal number: libphonenumber's PERSONAL_NUMBER, which the API has no type for"
+	infoNonGeo      = "non-geographic number of a global service"
+	infoAmbiguousCC = "the calling code is shared by several countries and the number matches none of them"
+)
+
+// ClassifyString parses and classifies s in one step. Input that does not
+// parse gives a Result with Status StatusFailed and the Reason; it never
+// panics and, for numbers outside the few regions documented in the package
+// overview, it does not allocate.
+func (p *Plan) ClassifyString(s string) Result {
+	n, cc, reason, _ := p.parse(s)
+	if reason != NoReason {
+		res := Result{Input: s, Status: StatusFailed, Reason: reason}
+		if cc != nil {
+			res.CountryPrefix = cc.prefix
+			if len(cc.regions) == 1 {
+				p.setCountry(&res, &p.regions[cc.regions[0]])
+			}
+		}
+		return res
+	}
+	res := p.Classify(n)
+	res.Input = s
+	return res
+}
+
+// Classify classifies a parsed number: its type, validity and reason,
+// country, original network, geographic regions and time zones. It follows
+// libphonenumber's rules exactly (the package tests compare the two on every
+// example number and on mutations of them) and allocates nothing.
+func (p *Plan) Classify(n Number) Result {
+	res := Result{Number: n, Status: StatusOK}
+	if n.IsZero() || int(n.ccLen) > len(n.digits) {
+		res.Status, res.Reason = StatusFailed, NotANumber
+		return res
+	}
+	code := n.CountryCode()
+	if code >= len(p.byCC) || p.byCC[code] < 0 {
+		res.Status, res.Reason = StatusFailed, InvalidCountryCode
+		return res
+	}
+	cc := &p.codes[p.byCC[code]]
+	res.CountryPrefix = cc.prefix
+	national := n.national()
+
+	r, t := p.regionAndType(cc, national)
+	if r == nil && len(cc.regions) == 1 {
+		r = &p.regions[cc.regions[0]]
+	}
+	if r != nil {
+		p.setCountry(&res, r)
+	} else {
+		res.Info = infoAmbiguousCC
+	}
+	if t == typePersonal {
+		res.Info = infoPersonal
+	}
+	if t == typeNone {
+		res.Reason = p.regions[cc.regions[0]].testLength(len(national))
+		if res.Reason == NoReason {
+			res.Reason = InvalidPrefix
+		}
+		return res
+	}
+	res.Valid = true
+	res.Type = t.api()
+	if r.id == nonGeoRegion && res.Info == "" {
+		res.Info = infoNonGeo
+	}
+	res.QualifiesForHLR = res.Type.IsMobile()
+	res.PossiblyPorted = res.QualifiesForHLR && r.mnp
+	all := n.all()
+	if t == typeMobile || t == typeFixedOrMobile || t == typePager {
+		if v := p.carriers.lookup(all); v != noValue {
+			res.Network = p.networks[v]
+		}
+	}
+	res.Regions = p.describe(cc, r, t, n)
+	if t.geographic(code) {
+		res.Timezones = p.zonesFor(all)
+	} else {
+		res.Timezones = p.zonesFor(all[:n.ccLen])
+	}
+	return res
+}
+
+const nonGeoRegion = "001"
+
+func (p *Plan) setCountry(res *Result, r *region) {
+	res.CountryName = r.name
+	if r.id != nonGeoRegion {
+		res.CountryCode = r.id
+	}
+}
+
+func (p *Plan) zonesFor(digits []byte) []string {
+	if v := p.zones.lookup(digits); v != noValue {
+		return p.zoneSets[v]
+	}
+	return nil
+}
+
+// describe ports libphonenumber's geocoder (GetDescriptionForNumber): the
+// area of a geographic number, else the country's name; one element.
+func (p *Plan) describe(cc *callingCode, r *region, t lpnType, n Number) []string {
+	if !t.geographic(cc.code) {
+		return p.countryNameFor(cc, n)
+	}
+	lookup := n.all()
+	var buf [maxDigits]byte
+	if cc.code == 54 && len(n.national()) > 0 && n.national()[0] == '9' {
+		// Argentina's mobile token 9 stands before the area code; the
+		// geocoder looks the number up without it.
+		k := copy(buf[:], lookup[:n.ccLen])
+		k += copy(buf[k:], n.national()[1:])
+		lookup = buf[:k]
+	}
+	if v := p.geo.lookup(lookup); v != noValue {
+		return p.places[v]
+	}
+	return p.countryNameFor(cc, n)
+}
+
+// countryNameFor names the country of a number whose calling code may be
+// shared: the only region where the number is valid, or none when it is valid
+// in several (as some NANPA toll-free numbers are).
+func (p *Plan) countryNameFor(cc *callingCode, n Number) []string {
+	if len(cc.regions) == 1 {
+		return p.regions[cc.regions[0]].nameList
+	}
+	var found *region
+	for _, i := range cc.regions {
+		r := &p.regions[i]
+		if r.typeOf(n.national()) != typeNone {
+			if found != nil {
+				return nil
+			}
+			found = r
+		}
+	}
+	if found == nil {
+		return nil
+	}
+	return found.nameList
+}
+
+// regionAndType ports libphonenumber's GetRegionCodeForNumber followed by
+// GetNumberType: for a calling code shared by several regions, the first
+// region whose leading digits match, or, for regions without leading digits,
+// where the number is valid.
+func (p *Plan) regionAndType(cc *callingCode, national []byte) (*region, lpnType) {
+	if len(cc.regions) == 1 {
+		r := &p.regions[cc.regions[0]]
+		return r, r.typeOf(national)
+	}
+	for _, i := range cc.regions {
+		r := &p.regions[i]
+		if r.leading != nil {
+			if r.leading.longestPrefix(national) > 0 {
+				return r, r.typeOf(national)
+			}
+		} else if t := r.typeOf(national); t != typeNone {
+			return r, t
+		}
+	}
+	return nil, typeNone
+}
+
+// lpnType is libphonenumber's PhoneNumberType; typeNone is its UNKNOWN.
+type lpnType uint8
+
+const (
+	typeNone lpnType = iota
+	typeFixed
+	typeMobile
+	typeFixedOrMobile
+	typeTollFree
+	typePremium
+	typeShared
+	typeVoIP
+	typePersonal
+	typePager
+	typeUAN
+	typeVoicemail
+)
+
+// api maps libphonenumber's type onto the API's (see the package overview).
+func (t lpnType) api() Type {
+	switch t {
+	case typeFixed:
+		return Landline
+	case typeMobile:
+		return Mobile
+	case typeFixedOrMobile:
+		return MobileOrLandline
+	case typeTollFree:
+		return TollFree
+	case typePremium:
+		return PremiumRate
+	case typeShared:
+		return SharedCost
+	case typeVoIP:
+		return VoIP
+	case typePager:
+		return Pager
+	case typeUAN:
+		return UAN
+	case typeVoicemail:
+		return Voicemail
+	}
+	return Unknown // typeNone, typePersonal
+}
+
+// geographic ports libphonenumber's IsNumberGeographicalForType.
+func (t lpnType) geographic(cc int) bool {
+	switch t {
+	case typeFixed, typeFixedOrMobile:
+		return true
+	case typeMobile:
+		switch cc {
+		case 52, 54, 55, 62, 86: // libphonenumber's GEO_MOBILE_COUNTRIES
+			return true
+		}
+	}
+	return false
+}
+
+// typeOf ports libphonenumber's getNumberTypeHelper: one automaton walk gives
+// every pattern that matches; the possible lengths and libphonenumber's order
+// of precedence decide.
+func (r *region) typeOf(national []byte) lpnType {
+	mask := r.types.match(national)
+	l := len(national)
+	if l >= 32 {
+		return typeNone
+	}
+	is := func(d int) bool { return mask&(1<<d) != 0 && r.lengths[d]&(1<<l) != 0 }
+	switch {
+	case !is(descGeneral):
+		return typeNone
+	case is(descPremium):
+		return typePremium
+	case is(descTollFree):
+		return typeTollFree
+	case is(descShared):
+		return typeShared
+	case is(descVoIP):
+		return typeVoIP
+	case is(descPersonal):
+		return typePersonal
+	case is(descPager):
+		return typePager
+	case is(descUAN):
+		return typeUAN
+	case is(descVoicemail):
+		return typeVoicemail
+	case is(descFixed):
+		if r.sameMF || is(descMobile) {
+			return typeFixedOrMobile
+		}
+		return typeFixed
+	case !r.sameMF && is(descMobile):
+		return typeMobile
+	}
+	return typeNone
+}

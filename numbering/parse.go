@@ -1,0 +1,268 @@
+package numbering
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// Parse reads a phone number in international format: a leading "+" or "00"
+// and the country calling code, or the bare digits of an MSISDN (which start
+// with the calling code too). Spaces, dashes, dots, slashes and parentheses
+// are ignored, a "tel:" scheme is allowed, and full-width and Arabic-Indic
+// digits are read as digits. Letters after the first three digits are vanity
+// letters and become their telephone keypad digits (Number.IsVanity). A
+// national (trunk) prefix after the calling code, as in "+44 (0)20 7946 0000",
+// is removed where libphonenumber would remove it.
+//
+// Input that is not a number in international format returns a *ParseError
+// whose Reason says why. Parse does not check that the number is valid for
+// its country: Classify does.
+func (p *Plan) Parse(s string) (Number, error) {
+	n, _, reason, off := p.parse(s)
+	if reason != NoReason {
+		return Number{}, &ParseError{Input: s, Reason: reason, Offset: off}
+	}
+	return n, nil
+}
+
+// keypad maps ASCII letters to their telephone keypad digits.
+var keypad = [26]byte{
+	'2', '2', '2', '3', '3', '3', '4', '4', '4', '5', '5', '5', '6',
+	'6', '6', '7', '7', '7', '7', '8', '8', '8', '9', '9', '9', '9',
+}
+
+// zeroDigits are the code points of digit zero in the scripts whose digits
+// libphonenumber accepts: ASCII, Arabic-Indic, Extended Arabic-Indic, full width.
+var zeroDigits = [...]rune{'0', '\u0660', '\u06F0', '\uFF10'}
+
+func digitValue(r rune) (byte, bool) {
+	for _, z := range zeroDigits {
+		if r >= z && r <= z+9 {
+			return byte('0' + r - z), true
+		}
+	}
+	return 0, false
+}
+
+// isSeparator reports whether r is punctuation that people write inside
+// phone numbers (libphonenumber's VALID_PUNCTUATION, less the letter x).
+func isSeparator(r rune) bool {
+	switch r {
+	case ' ', '-', '.', '(', ')', '/', '[', ']', '~',
+		'\u00A0', '\u00AD', '\u200B', '\u2060', '\u3000', // no-break, soft hyphen, zero-width, ideographic spaces
+		'\u2010', '\u2011', '\u2012', '\u2013', '\u2014', '\u2015', '\u2212', '\u30FC', // dashes and minus
+		'\uFF0D', '\uFF0F', '\uFF08', '\uFF09', '\uFF3B', '\uFF3D', '\uFF5E', '\u2053', '\u223C', '\uFF0E':
+		return true
+	}
+	return false
+}
+
+// parse is Parse without allocation. For failures it returns the reason and,
+// where a single character is at fault, its byte offset (else -1). The
+// calling code is returned whenever it could be read, even on failure, so
+// that results can still name the country.
+func (p *Plan) parse(s string) (n Number, cc *callingCode, reason Reason, offset int) {
+	start := len(s) - len(strings.TrimLeftFunc(s, isSpace))
+	s = strings.TrimRightFunc(s, isSpace)
+	if start >= len(s) {
+		return n, nil, Empty, -1
+	}
+	if len(s) > maxInputLength {
+		return n, nil, InputTooLong, -1
+	}
+	if len(s)-start >= 4 && strings.EqualFold(s[start:start+4], "tel:") {
+		start += 4
+	}
+	if hasExtension(s[start:]) {
+		return n, nil, ExtensionUnsupported, -1
+	}
+
+	var (
+		buf     [maxDigits + 4]byte // room to see that there are too many digits
+		nd      int                 // digits read (may exceed len(buf))
+		real    int                 // digits written as digits
+		plus    bool
+		letters bool
+	)
+	for i := start; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == '+' || r == '\uFF0B':
+			if nd > 0 || plus {
+				return n, nil, NotANumber, i
+			}
+			plus = true
+		case r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z':
+			if real < 3 { // libphonenumber: vanity letters follow at least three digits
+				return n, nil, NotANumber, i
+			}
+			letters = true
+			if nd < len(buf) {
+				buf[nd] = keypad[(r|0x20)-'a']
+			}
+			nd++
+		default:
+			if d, ok := digitValue(r); ok {
+				if nd < len(buf) {
+					buf[nd] = d
+				}
+				nd++
+				real++
+			} else if !isSeparator(r) {
+				return n, nil, InvalidCharacter, i
+			}
+		}
+		i += size
+	}
+	if nd == 0 {
+		return n, nil, NotANumber, -1
+	}
+	if nd > len(buf) {
+		return n, nil, InputTooLong, -1
+	}
+	digits := buf[:nd]
+	if !plus {
+		switch {
+		case len(digits) >= 2 && digits[0] == '0' && digits[1] == '0':
+			digits = digits[2:]
+		case digits[0] == '0':
+			return n, nil, MissingCountryCode, -1
+		}
+	}
+	if len(digits) == 0 {
+		return n, nil, NotANumber, -1
+	}
+	ccLen := 0
+	if digits[0] != '0' {
+		code := 0
+		for l := 1; l <= maxCallingCodeDigits && l <= len(digits); l++ {
+			code = code*10 + int(digits[l-1]-'0')
+			if i := p.byCC[code]; i >= 0 {
+				cc, ccLen = &p.codes[i], l
+				break
+			}
+		}
+	}
+	if cc == nil {
+		return n, nil, InvalidCountryCode, -1
+	}
+	national := digits[ccLen:]
+	if len(national) < minNationalDigits {
+		return n, cc, TooShort, -1
+	}
+	var stripped [maxNationalDigits + 8]byte
+	if cc.strip != nil {
+		if nsn, ok := p.stripNationalPrefix(cc, national, stripped[:0]); ok {
+			national = nsn
+		}
+	}
+	if len(national) > maxNationalDigits {
+		return n, cc, TooLong, -1
+	}
+	copy(n.digits[:], digits[:ccLen])
+	copy(n.digits[ccLen:], national)
+	n.n = uint8(ccLen + len(national))
+	n.ccLen = uint8(ccLen)
+	n.vanity = letters
+	return n, cc, NoReason, -1
+}
+
+func isSpace(r rune) bool {
+	return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\v' || r == '\f' || r == '\u00A0' || r == '\u3000' || r == '\uFEFF'
+}
+
+// hasExtension reports whether s ends in an extension: ";ext=123", "ext. 123",
+// "extension 123", "#123", or "x123" when x is the only letter.
+func hasExtension(s string) bool {
+	if strings.ContainsRune(s, '#') || strings.Contains(strings.ToLower(s), ";ext=") {
+		return true
+	}
+	// Walk back over the trailing digits and spaces to the word before them.
+	end := len(s)
+	for end > 0 && (s[end-1] >= '0' && s[end-1] <= '9' || s[end-1] == ' ') {
+		end--
+	}
+	if end == len(s) || end == 0 {
+		return false
+	}
+	word := end
+	for word > 0 && (s[word-1]|0x20 >= 'a' && s[word-1]|0x20 <= 'z' || s[word-1] == '.') {
+		word--
+	}
+	w := strings.ToLower(strings.TrimSuffix(s[word:end], "."))
+	if word > 0 && s[word-1] != ' ' && (s[word-1] < '0' || s[word-1] > '9') {
+		return false
+	}
+	switch w {
+	case "ext", "extn", "extension":
+		return true
+	case "x":
+		return countLetters(s) == 1
+	}
+	return false
+}
+
+func countLetters(s string) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if c := s[i] | 0x20; c >= 'a' && c <= 'z' {
+			n++
+		}
+	}
+	return n
+}
+
+// stripNationalPrefix ports libphonenumber's maybeStripNationalPrefixAndCarrierCode
+// and the length check its parser applies after it. It returns the national
+// number to use and true, or false to keep national as it is. The common case,
+// where no national prefix can start the number, is decided by an automaton
+// without allocating; the rest runs the regular expression.
+func (p *Plan) stripNationalPrefix(cc *callingCode, national, buf []byte) ([]byte, bool) {
+	np := cc.strip
+	if !np.always && np.quick.longestPrefix(national) == 0 {
+		return nil, false // at most an empty match, which changes nothing
+	}
+	loc := np.re.FindSubmatchIndex(national)
+	if loc == nil {
+		return nil, false
+	}
+	main := &p.regions[cc.regions[0]]
+	viable := func(nsn []byte) bool { return main.types.match(nsn)&(1<<descGeneral) != 0 }
+	viableOriginal := viable(national)
+	groups := len(loc)/2 - 1
+	var out []byte
+	if np.transform == "" || groups == 0 || loc[2*groups] < 0 {
+		out = national[loc[1]:]
+	} else {
+		out = np.re.Expand(buf, []byte(np.transform), national, loc)
+		out = append(out, national[loc[1]:]...)
+	}
+	if viableOriginal && !viable(out) {
+		return nil, false
+	}
+	switch main.testLength(len(out)) {
+	case TooShort, LocalOnly, InvalidLength:
+		return nil, false
+	}
+	return out, true
+}
+
+// testLength ports libphonenumber's testNumberLength for the general
+// description: NoReason when the length is possible.
+func (r *region) testLength(l int) Reason {
+	if len(r.possible) == 0 || r.possible[0] == -1 {
+		return InvalidLength
+	}
+	if l < 32 && r.localOnly&(1<<l) != 0 {
+		return LocalOnly
+	}
+	switch {
+	case l < int(r.possible[0]):
+		return TooShort
+	case l > int(r.possible[len(r.possible)-1]):
+		return TooLong
+	case l < 32 && r.lengths[descGeneral]&(1<<l) != 0:
+		return NoReason
+	}
+	return InvalidLength
+}

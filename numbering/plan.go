@@ -1,0 +1,299 @@
+package numbering
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/numenhq/numen/data"
+	"github.com/nyaruka/phonenumbers/v2"
+)
+
+// Plan is the world's numbering plan loaded into memory: every calling code
+// and region with its number ranges compiled into digit automata, and the
+// prefix tables for original networks, geographic regions and time zones.
+// Load it once and share it; it is immutable and safe for concurrent use.
+type Plan struct {
+	byCC     [1000]int16 // calling code -> index into codes, -1 when unassigned
+	codes    []callingCode
+	regions  []region
+	carriers prefixTable
+	networks []string // carrier names, by carriers value
+	geo      prefixTable
+	places   [][]string // one-element slices of geocoding descriptions
+	zones    prefixTable
+	zoneSets [][]string // time-zone lists, by zones value
+	version  Version
+}
+
+// Version identifies the numbering data a Plan was loaded from.
+type Version struct {
+	Libphonenumber string // libphonenumber metadata release, such as "v9.0.36"
+	Tables         string // digest of Numen's generated tables in package data
+}
+
+// String returns "libphonenumber v9.0.36 + numen-data <digest>".
+func (v Version) String() string {
+	return "libphonenumber " + v.Libphonenumber + " + numen-data " + v.Tables
+}
+
+// Version returns the version of the data the plan was loaded from; the API
+// sends it with every answer.
+func (p *Plan) Version() Version { return p.version }
+
+type callingCode struct {
+	code    int
+	prefix  string // "+49"
+	regions []int  // indexes into Plan.regions, main region first
+	strip   *nationalPrefix
+}
+
+// nationalPrefix strips a national (trunk) prefix written after the calling
+// code, as in "+44 (0)20 7946 0000", exactly as libphonenumber's parser does
+// with the main region's national_prefix_for_parsing.
+type nationalPrefix struct {
+	re        *regexp.Regexp // ^(?:national_prefix_for_parsing)
+	transform string         // national_prefix_transform_rule in Go's ${n} syntax
+	quick     *digitDFA      // over-approximates the non-empty prefix matches of re
+	always    bool           // an empty match may capture: always run re
+}
+
+// Number-type descriptions in the order of the bits of region.types.
+const (
+	descGeneral = iota
+	descFixed
+	descMobile
+	descTollFree
+	descPremium
+	descShared
+	descPersonal
+	descVoIP
+	descPager
+	descUAN
+	descVoicemail
+	descCount
+)
+
+type region struct {
+	id        string // ISO 3166-1 alpha-2, or "001" for a non-geographic calling code
+	name      string // English name
+	nameList  []string
+	cc        *callingCode
+	mnp       bool
+	sameMF    bool              // same_mobile_and_fixed_line_pattern
+	types     *digitDFA         // one pattern per desc
+	lengths   [descCount]uint32 // bit l: length l possible; all ones when unrestricted
+	possible  []int32           // general desc possible lengths, ascending
+	localOnly uint32            // general desc local-only lengths
+	leading   *digitDFA         // leading_digits, for calling codes shared by regions
+}
+
+// maxDFAStates bounds one automaton; the largest region needs a few thousand.
+const maxDFAStates = 1 << 17
+
+// Load builds a Plan from the data embedded in package data and the
+// libphonenumber metadata of github.com/nyaruka/phonenumbers/v2. It takes
+// tens of milliseconds (see the package documentation); do it once.
+func Load() (*Plan, error) {
+	p := &Plan{version: Version{Libphonenumber: data.LibphonenumberVersion, Tables: data.TablesDigest}}
+	for i := range p.byCC {
+		p.byCC[i] = -1
+	}
+	if err := p.loadRegions(); err != nil {
+		return nil, err
+	}
+	if err := p.loadTables(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func (p *Plan) loadRegions() error {
+	countries, err := data.ReadFile("numbering/countries.tsv")
+	if err != nil {
+		return err
+	}
+	coll, err := phonenumbers.MetadataCollection()
+	if err != nil {
+		return fmt.Errorf("numbering: libphonenumber metadata: %w", err)
+	}
+	type key struct {
+		id string
+		cc int32
+	}
+	meta := make(map[key]*phonenumbers.PhoneMetadata, len(coll.Metadata))
+	for _, m := range coll.Metadata {
+		meta[key{m.GetId(), m.GetCountryCode()}] = m
+	}
+	lines := strings.Split(strings.TrimSpace(string(countries)), "\n")
+	p.regions = make([]region, 0, len(lines))
+	for n, line := range lines {
+		if strings.HasPrefix(line, "#") {
+			continue
+		}
+		f := strings.Split(line, "\t")
+		if len(f) != 3 {
+			return fmt.Errorf("numbering: countries.tsv line %d: want 3 fields, have %d", n+1, len(f))
+		}
+		cc, err := strconv.Atoi(f[0])
+		if err != nil || cc <= 0 || cc >= len(p.byCC) {
+			return fmt.Errorf("numbering: countries.tsv line %d: bad calling code %q", n+1, f[0])
+		}
+		m := meta[key{f[1], int32(cc)}]
+		if m == nil {
+			return fmt.Errorf("numbering: countries.tsv line %d: no metadata for %s +%d", n+1, f[1], cc)
+		}
+		if p.byCC[cc] < 0 {
+			p.byCC[cc] = int16(len(p.codes))
+			p.codes = append(p.codes, callingCode{code: cc, prefix: "+" + f[0]})
+		}
+		r, err := newRegion(f[1], f[2], m)
+		if err != nil {
+			return err
+		}
+		code := &p.codes[p.byCC[cc]]
+		code.regions = append(code.regions, len(p.regions))
+		if len(code.regions) == 1 { // the main region decides national prefixes
+			if code.strip, err = newNationalPrefix(m); err != nil {
+				return fmt.Errorf("numbering: region %s: %w", f[1], err)
+			}
+		}
+		p.regions = append(p.regions, r)
+	}
+	for i := range p.codes {
+		for _, r := range p.codes[i].regions {
+			p.regions[r].cc = &p.codes[i]
+		}
+	}
+	return nil
+}
+
+func newRegion(id, name string, m *phonenumbers.PhoneMetadata) (region, error) {
+	r := region{id: id, name: name, nameList: []string{name}, mnp: m.GetMobileNumberPortableRegion(), sameMF: m.GetSameMobileAndFixedLinePattern()}
+	descs := [descCount]*phonenumbers.PhoneNumberDesc{
+		descGeneral: m.GetGeneralDesc(), descFixed: m.GetFixedLine(), descMobile: m.GetMobile(),
+		descTollFree: m.GetTollFree(), descPremium: m.GetPremiumRate(), descShared: m.GetSharedCost(),
+		descPersonal: m.GetPersonalNumber(), descVoIP: m.GetVoip(), descPager: m.GetPager(),
+		descUAN: m.GetUan(), descVoicemail: m.GetVoicemail(),
+	}
+	patterns := make([]string, descCount)
+	for d, desc := range descs {
+		patterns[d] = desc.GetNationalNumberPattern()
+		r.lengths[d] = ^uint32(0)
+		if desc != nil && len(desc.PossibleLength) > 0 {
+			r.lengths[d] = lengthMask(desc.PossibleLength)
+		}
+	}
+	var err error
+	if r.types, err = compileDFA(patterns, maxDFAStates); err != nil {
+		return r, fmt.Errorf("numbering: region %s: %w", id, err)
+	}
+	general := m.GetGeneralDesc()
+	r.possible = general.GetPossibleLength()
+	r.localOnly = lengthMask(general.GetPossibleLengthLocalOnly())
+	if ld := m.GetLeadingDigits(); ld != "" {
+		if r.leading, err = compileDFA([]string{ld}, maxDFAStates); err != nil {
+			return r, fmt.Errorf("numbering: region %s leading digits: %w", id, err)
+		}
+	}
+	return r, nil
+}
+
+// lengthMask sets bit l for every length l in lengths (-1, "no numbers of
+// this type", sets nothing).
+func lengthMask(lengths []int32) uint32 {
+	var m uint32
+	for _, l := range lengths {
+		if l >= 0 && l < 32 {
+			m |= 1 << l
+		}
+	}
+	return m
+}
+
+func newNationalPrefix(m *phonenumbers.PhoneMetadata) (*nationalPrefix, error) {
+	npfp := m.GetNationalPrefixForParsing()
+	if npfp == "" {
+		return nil, nil
+	}
+	re, err := regexp.Compile("^(?:" + npfp + ")")
+	if err != nil {
+		return nil, fmt.Errorf("national prefix pattern %q: %w", npfp, err)
+	}
+	quick, err := compileDFA([]string{npfp}, maxDFAStates)
+	if err != nil {
+		return nil, err
+	}
+	np := &nationalPrefix{re: re, quick: quick}
+	if rule := m.GetNationalPrefixTransformRule(); rule != "" {
+		// Java's $1 becomes Go's ${1}, so that "$15" cannot read as group 15.
+		np.transform = regexp.MustCompile(`\$(\d)`).ReplaceAllString(rule, "$${$1}")
+		np.always = re.MatchString("")
+	}
+	return np, nil
+}
+
+func (p *Plan) loadTables() error {
+	var err error
+	if p.carriers, p.networks, err = loadPrefixFile("numbering/carrier_en.tsv.gz"); err != nil {
+		return err
+	}
+	var places []string
+	if p.geo, places, err = loadPrefixFile("numbering/geocoding_en.tsv.gz"); err != nil {
+		return err
+	}
+	p.places = make([][]string, len(places))
+	for i := range places {
+		p.places[i] = places[i : i+1 : i+1]
+	}
+	var zones []string
+	if p.zones, zones, err = loadPrefixFile("numbering/timezones.tsv.gz"); err != nil {
+		return err
+	}
+	p.zoneSets = make([][]string, len(zones))
+	for i, z := range zones {
+		p.zoneSets[i] = strings.Split(z, "&")
+	}
+	return nil
+}
+
+// loadPrefixFile reads a generated "prefix<TAB>value" file into a prefix
+// table over interned values.
+func loadPrefixFile(name string) (prefixTable, []string, error) {
+	raw, err := data.ReadFile(name)
+	if err != nil {
+		return prefixTable{}, nil, err
+	}
+	var (
+		values  []string
+		index   = map[string]int32{}
+		entries = make([]prefixEntry, 0, bytes.Count(raw, []byte{'\n'}))
+	)
+	for line := 1; len(raw) > 0; line++ {
+		var text []byte
+		text, raw, _ = bytes.Cut(raw, []byte{'\n'})
+		prefix, value, ok := bytes.Cut(text, []byte{'\t'})
+		if !ok || len(prefix) == 0 || len(prefix) > keyDigits || !allDigits(prefix) {
+			return prefixTable{}, nil, fmt.Errorf("numbering: %s line %d: malformed", name, line)
+		}
+		v, ok := index[string(value)]
+		if !ok {
+			v = int32(len(values))
+			values = append(values, string(value))
+			index[values[v]] = v
+		}
+		entries = append(entries, prefixEntry{prefix: string(prefix), value: v})
+	}
+	return newPrefixTable(entries), values, nil
+}
+
+func allDigits(b []byte) bool {
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,127 @@
+package numbering
+
+import (
+	"cmp"
+	"slices"
+)
+
+// prefixTable answers longest-prefix lookups over digit strings (carrier,
+// geocoding and time-zone data) with one binary search and no allocation.
+//
+// Every digit string of up to keyDigits digits is encoded as a base-11 number
+// in which 0 marks "end of string" and digit d is d+1, left-aligned. All
+// strings starting with a prefix p then form the contiguous key range
+// [key(p), key(p)+11^(keyDigits-len(p))), so the prefixes, which nest or are
+// disjoint, flatten into sorted, disjoint segments, each owned by the longest
+// prefix covering it. A lookup finds the segment holding the number's key.
+type prefixTable struct {
+	starts []uint64 // segment starts, ascending; starts[0] == 0
+	values []int32  // value of each segment, noValue when no prefix covers it
+}
+
+const (
+	keyDigits = 18 // 11^18 < 2^64
+	noValue   = -1
+)
+
+var pow11 = func() (p [keyDigits + 1]uint64) {
+	p[0] = 1
+	for i := 1; i <= keyDigits; i++ {
+		p[i] = p[i-1] * 11
+	}
+	return p
+}()
+
+// digitKey encodes the first keyDigits digits of s (ASCII digits only).
+func digitKey(s []byte) uint64 {
+	var k uint64
+	for i := 0; i < keyDigits; i++ {
+		k *= 11
+		if i < len(s) {
+			k += uint64(s[i]-'0') + 1
+		}
+	}
+	return k
+}
+
+type prefixEntry struct {
+	prefix string // digits, 1..keyDigits long
+	value  int32
+}
+
+// newPrefixTable builds a table from entries with distinct prefixes.
+func newPrefixTable(entries []prefixEntry) prefixTable {
+	type span struct {
+		lo, hi uint64
+		depth  int
+		value  int32
+	}
+	spans := make([]span, len(entries))
+	for i, e := range entries {
+		lo := digitKey([]byte(e.prefix))
+		spans[i] = span{lo, lo + pow11[keyDigits-len(e.prefix)], len(e.prefix), e.value}
+	}
+	// Enclosing prefixes start at or before what they enclose; at the same
+	// start, the shorter (enclosing) one comes first.
+	slices.SortFunc(spans, func(a, b span) int {
+		if c := cmp.Compare(a.lo, b.lo); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.depth, b.depth)
+	})
+	t := prefixTable{starts: []uint64{0}, values: []int32{noValue}}
+	emit := func(at uint64, v int32) {
+		last := len(t.starts) - 1
+		switch {
+		case t.starts[last] == at:
+			t.values[last] = v
+			if last > 0 && t.values[last-1] == v {
+				t.starts, t.values = t.starts[:last], t.values[:last]
+			}
+		case t.values[last] != v:
+			t.starts = append(t.starts, at)
+			t.values = append(t.values, v)
+		}
+	}
+	var stack []span
+	pop := func() {
+		top := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		v := int32(noValue)
+		if len(stack) > 0 {
+			v = stack[len(stack)-1].value
+		}
+		emit(top.hi, v)
+	}
+	for _, s := range spans {
+		for len(stack) > 0 && stack[len(stack)-1].hi <= s.lo {
+			pop()
+		}
+		emit(s.lo, s.value)
+		stack = append(stack, s)
+	}
+	for len(stack) > 0 {
+		pop()
+	}
+	return t
+}
+
+// lookup returns the value of the longest prefix of digits in the table, or
+// noValue.
+func (t *prefixTable) lookup(digits []byte) int32 {
+	k := digitKey(digits)
+	// Find the last segment whose start is <= k.
+	lo, hi := 0, len(t.starts)
+	for hi-lo > 1 {
+		mid := int(uint(lo+hi) >> 1)
+		if t.starts[mid] <= k {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	if len(t.starts) == 0 {
+		return noValue
+	}
+	return t.values[lo]
+}
