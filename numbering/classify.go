@@ -68,14 +68,15 @@ const (
 )
 
 // ClassifyString parses and classifies s in one step. Input that does not
-// parse gives a Result with Status StatusFailed and the Reason; it never
-// panics and, for numbers outside the few regions documented in the package
-// overview, it does not allocate.
+// parse gives an invalid Result with the Reason, and with Status
+// StatusFailed unless its calling code could be read. It never panics and,
+// apart from the cases named in the package overview, does not allocate.
 func (p *Plan) ClassifyString(s string) Result {
 	n, cc, reason, _ := p.parse(s)
 	if reason != NoReason {
 		res := Result{Input: s, Status: StatusFailed, Reason: reason}
 		if cc != nil {
+			res.Status = StatusOK
 			res.CountryPrefix = cc.prefix
 			if len(cc.regions) == 1 {
 				p.setCountry(&res, &p.regions[cc.regions[0]])

@@ -65,9 +65,10 @@ func (t Type) IsMobile() bool { return t == Mobile || t == MobileOrLandline }
 // belongs to valid numbers.
 type Reason uint8
 
-// Reasons for an invalid number. The first group stops parsing (the lookup's
-// query_status is FAILED); the second leaves a parsed number whose country is
-// known but which is not a valid number of that country.
+// Reasons for an invalid number. The first group are found while parsing;
+// the second are a country's rules broken by a number that parsed (Parse
+// returns TooShort and TooLong as well, for national numbers shorter than 2
+// or longer than 17 digits).
 const (
 	NoReason Reason = iota
 
@@ -111,17 +112,15 @@ func (r Reason) String() string {
 	return "invalid"
 }
 
-// Failed reports whether the reason stops parsing, so that no number type
-// information could be obtained (query_status FAILED).
-func (r Reason) Failed() bool { return r >= Empty && r <= InputTooLong }
-
-// Status is the NT query_status: whether number type information was obtained.
+// Status is the NT query_status: whether number type information was
+// obtained. It is StatusFailed when no country calling code could be read
+// from the input, StatusOK otherwise (the number may still be invalid).
 type Status uint8
 
 // Query statuses.
 const (
-	StatusOK     Status = iota // the number was parsed and classified (valid or not)
-	StatusFailed               // the input could not be parsed as a phone number
+	StatusOK     Status = iota // the calling code was read and the number classified (valid or not)
+	StatusFailed               // no calling code could be read: not a number in international format
 )
 
 // String returns "OK" or "FAILED".

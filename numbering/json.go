@@ -1,0 +1,127 @@
+package numbering
+
+import (
+	"strconv"
+	"unicode/utf8"
+)
+
+// AppendJSON appends r as a JSON object with the API's NT attribute names
+// (number, number_type, query_status, is_valid, invalid_reason,
+// is_possibly_ported, is_vanity_number, qualifies_for_hlr_lookup, mccmnc,
+// mcc, mnc, original_network_name, original_country_name,
+// original_country_code, original_country_prefix, regions, timezones,
+// info_text) and returns the extended buffer. Unknown values are null.
+// "number" is the E.164 form, or the input as given when it did not parse.
+// The engine adds the lookup's id, cost, timestamp, storage and route.
+func (r *Result) AppendJSON(b []byte) []byte {
+	b = append(b, `{"number":`...)
+	if r.Number.IsZero() {
+		b = appendJSONString(b, r.Input)
+	} else {
+		b = append(b, '"')
+		b = r.Number.AppendTo(b)
+		b = append(b, '"')
+	}
+	b = append(b, `,"number_type":"`...)
+	b = append(b, r.Type.String()...)
+	b = append(b, `","query_status":"`...)
+	b = append(b, r.Status.String()...)
+	b = append(b, `","is_valid":`...)
+	b = strconv.AppendBool(b, r.Valid)
+	b = append(b, `,"invalid_reason":`...)
+	b = appendNullable(b, r.Reason.String())
+	ok := r.Status == StatusOK
+	b = append(b, `,"is_possibly_ported":`...)
+	b = appendNullableBool(b, r.PossiblyPorted, r.Valid)
+	b = append(b, `,"is_vanity_number":`...)
+	b = appendNullableBool(b, r.Number.IsVanity(), ok)
+	b = append(b, `,"qualifies_for_hlr_lookup":`...)
+	b = appendNullableBool(b, r.QualifiesForHLR, ok)
+	b = append(b, `,"mccmnc":`...)
+	b = appendNullable(b, r.MCCMNC)
+	b = append(b, `,"mcc":`...)
+	b = appendNullable(b, r.MCC())
+	b = append(b, `,"mnc":`...)
+	b = appendNullable(b, r.MNC())
+	b = append(b, `,"original_network_name":`...)
+	b = appendNullable(b, r.Network)
+	b = append(b, `,"original_country_name":`...)
+	b = appendNullable(b, r.CountryName)
+	b = append(b, `,"original_country_code":`...)
+	b = appendNullable(b, r.CountryCode)
+	b = append(b, `,"original_country_prefix":`...)
+	b = appendNullable(b, r.CountryPrefix)
+	b = append(b, `,"regions":`...)
+	b = appendStrings(b, r.Regions)
+	b = append(b, `,"timezones":`...)
+	b = appendStrings(b, r.Timezones)
+	b = append(b, `,"info_text":`...)
+	b = appendNullable(b, r.Info)
+	return append(b, '}')
+}
+
+// MarshalJSON implements json.Marshaler with AppendJSON.
+func (r Result) MarshalJSON() ([]byte, error) { return r.AppendJSON(make([]byte, 0, 512)), nil }
+
+func appendNullable(b []byte, s string) []byte {
+	if s == "" {
+		return append(b, "null"...)
+	}
+	return appendJSONString(b, s)
+}
+
+func appendNullableBool(b []byte, v, known bool) []byte {
+	if !known {
+		return append(b, "null"...)
+	}
+	return strconv.AppendBool(b, v)
+}
+
+func appendStrings(b []byte, ss []string) []byte {
+	if ss == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, '[')
+	for i, s := range ss {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, s)
+	}
+	return append(b, ']')
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendJSONString appends s as a JSON string. Invalid UTF-8 becomes U+FFFD,
+// so that any input, however broken, yields valid JSON.
+func appendJSONString(b []byte, s string) []byte {
+	b = append(b, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\':
+				b = append(b, '\\', c)
+			case c < 0x20 || c == 0x7f:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			default:
+				b = append(b, c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(b, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(b, `\u202`...)
+			b = append(b, hexDigits[r&0xf])
+		default:
+			b = append(b, s[i:i+size]...)
+		}
+		i += size
+	}
+	return append(b, '"')
+}
