@@ -3,11 +3,13 @@ module github.com/numenhq/numen
 go 1.26
 
 require (
+	github.com/google/go-cmp v0.7.0
 	github.com/nyaruka/phonenumbers/v2 v2.0.7
+	github.com/stretchr/testify v1.12.1
 	golang.org/x/text v0.34.0
 )
 
 require (
-	github.com/stretchr/testify v1.12.1 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	google.golang.org/protobuf v1.36.11 // indirect
 )

@@ -166,10 +166,13 @@ func (p *Plan) zonesFor(digits []byte) []string {
 }
 
 // describe ports libphonenumber's geocoder (GetDescriptionForNumber): the
-// area of a geographic number, else the country's name; one element.
+// area of a geographic number, else the name of the country; one element.
+// Where libphonenumber gives no country name because the number is valid in
+// several regions of its calling code (Italian mobiles are valid in the
+// Vatican too), it names the region that GetRegionCodeForNumber picked, r.
 func (p *Plan) describe(cc *callingCode, r *region, t lpnType, n Number) []string {
 	if !t.geographic(cc.code) {
-		return p.countryNameFor(cc, n)
+		return r.nameList
 	}
 	lookup := n.all()
 	var buf [maxDigits]byte
@@ -183,30 +186,7 @@ func (p *Plan) describe(cc *callingCode, r *region, t lpnType, n Number) []strin
 	if v := p.geo.lookup(lookup); v != noValue {
 		return p.places[v]
 	}
-	return p.countryNameFor(cc, n)
-}
-
-// countryNameFor names the country of a number whose calling code may be
-// shared: the only region where the number is valid, or none when it is valid
-// in several (as some NANPA toll-free numbers are).
-func (p *Plan) countryNameFor(cc *callingCode, n Number) []string {
-	if len(cc.regions) == 1 {
-		return p.regions[cc.regions[0]].nameList
-	}
-	var found *region
-	for _, i := range cc.regions {
-		r := &p.regions[i]
-		if r.typeOf(n.national()) != typeNone {
-			if found != nil {
-				return nil
-			}
-			found = r
-		}
-	}
-	if found == nil {
-		return nil
-	}
-	return found.nameList
+	return r.nameList
 }
 
 // regionAndType ports libphonenumber's GetRegionCodeForNumber followed by

@@ -23,6 +23,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -49,13 +50,14 @@ func main() {
 }
 
 func run(out, moduleDir string) error {
+	curated := filepath.Join(out, "curated")
 	if moduleDir == "" {
 		var err error
 		if moduleDir, err = findModuleDir(); err != nil {
 			return err
 		}
 	}
-	files, err := Generate(moduleDir)
+	files, err := Generate(moduleDir, os.DirFS(curated))
 	if err != nil {
 		return err
 	}
@@ -93,8 +95,9 @@ type File struct {
 }
 
 // Generate builds every generated file of package data from the phonenumbers
-// module found at moduleDir. It is deterministic.
-func Generate(moduleDir string) ([]File, error) {
+// module found at moduleDir and the hand-curated files in curated (the
+// data/curated directory). It is deterministic.
+func Generate(moduleDir string, curated fs.FS) ([]File, error) {
 	carrier, err := readPrefixMap(filepath.Join(moduleDir, "carrier", "data", "en.txt.gz"), false)
 	if err != nil {
 		return nil, fmt.Errorf("carrier data: %w", err)
@@ -106,6 +109,9 @@ func Generate(moduleDir string) ([]File, error) {
 	tz, err := readPrefixMap(filepath.Join(moduleDir, "timezone", "data", "prefix_to_timezone.xml.gz"), true)
 	if err != nil {
 		return nil, fmt.Errorf("timezone data: %w", err)
+	}
+	if tz, err = applyOverrides(tz, curated, "timezone_overrides.tsv"); err != nil {
+		return nil, err
 	}
 	countries, err := countryTable()
 	if err != nil {
@@ -215,6 +221,38 @@ func readPrefixMap(path string, multi bool) ([]byte, error) {
 		b.WriteByte('\n')
 	}
 	return b.Bytes(), nil
+}
+
+// applyOverrides replaces values of table (sorted "prefix<TAB>value" lines)
+// with those of a curated file. A correction must change an existing entry.
+func applyOverrides(table []byte, curated fs.FS, name string) ([]byte, error) {
+	src, err := fs.ReadFile(curated, name)
+	if err != nil {
+		return nil, err
+	}
+	lines := strings.Split(strings.TrimSuffix(string(table), "\n"), "\n")
+	index := make(map[string]int, len(lines))
+	for i, l := range lines {
+		prefix, _, _ := strings.Cut(l, "\t")
+		index[prefix] = i
+	}
+	for n, l := range strings.Split(string(src), "\n") {
+		if l == "" || strings.HasPrefix(l, "#") {
+			continue
+		}
+		prefix, value, ok := strings.Cut(l, "\t")
+		i, found := index[prefix]
+		switch {
+		case !ok || value == "":
+			return nil, fmt.Errorf("%s line %d: want prefix<TAB>value", name, n+1)
+		case !found:
+			return nil, fmt.Errorf("%s line %d: prefix %s is not in the upstream table", name, n+1, prefix)
+		case lines[i] == l:
+			return nil, fmt.Errorf("%s line %d: upstream already has %q: drop the correction", name, n+1, l)
+		}
+		lines[i] = l
+	}
+	return []byte(strings.Join(lines, "\n") + "\n"), nil
 }
 
 // nonGeographicNames names libphonenumber's non-geographic calling codes
