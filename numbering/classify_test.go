@@ -181,7 +181,7 @@ func TestInvalid(t *testing.T) {
 		{"+33 0 12 34 56 78", InvalidPrefix, StatusOK, "FR"}, // 0 is not stripped: 8 digits would be too short
 		{"+44 20 7946 00", LocalOnly, StatusOK, ""},
 		{"+41 44 123 45 678", InvalidLength, StatusOK, "CH"}, // Swiss numbers have 9 or 12 digits
-		{"+44 20 7946 000", InvalidPrefix, StatusOK, ""}, // +44 is shared by GB, GG, IM, JE: no country for an invalid number
+		{"+44 20 7946 000", InvalidPrefix, StatusOK, ""},     // +44 is shared by GB, GG, IM, JE: no country for an invalid number
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%q", tt.in), func(t *testing.T) {
