@@ -14,8 +14,8 @@ import (
 	"bytes"
 	"compress/gzip"
 	"embed"
+	"encoding/binary"
 	"fmt"
-	"io"
 	"strings"
 )
 
@@ -45,9 +45,12 @@ func ReadFile(name string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("data: %s: %w", name, err)
 	}
-	out, err := io.ReadAll(zr)
-	if err != nil {
+	var out bytes.Buffer
+	if len(b) >= 4 { // gzip's trailer ends with the uncompressed size, mod 2^32
+		out.Grow(int(binary.LittleEndian.Uint32(b[len(b)-4:])) + bytes.MinRead)
+	}
+	if _, err := out.ReadFrom(zr); err != nil {
 		return nil, fmt.Errorf("data: %s: %w", name, err)
 	}
-	return out, nil
+	return out.Bytes(), nil
 }

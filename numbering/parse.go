@@ -1,6 +1,7 @@
 package numbering
 
 import (
+	"bytes"
 	"strings"
 	"unicode/utf8"
 )
@@ -150,9 +151,8 @@ func (p *Plan) parse(s string) (n Number, cc *callingCode, reason Reason, offset
 	if len(national) < minNationalDigits {
 		return n, cc, TooShort, -1
 	}
-	var stripped [maxNationalDigits + 8]byte
 	if cc.strip != nil {
-		if nsn, ok := p.stripNationalPrefix(cc, national, stripped[:0]); ok {
+		if nsn, ok := p.stripNationalPrefix(cc, national); ok {
 			national = nsn
 		}
 	}
@@ -174,8 +174,13 @@ func isSpace(r rune) bool {
 // hasExtension reports whether s ends in an extension: ";ext=123", "ext. 123",
 // "extension 123", "#123", or "x123" when x is the only letter.
 func hasExtension(s string) bool {
-	if strings.ContainsRune(s, '#') || strings.Contains(strings.ToLower(s), ";ext=") {
+	if strings.IndexByte(s, '#') >= 0 {
 		return true
+	}
+	for i := strings.IndexByte(s, ';'); i >= 0 && i+5 <= len(s); i++ {
+		if s[i] == ';' && strings.EqualFold(s[i:i+5], ";ext=") {
+			return true
+		}
 	}
 	// Walk back over the trailing digits and spaces to the word before them.
 	end := len(s)
@@ -189,14 +194,14 @@ func hasExtension(s string) bool {
 	for word > 0 && (s[word-1]|0x20 >= 'a' && s[word-1]|0x20 <= 'z' || s[word-1] == '.') {
 		word--
 	}
-	w := strings.ToLower(strings.TrimSuffix(s[word:end], "."))
+	w := strings.TrimSpace(strings.TrimSuffix(s[word:end], "."))
 	if word > 0 && s[word-1] != ' ' && (s[word-1] < '0' || s[word-1] > '9') {
 		return false
 	}
-	switch w {
-	case "ext", "extn", "extension":
+	switch {
+	case strings.EqualFold(w, "ext"), strings.EqualFold(w, "extn"), strings.EqualFold(w, "extension"):
 		return true
-	case "x":
+	case strings.EqualFold(w, "x"):
 		return countLetters(s) == 1
 	}
 	return false
@@ -217,25 +222,28 @@ func countLetters(s string) int {
 // number to use and true, or false to keep national as it is. The common case,
 // where no national prefix can start the number, is decided by an automaton
 // without allocating; the rest runs the regular expression.
-func (p *Plan) stripNationalPrefix(cc *callingCode, national, buf []byte) ([]byte, bool) {
+func (p *Plan) stripNationalPrefix(cc *callingCode, national []byte) ([]byte, bool) {
 	np := cc.strip
 	if !np.always && np.quick.longestPrefix(national) == 0 {
 		return nil, false // at most an empty match, which changes nothing
 	}
-	loc := np.re.FindSubmatchIndex(national)
+	// The regular expression keeps its argument: give it a copy, so that
+	// the caller's buffers stay on the stack.
+	work := bytes.Clone(national)
+	loc := np.re.FindSubmatchIndex(work)
 	if loc == nil {
 		return nil, false
 	}
 	main := &p.regions[cc.regions[0]]
 	viable := func(nsn []byte) bool { return main.types.match(nsn)&(1<<descGeneral) != 0 }
-	viableOriginal := viable(national)
+	viableOriginal := viable(work)
 	groups := len(loc)/2 - 1
 	var out []byte
 	if np.transform == "" || groups == 0 || loc[2*groups] < 0 {
-		out = national[loc[1]:]
+		out = work[loc[1]:]
 	} else {
-		out = np.re.Expand(buf, []byte(np.transform), national, loc)
-		out = append(out, national[loc[1]:]...)
+		out = np.re.Expand(nil, []byte(np.transform), work, loc)
+		out = append(out, work[loc[1]:]...)
 	}
 	if viableOriginal && !viable(out) {
 		return nil, false

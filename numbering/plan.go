@@ -284,7 +284,7 @@ func loadPrefixFile(name string) (prefixTable, []string, error) {
 			values = append(values, string(value))
 			index[values[v]] = v
 		}
-		entries = append(entries, prefixEntry{prefix: string(prefix), value: v})
+		entries = append(entries, newPrefixEntry(prefix, v))
 	}
 	return newPrefixTable(entries), values, nil
 }

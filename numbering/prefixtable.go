@@ -44,31 +44,35 @@ func digitKey(s []byte) uint64 {
 	return k
 }
 
+// prefixEntry is one prefix of a table: the key range of the digit strings
+// that start with it, its length, and its value.
 type prefixEntry struct {
-	prefix string // digits, 1..keyDigits long
+	lo, hi uint64
+	depth  int
 	value  int32
 }
 
-// newPrefixTable builds a table from entries with distinct prefixes.
-func newPrefixTable(entries []prefixEntry) prefixTable {
-	type span struct {
-		lo, hi uint64
-		depth  int
-		value  int32
-	}
-	spans := make([]span, len(entries))
-	for i, e := range entries {
-		lo := digitKey([]byte(e.prefix))
-		spans[i] = span{lo, lo + pow11[keyDigits-len(e.prefix)], len(e.prefix), e.value}
-	}
+// newPrefixEntry makes the entry for prefix, 1 to keyDigits ASCII digits.
+func newPrefixEntry(prefix []byte, value int32) prefixEntry {
+	lo := digitKey(prefix)
+	return prefixEntry{lo, lo + pow11[keyDigits-len(prefix)], len(prefix), value}
+}
+
+// newPrefixTable builds a table from entries with distinct prefixes. It
+// sorts entries in place unless they are in order already (as the generated
+// files are).
+func newPrefixTable(spans []prefixEntry) prefixTable {
 	// Enclosing prefixes start at or before what they enclose; at the same
 	// start, the shorter (enclosing) one comes first.
-	slices.SortFunc(spans, func(a, b span) int {
+	order := func(a, b prefixEntry) int {
 		if c := cmp.Compare(a.lo, b.lo); c != 0 {
 			return c
 		}
 		return cmp.Compare(a.depth, b.depth)
-	})
+	}
+	if !slices.IsSortedFunc(spans, order) {
+		slices.SortFunc(spans, order)
+	}
 	t := prefixTable{starts: []uint64{0}, values: []int32{noValue}}
 	emit := func(at uint64, v int32) {
 		last := len(t.starts) - 1
@@ -83,7 +87,7 @@ func newPrefixTable(entries []prefixEntry) prefixTable {
 			t.values = append(t.values, v)
 		}
 	}
-	var stack []span
+	var stack []prefixEntry
 	pop := func() {
 		top := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]

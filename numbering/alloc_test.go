@@ -1,0 +1,37 @@
+package numbering
+
+import (
+	"testing"
+)
+
+// TestClassifyDoesNotAllocate proves the hot path allocation-free: parsing
+// and classifying numbers of many countries and types, valid and invalid.
+// (Numbers that start with their national prefix after the calling code,
+// such as "+1 1 650...", and Argentinian numbers run a regular expression and
+// do allocate; the package documentation says so.)
+func TestClassifyDoesNotAllocate(t *testing.T) {
+	p := plan(t)
+	inputs := []string{
+		"+49 151 23456789", "+44 20 7946 0000", "+1 650 253 0000", "+1-800-FLOWERS",
+		"+33 6 12 34 56 78", "+91 98765 43210", "+234 803 123 4567", "+86 138 0013 8000",
+		"+7 495 123 45 67", "+39 06 1234 5678", "+800 1234 5678", "+49 1", "+999 123",
+		"hello", "", "+1 023 456 7890", "00447400123456", "4915123456789",
+	}
+	for _, in := range inputs {
+		var res Result
+		allocs := testing.AllocsPerRun(100, func() { res = p.ClassifyString(in) })
+		if allocs != 0 {
+			t.Errorf("ClassifyString(%q) allocates %.1f times", in, allocs)
+		}
+		if !res.Number.IsZero() {
+			if allocs := testing.AllocsPerRun(100, func() { res = p.Classify(res.Number) }); allocs != 0 {
+				t.Errorf("Classify(%v) allocates %.1f times", res.Number, allocs)
+			}
+		}
+	}
+	res := p.ClassifyString("+49 151 23456789")
+	buf := make([]byte, 0, 1024)
+	if allocs := testing.AllocsPerRun(100, func() { buf = res.AppendJSON(buf[:0]) }); allocs != 0 {
+		t.Errorf("AppendJSON allocates %.1f times", allocs)
+	}
+}

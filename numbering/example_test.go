@@ -1,0 +1,91 @@
+package numbering_test
+
+import (
+	"errors"
+	"fmt"
+	"log"
+
+	"github.com/numenhq/numen/numbering"
+)
+
+func ExampleLoad() {
+	plan, err := numbering.Load()
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(plan.Version().Libphonenumber)
+	// Output: v9.0.36
+}
+
+func ExamplePlan_Parse() {
+	plan, err := numbering.Load()
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, in := range []string{"+44 (0)20 7946 0000", "0049 151 2345-6789", "+1-800-FLOWERS", "030 1234567"} {
+		n, err := plan.Parse(in)
+		var perr *numbering.ParseError
+		switch {
+		case errors.As(err, &perr):
+			fmt.Printf("%-20s error: %s\n", in, perr.Reason)
+		default:
+			fmt.Printf("%-20s %s (calling code %d, national %s, vanity %v)\n", in, n, n.CountryCode(), n.NationalNumber(), n.IsVanity())
+		}
+	}
+	// Output:
+	// +44 (0)20 7946 0000  +442079460000 (calling code 44, national 2079460000, vanity false)
+	// 0049 151 2345-6789   +4915123456789 (calling code 49, national 15123456789, vanity false)
+	// +1-800-FLOWERS       +18003569377 (calling code 1, national 8003569377, vanity true)
+	// 030 1234567          error: missing country code
+}
+
+func ExamplePlan_Classify() {
+	plan, err := numbering.Load()
+	if err != nil {
+		log.Fatal(err)
+	}
+	n, err := plan.Parse("+49 151 23456789")
+	if err != nil {
+		log.Fatal(err)
+	}
+	res := plan.Classify(n)
+	fmt.Println(res.Type, res.Valid, res.CountryCode, res.CountryName, res.Network, res.Timezones)
+	fmt.Println("HLR lookup:", res.QualifiesForHLR, "possibly ported:", res.PossiblyPorted)
+	// Output:
+	// MOBILE true DE Germany T-Mobile [Europe/Berlin]
+	// HLR lookup: true possibly ported: true
+}
+
+func ExamplePlan_ClassifyString() {
+	plan, err := numbering.Load()
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, in := range []string{"+44 20 7946 0000", "+33 6 12", "+999 1234", "+1 800 234 5678"} {
+		res := plan.ClassifyString(in)
+		switch {
+		case res.Valid:
+			fmt.Printf("%s: %s in %s %v\n", res.Number, res.Type, res.CountryCode, res.Regions)
+		case res.Reason == numbering.TooShort:
+			fmt.Printf("%s: too short for %s\n", in, res.CountryName)
+		default:
+			fmt.Printf("%s: %s, %s\n", in, res.Status, res.Reason)
+		}
+	}
+	// Output:
+	// +442079460000: LANDLINE in GB [London]
+	// +33 6 12: too short for France
+	// +999 1234: FAILED, invalid country code
+	// +18002345678: TOLL_FREE in US [United States]
+}
+
+func ExampleResult_AppendJSON() {
+	plan, err := numbering.Load()
+	if err != nil {
+		log.Fatal(err)
+	}
+	res := plan.ClassifyString("+31 6 12345678")
+	fmt.Println(string(res.AppendJSON(nil)))
+	// Output:
+	// {"number":"+31612345678","number_type":"MOBILE","query_status":"OK","is_valid":true,"invalid_reason":null,"is_possibly_ported":true,"is_vanity_number":false,"qualifies_for_hlr_lookup":true,"mccmnc":null,"mcc":null,"mnc":null,"original_network_name":"KPN","original_country_name":"Netherlands","original_country_code":"NL","original_country_prefix":"+31","regions":["Netherlands"],"timezones":["Europe/Amsterdam"],"info_text":null}
+}
