@@ -3,6 +3,7 @@ module github.com/numenhq/numen
 go 1.26
 
 require (
+	github.com/armon/go-radix v1.0.0
 	github.com/google/go-cmp v0.7.0
 	github.com/nyaruka/phonenumbers/v2 v2.0.7
 	github.com/stretchr/testify v1.12.1

@@ -53,7 +53,7 @@
 // # Performance
 //
 // Load compiles every region's number patterns into digit automata and
-// builds the prefix tables; it takes about a quarter of a second and some
+// builds the prefix tables; it takes about a fifth of a second and some
 // tens of megabytes (figures in benchmarks/README.md). Classify then walks
 // one automaton per region tried and binary-searches the prefix tables: it
 // allocates nothing. ClassifyString adds parsing, which allocates nothing

@@ -95,7 +95,7 @@ const maxDFAStates = 1 << 17
 
 // Load builds a Plan from the data embedded in package data and the
 // libphonenumber metadata of github.com/nyaruka/phonenumbers/v2. It takes
-// tens of milliseconds (see the package documentation); do it once.
+// about a fifth of a second (see the package documentation); do it once.
 func Load() (*Plan, error) {
 	p := &Plan{version: Version{Libphonenumber: data.LibphonenumberVersion, Tables: data.TablesDigest}}
 	for i := range p.byCC {

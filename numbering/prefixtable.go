@@ -17,11 +17,16 @@ import (
 type prefixTable struct {
 	starts []uint64 // segment starts, ascending; starts[0] == 0
 	values []int32  // value of each segment, noValue when no prefix covers it
+	// first[b] is the segment holding the first key that begins with the
+	// bucketDigits digits numbered b (in base 11), so that a lookup only
+	// searches the segments of its own bucket.
+	first []int32
 }
 
 const (
-	keyDigits = 18 // 11^18 < 2^64
-	noValue   = -1
+	keyDigits    = 18 // 11^18 < 2^64
+	bucketDigits = 5
+	noValue      = -1
 )
 
 var pow11 = func() (p [keyDigits + 1]uint64) {
@@ -107,6 +112,19 @@ func newPrefixTable(spans []prefixEntry) prefixTable {
 	for len(stack) > 0 {
 		pop()
 	}
+	buckets := int(pow11[bucketDigits])
+	t.first = make([]int32, buckets+1)
+	seg := 0
+	for b := 0; b <= buckets; b++ {
+		start := uint64(b) * pow11[keyDigits-bucketDigits]
+		if b == buckets {
+			start = pow11[keyDigits] - 1
+		}
+		for seg+1 < len(t.starts) && t.starts[seg+1] <= start {
+			seg++
+		}
+		t.first[b] = int32(seg)
+	}
 	return t
 }
 
@@ -114,8 +132,9 @@ func newPrefixTable(spans []prefixEntry) prefixTable {
 // noValue.
 func (t *prefixTable) lookup(digits []byte) int32 {
 	k := digitKey(digits)
-	// Find the last segment whose start is <= k.
-	lo, hi := 0, len(t.starts)
+	// Find the last segment whose start is <= k, among those of k's bucket.
+	b := k / pow11[keyDigits-bucketDigits]
+	lo, hi := int(t.first[b]), int(t.first[b+1])+1
 	for hi-lo > 1 {
 		mid := int(uint(lo+hi) >> 1)
 		if t.starts[mid] <= k {
@@ -123,9 +142,6 @@ func (t *prefixTable) lookup(digits []byte) int32 {
 		} else {
 			hi = mid
 		}
-	}
-	if len(t.starts) == 0 {
-		return noValue
 	}
 	return t.values[lo]
 }

@@ -1,0 +1,175 @@
+// Command numen is the command-line face of the Numen numbering engine.
+//
+//	numen nt [--format json|csv|table] [NUMBER...]   classify phone numbers
+//	numen version                                   print the program and data versions
+//	numen help [command]                            show usage
+//
+// "numen nt" without NUMBER arguments reads one number per line from standard
+// input and streams the results in constant memory, so
+//
+//	numen nt < million.txt > out.jsonl
+//
+// classifies a file of any size. Exit status: 0 when all input was processed
+// (invalid numbers are results, not errors), 1 for I/O errors, 2 for usage
+// errors.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+
+	"github.com/numenhq/numen/numbering"
+)
+
+// version is the program's version; release builds set it with
+//
+//	go build -ldflags "-X main.version=v1.2.3" ./cmd/numen
+//
+// Otherwise the module version from the build information is used, when
+// there is one (go install github.com/numenhq/numen/cmd/numen@v1.2.3).
+var version = "devel"
+
+// Exit statuses.
+const (
+	exitOK    = 0
+	exitError = 1 // I/O errors, data that does not load
+	exitUsage = 2 // unknown command, flag or format
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// run runs the command line args (without the program name) and returns the
+// exit status.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	c := &cli{stdin: stdin, stdout: stdout, stderr: stderr, loadPlan: numbering.Load}
+	return c.run(args)
+}
+
+// cli is one invocation of the command: its standard streams and the way it
+// loads the numbering plan (tests share one loaded plan between runs).
+type cli struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	loadPlan       func() (*numbering.Plan, error)
+}
+
+const usageText = `Numen classifies phone numbers offline: type, validity, country and network.
+
+Usage:
+  numen <command> [arguments]
+
+Commands:
+  nt        classify phone numbers (from arguments or standard input)
+  version   print the numen version and the numbering data version
+  help      show this help, or a command's: numen help <command>
+
+Run "numen help nt" for the options of nt.
+`
+
+func (c *cli) run(args []string) int {
+	if len(args) == 0 {
+		fmt.Fprint(c.stderr, usageText)
+		return exitUsage
+	}
+	switch cmd, rest := args[0], args[1:]; cmd {
+	case "nt":
+		return c.nt(rest)
+	case "version":
+		return c.version(rest)
+	case "help", "-h", "-help", "--help":
+		return c.help(rest)
+	default:
+		fmt.Fprintf(c.stderr, "numen: unknown command %q\nRun \"numen help\" for usage.\n", cmd)
+		return exitUsage
+	}
+}
+
+func (c *cli) help(args []string) int {
+	switch {
+	case len(args) == 0:
+		fmt.Fprint(c.stdout, usageText)
+	case len(args) == 1 && args[0] == "nt":
+		fmt.Fprint(c.stdout, ntUsage)
+	case len(args) == 1 && args[0] == "version":
+		fmt.Fprint(c.stdout, versionUsage)
+	case len(args) == 1 && args[0] == "help":
+		fmt.Fprint(c.stdout, usageText)
+	default:
+		fmt.Fprintf(c.stderr, "numen help: unknown command %q\nRun \"numen help\" for usage.\n", args[0])
+		return exitUsage
+	}
+	return exitOK
+}
+
+const versionUsage = `Usage: numen version
+
+Prints the version of numen and of the numbering data built into it.
+`
+
+func (c *cli) version(args []string) int {
+	fs := newFlagSet("version")
+	if code, ok := c.parseFlags(fs, "version", versionUsage, args); !ok {
+		return code
+	}
+	if fs.NArg() > 0 {
+		return c.usageError("version", "unexpected argument %q", fs.Arg(0))
+	}
+	plan, err := c.loadPlan()
+	if err != nil {
+		fmt.Fprintf(c.stderr, "numen version: loading numbering data: %v\n", err)
+		return exitError
+	}
+	if _, err := fmt.Fprintf(c.stdout, "numen %s\nnumbering data: %s\n", programVersion(), plan.Version()); err != nil {
+		fmt.Fprintf(c.stderr, "numen version: %v\n", err)
+		return exitError
+	}
+	return exitOK
+}
+
+// programVersion returns the version set at link time, else the main
+// module's version from the build information, else "devel".
+func programVersion() string {
+	if version != "devel" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return version
+}
+
+// newFlagSet returns a flag set that reports nothing itself: parseFlags
+// prints errors in one place, in numen's words.
+func newFlagSet(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	return fs
+}
+
+// parseFlags parses args into fs. When it returns ok false, the command is
+// over and code is its exit status: 0 after printing the usage asked for
+// with -h, 2 after a usage error.
+func (c *cli) parseFlags(fs *flag.FlagSet, cmd, usage string, args []string) (code int, ok bool) {
+	err := fs.Parse(args)
+	switch {
+	case err == nil:
+		return exitOK, true
+	case errors.Is(err, flag.ErrHelp):
+		fmt.Fprint(c.stdout, usage)
+		return exitOK, false
+	default:
+		return c.usageError(cmd, "%v", err), false
+	}
+}
+
+func (c *cli) usageError(cmd, format string, args ...any) int {
+	fmt.Fprintf(c.stderr, "numen %s: %s\nRun \"numen help %s\" for usage.\n", cmd, fmt.Sprintf(format, args...), cmd)
+	return exitUsage
+}

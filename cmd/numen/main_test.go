@@ -1,0 +1,109 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/numenhq/numen/numbering"
+)
+
+// sharedPlan loads the plan once for all tests; run itself loads it on
+// every call, which the tests of run() without the helper cover.
+var sharedPlan = sync.OnceValues(numbering.Load)
+
+func testPlan(t testing.TB) *numbering.Plan {
+	t.Helper()
+	p, err := sharedPlan()
+	require.NoError(t, err)
+	return p
+}
+
+// runCLI runs the command line like run does, with the shared plan, and
+// returns the exit status and what was written to standard output and
+// standard error.
+func runCLI(t testing.TB, stdin io.Reader, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	testPlan(t)
+	if stdin == nil {
+		stdin = strings.NewReader("")
+	}
+	var out, errOut bytes.Buffer
+	c := &cli{stdin: stdin, stdout: &out, stderr: &errOut, loadPlan: sharedPlan}
+	code = c.run(args)
+	return code, out.String(), errOut.String()
+}
+
+func TestRunVersion(t *testing.T) {
+	var out, errOut bytes.Buffer
+	code := run([]string{"version"}, strings.NewReader(""), &out, &errOut)
+	require.Equal(t, exitOK, code, errOut.String())
+	require.Empty(t, errOut.String())
+	want := "numen devel\nnumbering data: " + testPlan(t).Version().String() + "\n"
+	require.Equal(t, want, out.String())
+	require.Contains(t, out.String(), "libphonenumber v")
+}
+
+func TestVersionLinkerOverride(t *testing.T) {
+	defer func(v string) { version = v }(version)
+	version = "v1.2.3"
+	code, out, _ := runCLI(t, nil, "version")
+	require.Equal(t, exitOK, code)
+	require.True(t, strings.HasPrefix(out, "numen v1.2.3\n"), out)
+}
+
+func TestRunNTDirect(t *testing.T) {
+	var out, errOut bytes.Buffer
+	code := run([]string{"nt", "+49 151 23456789"}, strings.NewReader(""), &out, &errOut)
+	require.Equal(t, exitOK, code, errOut.String())
+	require.Contains(t, out.String(), `"number":"+4915123456789","number_type":"MOBILE"`)
+}
+
+func TestUsage(t *testing.T) {
+	tests := []struct {
+		name       string
+		args       []string
+		code       int
+		stdout     string // substring; "" means empty output
+		stderr     string // substring; "" means empty output
+		noStdout   bool
+		noStderror bool
+	}{
+		{name: "no arguments", args: nil, code: exitUsage, stderr: "Commands:", noStdout: true},
+		{name: "help", args: []string{"help"}, code: exitOK, stdout: "Commands:", noStderror: true},
+		{name: "-h", args: []string{"-h"}, code: exitOK, stdout: "Commands:", noStderror: true},
+		{name: "--help", args: []string{"--help"}, code: exitOK, stdout: "Commands:", noStderror: true},
+		{name: "help nt", args: []string{"help", "nt"}, code: exitOK, stdout: "--format json", noStderror: true},
+		{name: "help version", args: []string{"help", "version"}, code: exitOK, stdout: "Usage: numen version", noStderror: true},
+		{name: "help unknown", args: []string{"help", "frobnicate"}, code: exitUsage, stderr: `unknown command "frobnicate"`, noStdout: true},
+		{name: "unknown command", args: []string{"frobnicate"}, code: exitUsage, stderr: `numen: unknown command "frobnicate"`, noStdout: true},
+		{name: "nt -h", args: []string{"nt", "-h"}, code: exitOK, stdout: "Usage: numen nt", noStderror: true},
+		{name: "nt unknown flag", args: []string{"nt", "--bogus", "+4915123456789"}, code: exitUsage, stderr: "-bogus", noStdout: true},
+		{name: "nt unknown format", args: []string{"nt", "--format", "xml", "+4915123456789"}, code: exitUsage, stderr: `unknown format "xml"`, noStdout: true},
+		{name: "nt format after number", args: []string{"nt", "+4915123456789", "--format=yaml"}, code: exitUsage, stderr: `unknown format "yaml"`, noStdout: true},
+		{name: "nt missing format value", args: []string{"nt", "--format"}, code: exitUsage, stderr: "flag needs an argument: -format", noStdout: true},
+		{name: "version argument", args: []string{"version", "extra"}, code: exitUsage, stderr: `unexpected argument "extra"`, noStdout: true},
+		{name: "version unknown flag", args: []string{"version", "--short"}, code: exitUsage, stderr: "-short", noStdout: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := runCLI(t, nil, tt.args...)
+			require.Equal(t, tt.code, code, "stderr: %s", stderr)
+			require.Contains(t, stdout, tt.stdout)
+			require.Contains(t, stderr, tt.stderr)
+			if tt.noStdout {
+				require.Empty(t, stdout)
+			}
+			if tt.noStderror {
+				require.Empty(t, stderr)
+			}
+			if tt.code == exitUsage && len(tt.args) > 0 {
+				require.Contains(t, stderr, `Run "numen help`, "a usage error says where help is")
+			}
+		})
+	}
+}

@@ -1,0 +1,101 @@
+package numbering
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"testing"
+
+	radix "github.com/armon/go-radix"
+	"github.com/numenhq/numen/data"
+)
+
+// The geocoding table, the largest prefix table (269,000 prefixes), held in
+// the flattened key ranges that numbering uses and, for comparison, in a
+// go-radix tree (the structure routing uses for its rules). Both answer the
+// same longest-prefix queries; see benchmarks/README.md for the figures.
+
+func geocodingPrefixes(tb testing.TB) (keys [][]byte, values []int32) {
+	raw, err := data.ReadFile("numbering/geocoding_en.tsv.gz")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	index := map[string]int32{}
+	for line := range bytes.Lines(raw) {
+		prefix, value, _ := bytes.Cut(bytes.TrimSuffix(line, []byte{'\n'}), []byte{'\t'})
+		v, ok := index[string(value)]
+		if !ok {
+			v = int32(len(index))
+			index[string(value)] = v
+		}
+		keys = append(keys, prefix)
+		values = append(values, v)
+	}
+	return keys, values
+}
+
+// queries are numbers that start with a known prefix followed by random digits.
+func prefixQueries(keys [][]byte, n int) [][]byte {
+	rng := rand.New(rand.NewPCG(5, 6))
+	out := make([][]byte, n)
+	for i := range out {
+		q := append([]byte(nil), keys[rng.IntN(len(keys))]...)
+		for len(q) < 12 {
+			q = append(q, byte('0'+rng.IntN(10)))
+		}
+		out[i] = q
+	}
+	return out
+}
+
+func TestRadixAgreesWithPrefixTable(t *testing.T) {
+	keys, values := geocodingPrefixes(t)
+	entries := make([]prefixEntry, len(keys))
+	tree := radix.New()
+	for i, k := range keys {
+		entries[i] = newPrefixEntry(k, values[i])
+		tree.Insert(string(k), values[i])
+	}
+	table := newPrefixTable(entries)
+	for _, q := range prefixQueries(keys, 20000) {
+		_, v, ok := tree.LongestPrefix(string(q))
+		want := int32(noValue)
+		if ok {
+			want = v.(int32)
+		}
+		if got := table.lookup(q); got != want {
+			t.Fatalf("%s: table %d, radix %d", q, got, want)
+		}
+	}
+}
+
+func BenchmarkPrefixIndex(b *testing.B) {
+	keys, values := geocodingPrefixes(b)
+	queries := prefixQueries(keys, 1<<16)
+	b.Run("sorted-ranges", func(b *testing.B) {
+		entries := make([]prefixEntry, len(keys))
+		for i, k := range keys {
+			entries[i] = newPrefixEntry(k, values[i])
+		}
+		table := newPrefixTable(entries)
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			table.lookup(queries[i&(len(queries)-1)])
+		}
+	})
+	b.Run("go-radix", func(b *testing.B) {
+		tree := radix.New()
+		for i, k := range keys {
+			tree.Insert(string(k), values[i])
+		}
+		strs := make([]string, len(queries))
+		for i, q := range queries {
+			strs[i] = string(q)
+		}
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			tree.LongestPrefix(strs[i&(len(strs)-1)])
+		}
+	})
+}
