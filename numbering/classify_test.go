@@ -171,6 +171,9 @@ func TestInvalid(t *testing.T) {
 		{"+49 30 1234567;ext=89", ExtensionUnsupported, StatusFailed, ""},
 		{"+1 212 555 0100 x12", ExtensionUnsupported, StatusFailed, ""},
 		{"+49 30 1234567#89", ExtensionUnsupported, StatusFailed, ""},
+		{"+49 3012~3456", ExtensionUnsupported, StatusFailed, ""},
+		{"+966112345*678", InvalidCharacter, StatusFailed, ""}, // libphonenumber drops the star; a number with one is suspect
+		{"+4930123456!", InvalidCharacter, StatusFailed, ""},
 		{"+" + strings.Repeat("1", 40), InputTooLong, StatusFailed, ""},
 		{strings.Repeat("9", 300), InputTooLong, StatusFailed, ""},
 		{"+49 1", TooShort, StatusOK, "DE"},

@@ -46,13 +46,14 @@ func digitValue(r rune) (byte, bool) {
 }
 
 // isSeparator reports whether r is punctuation that people write inside
-// phone numbers (libphonenumber's VALID_PUNCTUATION, less the letter x).
+// phone numbers (libphonenumber's VALID_PUNCTUATION, less the letter x and
+// the tildes, which libphonenumber reads as extension marks).
 func isSeparator(r rune) bool {
 	switch r {
-	case ' ', '-', '.', '(', ')', '/', '[', ']', '~',
+	case ' ', '-', '.', '(', ')', '/', '[', ']',
 		'\u00A0', '\u00AD', '\u200B', '\u2060', '\u3000', // no-break, soft hyphen, zero-width, ideographic spaces
 		'\u2010', '\u2011', '\u2012', '\u2013', '\u2014', '\u2015', '\u2212', '\u30FC', // dashes and minus
-		'\uFF0D', '\uFF0F', '\uFF08', '\uFF09', '\uFF3B', '\uFF3D', '\uFF5E', '\u2053', '\u223C', '\uFF0E':
+		'\uFF0D', '\uFF0F', '\uFF08', '\uFF09', '\uFF3B', '\uFF3D', '\uFF0E':
 		return true
 	}
 	return false
@@ -171,10 +172,11 @@ func isSpace(r rune) bool {
 	return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\v' || r == '\f' || r == '\u00A0' || r == '\u3000' || r == '\uFEFF'
 }
 
-// hasExtension reports whether s ends in an extension: ";ext=123", "ext. 123",
-// "extension 123", "#123", or "x123" when x is the only letter.
+// hasExtension reports whether s has an extension: ";ext=123", "ext. 123",
+// "extension 123", "#123", "~123" (libphonenumber's extension marks), or
+// "x123" when x is the only letter.
 func hasExtension(s string) bool {
-	if strings.IndexByte(s, '#') >= 0 {
+	if strings.ContainsAny(s, "#~\uFF03\uFF5E\u2053\u223C") {
 		return true
 	}
 	for i := strings.IndexByte(s, ';'); i >= 0 && i+5 <= len(s); i++ {

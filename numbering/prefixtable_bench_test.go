@@ -71,7 +71,7 @@ func TestRadixAgreesWithPrefixTable(t *testing.T) {
 func BenchmarkPrefixIndex(b *testing.B) {
 	keys, values := geocodingPrefixes(b)
 	queries := prefixQueries(keys, 1<<16)
-	b.Run("sorted-ranges", func(b *testing.B) {
+	b.Run("impl=sorted-ranges", func(b *testing.B) {
 		entries := make([]prefixEntry, len(keys))
 		for i, k := range keys {
 			entries[i] = newPrefixEntry(k, values[i])
@@ -83,7 +83,7 @@ func BenchmarkPrefixIndex(b *testing.B) {
 			table.lookup(queries[i&(len(queries)-1)])
 		}
 	})
-	b.Run("go-radix", func(b *testing.B) {
+	b.Run("impl=go-radix", func(b *testing.B) {
 		tree := radix.New()
 		for i, k := range keys {
 			tree.Insert(string(k), values[i])
