@@ -80,7 +80,6 @@ type region struct {
 	id        string // ISO 3166-1 alpha-2, or "001" for a non-geographic calling code
 	name      string // English name
 	nameList  []string
-	cc        *callingCode
 	mnp       bool
 	sameMF    bool              // same_mobile_and_fixed_line_pattern
 	types     *digitDFA         // one pattern per desc
@@ -161,11 +160,6 @@ func (p *Plan) loadRegions() error {
 			}
 		}
 		p.regions = append(p.regions, r)
-	}
-	for i := range p.codes {
-		for _, r := range p.codes[i].regions {
-			p.regions[r].cc = &p.codes[i]
-		}
 	}
 	return nil
 }
