@@ -1,5 +1,7 @@
 package numbering
 
+import "github.com/numenhq/numen/numbering/prefixmap"
+
 // Result is the numbering part of an NT lookup result: every field of the
 // API's NT result that the numbering plan decides. Strings and slices in it
 // are shared with the Plan and must not be modified.
@@ -136,7 +138,7 @@ func (p *Plan) Classify(n Number) Result {
 	res.PossiblyPorted = res.QualifiesForHLR && r.mnp
 	all := n.all()
 	if t == typeMobile || t == typeFixedOrMobile || t == typePager {
-		if v := p.carriers.lookup(all); v != noValue {
+		if v := p.carriers.Lookup(all); v != prefixmap.None {
 			res.Network = p.networks[v]
 		}
 	}
@@ -159,7 +161,7 @@ func (p *Plan) setCountry(res *Result, r *region) {
 }
 
 func (p *Plan) zonesFor(digits []byte) []string {
-	if v := p.zones.lookup(digits); v != noValue {
+	if v := p.zones.Lookup(digits); v != prefixmap.None {
 		return p.zoneSets[v]
 	}
 	return nil
@@ -183,7 +185,7 @@ func (p *Plan) describe(cc *callingCode, r *region, t lpnType, n Number) []strin
 		k += copy(buf[k:], n.national()[1:])
 		lookup = buf[:k]
 	}
-	if v := p.geo.lookup(lookup); v != noValue {
+	if v := p.geo.Lookup(lookup); v != prefixmap.None {
 		return p.places[v]
 	}
 	return r.nameList

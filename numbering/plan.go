@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/numenhq/numen/data"
+	"github.com/numenhq/numen/numbering/prefixmap"
 	"github.com/nyaruka/phonenumbers/v2"
 )
 
@@ -19,11 +20,11 @@ type Plan struct {
 	byCC     [1000]int16 // calling code -> index into codes, -1 when unassigned
 	codes    []callingCode
 	regions  []region
-	carriers prefixTable
+	carriers prefixmap.Table
 	networks []string // carrier names, by carriers value
-	geo      prefixTable
+	geo      prefixmap.Table
 	places   [][]string // one-element slices of geocoding descriptions
-	zones    prefixTable
+	zones    prefixmap.Table
 	zoneSets [][]string // time-zone lists, by zones value
 	version  Version
 }
@@ -255,22 +256,22 @@ func (p *Plan) loadTables() error {
 
 // loadPrefixFile reads a generated "prefix<TAB>value" file into a prefix
 // table over interned values.
-func loadPrefixFile(name string) (prefixTable, []string, error) {
+func loadPrefixFile(name string) (prefixmap.Table, []string, error) {
 	raw, err := data.ReadFile(name)
 	if err != nil {
-		return prefixTable{}, nil, err
+		return prefixmap.Table{}, nil, err
 	}
 	var (
 		values  []string
 		index   = map[string]int32{}
-		entries = make([]prefixEntry, 0, bytes.Count(raw, []byte{'\n'}))
+		entries = make([]prefixmap.Entry, 0, bytes.Count(raw, []byte{'\n'}))
 	)
 	for line := 1; len(raw) > 0; line++ {
 		var text []byte
 		text, raw, _ = bytes.Cut(raw, []byte{'\n'})
 		prefix, value, ok := bytes.Cut(text, []byte{'\t'})
-		if !ok || len(prefix) == 0 || len(prefix) > keyDigits || !allDigits(prefix) {
-			return prefixTable{}, nil, fmt.Errorf("numbering: %s line %d: malformed", name, line)
+		if !ok {
+			return prefixmap.Table{}, nil, fmt.Errorf("numbering: %s line %d: no tab", name, line)
 		}
 		v, ok := index[string(value)]
 		if !ok {
@@ -278,16 +279,11 @@ func loadPrefixFile(name string) (prefixTable, []string, error) {
 			values = append(values, string(value))
 			index[values[v]] = v
 		}
-		entries = append(entries, newPrefixEntry(prefix, v))
-	}
-	return newPrefixTable(entries), values, nil
-}
-
-func allDigits(b []byte) bool {
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return false
+		e, err := prefixmap.NewEntry(prefix, v)
+		if err != nil {
+			return prefixmap.Table{}, nil, fmt.Errorf("numbering: %s line %d: %w", name, line, err)
 		}
+		entries = append(entries, e)
 	}
-	return true
+	return prefixmap.New(entries), values, nil
 }

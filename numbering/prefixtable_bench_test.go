@@ -7,6 +7,7 @@ import (
 
 	radix "github.com/armon/go-radix"
 	"github.com/numenhq/numen/data"
+	"github.com/numenhq/numen/numbering/prefixmap"
 )
 
 // The geocoding table, the largest prefix table (269,000 prefixes), held in
@@ -49,20 +50,20 @@ func prefixQueries(keys [][]byte, n int) [][]byte {
 
 func TestRadixAgreesWithPrefixTable(t *testing.T) {
 	keys, values := geocodingPrefixes(t)
-	entries := make([]prefixEntry, len(keys))
+	entries := make([]prefixmap.Entry, len(keys))
 	tree := radix.New()
 	for i, k := range keys {
-		entries[i] = newPrefixEntry(k, values[i])
+		entries[i], _ = prefixmap.NewEntry(k, values[i])
 		tree.Insert(string(k), values[i])
 	}
-	table := newPrefixTable(entries)
+	table := prefixmap.New(entries)
 	for _, q := range prefixQueries(keys, 20000) {
 		_, v, ok := tree.LongestPrefix(string(q))
-		want := int32(noValue)
+		want := int32(prefixmap.None)
 		if ok {
 			want = v.(int32)
 		}
-		if got := table.lookup(q); got != want {
+		if got := table.Lookup(q); got != want {
 			t.Fatalf("%s: table %d, radix %d", q, got, want)
 		}
 	}
@@ -72,15 +73,15 @@ func BenchmarkPrefixIndex(b *testing.B) {
 	keys, values := geocodingPrefixes(b)
 	queries := prefixQueries(keys, 1<<16)
 	b.Run("impl=sorted-ranges", func(b *testing.B) {
-		entries := make([]prefixEntry, len(keys))
+		entries := make([]prefixmap.Entry, len(keys))
 		for i, k := range keys {
-			entries[i] = newPrefixEntry(k, values[i])
+			entries[i], _ = prefixmap.NewEntry(k, values[i])
 		}
-		table := newPrefixTable(entries)
+		table := prefixmap.New(entries)
 		b.ReportAllocs()
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
-			table.lookup(queries[i&(len(queries)-1)])
+			table.Lookup(queries[i&(len(queries)-1)])
 		}
 	})
 	b.Run("impl=go-radix", func(b *testing.B) {

@@ -1,0 +1,139 @@
+package prefixmap
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// longestPrefixSlow is the obviously correct reference.
+func longestPrefixSlow(entries map[string]int32, digits string) int32 {
+	for l := min(len(digits), MaxDigits); l > 0; l-- {
+		if v, ok := entries[digits[:l]]; ok {
+			return v
+		}
+	}
+	return None
+}
+
+func mustEntry(t testing.TB, p string, v int32) Entry {
+	t.Helper()
+	e, err := NewEntry(p, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func TestAgainstReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	randDigits := func(n, symbols int) string {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = byte('0' + rng.IntN(symbols))
+		}
+		return string(b)
+	}
+	for round := 0; round < 300; round++ {
+		symbols := 2 + rng.IntN(9) // few symbols: many nested prefixes
+		ref := map[string]int32{}
+		var entries []Entry
+		for i := 0; i < 1+rng.IntN([]int{10, 60, 2000}[round%3]); i++ {
+			p := randDigits(1+rng.IntN(8), symbols)
+			if _, dup := ref[p]; dup {
+				continue
+			}
+			v := int32(rng.IntN(5))
+			ref[p] = v
+			entries = append(entries, mustEntry(t, p, v))
+		}
+		table := New(entries)
+		for i := 1; i < len(table.starts); i++ {
+			if table.starts[i] <= table.starts[i-1] || table.values[i] == table.values[i-1] {
+				t.Fatalf("round %d: segments not strictly ascending and merged at %d", round, i)
+			}
+		}
+		for q := 0; q < 300; q++ {
+			d := randDigits(rng.IntN(12), symbols)
+			if got, want := table.Lookup([]byte(d)), longestPrefixSlow(ref, d); got != want {
+				t.Fatalf("round %d: Lookup(%q) = %d, want %d", round, d, got, want)
+			}
+			if got := table.LookupKey(KeyOf(d)); got != table.Lookup([]byte(d)) {
+				t.Fatalf("LookupKey and Lookup differ on %q", d)
+			}
+		}
+	}
+}
+
+func TestEdges(t *testing.T) {
+	var entries []Entry
+	for i, p := range []string{"4915", "49", "5", "491", "4"} { // out of order on purpose
+		entries = append(entries, mustEntry(t, p, []int32{4, 2, 5, 3, 1}[i]))
+	}
+	table := New(entries)
+	for in, want := range map[string]int32{
+		"": None, "3": None, "4": 1, "40": 1, "49": 2, "490": 2, "491": 3, "4915": 4, "49151": 4,
+		"4916": 3, "492": 2, "48": 1, "5": 5, "59": 5, "6": None, "999999999999999999999": None,
+		"000000000000000000000": None,
+	} {
+		if got := table.Lookup([]byte(in)); got != want {
+			t.Errorf("Lookup(%q) = %d, want %d", in, got, want)
+		}
+	}
+	var zero Table
+	if got := zero.Lookup([]byte("49")); got != None {
+		t.Errorf("zero table: %d", got)
+	}
+	if empty := New(nil); empty.Lookup([]byte("49")) != None || empty.Segments() != 1 {
+		t.Errorf("empty table answers")
+	}
+	for _, bad := range []string{"", "4a", "1234567890123456789"} {
+		if _, err := NewEntry(bad, 1); err == nil {
+			t.Errorf("NewEntry(%q) accepted", bad)
+		}
+	}
+	if _, err := NewEntry("1", -1); err == nil {
+		t.Error("negative value accepted")
+	}
+}
+
+func TestLookupDoesNotAllocate(t *testing.T) {
+	table := New([]Entry{mustEntry(t, "49", 1), mustEntry(t, "4915", 2)})
+	d := []byte("4915123456789")
+	if a := testing.AllocsPerRun(100, func() { table.Lookup(d) }); a != 0 {
+		t.Errorf("Lookup allocates %.1f times", a)
+	}
+}
+
+func FuzzLookup(f *testing.F) {
+	f.Add("49,4915,491,5", "4915123")
+	f.Add("1", "")
+	f.Fuzz(func(t *testing.T, prefixes, query string) {
+		ref := map[string]int32{}
+		var entries []Entry
+		start := 0
+		for i := 0; i <= len(prefixes); i++ {
+			if i < len(prefixes) && prefixes[i] != ',' {
+				continue
+			}
+			p := prefixes[start:i]
+			start = i + 1
+			e, err := NewEntry(p, int32(len(ref)))
+			if err != nil {
+				continue
+			}
+			if _, dup := ref[p]; !dup {
+				ref[p] = int32(len(ref))
+				entries = append(entries, e)
+			}
+		}
+		for i := 0; i < len(query); i++ {
+			if query[i] < '0' || query[i] > '9' {
+				return
+			}
+		}
+		table := New(entries)
+		if got, want := table.Lookup([]byte(query)), longestPrefixSlow(ref, query); got != want {
+			t.Fatalf("Lookup(%q) = %d, want %d (prefixes %q)", query, got, want, prefixes)
+		}
+	})
+}
