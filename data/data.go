@@ -21,7 +21,7 @@ import (
 
 //go:generate go run ./gen -o .
 
-//go:embed numbering/*.gz numbering/*.tsv
+//go:embed numbering/*.gz numbering/*.tsv routing/*.json
 var files embed.FS
 
 // Version describes the data generation: the libphonenumber metadata release

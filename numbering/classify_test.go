@@ -277,3 +277,29 @@ func TestTypeNames(t *testing.T) {
 	_, ok := ParseType("FAX")
 	require.False(t, ok)
 }
+
+func TestRegionsAndCallingCodes(t *testing.T) {
+	p := plan(t)
+	require.Equal(t, []string{"GB", "GG", "IM", "JE"}, p.Regions(44))
+	require.Equal(t, "US", p.Regions(1)[0])
+	require.Equal(t, []string{"001"}, p.Regions(800))
+	require.Nil(t, p.Regions(999))
+	require.Nil(t, p.Regions(0))
+	require.Equal(t, 49, p.CallingCode("DE"))
+	require.Equal(t, 1, p.CallingCode("CA"))
+	require.Equal(t, 0, p.CallingCode("XX"))
+	require.Equal(t, 0, p.CallingCode("001"))
+	for in, want := range map[string]struct {
+		cc   int
+		rest string
+		ok   bool
+	}{
+		"4915123": {49, "15123", true}, "1650": {1, "650", true}, "35385": {353, "85", true},
+		"49": {49, "", true}, "999": {0, "", false}, "0049": {0, "", false}, "": {0, "", false}, "4x": {0, "", false},
+	} {
+		cc, rest, ok := p.SplitCallingCode(in)
+		require.Equal(t, want.cc, cc, in)
+		require.Equal(t, want.rest, rest, in)
+		require.Equal(t, want.ok, ok, in)
+	}
+}

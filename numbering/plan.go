@@ -19,6 +19,7 @@ import (
 type Plan struct {
 	byCC     [1000]int16 // calling code -> index into codes, -1 when unassigned
 	codes    []callingCode
+	byRegion map[string]int // ISO region code -> calling code (non-geographic "001" excluded)
 	regions  []region
 	carriers prefixmap.Table
 	networks []string // carrier names, by carriers value
@@ -47,7 +48,8 @@ func (p *Plan) Version() Version { return p.version }
 type callingCode struct {
 	code    int
 	prefix  string // "+49"
-	regions []int  // indexes into Plan.regions, main region first
+	regions []int    // indexes into Plan.regions, main region first
+	ids     []string // their codes, in the same order
 	strip   *nationalPrefix
 }
 
@@ -97,7 +99,10 @@ const maxDFAStates = 1 << 17
 // libphonenumber metadata of github.com/nyaruka/phonenumbers/v2. It takes
 // about a fifth of a second (see the package documentation); do it once.
 func Load() (*Plan, error) {
-	p := &Plan{version: Version{Libphonenumber: data.LibphonenumberVersion, Tables: data.TablesDigest}}
+	p := &Plan{
+		version:  Version{Libphonenumber: data.LibphonenumberVersion, Tables: data.TablesDigest},
+		byRegion: make(map[string]int, 256),
+	}
 	for i := range p.byCC {
 		p.byCC[i] = -1
 	}
@@ -108,6 +113,39 @@ func Load() (*Plan, error) {
 		return nil, err
 	}
 	return p, nil
+}
+
+// Regions returns the codes of the regions that share calling code cc, main
+// region first: ISO 3166-1 alpha-2 codes, or "001" for a non-geographic
+// service such as +800. It returns nil for an unassigned calling code. The
+// slice is shared: do not modify it.
+func (p *Plan) Regions(cc int) []string {
+	if cc <= 0 || cc >= len(p.byCC) || p.byCC[cc] < 0 {
+		return nil
+	}
+	return p.codes[p.byCC[cc]].ids
+}
+
+// CallingCode returns the country calling code of an ISO 3166-1 alpha-2
+// region code (upper case), or 0 when the plan has no such region.
+func (p *Plan) CallingCode(region string) int { return p.byRegion[region] }
+
+// SplitCallingCode splits a digit string in international form (no plus
+// sign) into its calling code and the rest. ok is false when the digits do
+// not start with an assigned calling code.
+func (p *Plan) SplitCallingCode(digits string) (cc int, rest string, ok bool) {
+	code := 0
+	for l := 1; l <= maxCallingCodeDigits && l <= len(digits); l++ {
+		c := digits[l-1]
+		if c < '0' || c > '9' || (l == 1 && c == '0') {
+			return 0, "", false
+		}
+		code = code*10 + int(c-'0')
+		if p.byCC[code] >= 0 {
+			return code, digits[l:], true
+		}
+	}
+	return 0, "", false
 }
 
 func (p *Plan) loadRegions() error {
@@ -155,6 +193,10 @@ func (p *Plan) loadRegions() error {
 		}
 		code := &p.codes[p.byCC[cc]]
 		code.regions = append(code.regions, len(p.regions))
+		code.ids = append(code.ids, f[1])
+		if f[1] != nonGeoRegion {
+			p.byRegion[f[1]] = cc
+		}
 		if len(code.regions) == 1 { // the main region decides national prefixes
 			if code.strip, err = newNationalPrefix(m); err != nil {
 				return fmt.Errorf("numbering: region %s: %w", f[1], err)
