@@ -47,7 +47,7 @@ func (p *Plan) Version() Version { return p.version }
 
 type callingCode struct {
 	code    int
-	prefix  string // "+49"
+	prefix  string   // "+49"
 	regions []int    // indexes into Plan.regions, main region first
 	ids     []string // their codes, in the same order
 	strip   *nationalPrefix
