@@ -1,7 +1,9 @@
 package routing
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 
 	radix "github.com/armon/go-radix"
@@ -53,87 +55,99 @@ func mccmncKey(s string) uint32 {
 	return v*10 + uint32(len(s))
 }
 
-// catalog is the compiled coverage: routes, scores and the best route per
-// network and country, with the routing instructions made in advance so
-// that decisions do not build strings.
+// view is what the coverage data says about the numbers of one network,
+// or of one country when their network is unknown: each route's score (by
+// routeID; -1 for no data) and the best HLR and MNP route.
+type view struct {
+	scores []int16
+	best   [2]choice // [0] HLR, [1] MNP; noChoice when no route scores above 0
+}
+
+// noView answers for numbers of which the coverage data knows nothing.
+var noView = &view{best: [2]choice{noChoice, noChoice}}
+
+func (v *view) score(id routeID) int16 {
+	if int(id) < len(v.scores) {
+		return v.scores[id]
+	}
+	return -1
+}
+
+// catalog is the compiled coverage: routes, and a view per network and per
+// country, with the routing instructions made in advance so that decisions
+// do not build strings.
 type catalog struct {
-	cov     *Coverage
-	ids     []string // by routeID; ids[rejectID] == "REJECT"
-	index   map[string]routeID
-	product []Product
-	score   map[uint64]int16      // routeID<<32 | mccmncKey
-	best    [2]map[uint32]choice  // [0] HLR, [1] MNP, by mccmncKey
-	byCtry  [2][countries]choice  // best by country: the route's lowest score over the country's networks
-	ctry    map[uint64]int16      // routeID<<32 | countryIndex -> that lowest score, when above 0
-	country map[uint32]int        // mccmncKey -> countryIndex
-	auto    [][originCount]string // "AUTO:<route>:<origin>"
-	static  []string              // "STATIC:<route>"
+	cov       *Coverage
+	ids       []string // by routeID; ids[rejectID] == "REJECT"
+	index     map[string]routeID
+	product   []Product
+	networks  map[uint32]*view      // by mccmncKey
+	countries [countries]*view      // a route's score for a country is its lowest over the country's networks
+	auto      [][originCount]string // "AUTO:<route>:<origin>"
+	static    []string              // "STATIC:<route>"
 }
 
 func newCatalog(cov *Coverage) *catalog {
 	c := &catalog{
-		cov:     cov,
-		ids:     []string{RejectRoute},
-		index:   map[string]routeID{RejectRoute: rejectID},
-		product: []Product{""},
-		score:   map[uint64]int16{},
-		ctry:    map[uint64]int16{},
-		best:    [2]map[uint32]choice{{}, {}},
-		country: map[uint32]int{},
+		cov:      cov,
+		ids:      []string{RejectRoute},
+		index:    map[string]routeID{RejectRoute: rejectID},
+		product:  []Product{""},
+		networks: map[uint32]*view{},
 	}
 	for _, r := range cov.Routes {
 		c.index[r.ID] = routeID(len(c.ids))
 		c.ids = append(c.ids, r.ID)
 		c.product = append(c.product, r.Product)
 	}
+	newView := func() *view {
+		v := &view{scores: make([]int16, len(c.ids)), best: [2]choice{noChoice, noChoice}}
+		for i := range v.scores {
+			v.scores[i] = -1
+		}
+		return v
+	}
+	networksOf := map[int][]*view{}
 	for _, n := range cov.Networks {
-		c.country[mccmncKey(n.MCCMNC)] = countryIndex(n.CountryCode)
+		v := newView()
+		for id := range v.scores[1:] {
+			v.scores[id+1] = 0 // a known network: a route without a score does not reach it
+		}
+		c.networks[mccmncKey(n.MCCMNC)] = v
+		ci := countryIndex(n.CountryCode)
+		networksOf[ci] = append(networksOf[ci], v)
 	}
 	for _, s := range cov.Scores {
-		id, mk := c.index[s.Route], mccmncKey(s.MCCMNC)
-		c.score[uint64(id)<<32|uint64(mk)] = int16(s.Score)
-		p := productSlot(c.product[id])
-		if s.Score == 0 { // does not reach the network: never the best
-			continue
-		}
-		if b, ok := c.best[p][mk]; !ok || better(id, int16(s.Score), b, c.ids) {
-			c.best[p][mk] = choice{id, int16(s.Score)}
-		}
+		c.networks[mccmncKey(s.MCCMNC)].scores[c.index[s.Route]] = int16(s.Score)
 	}
-	// A route's score for a country is its lowest over the country's
-	// networks (0 for a network it does not reach): the score it can
-	// promise for a number whose network is unknown.
-	for p := range c.byCtry {
-		for i := range c.byCtry[p] {
-			c.byCtry[p][i] = noChoice
-		}
-	}
-	networksOf := map[int][]uint32{}
-	for _, n := range cov.Networks {
-		ci := countryIndex(n.CountryCode)
-		networksOf[ci] = append(networksOf[ci], mccmncKey(n.MCCMNC))
-	}
-	for ci, nets := range networksOf {
+	pick := func(v *view) {
 		for id := routeID(1); int(id) < len(c.ids); id++ {
-			if c.product[id] == NT {
+			if c.product[id] == NT || v.scores[id] <= 0 {
 				continue
 			}
-			low := int16(100)
-			for _, mk := range nets {
-				s, ok := c.score[uint64(id)<<32|uint64(mk)]
-				if !ok {
-					s = 0
-				}
-				low = min(low, s)
-			}
-			if low == 0 {
-				continue
-			}
-			c.ctry[uint64(id)<<32|uint64(ci)] = low
-			if p := productSlot(c.product[id]); better(id, low, c.byCtry[p][ci], c.ids) {
-				c.byCtry[p][ci] = choice{id, low}
+			if p := productSlot(c.product[id]); better(id, v.scores[id], v.best[p], c.ids) {
+				v.best[p] = choice{id, v.scores[id]}
 			}
 		}
+	}
+	for _, v := range c.networks {
+		pick(v)
+	}
+	// A number whose network is unknown gets, per route, the route's lowest
+	// score over its country's networks: what the route can promise.
+	for ci, nets := range networksOf {
+		v := newView()
+		for id := routeID(1); int(id) < len(c.ids); id++ {
+			low := int16(100)
+			for _, n := range nets {
+				low = min(low, n.scores[id])
+			}
+			if low > 0 {
+				v.scores[id] = low
+			}
+		}
+		pick(v)
+		c.countries[ci] = v
 	}
 	c.auto = make([][originCount]string, len(c.ids))
 	c.static = make([]string, len(c.ids))
@@ -144,6 +158,15 @@ func newCatalog(cov *Coverage) *catalog {
 		c.static[id] = "STATIC:" + name
 	}
 	return c
+}
+
+// countryView returns the coverage view for numbers of a country whose
+// network is unknown to the coverage data, else noView.
+func (c *catalog) countryView(ci int) *view {
+	if ci >= 0 && c.countries[ci] != nil {
+		return c.countries[ci]
+	}
+	return noView
 }
 
 func productSlot(p Product) int {
@@ -162,56 +185,43 @@ func better(id routeID, score int16, than choice, ids []string) bool {
 	return score == than.score && ids[id] < ids[than.route]
 }
 
-// scoreOf returns route id's score for a network (by MCCMNC key) or, when
-// the network is unknown, for the country; -1 when there is no data.
-func (c *catalog) scoreOf(id routeID, mk uint32, ci int) int16 {
-	if mk != 0 {
-		if s, ok := c.score[uint64(id)<<32|uint64(mk)]; ok {
-			return s
-		}
-		if _, known := c.country[mk]; known {
-			return 0 // a known network the route does not reach
-		}
+// prefixTable flattens prefixes in lexical order into a table whose
+// values are their indexes into Map.Prefixes.
+func prefixTable(sorted []prefixKey) prefixmap.Table {
+	entries := make([]prefixmap.Entry, len(sorted))
+	for i, k := range sorted {
+		entries[i] = k.entry
 	}
-	if ci >= 0 {
-		if s, ok := c.ctry[uint64(id)<<32|uint64(ci)]; ok {
-			return s
-		}
-	}
-	return -1
-}
-
-// bestFor returns the best route of a product slot for a network known to
-// the coverage data, else for the number's country; noChoice when no route
-// scores above 0.
-func (c *catalog) bestFor(slot int, mk uint32, ci int) choice {
-	if _, known := c.country[mk]; known {
-		if b, ok := c.best[slot][mk]; ok {
-			return b
-		}
-		return noChoice
-	}
-	if ci >= 0 {
-		return c.byCtry[slot][ci]
-	}
-	return noChoice
+	return prefixmap.New(entries)
 }
 
 // rules is one compiled routing map.
 type rules struct {
 	m        *Map
-	tree     *radix.Tree // prefix digits (no plus sign) -> index into m.Prefixes
-	prefixes prefixmap.Table
-	prefix   []routeID // by index into m.Prefixes
-	mccmncOf []uint32  // the MCCMNC key a prefix rule names, by index; 0 for none
+	tree     *radix.Tree // prefix digits (no plus sign) -> *int32, index into m.Prefixes
+	sorted   []prefixKey // the prefixes in the tree, in its (lexical) order
+	prefix   []routeID   // by index into m.Prefixes
+	mccmncOf []uint32    // the MCCMNC key a prefix rule names, by index; 0 for none
 	mccmnc   map[uint32]routeID
 	country  [countries]routeID
 	def      routeID
 }
 
+type prefixKey struct {
+	entry  prefixmap.Entry // the prefix, with its index into Map.Prefixes as value
+	digits string
+}
+
+// at names an entry of a map in problems, formatted only when one is found.
+type at struct {
+	list  string
+	index int
+}
+
+func (a at) String() string { return fmt.Sprintf("%s[%d]", a.list, a.index) }
+
 // compile validates m against the catalog's routes and the numbering plan
-// and compiles it. problems name every offending entry; who prefixes them
-// ("platform map" or "routing map").
+// and compiles it. problems name every offending entry.
 func compile(m *Map, cat *catalog, plan *numbering.Plan) (*rules, []string) {
 	var problems []string
 	add := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
@@ -219,28 +229,28 @@ func compile(m *Map, cat *catalog, plan *numbering.Plan) (*rules, []string) {
 	for i := range r.country {
 		r.country[i] = noRoute
 	}
-	route := func(path, id string) routeID {
+	route := func(where any, id string) routeID {
 		if id == "" {
-			add("%s: missing", path)
+			add("%v: missing", where)
 			return noRoute
 		}
 		rid, ok := cat.index[id]
 		switch {
 		case !ok && len(id) != 3:
-			add("%s %q: want a 3-character route or %s", path, id, RejectRoute)
+			add("%v %q: want a 3-character route or %s", where, id, RejectRoute)
 			return noRoute
 		case !ok:
-			add("%s %q: unknown route (known: %s)", path, id, strings.Join(cat.ids, ", "))
+			add("%v %q: unknown route (known: %s)", where, id, strings.Join(cat.ids, ", "))
 			return noRoute
 		case cat.product[rid] == NT:
-			add("%s %q: an NT route cannot serve HLR lookups", path, id)
+			add("%v %q: an NT route cannot serve HLR lookups", where, id)
 			return noRoute
 		}
 		return rid
 	}
-	region := func(path, code string) bool {
+	region := func(where at, field, code string) bool {
 		if !validISO(code) || plan.CallingCode(code) == 0 {
-			add("%s %q: not an ISO 3166-1 alpha-2 country code of the numbering plan", path, code)
+			add("%v.%s %q: not an ISO 3166-1 alpha-2 country code of the numbering plan", where, field, code)
 			return false
 		}
 		return true
@@ -252,30 +262,30 @@ func compile(m *Map, cat *catalog, plan *numbering.Plan) (*rules, []string) {
 
 	seenMCCMNC := map[uint32]int{}
 	for i, rule := range m.MCCMNCs {
-		path := fmt.Sprintf("mccmncs[%d]", i)
+		where := at{"mccmncs", i}
 		mk := mccmncKey(rule.MCCMNC)
 		if mk == 0 {
-			add("%s.mccmnc %q: want 5 or 6 digits", path, rule.MCCMNC)
+			add("%v.mccmnc %q: want 5 or 6 digits", where, rule.MCCMNC)
 		}
 		if rule.CountryCode != "" {
-			region(path+".countrycode", rule.CountryCode)
+			region(where, "countrycode", rule.CountryCode)
 		}
 		if rule.Confidence != "" {
 			if _, ok := ParseConfidence(rule.Confidence); !ok {
-				add("%s.confidence %q: want LOW, NORMAL, HIGH or MNP_FALLBACK", path, rule.Confidence)
+				add("%v.confidence %q: want LOW, NORMAL, HIGH or MNP_FALLBACK", where, rule.Confidence)
 			}
 		}
 		if rule.Origin != "" {
 			if _, ok := ParseOrigin(rule.Origin); !ok {
-				add("%s.origin %q: not an origin of the API", path, rule.Origin)
+				add("%v.origin %q: not an origin of the API", where, rule.Origin)
 			}
 		}
-		rid := route(path+".route", rule.Route)
+		rid := route(routeField{where}, rule.Route)
 		if mk == 0 || rid == noRoute {
 			continue
 		}
 		if j, dup := seenMCCMNC[mk]; dup {
-			duplicate(add, path, "mccmncs", j, rule.MCCMNC, rule.Route, m.MCCMNCs[j].Route)
+			duplicate(add, where, j, rule.MCCMNC, rule.Route, m.MCCMNCs[j].Route)
 			continue
 		}
 		seenMCCMNC[mk] = i
@@ -284,62 +294,73 @@ func compile(m *Map, cat *catalog, plan *numbering.Plan) (*rules, []string) {
 
 	r.prefix = make([]routeID, len(m.Prefixes))
 	r.mccmncOf = make([]uint32, len(m.Prefixes))
+	valid := make([]prefixKey, 0, len(m.Prefixes))
 	for i, rule := range m.Prefixes {
-		path := fmt.Sprintf("prefixes[%d]", i)
-		r.prefix[i] = route(path+".route", rule.Route)
+		where := at{"prefixes", i}
+		r.prefix[i] = route(routeField{where}, rule.Route)
 		digits, ok := strings.CutPrefix(rule.CNS, "+")
-		switch {
-		case !ok || !isDigits(digits) || len(digits) > 15:
-			add("%s.cns %q: want a plus sign and 1 to 15 digits", path, rule.CNS)
+		if !ok || !isDigits(digits) || len(digits) > 15 {
+			add("%v.cns %q: want a plus sign and 1 to 15 digits", where, rule.CNS)
 			continue
 		}
 		cc, _, ok := plan.SplitCallingCode(digits)
 		if !ok {
-			add("%s.cns %q: does not start with a whole country calling code", path, rule.CNS)
+			add("%v.cns %q: does not start with a whole country calling code", where, rule.CNS)
 			continue
 		}
-		if rule.CountryCode != "" && region(path+".countrycode", rule.CountryCode) && plan.CallingCode(rule.CountryCode) != cc {
-			add("%s: countrycode %s contradicts cns %s (calling code +%d belongs to %s)", path, rule.CountryCode, rule.CNS, cc, strings.Join(plan.Regions(cc), ", "))
+		if rule.CountryCode != "" && region(where, "countrycode", rule.CountryCode) && plan.CallingCode(rule.CountryCode) != cc {
+			add("%v: countrycode %s contradicts cns %s (calling code +%d belongs to %s)", where, rule.CountryCode, rule.CNS, cc, strings.Join(plan.Regions(cc), ", "))
 		}
 		if rule.MCCMNC != "" {
 			if r.mccmncOf[i] = mccmncKey(rule.MCCMNC); r.mccmncOf[i] == 0 {
-				add("%s.mccmnc %q: want 5 or 6 digits", path, rule.MCCMNC)
+				add("%v.mccmnc %q: want 5 or 6 digits", where, rule.MCCMNC)
 			}
 		}
-		if r.prefix[i] == noRoute {
-			continue
-		}
-		if old, updated := r.tree.Insert(digits, i); updated {
-			j := old.(int)
-			r.tree.Insert(digits, j) // keep the first
-			duplicate(add, path, "prefixes", j, rule.CNS, rule.Route, m.Prefixes[j].Route)
+		if r.prefix[i] != noRoute {
+			e, err := prefixmap.NewEntry(digits, int32(i))
+			if err != nil { // checked above: 1 to 15 digits
+				add("%v.cns %q: %v", where, rule.CNS, err)
+				continue
+			}
+			valid = append(valid, prefixKey{e, digits})
 		}
 	}
-	// The radix tree walks its keys in order, enclosing prefixes first:
-	// exactly the order the flattened table is built in.
-	entries := make([]prefixmap.Entry, 0, r.tree.Len())
-	r.tree.Walk(func(digits string, v any) bool {
-		e, err := prefixmap.NewEntry(digits, int32(v.(int)))
-		if err != nil { // checked above; kept for safety
-			add("prefixes: %v", err)
-			return true
+	// Insert in lexical order, which go-radix builds fastest and which is the
+	// order the flattened table wants (enclosing prefixes first). Of two
+	// equal prefixes the first in the map is kept.
+	// (A prefix's key orders like its digits, and distinct prefixes have
+	// distinct keys, so keys sort them without comparing strings.)
+	slices.SortFunc(valid, func(a, b prefixKey) int {
+		if c := cmp.Compare(a.entry.Key(), b.entry.Key()); c != 0 {
+			return c
 		}
-		entries = append(entries, e)
-		return false
+		return cmp.Compare(a.entry.Value(), b.entry.Value())
 	})
-	r.prefixes = prefixmap.New(entries)
+	r.sorted = make([]prefixKey, 0, len(valid))
+	index := make([]int32, len(valid)) // the tree's values: boxing an int32 would allocate
+	for i, k := range valid {
+		index[i] = k.entry.Value()
+		if old, updated := r.tree.Insert(k.digits, &index[i]); updated {
+			j := *old.(*int32)
+			r.tree.Insert(k.digits, old)
+			rule := m.Prefixes[index[i]]
+			duplicate(add, at{"prefixes", int(index[i])}, int(j), rule.CNS, rule.Route, m.Prefixes[j].Route)
+			continue
+		}
+		r.sorted = append(r.sorted, k)
+	}
 
 	seenCountry := map[int]int{}
 	for i, rule := range m.Countries {
-		path := fmt.Sprintf("countries[%d]", i)
-		ok := region(path+".countrycode", rule.CountryCode)
-		rid := route(path+".route", rule.Route)
+		where := at{"countries", i}
+		ok := region(where, "countrycode", rule.CountryCode)
+		rid := route(routeField{where}, rule.Route)
 		if !ok || rid == noRoute {
 			continue
 		}
 		ci := countryIndex(rule.CountryCode)
 		if j, dup := seenCountry[ci]; dup {
-			duplicate(add, path, "countries", j, rule.CountryCode, rule.Route, m.Countries[j].Route)
+			duplicate(add, where, j, rule.CountryCode, rule.Route, m.Countries[j].Route)
 			continue
 		}
 		seenCountry[ci] = i
@@ -348,28 +369,42 @@ func compile(m *Map, cat *catalog, plan *numbering.Plan) (*rules, []string) {
 	return r, problems
 }
 
-func duplicate(add func(string, ...any), path, list string, j int, key, route, earlier string) {
+// routeField names the route field of an entry.
+type routeField struct{ entry at }
+
+func (f routeField) String() string { return f.entry.String() + ".route" }
+
+func duplicate(add func(string, ...any), where at, j int, key, route, earlier string) {
+	first := at{where.list, j}
 	if route == earlier {
-		add("%s: %s repeats %s[%d]", path, key, list, j)
+		add("%v: %s repeats %v", where, key, first)
 	} else {
-		add("%s: %s routes to %s, contradicting %s[%d], which routes it to %s", path, key, route, list, j, earlier)
+		add("%v: %s routes to %s, contradicting %v, which routes it to %s", where, key, route, first, earlier)
 	}
 }
 
-// match is the most specific rule of one map for a number: the prefix rule
-// found before (prefixRule, or prefixmap.None), else its MCCMNC rule, else
-// its country rule. level is 0, 1, 2 for prefix, MCCMNC, country, and 3
-// when no rule applies.
-func (r *rules) match(prefixRule int32, mk uint32, ci int) (id routeID, level int) {
-	if prefixRule != prefixmap.None {
-		return r.prefix[prefixRule], 0
-	}
-	if mk != 0 {
+// match is the most specific rule of one map for a number: its longest
+// prefix rule (whose route is prefixRoute, noRoute for none), else its
+// MCCMNC rule, else its country rule. level is 0, 1, 2 for prefix, MCCMNC,
+// country, and 3 when no rule applies.
+func (r *rules) match(prefixRoute routeID, mk uint32, ci int) (id routeID, level int) {
+	mccmncRule := noRoute
+	if mk != 0 && len(r.mccmnc) > 0 {
 		if id, ok := r.mccmnc[mk]; ok {
-			return id, 1
+			mccmncRule = id
 		}
 	}
-	if ci >= 0 && r.country[ci] != noRoute {
+	return r.matchWith(prefixRoute, mccmncRule, ci)
+}
+
+// matchWith is match with the MCCMNC rule looked up already.
+func (r *rules) matchWith(prefixRoute, mccmncRule routeID, ci int) (id routeID, level int) {
+	switch {
+	case prefixRoute != noRoute:
+		return prefixRoute, 0
+	case mccmncRule != noRoute:
+		return mccmncRule, 1
+	case ci >= 0 && r.country[ci] != noRoute:
 		return r.country[ci], 2
 	}
 	return noRoute, 3

@@ -12,9 +12,19 @@ import (
 // data and the platform's own (global) rules, compiled once. Build each
 // account's Resolver from it.
 type Platform struct {
-	plan  *numbering.Plan
-	cat   *catalog
-	rules *rules
+	plan     *numbering.Plan
+	cat      *catalog
+	rules    *rules
+	prefixes prefixmap.Table // the platform's prefix rules, by index into its Map.Prefixes
+	matches  []prefixMatch   // by index into its Map.Prefixes
+	// networks answers, in one lookup by MCCMNC key, the coverage view of a
+	// network and the platform's MCCMNC rule for it.
+	networks map[uint32]network
+}
+
+type network struct {
+	view  *view   // nil for a network the coverage data does not know
+	route routeID // the platform's MCCMNC rule; noRoute for none
 }
 
 // NewPlatform compiles coverage and the platform's rules. The plan checks
@@ -45,6 +55,23 @@ func NewPlatform(plan *numbering.Plan, cov *Coverage, platform *Map) (*Platform,
 	if len(problems) > 0 {
 		return nil, &MapError{What: "platform map", Problems: problems}
 	}
+	p.prefixes = prefixTable(p.rules.sorted)
+	p.matches = make([]prefixMatch, len(platform.Prefixes))
+	for _, k := range p.rules.sorted {
+		p.matches[k.entry.Value()] = newPrefixMatch(nil, p.rules, prefixmap.None, k.entry.Value())
+	}
+	p.networks = make(map[uint32]network, len(p.cat.networks)+len(p.rules.mccmnc))
+	for mk, v := range p.cat.networks {
+		p.networks[mk] = network{view: v, route: noRoute}
+	}
+	for mk, id := range p.rules.mccmnc {
+		n, ok := p.networks[mk]
+		if !ok {
+			n.view = nil
+		}
+		n.route = id
+		p.networks[mk] = n
+	}
 	return p, nil
 }
 
@@ -68,7 +95,91 @@ func (p *Platform) Resolver(account *Map) (*Resolver, error) {
 	if len(problems) > 0 {
 		return nil, &MapError{Problems: problems}
 	}
-	return &Resolver{p: p, account: r}, nil
+	res := &Resolver{p: p, account: r, prefixes: p.prefixes, matches: p.matches}
+	if len(r.sorted) > 0 {
+		var pairs [][2]int32
+		res.prefixes, pairs = mergePrefixes(r.sorted, p.rules.sorted)
+		res.matches = make([]prefixMatch, len(pairs))
+		for i, pair := range pairs {
+			res.matches[i] = newPrefixMatch(r, p.rules, pair[0], pair[1])
+		}
+	}
+	return res, nil
+}
+
+// prefixMatch is what the prefix table tells about a number: the routes of
+// the longest account and platform prefix rules that match it (noRoute
+// for none), and the network that the account's rule names, else the
+// platform's (for numbers whose network the numbering plan does not know).
+// Keeping it in one small record costs a decision one memory access.
+type prefixMatch struct {
+	user, global routeID
+	mk           uint32 // mccmncKey of mccmnc; 0 for none
+	mccmnc       string
+}
+
+var noMatch = prefixMatch{user: noRoute, global: noRoute}
+
+// newPrefixMatch describes the account rule ua and the platform rule ga
+// (indexes into their Map.Prefixes, or prefixmap.None).
+func newPrefixMatch(account, platform *rules, ua, ga int32) prefixMatch {
+	m := noMatch
+	if ga != prefixmap.None {
+		m.global = platform.prefix[ga]
+		if mk := platform.mccmncOf[ga]; mk != 0 {
+			m.mk, m.mccmnc = mk, platform.m.Prefixes[ga].MCCMNC
+		}
+	}
+	if ua != prefixmap.None {
+		m.user = account.prefix[ua]
+		if mk := account.mccmncOf[ua]; mk != 0 {
+			m.mk, m.mccmnc = mk, account.m.Prefixes[ua].MCCMNC
+		}
+	}
+	return m
+}
+
+// mergePrefixes builds one table over the prefixes of the account and of
+// the platform, both in lexical order, so that one lookup finds both
+// longest matches. Each of its prefixes maps to a pair: the longest account
+// prefix and the longest platform prefix that it starts with. For a number,
+// the longest prefix of the union that matches it therefore carries the
+// number's longest account and platform matches.
+func mergePrefixes(account, platform []prefixKey) (prefixmap.Table, [][2]int32) {
+	entries := make([]prefixmap.Entry, 0, len(account)+len(platform))
+	pairs := make([][2]int32, 0, len(account)+len(platform))
+	var stacks [2][]prefixmap.Entry // the enclosing prefixes of each side, innermost last
+	lists := [2][]prefixKey{account, platform}
+	for len(lists[0])+len(lists[1]) > 0 {
+		var next prefixmap.Entry
+		switch {
+		case len(lists[0]) == 0:
+			next = lists[1][0].entry
+		case len(lists[1]) == 0 || lists[0][0].entry.Key() <= lists[1][0].entry.Key():
+			next = lists[0][0].entry
+		default:
+			next = lists[1][0].entry
+		}
+		var pair [2]int32
+		for side := range lists {
+			st := stacks[side]
+			for len(st) > 0 && !st[len(st)-1].Encloses(next.Key()) {
+				st = st[:len(st)-1]
+			}
+			if len(lists[side]) > 0 && lists[side][0].entry.Key() == next.Key() {
+				st = append(st, lists[side][0].entry)
+				lists[side] = lists[side][1:]
+			}
+			stacks[side] = st
+			pair[side] = prefixmap.None
+			if len(st) > 0 {
+				pair[side] = st[len(st)-1].Value()
+			}
+		}
+		entries = append(entries, next.WithValue(int32(len(pairs))))
+		pairs = append(pairs, pair)
+	}
+	return prefixmap.New(entries), pairs
 }
 
 func (p *Platform) hasMNPRoute() bool {
@@ -85,6 +196,11 @@ func (p *Platform) hasMNPRoute() bool {
 type Resolver struct {
 	p       *Platform
 	account *rules
+	// For an account with prefix rules, one table over its prefixes and
+	// the platform's; otherwise the platform's table. Its values index
+	// matches.
+	prefixes prefixmap.Table
+	matches  []prefixMatch
 }
 
 // Map returns the account's routing map.
@@ -149,7 +265,11 @@ func (r *Resolver) Static(n *numbering.Result, route string) (Decision, error) {
 		return Decision{}, fmt.Errorf("routing: unknown route %q", route)
 	}
 	d := Decision{Route: route, Origin: OriginStatic, MCCMNC: n.MCCMNC, instruction: c.static[id]}
-	if s := c.scoreOf(id, mccmncKey(n.MCCMNC), countryIndex(n.CountryCode)); s >= 0 {
+	v := c.countryView(countryIndex(n.CountryCode))
+	if nv, ok := c.networks[mccmncKey(n.MCCMNC)]; ok {
+		v = nv
+	}
+	if s := v.score(id); s >= 0 {
 		d.Confidence = confidenceOf(int(s))
 	}
 	return d, nil
@@ -161,74 +281,73 @@ var globalOrigins = [3]Origin{OriginGlobalPrefix, OriginGlobalMCCMNC, OriginGlob
 func (r *Resolver) resolve(num numbering.Number, withPrefix, valid bool, mccmnc, country string) Decision {
 	c := r.p.cat
 	if !valid {
-		return r.decide(rejectID, OriginReject, mccmnc, 0, -1)
+		return r.decide(rejectID, OriginReject, mccmnc, noView)
 	}
-	var key prefixmap.Key
-	userPrefix, globalPrefix := int32(prefixmap.None), int32(prefixmap.None)
+	pm := noMatch
 	if withPrefix {
 		var buf [32]byte
 		digits := num.AppendTo(buf[:0])
 		if len(digits) > 0 {
 			digits = digits[1:] // the plus sign
 		}
-		key = prefixmap.KeyOf(digits)
-		userPrefix = r.account.prefixes.LookupKey(key)
-		globalPrefix = r.p.rules.prefixes.LookupKey(key)
+		if i := r.prefixes.LookupKey(prefixmap.KeyOf(digits)); i != prefixmap.None {
+			pm = r.matches[i]
+		}
 	}
 	mk := mccmncKey(mccmnc)
-	if mk == 0 {
+	if mk == 0 && pm.mk != 0 {
 		// The numbering plan does not know the network: take it from the
 		// most specific prefix rule that names one.
-		switch {
-		case userPrefix != prefixmap.None && r.account.mccmncOf[userPrefix] != 0:
-			mk, mccmnc = r.account.mccmncOf[userPrefix], r.account.m.Prefixes[userPrefix].MCCMNC
-		case globalPrefix != prefixmap.None && r.p.rules.mccmncOf[globalPrefix] != 0:
-			mk, mccmnc = r.p.rules.mccmncOf[globalPrefix], r.p.rules.m.Prefixes[globalPrefix].MCCMNC
-		}
+		mk, mccmnc = pm.mk, pm.mccmnc
 	}
 	ci := countryIndex(country)
-	user, userLevel := r.account.match(userPrefix, mk, ci)
-	global, globalLevel := r.p.rules.match(globalPrefix, mk, ci)
+	net := network{route: noRoute}
+	if mk != 0 {
+		if n, ok := r.p.networks[mk]; ok {
+			net = n
+		}
+	}
+	v := net.view
+	if v == nil {
+		v = c.countryView(ci)
+	}
+	user, userLevel := r.account.match(pm.user, mk, ci)
+	global, globalLevel := r.p.rules.matchWith(pm.global, net.route, ci)
 	switch {
 	case global == rejectID:
-		return r.decide(rejectID, OriginGlobalReject, mccmnc, mk, ci)
+		return r.decide(rejectID, OriginGlobalReject, mccmnc, v)
 	case user == rejectID:
-		return r.decide(rejectID, OriginUserReject, mccmnc, mk, ci)
+		return r.decide(rejectID, OriginUserReject, mccmnc, v)
 	}
-	if r.account.m.MNPFallback && c.bestFor(0, mk, ci).score < NormalScore {
-		if b := c.bestFor(1, mk, ci); b.route != noRoute {
-			d := r.decide(b.route, OriginMNPFallback, mccmnc, mk, ci)
-			d.Confidence = MNPFallback
-			return d
-		}
+	if r.account.m.MNPFallback && v.best[0].score < NormalScore && v.best[1].route != noRoute {
+		d := r.decide(v.best[1].route, OriginMNPFallback, mccmnc, v)
+		d.Confidence = MNPFallback
+		return d
 	}
 	switch {
 	case user != noRoute:
-		return r.decide(user, userOrigins[userLevel], mccmnc, mk, ci)
+		return r.decide(user, userOrigins[userLevel], mccmnc, v)
 	case global != noRoute:
-		return r.decide(global, globalOrigins[globalLevel], mccmnc, mk, ci)
-	}
-	if b := c.bestFor(0, mk, ci); b.route != noRoute {
-		return r.decide(b.route, OriginScore, mccmnc, mk, ci)
-	}
-	switch {
+		return r.decide(global, globalOrigins[globalLevel], mccmnc, v)
+	case v.best[0].route != noRoute:
+		return r.decide(v.best[0].route, OriginScore, mccmnc, v)
 	case r.account.def == rejectID:
-		return r.decide(rejectID, OriginUserReject, mccmnc, mk, ci)
+		return r.decide(rejectID, OriginUserReject, mccmnc, v)
 	case r.account.def != noRoute:
-		return r.decide(r.account.def, OriginUserDefault, mccmnc, mk, ci)
+		return r.decide(r.account.def, OriginUserDefault, mccmnc, v)
 	case r.p.rules.def == rejectID:
-		return r.decide(rejectID, OriginGlobalReject, mccmnc, mk, ci)
+		return r.decide(rejectID, OriginGlobalReject, mccmnc, v)
 	case r.p.rules.def != noRoute:
-		return r.decide(r.p.rules.def, OriginPlatformDefault, mccmnc, mk, ci)
+		return r.decide(r.p.rules.def, OriginPlatformDefault, mccmnc, v)
 	}
-	return r.decide(rejectID, OriginReject, mccmnc, mk, ci)
+	return r.decide(rejectID, OriginReject, mccmnc, v)
 }
 
-func (r *Resolver) decide(id routeID, o Origin, mccmnc string, mk uint32, ci int) Decision {
+func (r *Resolver) decide(id routeID, o Origin, mccmnc string, v *view) Decision {
 	c := r.p.cat
 	d := Decision{Route: c.ids[id], Origin: o, MCCMNC: mccmnc, instruction: c.auto[id][o]}
 	if id != rejectID {
-		if s := c.scoreOf(id, mk, ci); s >= 0 {
+		if s := v.score(id); s >= 0 {
 			d.Confidence = confidenceOf(int(s))
 		}
 	}

@@ -14,7 +14,7 @@
 //
 // # Performance
 //
-// A Table takes 12 bytes per segment (at most two per prefix) plus its
+// A Table takes 16 bytes per segment (at most two per prefix) plus its
 // bucket index. Lookups cost one key computation and a binary search within
 // one bucket: tens of nanoseconds when the table is in cache, a few cache
 // misses otherwise. Building sorts the entries unless they come sorted.
@@ -52,14 +52,12 @@ var pow11 = func() (p [MaxDigits + 1]uint64) {
 // KeyOf encodes the first MaxDigits characters of digits, which must be
 // ASCII digits.
 func KeyOf[S ~string | ~[]byte](digits S) Key {
+	n := min(len(digits), MaxDigits)
 	var k uint64
-	for i := 0; i < MaxDigits; i++ {
-		k *= 11
-		if i < len(digits) {
-			k += uint64(digits[i]-'0') + 1
-		}
+	for i := 0; i < n; i++ {
+		k = k*11 + uint64(digits[i]-'0') + 1
 	}
-	return Key(k)
+	return Key(k * pow11[MaxDigits-n])
 }
 
 // Entry is one prefix of a table with its value.
@@ -87,11 +85,34 @@ func NewEntry[S ~string | ~[]byte](prefix S, value int32) (Entry, error) {
 	return Entry{lo, lo + pow11[MaxDigits-len(prefix)], len(prefix), value}, nil
 }
 
+// segment is a key range from start to the next segment's start, and its
+// value (None when no prefix covers it). Start and value share a cache line.
+type segment struct {
+	start uint64
+	value int32
+}
+
+// Key returns the key of the entry's prefix; entries sort by it, and
+// enclosing prefixes before what they enclose.
+func (e Entry) Key() Key { return Key(e.lo) }
+
+// Encloses reports whether the digit string with key k starts with the
+// entry's prefix.
+func (e Entry) Encloses(k Key) bool { return e.lo <= uint64(k) && uint64(k) < e.hi }
+
+// Value returns the entry's value.
+func (e Entry) Value() int32 { return e.value }
+
+// WithValue returns the entry with another value, which must not be negative.
+func (e Entry) WithValue(v int32) Entry {
+	e.value = max(v, 0)
+	return e
+}
+
 // Table maps digit strings to the value of their longest prefix in it.
 // The zero Table maps everything to None.
 type Table struct {
-	starts []uint64 // segment starts, ascending; starts[0] == 0
-	values []int32  // value of each segment, None when no prefix covers it
+	segs []segment // ascending; segs[0].start == 0
 	// first[b] is the segment holding the first key that begins with the
 	// bucket's digits (b numbered in base 11), so that a lookup searches
 	// only the segments of its own bucket.
@@ -114,18 +135,18 @@ func New(entries []Entry) Table {
 	if !slices.IsSortedFunc(entries, order) {
 		slices.SortFunc(entries, order)
 	}
-	t := Table{starts: []uint64{0}, values: []int32{None}}
+	t := Table{segs: make([]segment, 1, 2*len(entries)+1)}
+	t.segs[0] = segment{0, None}
 	emit := func(at uint64, v int32) {
-		last := len(t.starts) - 1
+		last := len(t.segs) - 1
 		switch {
-		case t.starts[last] == at:
-			t.values[last] = v
-			if last > 0 && t.values[last-1] == v {
-				t.starts, t.values = t.starts[:last], t.values[:last]
+		case t.segs[last].start == at:
+			t.segs[last].value = v
+			if last > 0 && t.segs[last-1].value == v {
+				t.segs = t.segs[:last]
 			}
-		case t.values[last] != v:
-			t.starts = append(t.starts, at)
-			t.values = append(t.values, v)
+		case t.segs[last].value != v:
+			t.segs = append(t.segs, segment{at, v})
 		}
 	}
 	var stack []Entry
@@ -156,7 +177,7 @@ func New(entries []Entry) Table {
 // most 11^5 buckets.
 func (t *Table) index() {
 	digits := 1
-	for digits < 5 && pow11[digits]*2 < uint64(len(t.starts)) {
+	for digits < 5 && pow11[digits]*2 < uint64(len(t.segs)) {
 		digits++
 	}
 	buckets := int(pow11[digits])
@@ -168,7 +189,7 @@ func (t *Table) index() {
 		if b == buckets {
 			start = pow11[MaxDigits] - 1
 		}
-		for seg+1 < len(t.starts) && t.starts[seg+1] <= start {
+		for seg+1 < len(t.segs) && t.segs[seg+1].start <= start {
 			seg++
 		}
 		t.first[b] = int32(seg)
@@ -190,15 +211,15 @@ func (t *Table) LookupKey(k Key) int32 {
 	lo, hi := int(t.first[b]), int(t.first[b+1])+1
 	for hi-lo > 1 {
 		mid := int(uint(lo+hi) >> 1)
-		if t.starts[mid] <= uint64(k) {
+		if t.segs[mid].start <= uint64(k) {
 			lo = mid
 		} else {
 			hi = mid
 		}
 	}
-	return t.values[lo]
+	return t.segs[lo].value
 }
 
 // Segments returns the number of key segments, a measure of the table's
-// size: it takes 12 bytes per segment plus 4 per bucket.
-func (t *Table) Segments() int { return len(t.starts) }
+// size: it takes 16 bytes per segment plus 4 per bucket.
+func (t *Table) Segments() int { return len(t.segs) }
