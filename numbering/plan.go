@@ -21,11 +21,11 @@ type Plan struct {
 	codes    []callingCode
 	byRegion map[string]int // ISO region code -> calling code (non-geographic "001" excluded)
 	regions  []region
-	carriers prefixmap.Table
+	carriers prefixmap.Table[int32]
 	networks []string // carrier names, by carriers value
-	geo      prefixmap.Table
+	geo      prefixmap.Table[int32]
 	places   [][]string // one-element slices of geocoding descriptions
-	zones    prefixmap.Table
+	zones    prefixmap.Table[int32]
 	zoneSets [][]string // time-zone lists, by zones value
 	version  Version
 }
@@ -298,22 +298,22 @@ func (p *Plan) loadTables() error {
 
 // loadPrefixFile reads a generated "prefix<TAB>value" file into a prefix
 // table over interned values.
-func loadPrefixFile(name string) (prefixmap.Table, []string, error) {
+func loadPrefixFile(name string) (prefixmap.Table[int32], []string, error) {
 	raw, err := data.ReadFile(name)
 	if err != nil {
-		return prefixmap.Table{}, nil, err
+		return prefixmap.Table[int32]{}, nil, err
 	}
 	var (
 		values  []string
 		index   = map[string]int32{}
-		entries = make([]prefixmap.Entry, 0, bytes.Count(raw, []byte{'\n'}))
+		entries = make([]prefixmap.Entry[int32], 0, bytes.Count(raw, []byte{'\n'}))
 	)
 	for line := 1; len(raw) > 0; line++ {
 		var text []byte
 		text, raw, _ = bytes.Cut(raw, []byte{'\n'})
 		prefix, value, ok := bytes.Cut(text, []byte{'\t'})
 		if !ok {
-			return prefixmap.Table{}, nil, fmt.Errorf("numbering: %s line %d: no tab", name, line)
+			return prefixmap.Table[int32]{}, nil, fmt.Errorf("numbering: %s line %d: no tab", name, line)
 		}
 		v, ok := index[string(value)]
 		if !ok {
@@ -321,11 +321,11 @@ func loadPrefixFile(name string) (prefixmap.Table, []string, error) {
 			values = append(values, string(value))
 			index[values[v]] = v
 		}
-		e, err := prefixmap.NewEntry(prefix, v)
+		pre, err := prefixmap.ParsePrefix(prefix)
 		if err != nil {
-			return prefixmap.Table{}, nil, fmt.Errorf("numbering: %s line %d: %w", name, line, err)
+			return prefixmap.Table[int32]{}, nil, fmt.Errorf("numbering: %s line %d: %w", name, line, err)
 		}
-		entries = append(entries, e)
+		entries = append(entries, prefixmap.Entry[int32]{Prefix: pre, Value: v})
 	}
-	return prefixmap.New(entries), values, nil
+	return prefixmap.New(entries, prefixmap.None), values, nil
 }

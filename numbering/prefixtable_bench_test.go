@@ -50,13 +50,14 @@ func prefixQueries(keys [][]byte, n int) [][]byte {
 
 func TestRadixAgreesWithPrefixTable(t *testing.T) {
 	keys, values := geocodingPrefixes(t)
-	entries := make([]prefixmap.Entry, len(keys))
+	entries := make([]prefixmap.Entry[int32], len(keys))
 	tree := radix.New()
 	for i, k := range keys {
-		entries[i], _ = prefixmap.NewEntry(k, values[i])
+		pre, _ := prefixmap.ParsePrefix(k)
+		entries[i] = prefixmap.Entry[int32]{Prefix: pre, Value: values[i]}
 		tree.Insert(string(k), values[i])
 	}
-	table := prefixmap.New(entries)
+	table := prefixmap.New(entries, prefixmap.None)
 	for _, q := range prefixQueries(keys, 20000) {
 		_, v, ok := tree.LongestPrefix(string(q))
 		want := int32(prefixmap.None)
@@ -73,11 +74,12 @@ func BenchmarkPrefixIndex(b *testing.B) {
 	keys, values := geocodingPrefixes(b)
 	queries := prefixQueries(keys, 1<<16)
 	b.Run("impl=sorted-ranges", func(b *testing.B) {
-		entries := make([]prefixmap.Entry, len(keys))
+		entries := make([]prefixmap.Entry[int32], len(keys))
 		for i, k := range keys {
-			entries[i], _ = prefixmap.NewEntry(k, values[i])
+			pre, _ := prefixmap.ParsePrefix(k)
+			entries[i] = prefixmap.Entry[int32]{Prefix: pre, Value: values[i]}
 		}
-		table := prefixmap.New(entries)
+		table := prefixmap.New(entries, prefixmap.None)
 		b.ReportAllocs()
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {

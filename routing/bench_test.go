@@ -218,20 +218,20 @@ func BenchmarkPrefixMatch(b *testing.B) {
 	for i := range f.numbers {
 		digits[i] = f.numbers[i].Number.String()[1:]
 	}
-	tree, table := p.rules.tree, &p.prefixes
+	tree, table := p.rules.radix(), &p.prefixes
 	var sink int
 	b.Run("impl=go-radix", func(b *testing.B) {
 		b.ReportAllocs()
 		for i := 0; i < b.N; i++ {
 			if _, v, ok := tree.LongestPrefix(digits[i%len(digits)]); ok {
-				sink += int(*v.(*int32))
+				sink += len(v.(*PrefixRule).Route)
 			}
 		}
 	})
 	b.Run("impl=prefixmap", func(b *testing.B) {
 		b.ReportAllocs()
 		for i := 0; i < b.N; i++ {
-			sink += int(table.Lookup([]byte(digits[i%len(digits)])))
+			sink += int(table.Lookup([]byte(digits[i%len(digits)])).global)
 		}
 	})
 	_ = sink

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	radix "github.com/armon/go-radix"
 	"github.com/numenhq/numen/numbering"
@@ -185,21 +186,12 @@ func better(id routeID, score int16, than choice, ids []string) bool {
 	return score == than.score && ids[id] < ids[than.route]
 }
 
-// prefixTable flattens prefixes in lexical order into a table whose
-// values are their indexes into Map.Prefixes.
-func prefixTable(sorted []prefixKey) prefixmap.Table {
-	entries := make([]prefixmap.Entry, len(sorted))
-	for i, k := range sorted {
-		entries[i] = k.entry
-	}
-	return prefixmap.New(entries)
-}
-
 // rules is one compiled routing map.
 type rules struct {
 	m        *Map
-	tree     *radix.Tree // prefix digits (no plus sign) -> *int32, index into m.Prefixes
-	sorted   []prefixKey // the prefixes in the tree, in its (lexical) order
+	sorted   []prefixKey // the valid prefix rules, in lexical order, without repetitions
+	treeOnce sync.Once
+	tree     *radix.Tree // built on first use: prefix digits (no plus sign) -> *PrefixRule
 	prefix   []routeID   // by index into m.Prefixes
 	mccmncOf []uint32    // the MCCMNC key a prefix rule names, by index; 0 for none
 	mccmnc   map[uint32]routeID
@@ -208,7 +200,8 @@ type rules struct {
 }
 
 type prefixKey struct {
-	entry  prefixmap.Entry // the prefix, with its index into Map.Prefixes as value
+	prefix prefixmap.Prefix
+	index  int32 // into Map.Prefixes
 	digits string
 }
 
@@ -225,7 +218,7 @@ func (a at) String() string { return fmt.Sprintf("%s[%d]", a.list, a.index) }
 func compile(m *Map, cat *catalog, plan *numbering.Plan) (*rules, []string) {
 	var problems []string
 	add := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
-	r := &rules{m: m, tree: radix.New(), mccmnc: map[uint32]routeID{}, def: noRoute}
+	r := &rules{m: m, mccmnc: map[uint32]routeID{}, def: noRoute}
 	for i := range r.country {
 		r.country[i] = noRoute
 	}
@@ -317,34 +310,30 @@ func compile(m *Map, cat *catalog, plan *numbering.Plan) (*rules, []string) {
 			}
 		}
 		if r.prefix[i] != noRoute {
-			e, err := prefixmap.NewEntry(digits, int32(i))
+			pre, err := prefixmap.ParsePrefix(digits)
 			if err != nil { // checked above: 1 to 15 digits
 				add("%v.cns %q: %v", where, rule.CNS, err)
 				continue
 			}
-			valid = append(valid, prefixKey{e, digits})
+			valid = append(valid, prefixKey{pre, int32(i), digits})
 		}
 	}
-	// Insert in lexical order, which go-radix builds fastest and which is the
-	// order the flattened table wants (enclosing prefixes first). Of two
-	// equal prefixes the first in the map is kept.
-	// (A prefix's key orders like its digits, and distinct prefixes have
-	// distinct keys, so keys sort them without comparing strings.)
+	// Lexical order (a prefix's key orders like its digits, and distinct
+	// prefixes have distinct keys) puts repetitions side by side and is the
+	// order the flattened tables and go-radix want. Of two equal prefixes
+	// the first in the map is kept.
 	slices.SortFunc(valid, func(a, b prefixKey) int {
-		if c := cmp.Compare(a.entry.Key(), b.entry.Key()); c != 0 {
+		if c := cmp.Compare(a.prefix.Key(), b.prefix.Key()); c != 0 {
 			return c
 		}
-		return cmp.Compare(a.entry.Value(), b.entry.Value())
+		return cmp.Compare(a.index, b.index)
 	})
 	r.sorted = make([]prefixKey, 0, len(valid))
-	index := make([]int32, len(valid)) // the tree's values: boxing an int32 would allocate
-	for i, k := range valid {
-		index[i] = k.entry.Value()
-		if old, updated := r.tree.Insert(k.digits, &index[i]); updated {
-			j := *old.(*int32)
-			r.tree.Insert(k.digits, old)
-			rule := m.Prefixes[index[i]]
-			duplicate(add, at{"prefixes", int(index[i])}, int(j), rule.CNS, rule.Route, m.Prefixes[j].Route)
+	for _, k := range valid {
+		if n := len(r.sorted); n > 0 && r.sorted[n-1].digits == k.digits {
+			first := r.sorted[n-1].index
+			rule := m.Prefixes[k.index]
+			duplicate(add, at{"prefixes", int(k.index)}, int(first), rule.CNS, rule.Route, m.Prefixes[first].Route)
 			continue
 		}
 		r.sorted = append(r.sorted, k)
@@ -383,27 +372,29 @@ func duplicate(add func(string, ...any), where at, j int, key, route, earlier st
 	}
 }
 
-// match is the most specific rule of one map for a number: its longest
-// prefix rule (whose route is prefixRoute, noRoute for none), else its
-// MCCMNC rule, else its country rule. level is 0, 1, 2 for prefix, MCCMNC,
-// country, and 3 when no rule applies.
-func (r *rules) match(prefixRoute routeID, mk uint32, ci int) (id routeID, level int) {
-	mccmncRule := noRoute
-	if mk != 0 && len(r.mccmnc) > 0 {
-		if id, ok := r.mccmnc[mk]; ok {
-			mccmncRule = id
+// radix returns the map's prefix rules in a go-radix tree, keyed by their
+// digits, for queries that the flattened tables do not answer, such as
+// every rule on a number's path (Resolver.Explain). It is built on first use.
+func (r *rules) radix() *radix.Tree {
+	r.treeOnce.Do(func() {
+		r.tree = radix.New()
+		for _, k := range r.sorted {
+			r.tree.Insert(k.digits, &r.m.Prefixes[k.index])
 		}
-	}
-	return r.matchWith(prefixRoute, mccmncRule, ci)
+	})
+	return r.tree
 }
 
-// matchWith is match with the MCCMNC rule looked up already.
-func (r *rules) matchWith(prefixRoute, mccmncRule routeID, ci int) (id routeID, level int) {
+// match is the most specific rule of one map for a number: its longest
+// prefix rule, else its MCCMNC rule, else its country rule, given the
+// routes of the first two (noRoute for none). level is 0, 1, 2 for prefix,
+// MCCMNC, country, and 3 when no rule applies.
+func (r *rules) match(prefixRoute, mccmncRoute routeID, ci int) (id routeID, level int) {
 	switch {
 	case prefixRoute != noRoute:
 		return prefixRoute, 0
-	case mccmncRule != noRoute:
-		return mccmncRule, 1
+	case mccmncRoute != noRoute:
+		return mccmncRoute, 1
 	case ci >= 0 && r.country[ci] != noRoute:
 		return r.country[ci], 2
 	}

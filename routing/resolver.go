@@ -15,16 +15,16 @@ type Platform struct {
 	plan     *numbering.Plan
 	cat      *catalog
 	rules    *rules
-	prefixes prefixmap.Table // the platform's prefix rules, by index into its Map.Prefixes
-	matches  []prefixMatch   // by index into its Map.Prefixes
+	prefixes prefixmap.Table[prefixMatch] // the platform's prefix rules
 	// networks answers, in one lookup by MCCMNC key, the coverage view of a
 	// network and the platform's MCCMNC rule for it.
 	networks map[uint32]network
 }
 
 type network struct {
-	view  *view   // nil for a network the coverage data does not know
-	route routeID // the platform's MCCMNC rule; noRoute for none
+	view     *view   // nil for a network the coverage data does not know
+	platform routeID // the platform's MCCMNC rule; noRoute for none
+	account  routeID // the account's MCCMNC rule (in Resolver.networks); noRoute for none
 }
 
 // NewPlatform compiles coverage and the platform's rules. The plan checks
@@ -55,21 +55,21 @@ func NewPlatform(plan *numbering.Plan, cov *Coverage, platform *Map) (*Platform,
 	if len(problems) > 0 {
 		return nil, &MapError{What: "platform map", Problems: problems}
 	}
-	p.prefixes = prefixTable(p.rules.sorted)
-	p.matches = make([]prefixMatch, len(platform.Prefixes))
-	for _, k := range p.rules.sorted {
-		p.matches[k.entry.Value()] = newPrefixMatch(nil, p.rules, prefixmap.None, k.entry.Value())
+	entries := make([]prefixmap.Entry[prefixMatch], len(p.rules.sorted))
+	for i, k := range p.rules.sorted {
+		entries[i] = prefixmap.Entry[prefixMatch]{Prefix: k.prefix, Value: newPrefixMatch(nil, p.rules, prefixmap.None, k.index)}
 	}
+	p.prefixes = prefixmap.New(entries, noMatch)
 	p.networks = make(map[uint32]network, len(p.cat.networks)+len(p.rules.mccmnc))
 	for mk, v := range p.cat.networks {
-		p.networks[mk] = network{view: v, route: noRoute}
+		p.networks[mk] = network{view: v, platform: noRoute, account: noRoute}
 	}
 	for mk, id := range p.rules.mccmnc {
 		n, ok := p.networks[mk]
 		if !ok {
-			n.view = nil
+			n = network{account: noRoute}
 		}
-		n.route = id
+		n.platform = id
 		p.networks[mk] = n
 	}
 	return p, nil
@@ -95,13 +95,22 @@ func (p *Platform) Resolver(account *Map) (*Resolver, error) {
 	if len(problems) > 0 {
 		return nil, &MapError{Problems: problems}
 	}
-	res := &Resolver{p: p, account: r, prefixes: p.prefixes, matches: p.matches}
+	res := &Resolver{p: p, account: r, prefixes: p.prefixes, networks: p.networks}
 	if len(r.sorted) > 0 {
-		var pairs [][2]int32
-		res.prefixes, pairs = mergePrefixes(r.sorted, p.rules.sorted)
-		res.matches = make([]prefixMatch, len(pairs))
-		for i, pair := range pairs {
-			res.matches[i] = newPrefixMatch(r, p.rules, pair[0], pair[1])
+		res.prefixes = mergePrefixes(r, p.rules)
+	}
+	if len(r.mccmnc) > 0 {
+		res.networks = make(map[uint32]network, len(p.networks)+len(r.mccmnc))
+		for mk, n := range p.networks {
+			res.networks[mk] = n
+		}
+		for mk, id := range r.mccmnc {
+			n, ok := res.networks[mk]
+			if !ok {
+				n = network{platform: noRoute}
+			}
+			n.account = id
+			res.networks[mk] = n
 		}
 	}
 	return res, nil
@@ -111,7 +120,7 @@ func (p *Platform) Resolver(account *Map) (*Resolver, error) {
 // the longest account and platform prefix rules that match it (noRoute
 // for none), and the network that the account's rule names, else the
 // platform's (for numbers whose network the numbering plan does not know).
-// Keeping it in one small record costs a decision one memory access.
+// The table keeps it beside each key, so a decision reads it with the key.
 type prefixMatch struct {
 	user, global routeID
 	mk           uint32 // mccmncKey of mccmnc; 0 for none
@@ -140,46 +149,44 @@ func newPrefixMatch(account, platform *rules, ua, ga int32) prefixMatch {
 }
 
 // mergePrefixes builds one table over the prefixes of the account and of
-// the platform, both in lexical order, so that one lookup finds both
-// longest matches. Each of its prefixes maps to a pair: the longest account
-// prefix and the longest platform prefix that it starts with. For a number,
-// the longest prefix of the union that matches it therefore carries the
-// number's longest account and platform matches.
-func mergePrefixes(account, platform []prefixKey) (prefixmap.Table, [][2]int32) {
-	entries := make([]prefixmap.Entry, 0, len(account)+len(platform))
-	pairs := make([][2]int32, 0, len(account)+len(platform))
-	var stacks [2][]prefixmap.Entry // the enclosing prefixes of each side, innermost last
-	lists := [2][]prefixKey{account, platform}
+// the platform, so that one lookup finds both longest matches. Each of its
+// prefixes maps to the longest account prefix and the longest platform
+// prefix that it starts with; for a number, the longest prefix of the union
+// that matches it therefore carries the number's longest account and
+// platform matches.
+func mergePrefixes(account, platform *rules) prefixmap.Table[prefixMatch] {
+	entries := make([]prefixmap.Entry[prefixMatch], 0, len(account.sorted)+len(platform.sorted))
+	var stacks [2][]prefixKey // the enclosing prefixes of each side, innermost last
+	lists := [2][]prefixKey{account.sorted, platform.sorted}
 	for len(lists[0])+len(lists[1]) > 0 {
-		var next prefixmap.Entry
+		var next prefixmap.Prefix
 		switch {
 		case len(lists[0]) == 0:
-			next = lists[1][0].entry
-		case len(lists[1]) == 0 || lists[0][0].entry.Key() <= lists[1][0].entry.Key():
-			next = lists[0][0].entry
+			next = lists[1][0].prefix
+		case len(lists[1]) == 0 || lists[0][0].prefix.Key() <= lists[1][0].prefix.Key():
+			next = lists[0][0].prefix
 		default:
-			next = lists[1][0].entry
+			next = lists[1][0].prefix
 		}
-		var pair [2]int32
+		var innermost [2]int32
 		for side := range lists {
 			st := stacks[side]
-			for len(st) > 0 && !st[len(st)-1].Encloses(next.Key()) {
+			for len(st) > 0 && !st[len(st)-1].prefix.Encloses(next.Key()) {
 				st = st[:len(st)-1]
 			}
-			if len(lists[side]) > 0 && lists[side][0].entry.Key() == next.Key() {
-				st = append(st, lists[side][0].entry)
+			if len(lists[side]) > 0 && lists[side][0].prefix.Key() == next.Key() {
+				st = append(st, lists[side][0])
 				lists[side] = lists[side][1:]
 			}
 			stacks[side] = st
-			pair[side] = prefixmap.None
+			innermost[side] = prefixmap.None
 			if len(st) > 0 {
-				pair[side] = st[len(st)-1].Value()
+				innermost[side] = st[len(st)-1].index
 			}
 		}
-		entries = append(entries, next.WithValue(int32(len(pairs))))
-		pairs = append(pairs, pair)
+		entries = append(entries, prefixmap.Entry[prefixMatch]{Prefix: next, Value: newPrefixMatch(account, platform, innermost[0], innermost[1])})
 	}
-	return prefixmap.New(entries), pairs
+	return prefixmap.New(entries, noMatch)
 }
 
 func (p *Platform) hasMNPRoute() bool {
@@ -197,10 +204,11 @@ type Resolver struct {
 	p       *Platform
 	account *rules
 	// For an account with prefix rules, one table over its prefixes and
-	// the platform's; otherwise the platform's table. Its values index
-	// matches.
-	prefixes prefixmap.Table
-	matches  []prefixMatch
+	// the platform's; otherwise the platform's table.
+	prefixes prefixmap.Table[prefixMatch]
+	// For an account with MCCMNC rules, the platform's networks with the
+	// account's rules added; otherwise the platform's.
+	networks map[uint32]network
 }
 
 // Map returns the account's routing map.
@@ -290,9 +298,7 @@ func (r *Resolver) resolve(num numbering.Number, withPrefix, valid bool, mccmnc,
 		if len(digits) > 0 {
 			digits = digits[1:] // the plus sign
 		}
-		if i := r.prefixes.LookupKey(prefixmap.KeyOf(digits)); i != prefixmap.None {
-			pm = r.matches[i]
-		}
+		pm = r.prefixes.LookupKey(prefixmap.KeyOf(digits))
 	}
 	mk := mccmncKey(mccmnc)
 	if mk == 0 && pm.mk != 0 {
@@ -301,9 +307,9 @@ func (r *Resolver) resolve(num numbering.Number, withPrefix, valid bool, mccmnc,
 		mk, mccmnc = pm.mk, pm.mccmnc
 	}
 	ci := countryIndex(country)
-	net := network{route: noRoute}
+	net := network{platform: noRoute, account: noRoute}
 	if mk != 0 {
-		if n, ok := r.p.networks[mk]; ok {
+		if n, ok := r.networks[mk]; ok {
 			net = n
 		}
 	}
@@ -311,8 +317,8 @@ func (r *Resolver) resolve(num numbering.Number, withPrefix, valid bool, mccmnc,
 	if v == nil {
 		v = c.countryView(ci)
 	}
-	user, userLevel := r.account.match(pm.user, mk, ci)
-	global, globalLevel := r.p.rules.matchWith(pm.global, net.route, ci)
+	user, userLevel := r.account.match(pm.user, net.account, ci)
+	global, globalLevel := r.p.rules.match(pm.global, net.platform, ci)
 	switch {
 	case global == rejectID:
 		return r.decide(rejectID, OriginGlobalReject, mccmnc, v)

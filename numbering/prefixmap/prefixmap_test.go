@@ -15,13 +15,13 @@ func longestPrefixSlow(entries map[string]int32, digits string) int32 {
 	return None
 }
 
-func mustEntry(t testing.TB, p string, v int32) Entry {
+func mustEntry(t testing.TB, p string, v int32) Entry[int32] {
 	t.Helper()
-	e, err := NewEntry(p, v)
+	pre, err := ParsePrefix(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return e
+	return Entry[int32]{pre, v}
 }
 
 func TestAgainstReference(t *testing.T) {
@@ -36,7 +36,7 @@ func TestAgainstReference(t *testing.T) {
 	for round := 0; round < 300; round++ {
 		symbols := 2 + rng.IntN(9) // few symbols: many nested prefixes
 		ref := map[string]int32{}
-		var entries []Entry
+		var entries []Entry[int32]
 		for i := 0; i < 1+rng.IntN([]int{10, 60, 2000}[round%3]); i++ {
 			p := randDigits(1+rng.IntN(8), symbols)
 			if _, dup := ref[p]; dup {
@@ -46,7 +46,7 @@ func TestAgainstReference(t *testing.T) {
 			ref[p] = v
 			entries = append(entries, mustEntry(t, p, v))
 		}
-		table := New(entries)
+		table := New(entries, None)
 		for i := 1; i < len(table.segs); i++ {
 			if table.segs[i].start <= table.segs[i-1].start || table.segs[i].value == table.segs[i-1].value {
 				t.Fatalf("round %d: segments not strictly ascending and merged at %d", round, i)
@@ -65,11 +65,11 @@ func TestAgainstReference(t *testing.T) {
 }
 
 func TestEdges(t *testing.T) {
-	var entries []Entry
+	var entries []Entry[int32]
 	for i, p := range []string{"4915", "49", "5", "491", "4"} { // out of order on purpose
 		entries = append(entries, mustEntry(t, p, []int32{4, 2, 5, 3, 1}[i]))
 	}
-	table := New(entries)
+	table := New(entries, None)
 	for in, want := range map[string]int32{
 		"": None, "3": None, "4": 1, "40": 1, "49": 2, "490": 2, "491": 3, "4915": 4, "49151": 4,
 		"4916": 3, "492": 2, "48": 1, "5": 5, "59": 5, "6": None, "999999999999999999999": None,
@@ -79,25 +79,32 @@ func TestEdges(t *testing.T) {
 			t.Errorf("Lookup(%q) = %d, want %d", in, got, want)
 		}
 	}
-	var zero Table
-	if got := zero.Lookup([]byte("49")); got != None {
+	var zero Table[int32]
+	if got := zero.Lookup([]byte("49")); got != 0 {
 		t.Errorf("zero table: %d", got)
 	}
-	if empty := New(nil); empty.Lookup([]byte("49")) != None || empty.Segments() != 1 {
+	if empty := New[int32](nil, None); empty.Lookup([]byte("49")) != None || empty.Segments() != 1 {
 		t.Errorf("empty table answers")
 	}
 	for _, bad := range []string{"", "4a", "1234567890123456789"} {
-		if _, err := NewEntry(bad, 1); err == nil {
-			t.Errorf("NewEntry(%q) accepted", bad)
+		if _, err := ParsePrefix(bad); err == nil {
+			t.Errorf("ParsePrefix(%q) accepted", bad)
 		}
 	}
-	if _, err := NewEntry("1", -1); err == nil {
-		t.Error("negative value accepted")
+	p, _ := ParsePrefix("4915")
+	if p.Len() != 4 || p.Key() != KeyOf("4915") || !p.Encloses(KeyOf("491512")) || p.Encloses(KeyOf("491")) || p.Encloses(KeyOf("4916")) {
+		t.Errorf("Prefix methods wrong for %v", p)
+	}
+
+	type pair struct{ a, b int16 }
+	structs := New([]Entry[pair]{{mustEntry(t, "49", 0).Prefix, pair{1, 2}}}, pair{-1, -1})
+	if structs.Lookup([]byte("4930")) != (pair{1, 2}) || structs.Lookup([]byte("4")) != (pair{-1, -1}) {
+		t.Errorf("struct values wrong")
 	}
 }
 
 func TestLookupDoesNotAllocate(t *testing.T) {
-	table := New([]Entry{mustEntry(t, "49", 1), mustEntry(t, "4915", 2)})
+	table := New([]Entry[int32]{mustEntry(t, "49", 1), mustEntry(t, "4915", 2)}, None)
 	d := []byte("4915123456789")
 	if a := testing.AllocsPerRun(100, func() { table.Lookup(d) }); a != 0 {
 		t.Errorf("Lookup allocates %.1f times", a)
@@ -109,7 +116,7 @@ func FuzzLookup(f *testing.F) {
 	f.Add("1", "")
 	f.Fuzz(func(t *testing.T, prefixes, query string) {
 		ref := map[string]int32{}
-		var entries []Entry
+		var entries []Entry[int32]
 		start := 0
 		for i := 0; i <= len(prefixes); i++ {
 			if i < len(prefixes) && prefixes[i] != ',' {
@@ -117,13 +124,13 @@ func FuzzLookup(f *testing.F) {
 			}
 			p := prefixes[start:i]
 			start = i + 1
-			e, err := NewEntry(p, int32(len(ref)))
+			pre, err := ParsePrefix(p)
 			if err != nil {
 				continue
 			}
 			if _, dup := ref[p]; !dup {
+				entries = append(entries, Entry[int32]{pre, int32(len(ref))})
 				ref[p] = int32(len(ref))
-				entries = append(entries, e)
 			}
 		}
 		for i := 0; i < len(query); i++ {
@@ -131,7 +138,7 @@ func FuzzLookup(f *testing.F) {
 				return
 			}
 		}
-		table := New(entries)
+		table := New(entries, None)
 		if got, want := table.Lookup([]byte(query)), longestPrefixSlow(ref, query); got != want {
 			t.Fatalf("Lookup(%q) = %d, want %d (prefixes %q)", query, got, want, prefixes)
 		}
