@@ -84,6 +84,7 @@ type catalog struct {
 	product   []Product
 	networks  map[uint32]*view      // by mccmncKey
 	countries [countries]*view      // a route's score for a country is its lowest over the country's networks
+	usable    []string              // the routes rules may name: REJECT and the HLR and MNP routes
 	auto      [][originCount]string // "AUTO:<route>:<origin>"
 	static    []string              // "STATIC:<route>"
 }
@@ -96,10 +97,14 @@ func newCatalog(cov *Coverage) *catalog {
 		product:  []Product{""},
 		networks: map[uint32]*view{},
 	}
+	c.usable = []string{RejectRoute}
 	for _, r := range cov.Routes {
 		c.index[r.ID] = routeID(len(c.ids))
 		c.ids = append(c.ids, r.ID)
 		c.product = append(c.product, r.Product)
+		if r.Product != NT {
+			c.usable = append(c.usable, r.ID)
+		}
 	}
 	newView := func() *view {
 		v := &view{scores: make([]int16, len(c.ids)), best: [2]choice{noChoice, noChoice}}
@@ -233,7 +238,7 @@ func compile(m *Map, cat *catalog, plan *numbering.Plan) (*rules, []string) {
 			add("%v %q: want a 3-character route or %s", where, id, RejectRoute)
 			return noRoute
 		case !ok:
-			add("%v %q: unknown route (known: %s)", where, id, strings.Join(cat.ids, ", "))
+			add("%v %q: unknown route (known: %s)", where, id, strings.Join(cat.usable, ", "))
 			return noRoute
 		case cat.product[rid] == NT:
 			add("%v %q: an NT route cannot serve HLR lookups", where, id)

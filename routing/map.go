@@ -29,30 +29,33 @@ type Map struct {
 }
 
 // MCCMNCRule routes the numbers of one mobile network.
+//
+// The JSON tags serve plain encoding/json (as in numen route --explain);
+// Map's own JSON methods write and read the API's forms.
 type MCCMNCRule struct {
-	MCCMNC      string // 5 or 6 digits
-	CountryCode string // ISO 3166-1 alpha-2; optional
-	Route       string
-	MNO         string // operator name; optional
+	MCCMNC      string `json:"mccmnc"`                // 5 or 6 digits
+	CountryCode string `json:"countrycode,omitempty"` // ISO 3166-1 alpha-2; optional
+	Route       string `json:"route"`
+	MNO         string `json:"mno,omitempty"` // operator name; optional
 	// Confidence and Origin describe the decision for the network in an
 	// effective map (Resolver.EffectiveMap); they are ignored in rules.
-	Confidence string
-	Origin     string
+	Confidence string `json:"confidence,omitempty"`
+	Origin     string `json:"origin,omitempty"`
 }
 
 // PrefixRule routes the numbers that start with a prefix.
 type PrefixRule struct {
-	CountryCode string // ISO 3166-1 alpha-2; optional, must match the prefix's calling code
-	CNS         string // the prefix with plus sign, such as "+49151"
-	Route       string
-	MCCMNC      string // network of the range, 5 or 6 digits; optional
-	MNO         string // operator name; optional
+	CountryCode string `json:"countrycode,omitempty"` // ISO 3166-1 alpha-2; optional, must match the prefix's calling code
+	CNS         string `json:"cns"`                   // the prefix with plus sign, such as "+49151"
+	Route       string `json:"route"`
+	MCCMNC      string `json:"mccmnc,omitempty"` // network of the range, 5 or 6 digits; optional
+	MNO         string `json:"mno,omitempty"`    // operator name; optional
 }
 
 // CountryRule routes the numbers of one country.
 type CountryRule struct {
-	CountryCode string // ISO 3166-1 alpha-2
-	Route       string
+	CountryCode string `json:"countrycode"` // ISO 3166-1 alpha-2
+	Route       string `json:"route"`
 }
 
 // The wire forms. Input accepts the keys of the API's example

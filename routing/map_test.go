@@ -116,7 +116,7 @@ func TestValidationNamesEveryProblem(t *testing.T) {
 	for _, want := range []string{
 		`defaultRoute "HA": want a 3-character route or REJECT`,
 		`mccmncs[0].mccmnc "2620": want 5 or 6 digits`,
-		`mccmncs[1].route "ZZ9": unknown route (known: REJECT, HA1, HB1, HC1, MA1, NT1)`,
+		`mccmncs[1].route "ZZ9": unknown route (known: REJECT, HA1, HB1, HC1, MA1)`,
 		`mccmncs[2].countrycode "XX": not an ISO 3166-1 alpha-2 country code`,
 		`mccmncs[2].confidence "SURE"`,
 		`mccmncs[2].origin "GUESS"`,

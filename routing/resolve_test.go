@@ -185,3 +185,57 @@ func TestResolveDoesNotAllocate(t *testing.T) {
 		}
 	}
 }
+
+func TestExplain(t *testing.T) {
+	r := resolver(t,
+		`{"prefixes": [{"cns": "+49", "route": "HC1"}, {"cns": "+4915", "route": "HB1", "mccmnc": "26201"}], "countries": [{"countrycode": "DE", "route": "HA1"}], "mccmncs": [{"mccmnc": 26201, "route": "HA1"}]}`,
+		`{"mnpFallback": true, "prefixes": [{"cns": "+491", "route": "HA1"}, {"cns": "+49151", "route": "HB1"}, {"cns": "+49152", "route": "HC1"}]}`)
+	e := r.Explain(number(t, "+49 151 23456789", ""))
+	require.Equal(t, "HB1", e.Decision.Route)
+	require.Equal(t, OriginUserPrefix, e.Decision.Origin)
+	require.Equal(t, []PrefixRule{{CNS: "+49151", Route: "HB1"}, {CNS: "+491", Route: "HA1"}}, e.AccountPrefixes)
+	require.Equal(t, []PrefixRule{{CNS: "+4915", Route: "HB1", MCCMNC: "26201"}, {CNS: "+49", Route: "HC1"}}, e.PlatformPrefixes)
+	require.Equal(t, "26201", e.Decision.MCCMNC) // named by the platform's +4915 rule
+	require.Equal(t, &MCCMNCRule{MCCMNC: "26201", Route: "HA1"}, e.PlatformMCCMNC)
+	require.Nil(t, e.AccountMCCMNC)
+	require.Equal(t, &CountryRule{CountryCode: "DE", Route: "HA1"}, e.PlatformCountry)
+	require.Nil(t, e.AccountCountry)
+	require.Equal(t, "network", e.ScoresFor)
+	require.Equal(t, []Score{{"HA1", "26201", 90}, {"MA1", "26201", 80}, {"HB1", "26201", 70}, {"HC1", "26201", 0}}, e.Scores)
+	require.True(t, e.MNPFallback)
+
+	e = r.Explain(number(t, "+44 7400 123456", ""))
+	require.Empty(t, e.AccountPrefixes)
+	require.Equal(t, "country", e.ScoresFor)
+	require.Equal(t, []Score{{"HA1", "", 85}, {"HB1", "", 85}}, e.Scores)
+
+	e = r.Explain(number(t, "+49 1", ""))
+	require.Equal(t, OriginReject, e.Decision.Origin)
+	require.Nil(t, e.AccountPrefixes)
+}
+
+// TestRadixAgreesWithTables checks the two ways of finding prefix rules on
+// the large fixture: go-radix's LongestPrefix on each map's tree, and the
+// flattened table that Resolve reads.
+func TestRadixAgreesWithTables(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds 110,000 rules")
+	}
+	f := newLargeFixture(t)
+	p, err := NewPlatform(plan(t), coverage(t), f.platform)
+	require.NoError(t, err)
+	r, err := p.Resolver(f.account)
+	require.NoError(t, err)
+	routeOf := func(rules *rules, digits string) routeID {
+		if _, v, ok := rules.radix().LongestPrefix(digits); ok {
+			return r.p.cat.index[v.(*PrefixRule).Route]
+		}
+		return noRoute
+	}
+	for i := range f.numbers {
+		digits := f.numbers[i].Number.String()[1:]
+		got := r.prefixes.Lookup([]byte(digits))
+		require.Equal(t, routeOf(r.account, digits), got.user, digits)
+		require.Equal(t, routeOf(p.rules, digits), got.global, digits)
+	}
+}

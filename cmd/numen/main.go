@@ -1,6 +1,7 @@
 // Command numen is the command-line face of the Numen numbering engine.
 //
 //	numen nt [--format json|csv|table] [NUMBER...]   classify phone numbers
+//	numen route [--map FILE] [--explain] [NUMBER...] decide the routes of HLR lookups
 //	numen version                                   print the program and data versions
 //	numen help [command]                            show usage
 //
@@ -66,6 +67,7 @@ Usage:
 
 Commands:
   nt        classify phone numbers (from arguments or standard input)
+  route     decide the route of HLR lookups, with routing maps and coverage
   version   print the numen version and the numbering data version
   help      show this help, or a command's: numen help <command>
 
@@ -80,6 +82,8 @@ func (c *cli) run(args []string) int {
 	switch cmd, rest := args[0], args[1:]; cmd {
 	case "nt":
 		return c.nt(rest)
+	case "route":
+		return c.route(rest)
 	case "version":
 		return c.version(rest)
 	case "help", "-h", "-help", "--help":
@@ -96,6 +100,8 @@ func (c *cli) help(args []string) int {
 		fmt.Fprint(c.stdout, usageText)
 	case len(args) == 1 && args[0] == "nt":
 		fmt.Fprint(c.stdout, ntUsage)
+	case len(args) == 1 && args[0] == "route":
+		fmt.Fprint(c.stdout, routeUsage)
 	case len(args) == 1 && args[0] == "version":
 		fmt.Fprint(c.stdout, versionUsage)
 	case len(args) == 1 && args[0] == "help":
@@ -166,6 +172,26 @@ func (c *cli) parseFlags(fs *flag.FlagSet, cmd, usage string, args []string) (co
 		return exitOK, false
 	default:
 		return c.usageError(cmd, "%v", err), false
+	}
+}
+
+// parseInterleaved parses flags that may come before, between and after the
+// arguments ("--" ends them) and returns the arguments. The flag package
+// stops at the first argument that is not a flag; this carries on after it.
+func (c *cli) parseInterleaved(fs *flag.FlagSet, cmd, usage string, args []string) (rest []string, code int, ok bool) {
+	for {
+		if code, ok := c.parseFlags(fs, cmd, usage, args); !ok {
+			return nil, code, false
+		}
+		left := fs.Args()
+		if len(left) == 0 {
+			return rest, exitOK, true
+		}
+		if used := len(args) - len(left); used > 0 && args[used-1] == "--" {
+			return append(rest, left...), exitOK, true
+		}
+		rest = append(rest, left[0])
+		args = left[1:]
 	}
 }
 

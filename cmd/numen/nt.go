@@ -53,23 +53,9 @@ func (c *cli) nt(args []string) int {
 	fs := newFlagSet("nt")
 	format := formatJSON
 	fs.Var(&format, "format", "")
-	// The flag package stops at the first argument that is not a flag; carry
-	// on after it so that flags may also follow the numbers.
-	var numbers []string
-	for {
-		if code, ok := c.parseFlags(fs, "nt", ntUsage, args); !ok {
-			return code
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			break
-		}
-		if used := len(args) - len(rest); used > 0 && args[used-1] == "--" {
-			numbers = append(numbers, rest...)
-			break
-		}
-		numbers = append(numbers, rest[0])
-		args = rest[1:]
+	numbers, code, ok := c.parseInterleaved(fs, "nt", ntUsage, args)
+	if !ok {
+		return code
 	}
 
 	plan, err := c.loadPlan()
