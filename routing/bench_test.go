@@ -78,13 +78,13 @@ func newLargeFixture(tb testing.TB) *largeFixture {
 	// A prefix keeps the calling code and 1 to 7 national digits of a
 	// number, the last few of them redrawn at random, so that rules cover
 	// the numbers' ranges and their neighbours alike.
-	prefixes := func(n int, seen map[string]bool) []PrefixRule {
+	prefixes := func(n int, from []numbering.Result, seen map[string]bool) []PrefixRule {
 		out := make([]PrefixRule, 0, n)
 		for attempts := 0; len(out) < n; attempts++ {
 			if attempts > 20*n {
 				tb.Fatalf("made only %d distinct prefixes of %d", len(out), n)
 			}
-			num := f.numbers[rng.IntN(len(f.numbers))]
+			num := from[rng.IntN(len(from))]
 			e164 := []byte(num.Number.String())
 			ccLen := len(fmt.Sprint(num.Number.CountryCode()))
 			national := min(1+rng.IntN(7), len(e164)-1-ccLen)
@@ -101,8 +101,16 @@ func newLargeFixture(tb testing.TB) *largeFixture {
 		return out
 	}
 	seen := map[string]bool{}
-	f.platform = &Map{DefaultRoute: "HA1", Prefixes: prefixes(100000, seen)}
-	f.account = &Map{DefaultRoute: "HB1", MNPFallback: true, Prefixes: prefixes(10000, map[string]bool{})}
+	// The platform's rules cover the numbers of all countries; the
+	// account's those of a fifth of them, so that decisions take every path.
+	var some []numbering.Result
+	for _, n := range f.numbers {
+		if c := n.CountryCode; c != "" && (c[0]-'A')%5 == 0 {
+			some = append(some, n)
+		}
+	}
+	f.platform = &Map{DefaultRoute: "HA1", Prefixes: prefixes(100000, f.numbers, seen)}
+	f.account = &Map{DefaultRoute: "HB1", MNPFallback: true, Prefixes: prefixes(10000, some, map[string]bool{})}
 	perm := rng.Perm(len(mccmncPool))
 	for i := 0; i < 1000; i++ {
 		rule := MCCMNCRule{MCCMNC: mccmncPool[perm[i]], Route: route()}
@@ -141,7 +149,7 @@ func TestLargeFixture(t *testing.T) {
 	require(len(f.platform.Prefixes) == 100000 && len(f.account.Prefixes) == 10000, "prefix rules")
 	require(len(f.platform.MCCMNCs)+len(f.account.MCCMNCs) == 1000, "MCCMNC rules")
 	require(len(f.platform.Countries)+len(f.account.Countries) == 250, "country rules")
-	require(len(f.numbers) > 5000, "only %d numbers", len(f.numbers))
+	require(len(f.numbers) >= 8192, "only %d numbers", len(f.numbers))
 	p, err := NewPlatform(plan(t), coverage(t), f.platform)
 	require(err == nil, "platform: %v", err)
 	r, err := p.Resolver(f.account)
@@ -171,10 +179,16 @@ func BenchmarkResolve(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		r.Resolve(&f.numbers[i%len(f.numbers)])
+	// All of the fixture's numbers, spread over every region (the tables
+	// mostly out of cache), and a thousand of them (mostly in cache).
+	for _, n := range []int{8192, 1024} {
+		numbers := f.numbers[:n]
+		b.Run(fmt.Sprintf("numbers=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				r.Resolve(&numbers[i&(n-1)])
+			}
+		})
 	}
 }
 

@@ -15,8 +15,7 @@
 // # Performance
 //
 // A Table takes a segment per prefix boundary (at most two per prefix):
-// 8 bytes plus the value, which sits beside its key so that a lookup ends
-// with one memory access; plus a bucket index of up to 11^5 int32s. Lookups cost one key computation and a binary search within
+// an 8-byte start and a value; plus a bucket index of up to 11^5 int32s. Lookups cost one key computation and a binary search within
 // one bucket: tens of nanoseconds when the table is in cache, a few cache
 // misses otherwise. Building sorts the entries unless they come sorted.
 //
@@ -99,18 +98,14 @@ type Entry[V comparable] struct {
 	Value V
 }
 
-// segment is a key range from start to the next segment's start, and the
-// value of the longest prefix covering it. Start and value share a cache
-// line, so that a lookup's last memory access brings both.
-type segment[V comparable] struct {
-	start uint64
-	value V
-}
-
 // Table maps digit strings to the value of their longest prefix in it. The
 // zero Table maps everything to V's zero value.
 type Table[V comparable] struct {
-	segs []segment[V] // ascending; segs[0].start == 0
+	// Segment i runs from starts[i] to starts[i+1] and holds the value of
+	// the longest prefix covering it. The starts are kept apart from the
+	// values so that a binary search reads 8 of them per cache line.
+	starts []uint64 // ascending; starts[0] == 0
+	values []V
 	// first[b] is the segment holding the first key that begins with the
 	// bucket's digits (b numbered in base 11), so that a lookup searches
 	// only the segments of its own bucket.
@@ -134,18 +129,19 @@ func New[V comparable](entries []Entry[V], none V) Table[V] {
 	if !slices.IsSortedFunc(entries, order) {
 		slices.SortFunc(entries, order)
 	}
-	t := Table[V]{segs: make([]segment[V], 1, 2*len(entries)+1)}
-	t.segs[0] = segment[V]{0, none}
+	t := Table[V]{starts: make([]uint64, 1, 2*len(entries)+1), values: make([]V, 1, 2*len(entries)+1)}
+	t.values[0] = none
 	emit := func(at uint64, v V) {
-		last := len(t.segs) - 1
+		last := len(t.starts) - 1
 		switch {
-		case t.segs[last].start == at:
-			t.segs[last].value = v
-			if last > 0 && t.segs[last-1].value == v {
-				t.segs = t.segs[:last]
+		case t.starts[last] == at:
+			t.values[last] = v
+			if last > 0 && t.values[last-1] == v {
+				t.starts, t.values = t.starts[:last], t.values[:last]
 			}
-		case t.segs[last].value != v:
-			t.segs = append(t.segs, segment[V]{at, v})
+		case t.values[last] != v:
+			t.starts = append(t.starts, at)
+			t.values = append(t.values, v)
 		}
 	}
 	var stack []Entry[V]
@@ -176,7 +172,7 @@ func New[V comparable](entries []Entry[V], none V) Table[V] {
 // most 11^5 buckets.
 func (t *Table[V]) index() {
 	digits := 1
-	for digits < 5 && pow11[digits]*2 < uint64(len(t.segs)) {
+	for digits < 5 && pow11[digits]*2 < uint64(len(t.starts)) {
 		digits++
 	}
 	buckets := int(pow11[digits])
@@ -188,7 +184,7 @@ func (t *Table[V]) index() {
 		if b == buckets {
 			start = pow11[MaxDigits] - 1
 		}
-		for seg+1 < len(t.segs) && t.segs[seg+1].start <= start {
+		for seg+1 < len(t.starts) && t.starts[seg+1] <= start {
 			seg++
 		}
 		t.first[b] = int32(seg)
@@ -211,16 +207,15 @@ func (t *Table[V]) LookupKey(k Key) V {
 	lo, hi := int(t.first[b]), int(t.first[b+1])+1
 	for hi-lo > 1 {
 		mid := int(uint(lo+hi) >> 1)
-		if t.segs[mid].start <= uint64(k) {
+		if t.starts[mid] <= uint64(k) {
 			lo = mid
 		} else {
 			hi = mid
 		}
 	}
-	return t.segs[lo].value
+	return t.values[lo]
 }
 
 // Segments returns the number of key segments, a measure of the table's
-// size: each takes 8 bytes plus the value's size, rounded up to 8, and
-// each bucket 4.
-func (t *Table[V]) Segments() int { return len(t.segs) }
+// size: each takes 8 bytes plus the value's size, and each bucket 4.
+func (t *Table[V]) Segments() int { return len(t.starts) }

@@ -47,8 +47,8 @@ func TestAgainstReference(t *testing.T) {
 			entries = append(entries, mustEntry(t, p, v))
 		}
 		table := New(entries, None)
-		for i := 1; i < len(table.segs); i++ {
-			if table.segs[i].start <= table.segs[i-1].start || table.segs[i].value == table.segs[i-1].value {
+		for i := 1; i < len(table.starts); i++ {
+			if table.starts[i] <= table.starts[i-1] || table.values[i] == table.values[i-1] {
 				t.Fatalf("round %d: segments not strictly ascending and merged at %d", round, i)
 			}
 		}
