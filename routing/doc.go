@@ -52,13 +52,20 @@
 //
 // # Performance
 //
-// Prefix rules are kept in a github.com/armon/go-radix tree, which checks
-// them for repetitions and yields them in order; resolution then looks
-// prefixes up in a flattened table (package numbering/prefixmap) built from
-// the tree, because go-radix's LongestPrefix alone costs more than the
-// whole decision may (figures in benchmarks/README.md). Resolve allocates
-// nothing; building a Platform with 100,000 prefix rules takes about a
-// tenth of a second.
+// Resolve reads one flattened prefix table (package numbering/prefixmap)
+// that holds, for every prefix of the account's and the platform's rules,
+// both maps' longest matches; one map lookup gives the network's coverage
+// and MCCMNC rules. It allocates nothing and takes about 0.3 µs with
+// 100,000 platform prefix rules, 10,000 account prefix rules, 1,000 MCCMNC
+// and 250 country rules (benchmarks/README.md). Building that platform takes
+// about 80 ms and the account on top of it 25 ms.
+//
+// Prefix rules also live in github.com/armon/go-radix trees, built on first
+// use, which answer the questions the flattened table does not: every rule
+// on a number's path (Resolver.Explain), and a cross-check of the tables in
+// the tests. go-radix's LongestPrefix alone costs about 0.9 µs on the
+// 100,000 rules, three times the whole decision's budget, which is why
+// decisions do not walk the trees.
 //
 // # Thread safety
 //
