@@ -228,19 +228,15 @@ func (m *Map) MarshalJSON() ([]byte, error) {
 		MCCMNC      *string `json:"mccmnc"`
 		MNO         *string `json:"mno"`
 	}
-	type outCountry struct {
-		CountryCode string `json:"countrycode"`
-		Route       string `json:"route"`
-	}
 	out := struct {
-		DefaultRoute *string      `json:"defaultRoute"`
-		MNPFallback  bool         `json:"mnpFallback"`
-		MCCMNCs      []outMCCMNC  `json:"mccmncs"`
-		Prefixes     []outPrefix  `json:"prefixes"`
-		Countries    []outCountry `json:"countries"`
+		DefaultRoute *string       `json:"defaultRoute"`
+		MNPFallback  bool          `json:"mnpFallback"`
+		MCCMNCs      []outMCCMNC   `json:"mccmncs"`
+		Prefixes     []outPrefix   `json:"prefixes"`
+		Countries    []CountryRule `json:"countries"`
 	}{
 		DefaultRoute: nullable(m.DefaultRoute), MNPFallback: m.MNPFallback,
-		MCCMNCs: []outMCCMNC{}, Prefixes: []outPrefix{}, Countries: []outCountry{},
+		MCCMNCs: []outMCCMNC{}, Prefixes: []outPrefix{}, Countries: append([]CountryRule{}, m.Countries...),
 	}
 	for _, r := range m.MCCMNCs {
 		if !isDigits(r.MCCMNC) {
@@ -254,9 +250,6 @@ func (m *Map) MarshalJSON() ([]byte, error) {
 	}
 	for _, r := range m.Prefixes {
 		out.Prefixes = append(out.Prefixes, outPrefix{nullable(r.CountryCode), r.CNS, r.Route, nullable(r.MCCMNC), nullable(r.MNO)})
-	}
-	for _, r := range m.Countries {
-		out.Countries = append(out.Countries, outCountry{r.CountryCode, r.Route})
 	}
 	return json.Marshal(out)
 }
