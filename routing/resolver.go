@@ -60,18 +60,11 @@ func NewPlatform(plan *numbering.Plan, cov *Coverage, platform *Map) (*Platform,
 		entries[i] = prefixmap.Entry[prefixMatch]{Prefix: k.prefix, Value: newPrefixMatch(nil, p.rules, prefixmap.None, k.index)}
 	}
 	p.prefixes = prefixmap.New(entries, noMatch)
-	p.networks = make(map[uint32]network, len(p.cat.networks)+len(p.rules.mccmnc))
+	coverage := make(map[uint32]network, len(p.cat.networks))
 	for mk, v := range p.cat.networks {
-		p.networks[mk] = network{view: v, platform: noRoute, account: noRoute}
+		coverage[mk] = network{view: v, platform: noRoute, account: noRoute}
 	}
-	for mk, id := range p.rules.mccmnc {
-		n, ok := p.networks[mk]
-		if !ok {
-			n = network{account: noRoute}
-		}
-		n.platform = id
-		p.networks[mk] = n
-	}
+	p.networks = withMCCMNCRules(coverage, p.rules.mccmnc, func(n *network, id routeID) { n.platform = id })
 	return p, nil
 }
 
@@ -100,20 +93,27 @@ func (p *Platform) Resolver(account *Map) (*Resolver, error) {
 		res.prefixes = mergePrefixes(r, p.rules)
 	}
 	if len(r.mccmnc) > 0 {
-		res.networks = make(map[uint32]network, len(p.networks)+len(r.mccmnc))
-		for mk, n := range p.networks {
-			res.networks[mk] = n
-		}
-		for mk, id := range r.mccmnc {
-			n, ok := res.networks[mk]
-			if !ok {
-				n = network{platform: noRoute}
-			}
-			n.account = id
-			res.networks[mk] = n
-		}
+		res.networks = withMCCMNCRules(p.networks, r.mccmnc, func(n *network, id routeID) { n.account = id })
 	}
 	return res, nil
+}
+
+// withMCCMNCRules returns a copy of networks with one map's MCCMNC rules
+// set into it, adding the networks the coverage data does not know.
+func withMCCMNCRules(networks map[uint32]network, rules map[uint32]routeID, set func(*network, routeID)) map[uint32]network {
+	out := make(map[uint32]network, len(networks)+len(rules))
+	for mk, n := range networks {
+		out[mk] = n
+	}
+	for mk, id := range rules {
+		n, ok := out[mk]
+		if !ok {
+			n = network{platform: noRoute, account: noRoute}
+		}
+		set(&n, id)
+		out[mk] = n
+	}
+	return out
 }
 
 // prefixMatch is what the prefix table tells about a number: the routes of
