@@ -132,6 +132,9 @@ func ParseMap(data []byte) (*Map, error) {
 	if err := json.Unmarshal(data, &outer); err != nil {
 		return nil, fmt.Errorf("routing map: %w", describeJSONError(data, err))
 	}
+	if outer == nil {
+		return nil, errors.New("routing map: want a JSON object, have null")
+	}
 	body := data
 	if raw, ok := outer["routing"]; ok && len(outer) == 1 {
 		var routing map[string]json.RawMessage
