@@ -25,8 +25,9 @@ type Result struct {
 	// Network is the name of the network the number range was originally
 	// assigned to, for mobile and pager numbers; "" when unknown.
 	Network string
-	// MCCMNC is the mobile country and network code of the original network,
-	// 5 or 6 digits; "" when the shipped data does not know it.
+	// MCCMNC is the mobile country and network code of the original network
+	// (the one the number's range was assigned to), 5 or 6 digits; "" when
+	// the shipped data does not know it (see data/README.md for coverage).
 	MCCMNC string
 	// CountryCode is the ISO 3166-1 alpha-2 code of the number's country; ""
 	// for non-geographic numbers (such as +800) and when not determined.
@@ -138,8 +139,12 @@ func (p *Plan) Classify(n Number) Result {
 	res.PossiblyPorted = res.QualifiesForHLR && r.mnp
 	all := n.all()
 	if t == typeMobile || t == typeFixedOrMobile || t == typePager {
-		if v := p.carriers.Lookup(all); v != prefixmap.None {
+		key := prefixmap.KeyOf(all)
+		if v := p.carriers.LookupKey(key); v != prefixmap.None {
 			res.Network = p.networks[v]
+		}
+		if v := p.mccmncs.LookupKey(key); v != prefixmap.None {
+			res.MCCMNC = p.mccmncOf[v]
 		}
 	}
 	res.Regions = p.describe(cc, r, t, n)
@@ -276,8 +281,12 @@ func (t lpnType) geographic(cc int) bool {
 // every pattern that matches; the possible lengths and libphonenumber's order
 // of precedence decide.
 func (r *region) typeOf(national []byte) lpnType {
-	mask := r.types.match(national)
-	l := len(national)
+	return r.typeOfMask(r.types.match(national), len(national))
+}
+
+// typeOfMask decides the type from the automaton's mask for a number of
+// length l.
+func (r *region) typeOfMask(mask uint16, l int) lpnType {
 	if l >= 32 {
 		return typeNone
 	}

@@ -23,6 +23,8 @@ type Plan struct {
 	regions  []region
 	carriers prefixmap.Table[int32]
 	networks []string // carrier names, by carriers value
+	mccmncs  prefixmap.Table[int32]
+	mccmncOf []string // MCCMNCs, by mccmncs value
 	geo      prefixmap.Table[int32]
 	places   [][]string // one-element slices of geocoding descriptions
 	zones    prefixmap.Table[int32]
@@ -275,6 +277,9 @@ func newNationalPrefix(m *phonenumbers.PhoneMetadata) (*nationalPrefix, error) {
 func (p *Plan) loadTables() error {
 	var err error
 	if p.carriers, p.networks, err = loadPrefixFile("numbering/carrier_en.tsv.gz"); err != nil {
+		return err
+	}
+	if p.mccmncs, p.mccmncOf, err = loadPrefixFile("numbering/mccmnc.tsv.gz"); err != nil {
 		return err
 	}
 	var places []string

@@ -57,7 +57,7 @@ func TestRouteDefaults(t *testing.T) {
 	require.Equal(t, "GLOBAL_REJECT", *got[2].Origin)
 	require.Equal(t, "REJECT", *got[3].Origin)
 	require.Equal(t, "+49 1", got[3].Number)
-	require.Nil(t, got[0].MCCMNC)
+	require.Equal(t, "26201", *got[0].MCCMNC) // Telekom Deutschland, from the numbering data
 }
 
 func TestRouteWithMap(t *testing.T) {

@@ -19,6 +19,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -31,6 +32,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/numenhq/numen/numbering"
 	"github.com/nyaruka/phonenumbers/v2"
 	"github.com/nyaruka/phonenumbers/v2/metadata"
 	"golang.org/x/text/language"
@@ -42,14 +44,23 @@ const phonenumbersModule = "github.com/nyaruka/phonenumbers/v2"
 func main() {
 	out := flag.String("o", "data", "output directory (the data package)")
 	moduleDir := flag.String("phonenumbers", "", "phonenumbers module directory (default: asked of `go list -m`)")
+	tarball := flag.String("mcc-mnc-list", "", "the "+mccmncListPackage+"-"+mccmncListVersion+".tgz tarball (default: fetched with npm pack)")
+	report := flag.Bool("coverage", false, "print the MCCMNC coverage table (Markdown) instead of writing files")
 	flag.Parse()
-	if err := run(*out, *moduleDir); err != nil {
+	if *report {
+		if err := printCoverage(*out, *moduleDir, *tarball); err != nil {
+			fmt.Fprintln(os.Stderr, "gen:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if err := run(*out, *moduleDir, *tarball); err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
 	}
 }
 
-func run(out, moduleDir string) error {
+func run(out, moduleDir, tarball string) error {
 	curated := filepath.Join(out, "curated")
 	if moduleDir == "" {
 		var err error
@@ -57,7 +68,11 @@ func run(out, moduleDir string) error {
 			return err
 		}
 	}
-	files, err := Generate(moduleDir, os.DirFS(curated))
+	list, err := mccmncList(tarball)
+	if err != nil {
+		return err
+	}
+	files, err := Generate(moduleDir, os.DirFS(curated), list)
 	if err != nil {
 		return err
 	}
@@ -72,6 +87,52 @@ func run(out, moduleDir string) error {
 		fmt.Fprintf(os.Stderr, "wrote %s (%d bytes)\n", path, len(f.Data))
 	}
 	return nil
+}
+
+// printCoverage prints the MCCMNC coverage table of data/README.md.
+func printCoverage(out, moduleDir, tarball string) error {
+	if moduleDir == "" {
+		var err error
+		if moduleDir, err = findModuleDir(); err != nil {
+			return err
+		}
+	}
+	list, err := mccmncList(tarball)
+	if err != nil {
+		return err
+	}
+	carrier, err := readPrefixMap(filepath.Join(moduleDir, "carrier", "data", "en.txt.gz"), false)
+	if err != nil {
+		return err
+	}
+	_, _, matches, err := mccmncTables(carrier, list, os.DirFS(filepath.Join(out, "curated")))
+	if err != nil {
+		return err
+	}
+	plan, err := numbering.Load()
+	if err != nil {
+		return err
+	}
+	cov := coverage(plan, carrier, matches)
+	writeCoverage(os.Stdout, cov)
+	var entries []mccEntry
+	if err := json.Unmarshal(list, &entries); err != nil {
+		return err
+	}
+	writeCurationHints(os.Stderr, cov, matches, entries)
+	return nil
+}
+
+// mccmncList reads the MCC-MNC list from the given tarball, or fetches it.
+func mccmncList(tarball string) ([]byte, error) {
+	if tarball == "" {
+		return fetchMCCMNCList()
+	}
+	tgz, err := os.ReadFile(tarball)
+	if err != nil {
+		return nil, err
+	}
+	return readMCCMNCTarball(tgz)
 }
 
 func findModuleDir() (string, error) {
@@ -97,7 +158,7 @@ type File struct {
 // Generate builds every generated file of package data from the phonenumbers
 // module found at moduleDir and the hand-curated files in curated (the
 // data/curated directory). It is deterministic.
-func Generate(moduleDir string, curated fs.FS) ([]File, error) {
+func Generate(moduleDir string, curated fs.FS, mccmncList []byte) ([]File, error) {
 	carrier, err := readPrefixMap(filepath.Join(moduleDir, "carrier", "data", "en.txt.gz"), false)
 	if err != nil {
 		return nil, fmt.Errorf("carrier data: %w", err)
@@ -117,7 +178,13 @@ func Generate(moduleDir string, curated fs.FS) ([]File, error) {
 	if err != nil {
 		return nil, err
 	}
+	mccmnc, networks, _, err := mccmncTables(carrier, mccmncList, curated)
+	if err != nil {
+		return nil, err
+	}
 	files := []File{
+		{Name: "numbering/mccmnc.tsv.gz", Data: gzipBytes(mccmnc)},
+		{Name: "numbering/networks.tsv", Data: networks},
 		{Name: "numbering/carrier_en.tsv.gz", Data: gzipBytes(carrier)},
 		{Name: "numbering/geocoding_en.tsv.gz", Data: gzipBytes(geo)},
 		{Name: "numbering/timezones.tsv.gz", Data: gzipBytes(tz)},
@@ -135,7 +202,9 @@ func Generate(moduleDir string, curated fs.FS) ([]File, error) {
 	fmt.Fprintf(&v, "// LibphonenumberVersion is the libphonenumber metadata release the tables were built from.\n")
 	fmt.Fprintf(&v, "const LibphonenumberVersion = %q\n\n", metadata.Version)
 	fmt.Fprintf(&v, "// TablesDigest identifies the generated tables: the first 12 hex digits of a SHA-256 over them.\n")
-	fmt.Fprintf(&v, "const TablesDigest = %q\n", digest)
+	fmt.Fprintf(&v, "const TablesDigest = %q\n\n", digest)
+	fmt.Fprintf(&v, "// MCCMNCListVersion is the version of the npm package %s the MCCMNC tables were built from.\n", mccmncListPackage)
+	fmt.Fprintf(&v, "const MCCMNCListVersion = %q\n", mccmncListVersion)
 	files = append(files, File{Name: "version.go", Data: v.Bytes()})
 	return files, nil
 }

