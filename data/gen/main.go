@@ -60,19 +60,25 @@ func main() {
 	}
 }
 
-func run(out, moduleDir, tarball string) error {
-	curated := filepath.Join(out, "curated")
+// inputs locates the phonenumbers module (unless given) and reads the
+// MCC-MNC list from the tarball given, or fetches it.
+func inputs(moduleDir, tarball string) (string, []byte, error) {
 	if moduleDir == "" {
 		var err error
 		if moduleDir, err = findModuleDir(); err != nil {
-			return err
+			return "", nil, err
 		}
 	}
 	list, err := mccmncList(tarball)
+	return moduleDir, list, err
+}
+
+func run(out, moduleDir, tarball string) error {
+	moduleDir, list, err := inputs(moduleDir, tarball)
 	if err != nil {
 		return err
 	}
-	files, err := Generate(moduleDir, os.DirFS(curated), list)
+	files, err := Generate(moduleDir, os.DirFS(filepath.Join(out, "curated")), list)
 	if err != nil {
 		return err
 	}
@@ -91,13 +97,7 @@ func run(out, moduleDir, tarball string) error {
 
 // printCoverage prints the MCCMNC coverage table of data/README.md.
 func printCoverage(out, moduleDir, tarball string) error {
-	if moduleDir == "" {
-		var err error
-		if moduleDir, err = findModuleDir(); err != nil {
-			return err
-		}
-	}
-	list, err := mccmncList(tarball)
+	moduleDir, list, err := inputs(moduleDir, tarball)
 	if err != nil {
 		return err
 	}
