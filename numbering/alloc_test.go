@@ -2,6 +2,8 @@ package numbering
 
 import (
 	"testing"
+
+	"github.com/numenhq/numen/numbering/prefixmap"
 )
 
 // TestClassifyDoesNotAllocate proves the hot path allocation-free: parsing
@@ -33,5 +35,28 @@ func TestClassifyDoesNotAllocate(t *testing.T) {
 	buf := make([]byte, 0, 1024)
 	if allocs := testing.AllocsPerRun(100, func() { buf = res.AppendJSON(buf[:0]) }); allocs != 0 {
 		t.Errorf("AppendJSON allocates %.1f times", allocs)
+	}
+}
+
+// TestMCCMNCLookupDoesNotAllocate proves the MCCMNC index allocation-free on
+// its own, for numbers with and without a known network.
+func TestMCCMNCLookupDoesNotAllocate(t *testing.T) {
+	p := plan(t)
+	for in, want := range map[string]string{
+		"4915112345678": "26201", "447400123456": "23420", "12025550123": "", "99912345": "",
+	} {
+		var got string
+		allocs := testing.AllocsPerRun(100, func() {
+			got = ""
+			if v := p.mccmncs.LookupKey(prefixmap.KeyOf(in)); v != prefixmap.None {
+				got = p.mccmncOf[v]
+			}
+		})
+		if allocs != 0 {
+			t.Errorf("MCCMNC lookup of %s allocates %.1f times", in, allocs)
+		}
+		if got != want {
+			t.Errorf("MCCMNC of %s: %q, want %q", in, got, want)
+		}
 	}
 }

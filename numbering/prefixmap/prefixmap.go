@@ -27,6 +27,8 @@ package prefixmap
 import (
 	"cmp"
 	"fmt"
+	"math"
+	"math/bits"
 	"slices"
 )
 
@@ -53,8 +55,13 @@ var pow11 = func() (p [MaxDigits + 1]uint64) {
 // ASCII digits.
 func KeyOf[S ~string | ~[]byte](digits S) Key {
 	n := min(len(digits), MaxDigits)
+	// Two digits a step halves the chain of dependent multiplications.
 	var k uint64
-	for i := 0; i < n; i++ {
+	i := 0
+	for ; i+1 < n; i += 2 {
+		k = k*121 + uint64(digits[i]-'0')*11 + uint64(digits[i+1]-'0') + 12
+	}
+	if i < n {
 		k = k*11 + uint64(digits[i]-'0') + 1
 	}
 	return Key(k * pow11[MaxDigits-n])
@@ -111,6 +118,10 @@ type Table[V comparable] struct {
 	// only the segments of its own bucket.
 	first       []int32
 	bucketShift uint64 // pow11[MaxDigits-bucket digits]
+	// bucketMul is ceil(2^64 / bucketShift): a lookup divides by
+	// multiplying, which costs a few cycles where a 64-bit division costs
+	// dozens (see bucketOf).
+	bucketMul uint64
 }
 
 // New builds a table from entries with distinct prefixes (a prefix given
@@ -177,6 +188,7 @@ func (t *Table[V]) index() {
 	}
 	buckets := int(pow11[digits])
 	t.bucketShift = pow11[MaxDigits-digits]
+	t.bucketMul = math.MaxUint64/t.bucketShift + 1 // bucketShift is never a power of two
 	t.first = make([]int32, buckets+1)
 	seg := 0
 	for b := 0; b <= buckets; b++ {
@@ -203,17 +215,31 @@ func (t *Table[V]) LookupKey(k Key) V {
 		return zero
 	}
 	// Find the last segment whose start is <= k, among those of k's bucket.
-	b := uint64(k) / t.bucketShift
-	lo, hi := int(t.first[b]), int(t.first[b+1])+1
-	for hi-lo > 1 {
-		mid := int(uint(lo+hi) >> 1)
-		if t.starts[mid] <= uint64(k) {
-			lo = mid
-		} else {
-			hi = mid
+	b := t.bucketOf(uint64(k))
+	// A branch-free binary search: the comparison picks the base with a
+	// conditional move, as random keys would mispredict a branch half of
+	// the time.
+	lo, n := int(t.first[b]), int(t.first[b+1])+1-int(t.first[b])
+	for n > 1 {
+		half := n >> 1
+		if t.starts[lo+half] <= uint64(k) {
+			lo += half
 		}
+		n -= half
 	}
 	return t.values[lo]
+}
+
+// bucketOf returns k / bucketShift. The high word of k * ceil(2^64/d)
+// is floor(k/d + k*e/2^64) with 0 < e < 1, and k < 2^42, so it is the
+// quotient or, when k mod d falls within k/2^64 of d, one more; one
+// multiplication corrects that.
+func (t *Table[V]) bucketOf(k uint64) uint64 {
+	q, _ := bits.Mul64(k, t.bucketMul)
+	if q*t.bucketShift > k {
+		q--
+	}
+	return q
 }
 
 // Segments returns the number of key segments, a measure of the table's

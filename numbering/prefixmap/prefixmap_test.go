@@ -1,6 +1,7 @@
 package prefixmap
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 )
@@ -143,4 +144,27 @@ func FuzzLookup(f *testing.F) {
 			t.Fatalf("Lookup(%q) = %d, want %d (prefixes %q)", query, got, want, prefixes)
 		}
 	})
+}
+
+// TestBucketOfDivides checks the multiplicative division against the
+// hardware's at every bucket size, at the edges of buckets, where an
+// off-by-one would show, and at random keys.
+func TestBucketOfDivides(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for digits := 1; digits <= 5; digits++ {
+		d := pow11[MaxDigits-digits]
+		tb := Table[int]{bucketShift: d, bucketMul: math.MaxUint64/d + 1}
+		keys := []uint64{0, 1, pow11[MaxDigits] - 1}
+		for b := uint64(0); b < pow11[digits]; b += 1 + b/7 {
+			keys = append(keys, b*d, b*d+d-1, b*d+d-2, b*d+d-5)
+		}
+		for range 10000 {
+			keys = append(keys, rng.Uint64N(pow11[MaxDigits]))
+		}
+		for _, k := range keys {
+			if got, want := tb.bucketOf(k), k/d; got != want {
+				t.Fatalf("digits %d: bucketOf(%d) = %d, want %d", digits, k, got, want)
+			}
+		}
+	}
 }
