@@ -6,7 +6,7 @@ package data
 const LibphonenumberVersion = "v9.0.36"
 
 // TablesDigest identifies the generated tables: the first 12 hex digits of a SHA-256 over them.
-const TablesDigest = "a39cecbdd7eb"
+const TablesDigest = "3d441155593e"
 
 // MCCMNCListVersion is the version of the npm package mcc-mnc-list the MCCMNC tables were built from.
 const MCCMNCListVersion = "1.1.11"

@@ -330,6 +330,10 @@ func TestMCCMNCSpots(t *testing.T) {
 	p := plan(t)
 	for in, want := range map[string]string{
 		"+49 151 23456789":  "26201", // Telekom Deutschland's 0151
+		"+61 412 345 678":   "50502", // Optus's 0412
+		"+385 91 234 5678":  "21910", // A1 Hrvatska (former Vipnet)'s 091
+		"+353 87 123 4567":  "27201", // Vodafone Ireland's 087
+		"+98 912 123 4567":  "43211", // MCI's 0912
 		"+49 172 3456789":   "26202", // Vodafone's 0172
 		"+49 176 12345678":  "26203", // O2's 0176
 		"+44 7400 123456":   "23420", // Three UK
@@ -357,4 +361,8 @@ func TestMCCMNCSpots(t *testing.T) {
 	// Landlines and unmapped carriers have none.
 	require.Empty(t, p.ClassifyString("+49 30 1234567").MCCMNC)
 	require.Empty(t, p.ClassifyString("+1 650 253 0000").MCCMNC)
+	// ERA-GLONASS modules: a known carrier without an MCCMNC, on purpose.
+	glonass := p.ClassifyString("+7 940 123 4567")
+	require.Equal(t, "GLONASS", glonass.Network)
+	require.Empty(t, glonass.MCCMNC)
 }

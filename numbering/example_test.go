@@ -89,3 +89,19 @@ func ExampleResult_AppendJSON() {
 	// Output:
 	// {"number":"+31612345678","number_type":"MOBILE","query_status":"OK","is_valid":true,"invalid_reason":null,"is_possibly_ported":true,"is_vanity_number":false,"qualifies_for_hlr_lookup":true,"mccmnc":"20408","mcc":"204","mnc":"08","original_network_name":"KPN","original_country_name":"Netherlands","original_country_code":"NL","original_country_prefix":"+31","regions":["Netherlands"],"timezones":["Europe/Amsterdam"],"info_text":null}
 }
+
+// A portability answer names the network a number moved to by its MCCMNC;
+// the plan gives its name and country.
+func ExamplePlan_Network() {
+	plan, err := numbering.Load()
+	if err != nil {
+		log.Fatal(err)
+	}
+	nw, ok := plan.Network("26203")
+	if !ok {
+		log.Fatal("unknown network")
+	}
+	country, _ := plan.Country(nw.Region)
+	fmt.Println(nw.Name(), nw.MCC(), nw.MNC(), country.Name, country.Prefix)
+	// Output: O2 262 03 Germany +49
+}

@@ -29,7 +29,12 @@ type Plan struct {
 	places   [][]string // one-element slices of geocoding descriptions
 	zones    prefixmap.Table[int32]
 	zoneSets [][]string // time-zone lists, by zones value
-	version  Version
+	// The MCC-MNC list: networks by MCCMNC, operational networks by
+	// region, and the home region of each MCC.
+	networkList []Network
+	networksOf  map[string][]Network
+	mccRegion   map[string]string
+	version     Version
 }
 
 // Version identifies the numbering data a Plan was loaded from.
@@ -112,6 +117,9 @@ func Load() (*Plan, error) {
 		return nil, err
 	}
 	if err := p.loadTables(); err != nil {
+		return nil, err
+	}
+	if err := p.loadNetworks(); err != nil {
 		return nil, err
 	}
 	return p, nil

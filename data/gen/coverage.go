@@ -17,7 +17,13 @@ type regionCoverage struct {
 	mobile   float64 // mobile numbers the numbering plan allows in the region
 	assigned float64 // of them, under a carrier prefix: ranges assigned to a network
 	resolved float64 // of those, under a prefix mapped to exactly one MCCMNC
+	noCode   float64 // of those, held by services curated as having no MCCMNC (pagers, ...)
 	unmapped map[string]float64
+	// sharesWith is the main region of the calling code when this region
+	// allows exactly the main region's mobile numbers (Åland's are
+	// Finland's): such numbers classify as the main region, so the region
+	// has no mobile space of its own to measure.
+	sharesWith string
 }
 
 // share is the share of the assigned mobile number space that resolves to
@@ -25,7 +31,19 @@ type regionCoverage struct {
 // carrier holds (unassigned, or unknown to libphonenumber) cannot resolve
 // to a network by any mapping; assignedShare says how much of the plan's
 // mobile space that leaves out.
+//
+// Ranges of services that have no mobile network code at all (paging
+// networks, machine-to-machine ranges hosted on several networks), curated
+// with "-" in the alias file, are left out of the denominator: no mapping
+// can resolve them. strictShare keeps them in.
 func (c *regionCoverage) share() float64 {
+	if c.assigned-c.noCode <= 0 {
+		return 0
+	}
+	return c.resolved / (c.assigned - c.noCode)
+}
+
+func (c *regionCoverage) strictShare() float64 {
 	if c.assigned == 0 {
 		return 0
 	}
@@ -91,15 +109,25 @@ func coverage(plan *numbering.Plan, carrierTSV []byte, matches map[[2]string]*ca
 			}
 			c := get(region)
 			c.assigned += own
-			if m.mccmnc != "" && (m.region == region || len(phonenumbers.GetRegionCodesForCountryCode(cc)) == 1) {
+			switch {
+			case m.mccmnc != "" && (m.region == region || len(phonenumbers.GetRegionCodesForCountryCode(cc)) == 1):
 				c.resolved += own
-			} else {
+			case m.how == "excluded":
+				c.noCode += own
+				c.unmapped[e.carrier+" (no MCCMNC)"] += own
+			default:
 				c.unmapped[e.carrier] += own
 			}
 		}
 	}
 	out := make([]*regionCoverage, 0, len(byRegion))
 	for _, c := range byRegion {
+		cc := phonenumbers.GetCountryCodeForRegion(c.region)
+		if main := phonenumbers.GetRegionCodeForCountryCode(cc); main != c.region {
+			if m := byRegion[main]; m != nil && m.mobile == c.mobile && c.mobile > 0 {
+				c.sharesWith = main
+			}
+		}
 		out = append(out, c)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].region < out[j].region })
@@ -109,20 +137,27 @@ func coverage(plan *numbering.Plan, carrierTSV []byte, matches map[[2]string]*ca
 // writeCoverage writes the coverage table in Markdown: every region with
 // mobile numbers, its share resolved, and its largest unmapped carriers.
 func writeCoverage(w io.Writer, cov []*regionCoverage) {
-	target, withData := 0, 0
+	target, strict, withData := 0, 0, 0
+	var shared []string
 	for _, c := range cov {
-		if c.assigned > 0 {
+		switch {
+		case c.sharesWith != "":
+			shared = append(shared, c.region+" ("+c.sharesWith+")")
+		case c.assigned > 0:
 			withData++
 			if c.share() >= 0.95 {
 				target++
 			}
+			if c.strictShare() >= 0.95 {
+				strict++
+			}
 		}
 	}
-	fmt.Fprintf(w, "%d of the %d regions with carrier range data have at least 95%% of their assigned mobile number space resolved to exactly one MCCMNC.\n\n", target, withData)
-	fmt.Fprintln(w, "| region | mobile numbers in the plan | of them assigned to a carrier | assigned space resolved to one MCCMNC | largest unmapped carriers (share of the assigned space) |")
-	fmt.Fprintln(w, "|---|---:|---:|---:|---|")
+	fmt.Fprintf(w, "%d of the %d regions with carrier range data have at least 95%% of their assigned mobile number space resolved to exactly one MCCMNC (%d when ranges of services without any MCCMNC count as unresolved).\n\n", target, withData, strict)
+	fmt.Fprintln(w, "| region | mobile numbers in the plan | of them assigned to a carrier | assigned to services without an MCCMNC | resolved to one MCCMNC | resolved, strict | largest unresolved carriers (share of the assigned space) |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---|")
 	for _, c := range cov {
-		if c.mobile == 0 {
+		if c.mobile == 0 || c.sharesWith != "" {
 			continue
 		}
 		type u struct {
@@ -144,7 +179,14 @@ func writeCoverage(w io.Writer, cov []*regionCoverage) {
 			}
 			parts = append(parts, fmt.Sprintf("%s (%.1f%%)", x.name, 100*x.n/c.assigned))
 		}
-		fmt.Fprintf(w, "| %s | %.3g | %.1f%% | %.1f%% | %s |\n", c.region, c.mobile, 100*c.assignedShare(), 100*c.share(), strings.Join(parts, ", "))
+		noCode := 0.0
+		if c.assigned > 0 {
+			noCode = c.noCode / c.assigned
+		}
+		fmt.Fprintf(w, "| %s | %.3g | %.1f%% | %.1f%% | %.1f%% | %.1f%% | %s |\n", c.region, c.mobile, 100*c.assignedShare(), 100*noCode, 100*c.share(), 100*c.strictShare(), strings.Join(parts, ", "))
+	}
+	if len(shared) > 0 {
+		fmt.Fprintf(w, "\nNot listed: regions whose mobile numbers are exactly those of the main region of their calling code, and classify as that region: %s.\n", strings.Join(shared, ", "))
 	}
 }
 

@@ -19,7 +19,6 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -115,8 +114,8 @@ func printCoverage(out, moduleDir, tarball string) error {
 	}
 	cov := coverage(plan, carrier, matches)
 	writeCoverage(os.Stdout, cov)
-	var entries []mccEntry
-	if err := json.Unmarshal(list, &entries); err != nil {
+	entries, err := parseMCCMNCList(list)
+	if err != nil {
 		return err
 	}
 	writeCurationHints(os.Stderr, cov, matches, entries)

