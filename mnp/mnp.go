@@ -185,14 +185,26 @@ type HLRAnswer struct {
 	// asterisks; availability depends on the network).
 	IMSI, MSIN, MSC string
 	// Ported says whether the number left its original network; PortedTo
-	// is the network it moved to (MCCMNC), when Ported is True.
+	// is the network it moved to, when Ported is True.
 	Ported   Bool
-	PortedTo string
+	PortedTo NetworkRef
 	// Roaming says whether the handset is on a foreign network; RoamingOn
-	// is the visited network (MCCMNC), when Roaming is True.
+	// is the visited network, when Roaming is True.
 	Roaming   Bool
-	RoamingOn string
+	RoamingOn NetworkRef
 }
+
+// NetworkRef names a network as a backend knows it: by MCCMNC when it can,
+// else by name and country (a remote provider's answer may carry only
+// those). The engine completes what is missing from the MCC-MNC list.
+type NetworkRef struct {
+	MCCMNC string
+	Name   string
+	Region string // ISO 3166-1 alpha-2
+}
+
+// IsZero reports whether r names no network.
+func (r NetworkRef) IsZero() bool { return r == NetworkRef{} }
 
 // PortAnswer is what a portability backend found out about a number.
 type PortAnswer struct {
@@ -201,13 +213,11 @@ type PortAnswer struct {
 	// Ported is Unknown when the backend has no data for the number's
 	// country (Code says so): never a guessed False.
 	Ported Bool
-	// MCCMNC is the network the number belongs to now: the ported-to
+	// Network is the network the number belongs to now: the ported-to
 	// network when Ported is True, else the original network when the
-	// backend knows it.
-	MCCMNC string
-	// Network is the backend's name for that network, "" when it gives
-	// none (the engine then names it from the MCC-MNC list).
-	Network string
+	// backend knows it. A name the backend does not give is filled by the
+	// engine from the MCC-MNC list.
+	Network NetworkRef
 }
 
 // ErrorCode is the API's error_code: an integer for support, with an English

@@ -1,0 +1,312 @@
+// Package apiv2 holds the wire types of Numen's lookup API, /api/v2: the
+// request bodies and result objects of lookup-api-v2-spec.md with its field
+// names, and the decisions of DESIGN.md where the spec shows nothing. The
+// engine fills them, the HTTP adapter writes them, and the Go client
+// (package mnp/remote) reads them, so the three cannot drift apart.
+//
+// Nullable fields are pointers (nil is JSON null); every field is always
+// written, null or not, as the spec's examples do. Use [String], [Bool] and
+// [Int] to fill them.
+//
+// The package is a leaf: it imports nothing of Numen's.
+package apiv2
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strconv"
+)
+
+// Base is the path under which every endpoint lives.
+const Base = "/api/v2"
+
+// String returns a pointer to s, or nil when s is "": the API writes
+// unknown text as null.
+func String(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// Bool returns a pointer to b.
+func Bool(b bool) *bool { return &b }
+
+// Int returns a pointer to i.
+func Int(i int) *int { return &i }
+
+// Deref returns *s, or "" for nil.
+func Deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// HLRLookupRequest is the body of POST /hlr-lookup (and, with the number
+// under msisdn, of POST /mnp-lookup).
+type HLRLookupRequest struct {
+	MSISDN  string  `json:"msisdn"`
+	Route   *string `json:"route,omitempty"`
+	Storage *string `json:"storage,omitempty"`
+}
+
+// MNPLookupRequest is the body of POST /mnp-lookup.
+type MNPLookupRequest = HLRLookupRequest
+
+// NTLookupRequest is the body of POST /nt-lookup.
+type NTLookupRequest struct {
+	Number  string  `json:"number"`
+	Route   *string `json:"route,omitempty"`
+	Storage *string `json:"storage,omitempty"`
+}
+
+// HLRLookupsRequest is the body of POST /hlr-lookups: up to 1000 numbers.
+type HLRLookupsRequest struct {
+	MSISDNs []string `json:"msisdns"`
+	Route   *string  `json:"route,omitempty"`
+	Storage *string  `json:"storage,omitempty"`
+}
+
+// NTLookupsRequest is the body of POST /nt-lookups: up to 1000 numbers.
+type NTLookupsRequest struct {
+	Numbers []string `json:"numbers"`
+	Route   *string  `json:"route,omitempty"`
+	Storage *string  `json:"storage,omitempty"`
+}
+
+// HLRResult is the HLR lookup result: the response of POST /hlr-lookup and
+// an element of HLR webhook batches.
+type HLRResult struct {
+	ID                    string  `json:"id"`
+	MSISDN                string  `json:"msisdn"`
+	ConnectivityStatus    string  `json:"connectivity_status"`
+	MCCMNC                *string `json:"mccmnc"`
+	MCC                   *string `json:"mcc"`
+	MNC                   *string `json:"mnc"`
+	IMSI                  *string `json:"imsi"`
+	MSIN                  *string `json:"msin"`
+	MSC                   *string `json:"msc"`
+	OriginalNetworkName   *string `json:"original_network_name"`
+	OriginalCountryName   *string `json:"original_country_name"`
+	OriginalCountryCode   *string `json:"original_country_code"`
+	OriginalCountryPrefix *string `json:"original_country_prefix"`
+	IsPorted              *bool   `json:"is_ported"`
+	PortedNetworkName     *string `json:"ported_network_name"`
+	PortedCountryName     *string `json:"ported_country_name"`
+	PortedCountryCode     *string `json:"ported_country_code"`
+	PortedCountryPrefix   *string `json:"ported_country_prefix"`
+	IsRoaming             *bool   `json:"is_roaming"`
+	RoamingNetworkName    *string `json:"roaming_network_name"`
+	RoamingCountryName    *string `json:"roaming_country_name"`
+	RoamingCountryCode    *string `json:"roaming_country_code"`
+	RoamingCountryPrefix  *string `json:"roaming_country_prefix"`
+	Cost                  *string `json:"cost"`
+	Timestamp             *string `json:"timestamp"`
+	Storage               *string `json:"storage"`
+	Route                 *string `json:"route"`
+	ProcessingStatus      string  `json:"processing_status"`
+	ErrorCode             *int    `json:"error_code"`
+	ErrorDescription      *string `json:"error_description"`
+	DataSource            string  `json:"data_source"`
+	RoutingInstruction    string  `json:"routing_instruction"`
+}
+
+// MNPResult is the response of POST /mnp-lookup, with the fields DESIGN.md
+// lists, plus processing_status and error_description as in HLR results,
+// so that a client tells a rejected lookup (no charge) from a completed one
+// without a table of codes.
+type MNPResult struct {
+	ID                    string  `json:"id"`
+	MSISDN                string  `json:"msisdn"`
+	QueryStatus           string  `json:"query_status"`
+	MCCMNC                *string `json:"mccmnc"`
+	MCC                   *string `json:"mcc"`
+	MNC                   *string `json:"mnc"`
+	IsPorted              *bool   `json:"is_ported"`
+	OriginalNetworkName   *string `json:"original_network_name"`
+	OriginalCountryName   *string `json:"original_country_name"`
+	OriginalCountryCode   *string `json:"original_country_code"`
+	OriginalCountryPrefix *string `json:"original_country_prefix"`
+	PortedNetworkName     *string `json:"ported_network_name"`
+	PortedCountryName     *string `json:"ported_country_name"`
+	PortedCountryCode     *string `json:"ported_country_code"`
+	PortedCountryPrefix   *string `json:"ported_country_prefix"`
+	Extra                 *string `json:"extra"`
+	Cost                  *string `json:"cost"`
+	Timestamp             *string `json:"timestamp"`
+	Storage               *string `json:"storage"`
+	Route                 *string `json:"route"`
+	ProcessingStatus      string  `json:"processing_status"`
+	ErrorCode             *int    `json:"error_code"`
+	ErrorDescription      *string `json:"error_description"`
+}
+
+// NTResult is the NT lookup result with the documented attribute names: the
+// response of POST /nt-lookup and an element of NT webhook batches.
+type NTResult struct {
+	ID                    string   `json:"id"`
+	Number                string   `json:"number"`
+	NumberType            string   `json:"number_type"`
+	QueryStatus           string   `json:"query_status"`
+	IsValid               *bool    `json:"is_valid"`
+	InvalidReason         *string  `json:"invalid_reason"`
+	IsPossiblyPorted      *bool    `json:"is_possibly_ported"`
+	IsVanityNumber        *bool    `json:"is_vanity_number"`
+	QualifiesForHLRLookup *bool    `json:"qualifies_for_hlr_lookup"`
+	MCCMNC                *string  `json:"mccmnc"`
+	MCC                   *string  `json:"mcc"`
+	MNC                   *string  `json:"mnc"`
+	OriginalNetworkName   *string  `json:"original_network_name"`
+	OriginalCountryName   *string  `json:"original_country_name"`
+	OriginalCountryCode   *string  `json:"original_country_code"`
+	OriginalCountryPrefix *string  `json:"original_country_prefix"`
+	Regions               []string `json:"regions"`
+	Timezones             []string `json:"timezones"`
+	InfoText              *string  `json:"info_text"`
+	Cost                  *string  `json:"cost"`
+	Timestamp             *string  `json:"timestamp"`
+	Storage               *string  `json:"storage"`
+	Route                 *string  `json:"route"`
+}
+
+// RouteDecision is the response of GET /route.
+type RouteDecision struct {
+	Route           string  `json:"route"`
+	ConfidenceLevel string  `json:"confidence_level"`
+	MCCMNC          *string `json:"mccmnc"`
+	Origin          string  `json:"origin"`
+}
+
+// Routes is the response of GET /routes.
+type Routes struct {
+	Routes RouteLists `json:"routes"`
+}
+
+// RouteLists are the route identifiers of each product.
+type RouteLists struct {
+	HLR []string `json:"HLR"`
+	MNP []string `json:"MNP"`
+	NT  []string `json:"NT"`
+}
+
+// RoutingMap is the response of GET /routing-map. The map itself is kept as
+// JSON: package routing reads it (routing.ParseMap) and writes it.
+type RoutingMap struct {
+	Routing struct {
+		Map json.RawMessage `json:"map"`
+	} `json:"routing"`
+}
+
+// Receipt is the response of the bulk endpoints, POST /hlr-lookups and
+// POST /nt-lookups.
+type Receipt struct {
+	Accepted      []Submitted `json:"accepted"`
+	AcceptedCount int         `json:"accepted_count"`
+	Rejected      []Submitted `json:"rejected"`
+	RejectedCount int         `json:"rejected_count"`
+	TotalCount    int         `json:"total_count"`
+	// Cost is written as a decimal string; reading accepts the bare number
+	// of the spec's NT example too.
+	Cost        Decimal  `json:"cost"`
+	Storage     string   `json:"storage"`
+	Route       string   `json:"route"`
+	WebhookURLs []string `json:"webhook_urls"`
+}
+
+// Submitted is one number of a receipt. Its JSON key is msisdn in HLR
+// receipts and number in NT receipts (set Key); ID is nil for rejected
+// numbers.
+type Submitted struct {
+	ID     *string
+	Number string
+	// NT selects the key "number" instead of "msisdn".
+	NT bool
+}
+
+// MarshalJSON writes {"id": ..., "msisdn"|"number": ...}.
+func (s Submitted) MarshalJSON() ([]byte, error) {
+	key := "msisdn"
+	if s.NT {
+		key = "number"
+	}
+	b := []byte(`{"id":`)
+	if s.ID == nil {
+		b = append(b, "null"...)
+	} else {
+		b = strconv.AppendQuote(b, *s.ID)
+	}
+	b = append(b, `,"`+key+`":`...)
+	b = strconv.AppendQuote(b, s.Number)
+	return append(b, '}'), nil
+}
+
+// UnmarshalJSON reads either key.
+func (s *Submitted) UnmarshalJSON(b []byte) error {
+	var w struct {
+		ID     *string `json:"id"`
+		MSISDN *string `json:"msisdn"`
+		Number *string `json:"number"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	switch {
+	case w.MSISDN != nil:
+		*s = Submitted{ID: w.ID, Number: *w.MSISDN}
+	case w.Number != nil:
+		*s = Submitted{ID: w.ID, Number: *w.Number, NT: true}
+	default:
+		return errors.New("apiv2: submitted number without msisdn or number")
+	}
+	return nil
+}
+
+// Decimal is a cost in EUR as the API writes it: a decimal string such as
+// "0.0100". It reads a JSON string or a bare JSON number.
+type Decimal string
+
+// MarshalJSON writes the decimal as a JSON string.
+func (d Decimal) MarshalJSON() ([]byte, error) { return strconv.AppendQuote(nil, string(d)), nil }
+
+// UnmarshalJSON accepts "0.01" and 0.01.
+func (d *Decimal) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	if len(b) > 0 && b[0] == '"' {
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		*d = Decimal(s)
+		return nil
+	}
+	var n json.Number
+	if err := json.Unmarshal(b, &n); err != nil {
+		return errors.New("apiv2: cost is neither a decimal string nor a number")
+	}
+	*d = Decimal(n.String())
+	return nil
+}
+
+// WebhookBatch is the body of a webhook delivery: {"type": "HLR"|"NT",
+// "results": [...]}, at most 1000 results.
+type WebhookBatch struct {
+	Type    string          `json:"type"`
+	Results json.RawMessage `json:"results"`
+}
+
+// ErrorBody is the body of every response that is not 200.
+type ErrorBody struct {
+	Errors []string `json:"errors"`
+}
+
+// Time is the response of GET /time.
+type Time struct {
+	Time int64 `json:"time"`
+}
+
+// AuthTest is the response of GET /auth-test.
+type AuthTest struct {
+	Success bool `json:"success"`
+}
