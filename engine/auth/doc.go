@@ -62,8 +62,8 @@
 // ([Credentials]). Every failure is an [*Error] with a [Reason], wrapping [ErrUnauthorized]
 // (HTTP 401); its English message names the header at fault and never contains a secret, the
 // expected signature or the Authorization header's value. Signatures and secrets are compared
-// in constant time, and an unknown key costs the same HMAC as a known one, so timing does not
-// reveal which keys exist.
+// in constant time, and rejecting an unknown key costs one HMAC, as checking a key with one
+// secret does, so timing does not reveal which keys exist.
 //
 // # Webhook signatures
 //
@@ -87,8 +87,9 @@
 //
 // # Performance
 //
-// Verifying a digest costs one HMAC-SHA256 over the body per secret of the account; the
-// basic methods cost one SHA-256 of a short text per secret.
+// Verifying a digest costs one HMAC-SHA256 over the body per secret of the account (about 2 µs
+// and a few small allocations for a typical lookup body; see BenchmarkVerifyDigest*); the basic
+// methods cost one SHA-256 of a short text per secret. Nothing is cached between requests.
 //
 // # Thread Safety
 //
