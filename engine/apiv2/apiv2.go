@@ -111,6 +111,9 @@ type HLRResult struct {
 	ErrorDescription      *string `json:"error_description"`
 	DataSource            string  `json:"data_source"`
 	RoutingInstruction    string  `json:"routing_instruction"`
+	// Cached marks an answer served from the result cache (not charged
+	// again); an addition to the spec's fields.
+	Cached bool `json:"cached"`
 }
 
 // MNPResult is the response of POST /mnp-lookup, with the fields DESIGN.md
@@ -141,6 +144,9 @@ type MNPResult struct {
 	ProcessingStatus      string  `json:"processing_status"`
 	ErrorCode             *int    `json:"error_code"`
 	ErrorDescription      *string `json:"error_description"`
+	// Cached marks an answer served from the result cache (not charged
+	// again); an addition to DESIGN.md's fields.
+	Cached bool `json:"cached"`
 }
 
 // NTResult is the NT lookup result with the documented attribute names: the

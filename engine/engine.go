@@ -1,0 +1,446 @@
+// Package engine turns numbering, routing and the network backends of
+// package mnp into the operations of Numen's lookup API (/api/v2): HLR, MNP
+// and NT lookups, route decisions, the route list and routing maps. Its
+// results are the API's objects (package engine/apiv2) with every field
+// filled as lookup-api-v2-spec.md and DESIGN.md describe: id, timestamp,
+// storage name, route and routing instruction, data source, cost.
+//
+// Build one Engine with New and share it; build one Account per API key
+// (its routing map and prices) with Engine.NewAccount.
+//
+//	eng, err := engine.New(engine.Options{
+//		Plan:     plan,
+//		Backends: []engine.RouteBackends{{Route: "GT1", HLR: []engine.HLR{{Name: "provider-a", Backend: a}}}},
+//	})
+//	acct, err := eng.NewAccount(engine.AccountOptions{Key: "demo"})
+//	res, err := eng.HLRLookup(ctx, acct, engine.Request{Number: "+4915112345678"})
+//
+// # Lookups
+//
+// A lookup classifies the number first: an invalid number, or a number that
+// is not mobile for an HLR lookup, never reaches a backend; it comes back
+// REJECTED (HLR: connectivity INVALID_MSISDN or UNDETERMINED) with its
+// error code and costs nothing. Otherwise the account's routing decides the
+// route (or the caller names one: STATIC), and the route's backends are
+// asked in order: when one is unavailable (mnp.Retryable errors: timeouts,
+// refused connections) the next is tried, and the routing instruction
+// records it with a fourth part, FAILOVER-<n> for the n-th backend of the
+// route (counting from 1). When none answers, the lookup is REJECTED with
+// the last backend's error code. An MNP_FALLBACK decision, or an MNP route
+// named for an HLR lookup, answers from the route's portability backends
+// with data_source MNP_DB.
+//
+// Per-number outcomes are results, never errors: the methods return an
+// error only for a request that cannot be served at all, a *RequestError
+// (bad parameter; HTTP 400) or an error wrapping ErrNotRecorded (the sink
+// refused the result; HTTP 503), and then no result was recorded or charged.
+//
+// # Cache
+//
+// With Options.Cache, completed HLR and MNP answers are kept per account,
+// product, number and route for the configured lifetime. A cached answer is
+// returned with its original timestamp, a new id, "cached": true and a cost
+// of 0.0000: it is never charged twice.
+//
+// # Thread safety
+//
+// Engine and Account are immutable after construction and safe for
+// concurrent use; lookups run concurrently, limited only by the backends.
+package engine
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"time"
+
+	"github.com/numenhq/numen/engine/apiv2"
+	"github.com/numenhq/numen/mnp"
+	"github.com/numenhq/numen/numbering"
+	"github.com/numenhq/numen/routing"
+)
+
+// HLR is a named HLR backend of a route.
+type HLR struct {
+	Name    string
+	Backend mnp.HLRBackend
+}
+
+// Portability is a named portability backend of a route.
+type Portability struct {
+	Name    string
+	Backend mnp.PortabilityBackend
+}
+
+// RouteBackends lists the backends that serve one route, in the order they
+// are tried. An HLR route needs HLR backends, an MNP route portability
+// backends; NT routes need none (the numbering plan answers them).
+type RouteBackends struct {
+	Route       string
+	HLR         []HLR
+	Portability []Portability
+}
+
+// Options configure an Engine. Plan is required; everything else has a
+// default.
+type Options struct {
+	// Plan is the numbering plan (numbering.Load).
+	Plan *numbering.Plan
+	// Coverage is the routes and scores of automatic route selection;
+	// default routing.DefaultCoverage.
+	Coverage *routing.Coverage
+	// PlatformMap holds the platform's (global) routing rules; default
+	// routing.DefaultPlatformMap.
+	PlatformMap *routing.Map
+	// Backends serve the HLR and MNP routes of the coverage. Every HLR and
+	// MNP route of the coverage needs at least one backend; New fails
+	// otherwise, naming the routes without one.
+	Backends []RouteBackends
+	// Prices is the default price table of accounts; default DefaultPrices.
+	Prices *Prices
+	// BackendTimeout bounds one backend call; default 10 s.
+	BackendTimeout time.Duration
+	// Cache enables the result cache; zero lifetimes disable it per product.
+	Cache CacheOptions
+	// Sink receives every result before the lookup returns; nil records
+	// nothing.
+	Sink Sink
+	// Clock gives the time of results; default time.Now.
+	Clock func() time.Time
+	// Random is the source of lookup ids; default crypto/rand.
+	Random io.Reader
+}
+
+// Engine answers lookups. See the package documentation.
+type Engine struct {
+	plan     *numbering.Plan
+	platform *routing.Platform
+	coverage *routing.Coverage
+	products map[string]routing.Product // route -> product
+	hlr      map[string][]HLR
+	port     map[string][]Portability
+	routes   apiv2.RouteLists
+	prices   Prices
+	timeout  time.Duration
+	cache    *cache
+	sink     Sink
+	clock    func() time.Time
+	ids      *idSource
+}
+
+// New builds an Engine.
+func New(o Options) (*Engine, error) {
+	if o.Plan == nil {
+		return nil, errors.New("engine: Options.Plan is required")
+	}
+	var err error
+	if o.Coverage == nil {
+		if o.Coverage, err = routing.DefaultCoverage(); err != nil {
+			return nil, fmt.Errorf("engine: default coverage: %w", err)
+		}
+	}
+	if o.PlatformMap == nil {
+		if o.PlatformMap, err = routing.DefaultPlatformMap(); err != nil {
+			return nil, fmt.Errorf("engine: default platform map: %w", err)
+		}
+	}
+	platform, err := routing.NewPlatform(o.Plan, o.Coverage, o.PlatformMap)
+	if err != nil {
+		return nil, fmt.Errorf("engine: %w", err)
+	}
+	e := &Engine{
+		plan: o.Plan, platform: platform, coverage: o.Coverage,
+		products: map[string]routing.Product{},
+		hlr:      map[string][]HLR{}, port: map[string][]Portability{},
+		prices: DefaultPrices, timeout: o.BackendTimeout, sink: o.Sink, clock: o.Clock,
+		ids: newIDSource(o.Random),
+	}
+	if o.Prices != nil {
+		e.prices = *o.Prices
+	}
+	if e.timeout <= 0 {
+		e.timeout = 10 * time.Second
+	}
+	if e.clock == nil {
+		e.clock = time.Now
+	}
+	for _, r := range o.Coverage.Routes {
+		e.products[r.ID] = r.Product
+	}
+	for _, rb := range o.Backends {
+		product, ok := e.products[rb.Route]
+		switch {
+		case !ok:
+			return nil, fmt.Errorf("engine: backends for route %q, which the coverage data does not declare", rb.Route)
+		case product == routing.NT:
+			return nil, fmt.Errorf("engine: backends for NT route %q: the numbering plan answers NT lookups", rb.Route)
+		case product == routing.HLR && len(rb.Portability) > 0:
+			return nil, fmt.Errorf("engine: portability backends for HLR route %q", rb.Route)
+		case product == routing.MNP && len(rb.HLR) > 0:
+			return nil, fmt.Errorf("engine: HLR backends for MNP route %q", rb.Route)
+		}
+		for _, b := range rb.HLR {
+			if b.Backend == nil {
+				return nil, fmt.Errorf("engine: route %q: HLR backend %q is nil", rb.Route, b.Name)
+			}
+		}
+		for _, b := range rb.Portability {
+			if b.Backend == nil {
+				return nil, fmt.Errorf("engine: route %q: portability backend %q is nil", rb.Route, b.Name)
+			}
+		}
+		e.hlr[rb.Route] = append(e.hlr[rb.Route], rb.HLR...)
+		e.port[rb.Route] = append(e.port[rb.Route], rb.Portability...)
+	}
+	var missing []string
+	for _, r := range o.Coverage.Routes {
+		switch {
+		case r.Product == routing.HLR && len(e.hlr[r.ID]) == 0,
+			r.Product == routing.MNP && len(e.port[r.ID]) == 0:
+			missing = append(missing, fmt.Sprintf("%s (%s)", r.ID, r.Product))
+		}
+	}
+	if len(missing) > 0 {
+		sort.Strings(missing)
+		return nil, fmt.Errorf("engine: routes without a backend: %v", missing)
+	}
+	e.routes = apiv2.RouteLists{
+		HLR: nonNil(o.Coverage.RoutesOf(routing.HLR)),
+		MNP: nonNil(o.Coverage.RoutesOf(routing.MNP)),
+		NT:  nonNil(o.Coverage.RoutesOf(routing.NT)),
+	}
+	if e.cache, err = newCache(o.Cache); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// Plan returns the engine's numbering plan.
+func (e *Engine) Plan() *numbering.Plan { return e.plan }
+
+// Platform returns the engine's routing platform.
+func (e *Engine) Platform() *routing.Platform { return e.platform }
+
+// Routes returns the GET /routes answer: the route identifiers of each
+// product.
+func (e *Engine) Routes() apiv2.Routes { return apiv2.Routes{Routes: e.routes} }
+
+// Coverage returns the coverage data that automatic route selection uses:
+// the GET /hlr-coverage answer.
+func (e *Engine) Coverage() *routing.Coverage { return e.coverage }
+
+// AccountOptions configure an Account.
+type AccountOptions struct {
+	// Key is the account's API key; it names the account in results sent
+	// to the sink.
+	Key string
+	// Map is the account's routing map; nil for none (platform rules and
+	// automatic selection only).
+	Map *routing.Map
+	// Prices is the account's price table; nil for the engine's.
+	Prices *Prices
+}
+
+// Account is what lookups of one API key share: its routing and prices.
+type Account struct {
+	key      string
+	resolver *routing.Resolver
+	prices   Prices
+}
+
+// Key returns the account's API key.
+func (a *Account) Key() string { return a.key }
+
+// Resolver returns the account's route resolver.
+func (a *Account) Resolver() *routing.Resolver { return a.resolver }
+
+// NewAccount builds an account. A routing map with problems is an error
+// (a *routing.MapError naming each).
+func (e *Engine) NewAccount(o AccountOptions) (*Account, error) {
+	m := o.Map
+	if m == nil {
+		m = &routing.Map{}
+	}
+	r, err := e.platform.Resolver(m)
+	if err != nil {
+		return nil, err
+	}
+	a := &Account{key: o.Key, resolver: r, prices: e.prices}
+	if o.Prices != nil {
+		a.prices = *o.Prices
+	}
+	return a, nil
+}
+
+// Request is one synchronous or queued lookup.
+type Request struct {
+	// Number is the number as the caller gave it: international format
+	// with "+" or "00".
+	Number string
+	// Route is the route the caller chose, "" for automatic selection.
+	Route string
+	// Storage is the report name the caller chose, "" for the default.
+	Storage string
+	// Async marks lookups of the bulk endpoints: their default report is
+	// ASYNC-API-..., not SYNC-API-....
+	Async bool
+	// ID, when not "", is the lookup's id, assigned earlier (bulk receipts
+	// give ids before the lookups run); otherwise a new one is drawn.
+	ID string
+}
+
+// RequestError is a request the engine cannot serve as given: the field
+// and what is wrong with it. The HTTP adapter answers 400 with its message.
+type RequestError struct {
+	Field   string
+	Problem string
+}
+
+func (e *RequestError) Error() string { return e.Field + ": " + e.Problem }
+
+// ErrNotRecorded wraps a sink's error: the result could not be recorded,
+// so it was not returned (or charged). The HTTP adapter answers 503.
+var ErrNotRecorded = errors.New("result not recorded")
+
+// Route returns the GET /route answer for a number: the route automatic
+// selection (with the account's routing map) would take.
+func (e *Engine) Route(a *Account, msisdn string) (apiv2.RouteDecision, error) {
+	if msisdn == "" {
+		return apiv2.RouteDecision{}, &RequestError{"msisdn", "is required"}
+	}
+	res := e.plan.ClassifyString(msisdn)
+	if res.Number.IsZero() {
+		return apiv2.RouteDecision{}, &RequestError{"msisdn", fmt.Sprintf("%q is not a phone number in international format: %s", msisdn, res.Reason)}
+	}
+	d := a.resolver.Resolve(&res)
+	return apiv2.RouteDecision{
+		Route: d.Route, ConfidenceLevel: d.Confidence.String(), MCCMNC: apiv2.String(d.MCCMNC), Origin: d.Origin.String(),
+	}, nil
+}
+
+// RoutingMap returns the account's routing map as GET /routing-map shows it.
+func (e *Engine) RoutingMap(a *Account) (apiv2.RoutingMap, error) {
+	var out apiv2.RoutingMap
+	b, err := a.resolver.Map().MarshalJSON()
+	if err != nil {
+		return out, err
+	}
+	out.Routing.Map = b
+	return out, nil
+}
+
+// idSource draws lookup ids: 12 characters from [0-9a-z], uniformly.
+type idSource struct{ r io.Reader }
+
+func newIDSource(r io.Reader) *idSource {
+	if r == nil {
+		r = rand.Reader
+	}
+	return &idSource{r: r}
+}
+
+const idAlphabet = "0123456789abcdefghijklmnopqrstuvwxyz"
+
+// next returns a new id. Bytes of 252 and above are skipped so that every
+// character is equally likely (252 = 7 × 36).
+func (s *idSource) next() (string, error) {
+	var id [12]byte
+	var buf [16]byte
+	n := 0
+	for tries := 0; n < len(id); tries++ {
+		if tries == 8 {
+			return "", errors.New("engine: random source keeps giving unusable bytes")
+		}
+		if _, err := io.ReadFull(s.r, buf[:]); err != nil {
+			return "", fmt.Errorf("engine: drawing a lookup id: %w", err)
+		}
+		for _, b := range buf {
+			if b < 252 && n < len(id) {
+				id[n] = idAlphabet[b%36]
+				n++
+			}
+		}
+	}
+	return string(id[:]), nil
+}
+
+// NewID returns a new lookup id (bulk receipts hand ids out before the
+// lookups run).
+func (e *Engine) NewID() (string, error) { return e.ids.next() }
+
+// timestampLayout is the API's timestamp: date, time with milliseconds,
+// offset without colon.
+const timestampLayout = "2006-01-02 15:04:05.000-0700"
+
+// Timestamp formats t as the API does.
+func Timestamp(t time.Time) string { return t.Format(timestampLayout) }
+
+// MaxStorageLength bounds a report name chosen by the caller.
+const MaxStorageLength = 100
+
+// StorageName returns the report a result of product goes to: the caller's
+// name, or SYNC-API / ASYNC-API with -NT or -MNP for those products, then
+// the month of t in UTC: "SYNC-API-NT-2026-11".
+func StorageName(storage string, product routing.Product, async bool, t time.Time) string {
+	if storage == "" {
+		storage = "SYNC-API"
+		if async {
+			storage = "ASYNC-API"
+		}
+		if product != routing.HLR {
+			storage += "-" + string(product)
+		}
+	}
+	return storage + t.UTC().Format("-2006-01")
+}
+
+// checkStorage validates a report name chosen by the caller.
+func checkStorage(s string) error {
+	if len(s) > MaxStorageLength {
+		return &RequestError{"storage", fmt.Sprintf("is %d bytes long; at most %d", len(s), MaxStorageLength)}
+	}
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f || r == '\uFFFD' {
+			return &RequestError{"storage", fmt.Sprintf("%q contains a control character or invalid UTF-8", s)}
+		}
+	}
+	return nil
+}
+
+// checkRoute validates a route named by the caller for a product.
+func (e *Engine) checkRoute(route string, allowed ...routing.Product) error {
+	if len(route) != 3 {
+		return &RequestError{"route", fmt.Sprintf("%q: a route is 3 characters", route)}
+	}
+	product, ok := e.products[route]
+	if !ok {
+		return &RequestError{"route", fmt.Sprintf("%q is not a route of this service (GET /routes lists them)", route)}
+	}
+	for _, p := range allowed {
+		if product == p {
+			return nil
+		}
+	}
+	return &RequestError{"route", fmt.Sprintf("%q is an %s route; this lookup needs one of %v", route, product, allowed)}
+}
+
+// record sends a result to the sink.
+func (e *Engine) record(ctx context.Context, r Record) error {
+	if e.sink == nil {
+		return nil
+	}
+	if err := e.sink.Record(ctx, r); err != nil {
+		return fmt.Errorf("%w: %w", ErrNotRecorded, err)
+	}
+	return nil
+}

@@ -1,0 +1,496 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/numenhq/numen/engine/apiv2"
+	"github.com/numenhq/numen/mnp"
+	"github.com/numenhq/numen/numbering"
+	"github.com/numenhq/numen/routing"
+	"github.com/stretchr/testify/require"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+var (
+	planOnce sync.Once
+	testPlan *numbering.Plan
+	planErr  error
+)
+
+func loadPlan(t testing.TB) *numbering.Plan {
+	planOnce.Do(func() { testPlan, planErr = numbering.Load() })
+	require.NoError(t, planErr)
+	return testPlan
+}
+
+// fakeHLR answers with a fixed answer or error and counts its calls.
+type fakeHLR struct {
+	answer mnp.HLRAnswer
+	err    error
+	calls  atomic.Int32
+	last   mnp.Query
+	mu     sync.Mutex
+}
+
+func (f *fakeHLR) HLR(ctx context.Context, q mnp.Query) (mnp.HLRAnswer, error) {
+	f.calls.Add(1)
+	f.mu.Lock()
+	f.last = q
+	f.mu.Unlock()
+	return f.answer, f.err
+}
+
+type fakePort struct {
+	answer mnp.PortAnswer
+	err    error
+	calls  atomic.Int32
+}
+
+func (f *fakePort) Portability(ctx context.Context, q mnp.Query) (mnp.PortAnswer, error) {
+	f.calls.Add(1)
+	return f.answer, f.err
+}
+
+var connected = mnp.HLRAnswer{
+	Status: mnp.Completed, Connectivity: mnp.Connected, MCCMNC: "26201",
+	IMSI: "26201*******4567", MSIN: "******4567", MSC: "491******000",
+	Ported: mnp.False, Roaming: mnp.False,
+}
+
+// fixture is an engine over the default coverage with fake backends, a
+// fixed clock and a seeded id source.
+type fixture struct {
+	eng       *Engine
+	acct      *Account
+	gt1, gt1b *fakeHLR
+	ds7, gt2  *fakeHLR
+	mp1       *fakePort
+	records   []Record
+	mu        sync.Mutex
+	sinkErr   error
+	now       time.Time
+}
+
+func newFixture(t *testing.T, mutate func(*Options)) *fixture {
+	f := &fixture{
+		gt1: &fakeHLR{answer: connected}, gt1b: &fakeHLR{answer: connected},
+		ds7: &fakeHLR{answer: connected}, gt2: &fakeHLR{answer: connected},
+		mp1: &fakePort{answer: mnp.PortAnswer{Status: mnp.Completed, Ported: mnp.False, Network: mnp.NetworkRef{MCCMNC: "26201"}}},
+		now: time.Date(2026, 11, 22, 10, 4, 5, 678_000_000, time.FixedZone("", 3600)),
+	}
+	o := Options{
+		Plan: loadPlan(t),
+		Backends: []RouteBackends{
+			{Route: "GT1", HLR: []HLR{{"gt1-a", f.gt1}, {"gt1-b", f.gt1b}}},
+			{Route: "GT2", HLR: []HLR{{"gt2", f.gt2}}},
+			{Route: "DS7", HLR: []HLR{{"ds7", f.ds7}}},
+			{Route: "MP1", Portability: []Portability{{"portdb", f.mp1}}},
+		},
+		Clock:  func() time.Time { return f.now },
+		Random: rand.NewChaCha8([32]byte{1}),
+		Sink: SinkFunc(func(ctx context.Context, r Record) error {
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			if f.sinkErr != nil {
+				return f.sinkErr
+			}
+			f.records = append(f.records, r)
+			return nil
+		}),
+	}
+	if mutate != nil {
+		mutate(&o)
+	}
+	var err error
+	f.eng, err = New(o)
+	require.NoError(t, err)
+	f.acct, err = f.eng.NewAccount(AccountOptions{Key: "test-key"})
+	require.NoError(t, err)
+	return f
+}
+
+// golden compares v's JSON with testdata/name.json.
+func golden(t *testing.T, name string, v any) {
+	t.Helper()
+	got, err := json.MarshalIndent(v, "", "  ")
+	require.NoError(t, err)
+	got = append(got, '\n')
+	path := filepath.Join("testdata", name+".json")
+	if *update {
+		require.NoError(t, os.MkdirAll("testdata", 0o755))
+		require.NoError(t, os.WriteFile(path, got, 0o644))
+		return
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err, "run go test ./engine -update to create it")
+	require.Equal(t, string(want), string(got), "%s differs; run go test ./engine -update and review the diff", path)
+}
+
+func TestHLRLookupGolden(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name   string
+		number string
+		route  string
+		setup  func(f *fixture)
+	}{
+		{name: "hlr_connected", number: "+49 151 23456789"},
+		{name: "hlr_ported_roaming", number: "+49 151 23456789", setup: func(f *fixture) {
+			f.ds7.answer = mnp.HLRAnswer{
+				Status: mnp.Completed, Connectivity: mnp.Connected, MCCMNC: "21407",
+				Ported: mnp.True, PortedTo: mnp.NetworkRef{MCCMNC: "26203"},
+				Roaming: mnp.True, RoamingOn: mnp.NetworkRef{MCCMNC: "21407"},
+			}
+		}},
+		{name: "hlr_absent", number: "+44 7400 123456", setup: func(f *fixture) {
+			f.ds7.answer = mnp.HLRAnswer{Status: mnp.Completed, Code: mnp.CodeAbsentSubscriber, Connectivity: mnp.Absent, MCCMNC: "23420"}
+		}},
+		{name: "hlr_unassigned", number: "+49 151 23456789", setup: func(f *fixture) {
+			f.ds7.answer = mnp.HLRAnswer{Status: mnp.Completed, Code: mnp.CodeUnknownSubscriber, Connectivity: mnp.InvalidMSISDN}
+		}},
+		{name: "hlr_invalid_number", number: "+49 151 2"},
+		{name: "hlr_landline", number: "+49 30 1234567"},
+		{name: "hlr_global_reject", number: "+881 6 12345678"},
+		{name: "hlr_static_route", number: "+49 151 23456789", route: "GT2"},
+		{name: "hlr_failover", number: "+1 650 253 0000", route: "GT1", setup: func(f *fixture) {
+			f.gt1.err = mnp.Unavailable("gt1-a", mnp.CodeTimeout, context.DeadlineExceeded)
+		}},
+		{name: "hlr_all_unavailable", number: "+1 650 253 0000", route: "GT1", setup: func(f *fixture) {
+			f.gt1.err = mnp.Unavailable("gt1-a", mnp.CodeTimeout, context.DeadlineExceeded)
+			f.gt1b.err = mnp.Unavailable("gt1-b", mnp.CodeNetworkUnreachable, errors.New("connection refused"))
+		}},
+		{name: "hlr_backend_error", number: "+49 151 23456789", route: "GT1", setup: func(f *fixture) {
+			f.gt1.err = errors.New("provider sent nonsense")
+		}},
+		{name: "hlr_static_mnp_route", number: "+49 151 23456789", route: "MP1", setup: func(f *fixture) {
+			f.mp1.answer = mnp.PortAnswer{Status: mnp.Completed, Ported: mnp.True, Network: mnp.NetworkRef{MCCMNC: "26202"}}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, nil)
+			if tc.setup != nil {
+				tc.setup(f)
+			}
+			res, err := f.eng.HLRLookup(ctx, f.acct, Request{Number: tc.number, Route: tc.route})
+			require.NoError(t, err)
+			golden(t, tc.name, res)
+			require.Len(t, f.records, 1)
+			require.Same(t, res, f.records[0].Result)
+			require.Equal(t, res.ID, f.records[0].ID)
+			require.Equal(t, *res.Cost, f.records[0].Cost.String())
+			if res.ProcessingStatus != "COMPLETED" {
+				require.Equal(t, "0.0000", *res.Cost, "only completed lookups are charged")
+			}
+		})
+	}
+}
+
+func TestInvalidNumbersNeverReachABackend(t *testing.T) {
+	f := newFixture(t, nil)
+	for _, n := range []string{"+49 151 2", "+49 30 1234567", "hello", "+999 1234", "+881 6 12345678"} {
+		res, err := f.eng.HLRLookup(context.Background(), f.acct, Request{Number: n})
+		require.NoError(t, err, n)
+		require.Equal(t, "REJECTED", res.ProcessingStatus, n)
+		res2, err := f.eng.MNPLookup(context.Background(), f.acct, Request{Number: "+49 151 2"})
+		require.NoError(t, err)
+		require.Equal(t, "REJECTED", res2.ProcessingStatus)
+	}
+	require.Zero(t, f.gt1.calls.Load()+f.gt1b.calls.Load()+f.gt2.calls.Load()+f.ds7.calls.Load()+f.mp1.calls.Load())
+}
+
+func TestMNPFallback(t *testing.T) {
+	f := newFixture(t, nil)
+	m, err := routing.ParseMap([]byte(`{"mnpFallback": true}`))
+	require.NoError(t, err)
+	acct, err := f.eng.NewAccount(AccountOptions{Key: "fallback", Map: m})
+	require.NoError(t, err)
+	// In the default coverage no HLR route scores 50 for Yoigo (21404),
+	// and MP1 does, so MNP fallback answers from the portability database.
+	res, err := f.eng.HLRLookup(context.Background(), acct, Request{Number: "+34 622 123 456"})
+	require.NoError(t, err)
+	require.Equal(t, "AUTO:MP1:MNP_FALLBACK", res.RoutingInstruction)
+	require.Equal(t, MNPDB, res.DataSource)
+	require.Equal(t, "COMPLETED", res.ProcessingStatus)
+	require.Equal(t, "0.0050", *res.Cost, "priced as an MNP lookup")
+	require.Equal(t, int32(1), f.mp1.calls.Load())
+}
+
+func TestMNPLookupGolden(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		number string
+		answer mnp.PortAnswer
+		err    error
+	}{
+		{name: "mnp_ported", number: "+49 151 23456789", answer: mnp.PortAnswer{Status: mnp.Completed, Ported: mnp.True, Network: mnp.NetworkRef{MCCMNC: "26203", Name: "O2 (from the database)"}}},
+		{name: "mnp_not_ported", number: "+49 151 23456789", answer: mnp.PortAnswer{Status: mnp.Completed, Ported: mnp.False, Network: mnp.NetworkRef{MCCMNC: "26201"}}},
+		{name: "mnp_no_data", number: "+33 6 12 34 56 78", answer: mnp.PortAnswer{Status: mnp.Rejected, Code: mnp.CodeNoPortabilityData}},
+		{name: "mnp_unavailable", number: "+33 6 12 34 56 78", err: mnp.Unavailable("portdb", mnp.CodeUnavailable, errors.New("file being replaced"))},
+		{name: "mnp_invalid", number: "+33 6 12"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, nil)
+			f.mp1.answer, f.mp1.err = tc.answer, tc.err
+			res, err := f.eng.MNPLookup(context.Background(), f.acct, Request{Number: tc.number, Storage: "my report"})
+			require.NoError(t, err)
+			golden(t, tc.name, res)
+		})
+	}
+}
+
+func TestNTLookupGolden(t *testing.T) {
+	for _, tc := range []struct{ name, number string }{
+		{"nt_mobile", "+49 151 23456789"},
+		{"nt_invalid", "+49 151 2"},
+		{"nt_failed", "hello"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, nil)
+			res, err := f.eng.NTLookup(context.Background(), f.acct, Request{Number: tc.number, Async: true})
+			require.NoError(t, err)
+			golden(t, tc.name, res)
+		})
+	}
+}
+
+// TestNTResultAgreesWithNumbering keeps NTResultOf's null rules in step with
+// numbering.Result.AppendJSON, which numen nt prints.
+func TestNTResultAgreesWithNumbering(t *testing.T) {
+	plan := loadPlan(t)
+	for _, n := range []string{"+49 151 23456789", "+49 151 2", "hello", "+1-800-FLOWERS", "+800 1234 5678", "+7 940 123 4567", "+44 20 7946 0000", ""} {
+		res := plan.ClassifyString(n)
+		var want, got map[string]any
+		require.NoError(t, json.Unmarshal(res.AppendJSON(nil), &want))
+		b, err := json.Marshal(NTResultOf(&res))
+		require.NoError(t, err)
+		require.NoError(t, json.Unmarshal(b, &got))
+		for _, k := range []string{"id", "cost", "timestamp", "storage", "route"} {
+			delete(got, k)
+		}
+		require.Equal(t, want, got, n)
+	}
+}
+
+func TestCache(t *testing.T) {
+	f := newFixture(t, func(o *Options) { o.Cache = CacheOptions{HLR: time.Hour, MNP: 24 * time.Hour} })
+	ctx := context.Background()
+	first, err := f.eng.HLRLookup(ctx, f.acct, Request{Number: "+49 151 23456789"})
+	require.NoError(t, err)
+	require.False(t, first.Cached)
+	f.now = f.now.Add(30 * time.Minute)
+	second, err := f.eng.HLRLookup(ctx, f.acct, Request{Number: "+4915123456789"})
+	require.NoError(t, err)
+	require.True(t, second.Cached)
+	require.NotEqual(t, first.ID, second.ID)
+	require.Equal(t, "0.0000", *second.Cost, "a cached answer is not charged again")
+	require.Equal(t, *first.Timestamp, *second.Timestamp, "the answer's time is when it was looked up")
+	require.Equal(t, int32(1), f.ds7.calls.Load())
+	require.Len(t, f.records, 2, "cached answers are recorded too")
+
+	other, err := f.eng.NewAccount(AccountOptions{Key: "other"})
+	require.NoError(t, err)
+	third, err := f.eng.HLRLookup(ctx, other, Request{Number: "+49 151 23456789"})
+	require.NoError(t, err)
+	require.False(t, third.Cached, "accounts do not share answers")
+
+	f.now = f.now.Add(31 * time.Minute)
+	fourth, err := f.eng.HLRLookup(ctx, f.acct, Request{Number: "+49 151 23456789"})
+	require.NoError(t, err)
+	require.False(t, fourth.Cached, "expired after an hour")
+	require.Equal(t, int32(3), f.ds7.calls.Load())
+
+	// Failed and rejected answers are not cached.
+	f.ds7.answer = mnp.HLRAnswer{Status: mnp.Rejected, Code: mnp.CodeNetworkUnreachable}
+	for range 2 {
+		res, err := f.eng.HLRLookup(ctx, f.acct, Request{Number: "+49 151 99999999"})
+		require.NoError(t, err)
+		require.False(t, res.Cached)
+	}
+	require.Equal(t, int32(5), f.ds7.calls.Load())
+
+	m1, err := f.eng.MNPLookup(ctx, f.acct, Request{Number: "+49 151 23456789"})
+	require.NoError(t, err)
+	m2, err := f.eng.MNPLookup(ctx, f.acct, Request{Number: "+49 151 23456789"})
+	require.NoError(t, err)
+	require.False(t, m1.Cached)
+	require.True(t, m2.Cached)
+	require.Equal(t, int32(1), f.mp1.calls.Load())
+}
+
+func TestCacheEvictsOldest(t *testing.T) {
+	c, err := newCache(CacheOptions{HLR: time.Hour, MaxEntries: 2})
+	require.NoError(t, err)
+	now := time.Unix(0, 0)
+	for _, n := range []string{"1", "2", "3"} {
+		c.put(&cacheEntry{key: cacheKey{number: n, product: routing.HLR}, hlr: &apiv2.HLRResult{MSISDN: n}}, now)
+	}
+	require.Nil(t, c.get(cacheKey{number: "1", product: routing.HLR}, now))
+	require.NotNil(t, c.get(cacheKey{number: "3", product: routing.HLR}, now))
+	require.Len(t, c.entries, 2)
+	_, err = newCache(CacheOptions{HLR: -1})
+	require.Error(t, err)
+}
+
+func TestSinkFailureIsNotAnAnswer(t *testing.T) {
+	f := newFixture(t, nil)
+	f.sinkErr = errors.New("disk full")
+	_, err := f.eng.HLRLookup(context.Background(), f.acct, Request{Number: "+49 151 23456789"})
+	require.ErrorIs(t, err, ErrNotRecorded)
+	require.ErrorContains(t, err, "disk full")
+	_, err = f.eng.NTLookup(context.Background(), f.acct, Request{Number: "+49 151 23456789"})
+	require.ErrorIs(t, err, ErrNotRecorded)
+	_, err = f.eng.MNPLookup(context.Background(), f.acct, Request{Number: "+49 151 23456789"})
+	require.ErrorIs(t, err, ErrNotRecorded)
+}
+
+func TestRequestErrors(t *testing.T) {
+	f := newFixture(t, nil)
+	ctx := context.Background()
+	long := make([]byte, MaxStorageLength+1)
+	for i := range long {
+		long[i] = 'x'
+	}
+	for _, tc := range []struct {
+		call  func() error
+		field string
+		msg   string
+	}{
+		{func() error { _, err := f.eng.HLRLookup(ctx, f.acct, Request{}); return err }, "msisdn", "msisdn: is required"},
+		{func() error { _, err := f.eng.NTLookup(ctx, f.acct, Request{}); return err }, "number", "number: is required"},
+		{func() error {
+			_, err := f.eng.HLRLookup(ctx, f.acct, Request{Number: "+4915123456789", Route: "XX"})
+			return err
+		}, "route", `route: "XX": a route is 3 characters`},
+		{func() error {
+			_, err := f.eng.HLRLookup(ctx, f.acct, Request{Number: "+4915123456789", Route: "ZZZ"})
+			return err
+		}, "route", `route: "ZZZ" is not a route of this service (GET /routes lists them)`},
+		{func() error {
+			_, err := f.eng.HLRLookup(ctx, f.acct, Request{Number: "+4915123456789", Route: "NT1"})
+			return err
+		}, "route", `route: "NT1" is an NT route; this lookup needs one of [HLR MNP]`},
+		{func() error {
+			_, err := f.eng.MNPLookup(ctx, f.acct, Request{Number: "+4915123456789", Route: "GT1"})
+			return err
+		}, "route", `route: "GT1" is an HLR route; this lookup needs one of [MNP]`},
+		{func() error {
+			_, err := f.eng.NTLookup(ctx, f.acct, Request{Number: "+4915123456789", Storage: string(long)})
+			return err
+		}, "storage", "storage: is 101 bytes long; at most 100"},
+		{func() error {
+			_, err := f.eng.NTLookup(ctx, f.acct, Request{Number: "+4915123456789", Storage: "a\nb"})
+			return err
+		}, "storage", `storage: "a\nb" contains a control character or invalid UTF-8`},
+		{func() error { _, err := f.eng.Route(f.acct, ""); return err }, "msisdn", "msisdn: is required"},
+		{func() error { _, err := f.eng.Route(f.acct, "hello"); return err }, "msisdn", `msisdn: "hello" is not a phone number in international format: not a number`},
+	} {
+		err := tc.call()
+		var re *RequestError
+		require.ErrorAs(t, err, &re)
+		require.Equal(t, tc.field, re.Field)
+		require.Equal(t, tc.msg, err.Error())
+	}
+	require.Empty(t, f.records, "nothing recorded for refused requests")
+}
+
+func TestRouteRoutesAndMap(t *testing.T) {
+	f := newFixture(t, nil)
+	d, err := f.eng.Route(f.acct, "+49 151 23456789")
+	require.NoError(t, err)
+	golden(t, "route", d)
+	golden(t, "routes", f.eng.Routes())
+	m, err := f.eng.RoutingMap(f.acct)
+	require.NoError(t, err)
+	golden(t, "routing_map", m)
+}
+
+func TestNewValidatesBackends(t *testing.T) {
+	plan := loadPlan(t)
+	h := &fakeHLR{}
+	p := &fakePort{}
+	all := []RouteBackends{{Route: "GT1", HLR: []HLR{{"a", h}}}, {Route: "GT2", HLR: []HLR{{"a", h}}}, {Route: "DS7", HLR: []HLR{{"a", h}}}, {Route: "MP1", Portability: []Portability{{"p", p}}}}
+	for _, tc := range []struct {
+		backends []RouteBackends
+		msg      string
+	}{
+		{all[:3], "engine: routes without a backend: [MP1 (MNP)]"},
+		{append(all[:4:4], RouteBackends{Route: "XYZ", HLR: []HLR{{"a", h}}}), `engine: backends for route "XYZ", which the coverage data does not declare`},
+		{append(all[:4:4], RouteBackends{Route: "NT1"}), `engine: backends for NT route "NT1": the numbering plan answers NT lookups`},
+		{append(all[:4:4], RouteBackends{Route: "GT1", Portability: []Portability{{"p", p}}}), `engine: portability backends for HLR route "GT1"`},
+		{append(all[:4:4], RouteBackends{Route: "MP1", HLR: []HLR{{"a", h}}}), `engine: HLR backends for MNP route "MP1"`},
+		{append(all[:4:4], RouteBackends{Route: "GT1", HLR: []HLR{{"nil", nil}}}), `engine: route "GT1": HLR backend "nil" is nil`},
+	} {
+		_, err := New(Options{Plan: plan, Backends: tc.backends})
+		require.EqualError(t, err, tc.msg)
+	}
+	_, err := New(Options{})
+	require.EqualError(t, err, "engine: Options.Plan is required")
+	_, err = New(Options{Plan: plan, Backends: all})
+	require.NoError(t, err)
+}
+
+func TestIDs(t *testing.T) {
+	s := newIDSource(nil)
+	seen := map[string]bool{}
+	for range 1000 {
+		id, err := s.next()
+		require.NoError(t, err)
+		require.Regexp(t, `^[0-9a-z]{12}$`, id)
+		require.False(t, seen[id])
+		seen[id] = true
+	}
+	// A source of nothing but unusable bytes ends with an error, not a loop.
+	_, err := newIDSource(constReader(255)).next()
+	require.Error(t, err)
+}
+
+type constReader byte
+
+func (c constReader) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = byte(c)
+	}
+	return len(p), nil
+}
+
+func TestStorageNames(t *testing.T) {
+	at := time.Date(2026, 11, 30, 23, 30, 0, 0, time.FixedZone("", -5*3600)) // December in UTC
+	require.Equal(t, "SYNC-API-2026-12", StorageName("", routing.HLR, false, at))
+	require.Equal(t, "SYNC-API-NT-2026-12", StorageName("", routing.NT, false, at))
+	require.Equal(t, "ASYNC-API-MNP-2026-12", StorageName("", routing.MNP, true, at))
+	require.Equal(t, "campaign-2026-12", StorageName("campaign", routing.HLR, true, at))
+	require.Equal(t, "2026-11-30 23:30:00.000-0500", Timestamp(at))
+}
+
+func TestMoney(t *testing.T) {
+	for in, want := range map[string]Money{"0": 0, "0.01": 100, "0.0125": 125, "12.5": 125000, "1.0000": 10000} {
+		m, err := ParseMoney(in)
+		require.NoError(t, err, in)
+		require.Equal(t, want, m, in)
+	}
+	for _, bad := range []string{"", ".5", "1.23456", "-1", "1e3", "abc", "0x10", "1.2.3", "1234567890123"} {
+		_, err := ParseMoney(bad)
+		require.Error(t, err, bad)
+	}
+	require.Equal(t, "0.0100", Money(100).String())
+	require.Equal(t, "-0.0100", Money(-100).String())
+	p := Prices{HLR: 100, MNP: 50, NT: 10, Routes: map[string]Money{"DS7": 300}}
+	require.Equal(t, Money(300), p.Of(routing.HLR, "DS7"))
+	require.Equal(t, Money(100), p.Of(routing.HLR, "GT1"))
+	require.Equal(t, Money(10), p.Of(routing.NT, "NT1"))
+	var m Money
+	require.NoError(t, json.Unmarshal([]byte(`"0.02"`), &m))
+	require.Equal(t, Money(200), m)
+	require.Error(t, json.Unmarshal([]byte(`"0.00001"`), &m))
+}

@@ -1,0 +1,109 @@
+package engine_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+
+	"github.com/numenhq/numen/engine"
+	"github.com/numenhq/numen/mnp"
+	"github.com/numenhq/numen/numbering"
+)
+
+// registerOf is a stand-in HLR backend for the example: every number is
+// connected to its original network.
+type registerOf struct{}
+
+func (registerOf) HLR(ctx context.Context, q mnp.Query) (mnp.HLRAnswer, error) {
+	return mnp.HLRAnswer{Status: mnp.Completed, Connectivity: mnp.Connected, MCCMNC: q.MCCMNC, Ported: mnp.False, Roaming: mnp.False}, nil
+}
+
+// portDB is a stand-in portability backend: no number is ported.
+type portDB struct{}
+
+func (portDB) Portability(ctx context.Context, q mnp.Query) (mnp.PortAnswer, error) {
+	return mnp.PortAnswer{Status: mnp.Completed, Ported: mnp.False, Network: mnp.NetworkRef{MCCMNC: q.MCCMNC}}, nil
+}
+
+func newEngine() (*engine.Engine, *engine.Account) {
+	plan, err := numbering.Load()
+	if err != nil {
+		log.Fatal(err)
+	}
+	hlr := []engine.HLR{{Name: "example register", Backend: registerOf{}}}
+	eng, err := engine.New(engine.Options{
+		Plan: plan,
+		Backends: []engine.RouteBackends{
+			{Route: "DS7", HLR: hlr}, {Route: "GT1", HLR: hlr}, {Route: "GT2", HLR: hlr},
+			{Route: "MP1", Portability: []engine.Portability{{Name: "example database", Backend: portDB{}}}},
+		},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	acct, err := eng.NewAccount(engine.AccountOptions{Key: "example"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	return eng, acct
+}
+
+func ExampleEngine_HLRLookup() {
+	eng, acct := newEngine()
+	res, err := eng.HLRLookup(context.Background(), acct, engine.Request{Number: "+49 151 23456789"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(res.MSISDN, res.ConnectivityStatus, *res.MCCMNC, *res.OriginalNetworkName)
+	fmt.Println(res.ProcessingStatus, *res.Cost, res.RoutingInstruction, res.DataSource)
+	// Output:
+	// +4915123456789 CONNECTED 26201 T-Mobile
+	// COMPLETED 0.0100 AUTO:DS7:SCORE LIVE_HLR
+}
+
+func ExampleEngine_HLRLookup_invalid() {
+	eng, acct := newEngine()
+	res, err := eng.HLRLookup(context.Background(), acct, engine.Request{Number: "+49 151 2"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(res.ConnectivityStatus, res.ProcessingStatus, *res.ErrorCode, *res.ErrorDescription, *res.Cost)
+	// Output: INVALID_MSISDN REJECTED 1 number is not a valid phone number: invalid prefix 0.0000
+}
+
+func ExampleEngine_MNPLookup() {
+	eng, acct := newEngine()
+	res, err := eng.MNPLookup(context.Background(), acct, engine.Request{Number: "+31 6 12345678"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(res.MSISDN, *res.IsPorted, *res.MCCMNC, *res.Route, *res.Cost)
+	// Output: +31612345678 false 20408 MP1 0.0050
+}
+
+func ExampleEngine_NTLookup() {
+	eng, acct := newEngine()
+	res, err := eng.NTLookup(context.Background(), acct, engine.Request{Number: "+44 20 7946 0000"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(res.NumberType, *res.IsValid, *res.OriginalCountryCode, *res.Route, *res.Cost)
+	// Output: LANDLINE true GB NT1 0.0010
+}
+
+func ExampleEngine_Route() {
+	eng, acct := newEngine()
+	d, err := eng.Route(acct, "+1 650 253 0000")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(d.Route, d.ConfidenceLevel, d.Origin)
+	// Output: GT2 HIGH CUSTOM_GLOBAL_COUNTRY
+}
+
+func ExampleEngine_Routes() {
+	eng, _ := newEngine()
+	r := eng.Routes().Routes
+	fmt.Println(r.HLR, r.MNP, r.NT)
+	// Output: [DS7 GT1 GT2] [MP1] [NT1]
+}

@@ -1,0 +1,500 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/numenhq/numen/engine/apiv2"
+	"github.com/numenhq/numen/mnp"
+	"github.com/numenhq/numen/numbering"
+	"github.com/numenhq/numen/routing"
+)
+
+// Data sources of HLR results.
+const (
+	LiveHLR = "LIVE_HLR"
+	MNPDB   = "MNP_DB"
+)
+
+// begin validates the parts of a request every lookup shares, classifies
+// the number and draws the id.
+func (e *Engine) begin(req Request, field string) (numbering.Result, string, error) {
+	if req.Number == "" {
+		return numbering.Result{}, "", &RequestError{field, "is required"}
+	}
+	if err := checkStorage(req.Storage); err != nil {
+		return numbering.Result{}, "", err
+	}
+	id := req.ID
+	if id == "" {
+		var err error
+		if id, err = e.ids.next(); err != nil {
+			return numbering.Result{}, "", err
+		}
+	}
+	return e.plan.ClassifyString(req.Number), id, nil
+}
+
+// numberText is the number a result names: E.164 when it parsed, else the
+// input as given.
+func numberText(res *numbering.Result) string {
+	if res.Number.IsZero() {
+		return res.Input
+	}
+	return res.Number.String()
+}
+
+// HLRLookup looks a number up in its home network's register through the
+// route that the account's routing decides (or req.Route), and returns the
+// HLR result object. See the package documentation for the outcomes.
+func (e *Engine) HLRLookup(ctx context.Context, a *Account, req Request) (*apiv2.HLRResult, error) {
+	if req.Route != "" {
+		if err := e.checkRoute(req.Route, routing.HLR, routing.MNP); err != nil {
+			return nil, err
+		}
+	}
+	res, id, err := e.begin(req, "msisdn")
+	if err != nil {
+		return nil, err
+	}
+	var d routing.Decision
+	if req.Route != "" {
+		if d, err = a.resolver.Static(&res, req.Route); err != nil {
+			return nil, &RequestError{"route", err.Error()}
+		}
+	} else {
+		d = a.resolver.Resolve(&res)
+	}
+	out := &apiv2.HLRResult{
+		ID: id, MSISDN: numberText(&res), ConnectivityStatus: mnp.Undetermined.String(),
+		DataSource: LiveHLR, RoutingInstruction: d.Instruction(),
+	}
+	e.fillOriginal(&res, &out.OriginalNetworkName, &out.OriginalCountryName, &out.OriginalCountryCode, &out.OriginalCountryPrefix)
+	if !d.Rejected() {
+		out.Route = apiv2.String(d.Route)
+	}
+	product := routing.HLR
+	if e.products[d.Route] == routing.MNP {
+		product, out.DataSource = routing.MNP, MNPDB
+	}
+
+	var status mnp.Status
+	var code mnp.ErrorCode
+	detail := ""
+	switch {
+	case !res.Valid:
+		status, code, detail = mnp.Rejected, mnp.CodeInvalidNumber, res.Reason.String()
+		out.ConnectivityStatus = mnp.InvalidMSISDN.String()
+	case !res.QualifiesForHLR:
+		status, code, detail = mnp.Rejected, mnp.CodeNotMobile, "number type "+res.Type.String()
+	case d.Rejected():
+		status, code = mnp.Rejected, mnp.CodeRouteRejects
+	}
+	if status != 0 {
+		out.Route = nil // no route was taken
+		return e.finishHLR(ctx, a, req, out, product, d.Route, status, code, detail)
+	}
+
+	key := cacheKey{a.key, product, out.MSISDN, d.Route}
+	if c := e.cache.get(key, e.clock()); c != nil {
+		cached := *c.hlr
+		cached.ID, cached.Cached = id, true
+		cached.Cost = apiv2.String(Money(0).String())
+		cached.Storage = apiv2.String(StorageName(req.Storage, product, req.Async, e.clock()))
+		cached.RoutingInstruction = out.RoutingInstruction
+		if err := e.record(ctx, Record{Account: a.key, Product: routing.HLR, Storage: *cached.Storage, ID: id, Time: e.clock(), Cost: 0, Result: &cached}); err != nil {
+			return nil, err
+		}
+		return &cached, nil
+	}
+
+	q := mnp.Query{Number: res.Number, Region: res.CountryCode, MCCMNC: res.MCCMNC, Route: d.Route}
+	var failover int
+	if product == routing.MNP {
+		var ans mnp.PortAnswer
+		ans, failover, err = e.askPortability(ctx, d.Route, q)
+		if err != nil {
+			status, code = mnp.Rejected, mnp.CodeOf(err)
+			if !mnp.Retryable(err) {
+				status = mnp.Failed
+			}
+		} else {
+			status, code = ans.Status, ans.Code
+			e.fillPortedHLR(out, &res, ans)
+		}
+	} else {
+		var ans mnp.HLRAnswer
+		ans, failover, err = e.askHLR(ctx, d.Route, q)
+		if err != nil {
+			status, code = mnp.Rejected, mnp.CodeOf(err)
+			if !mnp.Retryable(err) {
+				status = mnp.Failed
+			}
+		} else {
+			status, code = ans.Status, ans.Code
+			e.fillHLR(out, &res, ans)
+		}
+	}
+	if failover > 0 {
+		out.RoutingInstruction += ":FAILOVER-" + strconv.Itoa(failover+1)
+	}
+	if status == 0 {
+		status, code = mnp.Failed, mnp.CodeBadProviderAnswer
+	}
+	result, err := e.finishHLR(ctx, a, req, out, product, d.Route, status, code, detail)
+	if err == nil && status == mnp.Completed {
+		e.cache.put(&cacheEntry{key: key, hlr: result}, e.clock())
+	}
+	return result, err
+}
+
+// finishHLR fills the status, error, cost, time and storage of an HLR
+// result and records it.
+func (e *Engine) finishHLR(ctx context.Context, a *Account, req Request, out *apiv2.HLRResult, product routing.Product, route string, status mnp.Status, code mnp.ErrorCode, detail string) (*apiv2.HLRResult, error) {
+	now := e.clock()
+	out.ProcessingStatus = status.String()
+	if code != mnp.CodeNone {
+		out.ErrorCode = apiv2.Int(int(code))
+		desc := code.Description()
+		if detail != "" {
+			desc += ": " + detail
+		}
+		out.ErrorDescription = apiv2.String(desc)
+	}
+	cost := Money(0)
+	if status.Charged() {
+		cost = a.prices.Of(product, route)
+	}
+	out.Cost = apiv2.String(cost.String())
+	out.Timestamp = apiv2.String(Timestamp(now))
+	storage := StorageName(req.Storage, routing.HLR, req.Async, now)
+	out.Storage = apiv2.String(storage)
+	if err := e.record(ctx, Record{Account: a.key, Product: routing.HLR, Storage: storage, ID: out.ID, Time: now, Cost: cost, Result: out}); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// askHLR asks the route's HLR backends in order until one answers or one
+// fails for good; it returns the answer and the index of the backend that
+// gave it (or of the last one asked).
+func (e *Engine) askHLR(ctx context.Context, route string, q mnp.Query) (mnp.HLRAnswer, int, error) {
+	backends := e.hlr[route]
+	if len(backends) == 0 {
+		return mnp.HLRAnswer{}, 0, mnp.Unavailable("route "+route, mnp.CodeUnavailable, fmt.Errorf("no HLR backend serves route %s", route))
+	}
+	var last error
+	tried := 0
+	for i, b := range backends {
+		if ctx.Err() != nil {
+			break
+		}
+		cctx, cancel := context.WithTimeout(ctx, e.timeout)
+		ans, err := b.Backend.HLR(cctx, q)
+		cancel()
+		if err == nil {
+			return ans, i, nil
+		}
+		last, tried = err, i
+		if !mnp.Retryable(err) {
+			break
+		}
+	}
+	if last == nil {
+		last = mnp.Unavailable("route "+route, mnp.CodeTimeout, ctx.Err())
+	}
+	return mnp.HLRAnswer{}, tried, last
+}
+
+// askPortability is askHLR for portability backends.
+func (e *Engine) askPortability(ctx context.Context, route string, q mnp.Query) (mnp.PortAnswer, int, error) {
+	backends := e.port[route]
+	if len(backends) == 0 {
+		return mnp.PortAnswer{}, 0, mnp.Unavailable("route "+route, mnp.CodeUnavailable, fmt.Errorf("no portability backend serves route %s", route))
+	}
+	var last error
+	tried := 0
+	for i, b := range backends {
+		if ctx.Err() != nil {
+			break
+		}
+		cctx, cancel := context.WithTimeout(ctx, e.timeout)
+		ans, err := b.Backend.Portability(cctx, q)
+		cancel()
+		if err == nil {
+			return ans, i, nil
+		}
+		last, tried = err, i
+		if !mnp.Retryable(err) {
+			break
+		}
+	}
+	if last == nil {
+		last = mnp.Unavailable("route "+route, mnp.CodeTimeout, ctx.Err())
+	}
+	return mnp.PortAnswer{}, tried, last
+}
+
+// fillOriginal fills the original_* group from the number's classification.
+func (e *Engine) fillOriginal(res *numbering.Result, name, country, code, prefix **string) {
+	network := res.Network
+	if network == "" && res.MCCMNC != "" {
+		if nw, ok := e.plan.Network(res.MCCMNC); ok {
+			network = nw.Name()
+		}
+	}
+	*name = apiv2.String(network)
+	*country = apiv2.String(res.CountryName)
+	*code = apiv2.String(res.CountryCode)
+	*prefix = apiv2.String(res.CountryPrefix)
+}
+
+// resolvedNetwork is a network reference completed from the MCC-MNC list
+// and the numbering plan.
+type resolvedNetwork struct {
+	mccmnc, name string
+	country      numbering.Country
+}
+
+func (e *Engine) resolve(ref mnp.NetworkRef) resolvedNetwork {
+	out := resolvedNetwork{mccmnc: ref.MCCMNC, name: ref.Name}
+	region := ref.Region
+	if ref.MCCMNC != "" {
+		if nw, ok := e.plan.Network(ref.MCCMNC); ok {
+			if out.name == "" {
+				out.name = nw.Name()
+			}
+			if region == "" {
+				region = nw.Region
+			}
+		} else if region == "" && len(ref.MCCMNC) >= 3 {
+			region = e.plan.RegionOfMCC(ref.MCCMNC[:3])
+		}
+	}
+	if region != "" {
+		out.country, _ = e.plan.Country(region)
+	}
+	return out
+}
+
+// splitMCCMNC returns the mcc and mnc fields of an MCCMNC ("" is null).
+func splitMCCMNC(mccmnc string) (mcc, mnc *string) {
+	if len(mccmnc) < 5 {
+		return nil, nil
+	}
+	return apiv2.String(mccmnc[:3]), apiv2.String(mccmnc[3:])
+}
+
+// fillHLR fills an HLR result from a live answer.
+func (e *Engine) fillHLR(out *apiv2.HLRResult, res *numbering.Result, ans mnp.HLRAnswer) {
+	out.ConnectivityStatus = ans.Connectivity.String()
+	out.MCCMNC = apiv2.String(ans.MCCMNC)
+	out.MCC, out.MNC = splitMCCMNC(ans.MCCMNC)
+	out.IMSI, out.MSIN, out.MSC = apiv2.String(ans.IMSI), apiv2.String(ans.MSIN), apiv2.String(ans.MSC)
+	if ans.Ported.Known() {
+		out.IsPorted = apiv2.Bool(ans.Ported.Value())
+	}
+	if ans.Ported == mnp.True {
+		p := e.resolve(ans.PortedTo)
+		out.PortedNetworkName = apiv2.String(p.name)
+		out.PortedCountryName = apiv2.String(p.country.Name)
+		out.PortedCountryCode = apiv2.String(p.country.Code)
+		out.PortedCountryPrefix = apiv2.String(p.country.Prefix)
+	}
+	if ans.Roaming.Known() {
+		out.IsRoaming = apiv2.Bool(ans.Roaming.Value())
+	}
+	if ans.Roaming == mnp.True {
+		r := e.resolve(ans.RoamingOn)
+		out.RoamingNetworkName = apiv2.String(r.name)
+		out.RoamingCountryName = apiv2.String(r.country.Name)
+		out.RoamingCountryCode = apiv2.String(r.country.Code)
+		out.RoamingCountryPrefix = apiv2.String(r.country.Prefix)
+	}
+}
+
+// fillPortedHLR fills an HLR result from a portability answer (MNP
+// fallback): the network the number belongs to, no live state.
+func (e *Engine) fillPortedHLR(out *apiv2.HLRResult, res *numbering.Result, ans mnp.PortAnswer) {
+	n := e.resolve(ans.Network)
+	out.MCCMNC = apiv2.String(n.mccmnc)
+	out.MCC, out.MNC = splitMCCMNC(n.mccmnc)
+	if ans.Ported.Known() {
+		out.IsPorted = apiv2.Bool(ans.Ported.Value())
+	}
+	if ans.Ported == mnp.True {
+		out.PortedNetworkName = apiv2.String(n.name)
+		out.PortedCountryName = apiv2.String(n.country.Name)
+		out.PortedCountryCode = apiv2.String(n.country.Code)
+		out.PortedCountryPrefix = apiv2.String(n.country.Prefix)
+	}
+}
+
+// MNPLookup asks the portability backends of an MNP route (req.Route, else
+// the first MNP route) which network the number belongs to now.
+func (e *Engine) MNPLookup(ctx context.Context, a *Account, req Request) (*apiv2.MNPResult, error) {
+	route := req.Route
+	if route != "" {
+		if err := e.checkRoute(route, routing.MNP); err != nil {
+			return nil, err
+		}
+	} else if len(e.routes.MNP) > 0 {
+		route = e.routes.MNP[0]
+	}
+	res, id, err := e.begin(req, "msisdn")
+	if err != nil {
+		return nil, err
+	}
+	out := &apiv2.MNPResult{ID: id, MSISDN: numberText(&res), Route: apiv2.String(route)}
+	e.fillOriginal(&res, &out.OriginalNetworkName, &out.OriginalCountryName, &out.OriginalCountryCode, &out.OriginalCountryPrefix)
+
+	var status mnp.Status
+	var code mnp.ErrorCode
+	detail := ""
+	switch {
+	case !res.Valid:
+		status, code, detail = mnp.Rejected, mnp.CodeInvalidNumber, res.Reason.String()
+	case route == "":
+		status, code = mnp.Rejected, mnp.CodeUnavailable
+	}
+	if status != 0 {
+		return e.finishMNP(ctx, a, req, out, route, status, code, detail)
+	}
+	key := cacheKey{a.key, routing.MNP, out.MSISDN, route}
+	if c := e.cache.get(key, e.clock()); c != nil {
+		cached := *c.mnp
+		cached.ID, cached.Cached = id, true
+		cached.Cost = apiv2.String(Money(0).String())
+		cached.Storage = apiv2.String(StorageName(req.Storage, routing.MNP, req.Async, e.clock()))
+		if err := e.record(ctx, Record{Account: a.key, Product: routing.MNP, Storage: *cached.Storage, ID: id, Time: e.clock(), Result: &cached}); err != nil {
+			return nil, err
+		}
+		return &cached, nil
+	}
+	q := mnp.Query{Number: res.Number, Region: res.CountryCode, MCCMNC: res.MCCMNC, Route: route}
+	ans, _, err := e.askPortability(ctx, route, q)
+	if err != nil {
+		status, code = mnp.Rejected, mnp.CodeOf(err)
+		if !mnp.Retryable(err) {
+			status = mnp.Failed
+		}
+	} else {
+		status, code = ans.Status, ans.Code
+		if status == 0 {
+			status, code = mnp.Failed, mnp.CodeBadProviderAnswer
+		}
+		n := e.resolve(ans.Network)
+		out.MCCMNC = apiv2.String(n.mccmnc)
+		out.MCC, out.MNC = splitMCCMNC(n.mccmnc)
+		if ans.Ported.Known() {
+			out.IsPorted = apiv2.Bool(ans.Ported.Value())
+		}
+		if ans.Ported == mnp.True {
+			out.PortedNetworkName = apiv2.String(n.name)
+			out.PortedCountryName = apiv2.String(n.country.Name)
+			out.PortedCountryCode = apiv2.String(n.country.Code)
+			out.PortedCountryPrefix = apiv2.String(n.country.Prefix)
+		}
+	}
+	result, err := e.finishMNP(ctx, a, req, out, route, status, code, detail)
+	if err == nil && status == mnp.Completed {
+		e.cache.put(&cacheEntry{key: key, mnp: result}, e.clock())
+	}
+	return result, err
+}
+
+func (e *Engine) finishMNP(ctx context.Context, a *Account, req Request, out *apiv2.MNPResult, route string, status mnp.Status, code mnp.ErrorCode, detail string) (*apiv2.MNPResult, error) {
+	now := e.clock()
+	out.ProcessingStatus = status.String()
+	out.QueryStatus = "OK"
+	if status != mnp.Completed {
+		out.QueryStatus = "FAILED"
+	}
+	if code != mnp.CodeNone {
+		out.ErrorCode = apiv2.Int(int(code))
+		desc := code.Description()
+		if detail != "" {
+			desc += ": " + detail
+		}
+		out.ErrorDescription = apiv2.String(desc)
+	}
+	cost := Money(0)
+	if status.Charged() {
+		cost = a.prices.Of(routing.MNP, route)
+	}
+	out.Cost = apiv2.String(cost.String())
+	out.Timestamp = apiv2.String(Timestamp(now))
+	storage := StorageName(req.Storage, routing.MNP, req.Async, now)
+	out.Storage = apiv2.String(storage)
+	if err := e.record(ctx, Record{Account: a.key, Product: routing.MNP, Storage: storage, ID: out.ID, Time: now, Cost: cost, Result: out}); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// NTLookup classifies a number by the numbering plan: the NT result object.
+// A number whose calling code cannot be read (query_status FAILED) costs
+// nothing; every other answer, valid or not, is charged.
+func (e *Engine) NTLookup(ctx context.Context, a *Account, req Request) (*apiv2.NTResult, error) {
+	route := req.Route
+	if route != "" {
+		if err := e.checkRoute(route, routing.NT); err != nil {
+			return nil, err
+		}
+	} else if len(e.routes.NT) > 0 {
+		route = e.routes.NT[0]
+	}
+	res, id, err := e.begin(req, "number")
+	if err != nil {
+		return nil, err
+	}
+	now := e.clock()
+	out := NTResultOf(&res)
+	out.ID = id
+	out.Route = apiv2.String(route)
+	cost := Money(0)
+	if res.Status == numbering.StatusOK {
+		cost = a.prices.Of(routing.NT, route)
+	}
+	out.Cost = apiv2.String(cost.String())
+	out.Timestamp = apiv2.String(Timestamp(now))
+	storage := StorageName(req.Storage, routing.NT, req.Async, now)
+	out.Storage = apiv2.String(storage)
+	if err := e.record(ctx, Record{Account: a.key, Product: routing.NT, Storage: storage, ID: id, Time: now, Cost: cost, Result: out}); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// NTResultOf converts a classification into the NT result object, with the
+// null rules of numbering.Result.AppendJSON; the lookup's id, cost,
+// timestamp, storage and route are left for the caller.
+func NTResultOf(res *numbering.Result) *apiv2.NTResult {
+	ok := res.Status == numbering.StatusOK
+	out := &apiv2.NTResult{
+		Number:                numberText(res),
+		NumberType:            res.Type.String(),
+		QueryStatus:           res.Status.String(),
+		IsValid:               apiv2.Bool(res.Valid),
+		InvalidReason:         apiv2.String(res.Reason.String()),
+		MCCMNC:                apiv2.String(res.MCCMNC),
+		MCC:                   apiv2.String(res.MCC()),
+		MNC:                   apiv2.String(res.MNC()),
+		OriginalNetworkName:   apiv2.String(res.Network),
+		OriginalCountryName:   apiv2.String(res.CountryName),
+		OriginalCountryCode:   apiv2.String(res.CountryCode),
+		OriginalCountryPrefix: apiv2.String(res.CountryPrefix),
+		Regions:               res.Regions,
+		Timezones:             res.Timezones,
+		InfoText:              apiv2.String(res.Info),
+	}
+	if res.Valid {
+		out.IsPossiblyPorted = apiv2.Bool(res.PossiblyPorted)
+	}
+	if ok {
+		out.IsVanityNumber = apiv2.Bool(res.Number.IsVanity())
+		out.QualifiesForHLRLookup = apiv2.Bool(res.QualifiesForHLR)
+	}
+	return out
+}

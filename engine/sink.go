@@ -1,0 +1,36 @@
+package engine
+
+import (
+	"context"
+	"time"
+
+	"github.com/numenhq/numen/routing"
+)
+
+// Record is one result on its way to the sink: what the store appends to
+// the account's report and the webhook batcher delivers.
+type Record struct {
+	Account string          // API key
+	Product routing.Product // HLR, MNP or NT
+	Storage string          // report name, with month
+	ID      string          // lookup id
+	Time    time.Time       // completion time
+	Cost    Money           // what the lookup was charged
+	// Result is the result object: *apiv2.HLRResult, *apiv2.MNPResult or
+	// *apiv2.NTResult. The sink must not modify it.
+	Result any
+}
+
+// Sink receives every result before the engine returns it. A Sink that
+// returns an error vetoes the result: the lookup fails with ErrNotRecorded
+// rather than answer with a result that was not recorded. Implementations
+// are safe for concurrent use.
+type Sink interface {
+	Record(ctx context.Context, r Record) error
+}
+
+// SinkFunc adapts a function to Sink.
+type SinkFunc func(ctx context.Context, r Record) error
+
+// Record calls f.
+func (f SinkFunc) Record(ctx context.Context, r Record) error { return f(ctx, r) }
