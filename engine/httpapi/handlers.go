@@ -1,0 +1,304 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/numenhq/numen/engine"
+	"github.com/numenhq/numen/engine/apiv2"
+)
+
+// endpoints is the API: every path under /api/v2 with its method.
+func endpoints() []*endpoint {
+	return []*endpoint{
+		{method: http.MethodGet, path: "/time", public: true, serve: (*Handler).time},
+		{method: http.MethodGet, path: "/openapi.json", public: true, serve: (*Handler).openapi},
+		{method: http.MethodGet, path: "/auth-test", serve: (*Handler).authTest},
+		{method: http.MethodPost, path: "/hlr-lookup", serve: (*Handler).hlrLookup},
+		{method: http.MethodPost, path: "/mnp-lookup", serve: (*Handler).mnpLookup},
+		{method: http.MethodPost, path: "/nt-lookup", serve: (*Handler).ntLookup},
+		{method: http.MethodPost, path: "/hlr-lookups", serve: (*Handler).hlrLookups},
+		{method: http.MethodPost, path: "/nt-lookups", serve: (*Handler).ntLookups},
+		{method: http.MethodGet, path: "/route", serve: (*Handler).route},
+		{method: http.MethodGet, path: "/routes", serve: (*Handler).routeList},
+		{method: http.MethodGet, path: "/routing-map", serve: (*Handler).routingMap},
+		{method: http.MethodGet, path: "/hlr-coverage", serve: (*Handler).hlrCoverage},
+	}
+}
+
+func (h *Handler) time(w http.ResponseWriter, r *request) {
+	writeJSON(w, http.StatusOK, apiv2.Time{Time: h.cfg.Clock().Unix()})
+}
+
+func (h *Handler) authTest(w http.ResponseWriter, r *request) {
+	writeJSON(w, http.StatusOK, apiv2.AuthTest{Success: true})
+}
+
+func (h *Handler) hlrLookup(w http.ResponseWriter, r *request) {
+	var body apiv2.HLRLookupRequest
+	if !decode(w, r.body, &body, "msisdn") {
+		return
+	}
+	res, err := h.cfg.Engine.HLRLookup(r.Context(), r.account.Engine, engine.Request{
+		Number: body.MSISDN, Route: apiv2.Deref(body.Route), Storage: apiv2.Deref(body.Storage),
+	})
+	if h.lookupError(w, err) {
+		return
+	}
+	h.metrics.observeLookup("HLR", res.ProcessingStatus)
+	writeJSON(w, http.StatusOK, res)
+}
+
+func (h *Handler) mnpLookup(w http.ResponseWriter, r *request) {
+	var body apiv2.MNPLookupRequest
+	if !decode(w, r.body, &body, "msisdn") {
+		return
+	}
+	res, err := h.cfg.Engine.MNPLookup(r.Context(), r.account.Engine, engine.Request{
+		Number: body.MSISDN, Route: apiv2.Deref(body.Route), Storage: apiv2.Deref(body.Storage),
+	})
+	if h.lookupError(w, err) {
+		return
+	}
+	h.metrics.observeLookup("MNP", res.ProcessingStatus)
+	writeJSON(w, http.StatusOK, res)
+}
+
+func (h *Handler) ntLookup(w http.ResponseWriter, r *request) {
+	var body apiv2.NTLookupRequest
+	if !decode(w, r.body, &body, "number") {
+		return
+	}
+	res, err := h.cfg.Engine.NTLookup(r.Context(), r.account.Engine, engine.Request{
+		Number: body.Number, Route: apiv2.Deref(body.Route), Storage: apiv2.Deref(body.Storage),
+	})
+	if h.lookupError(w, err) {
+		return
+	}
+	h.metrics.observeLookup("NT", res.QueryStatus)
+	writeJSON(w, http.StatusOK, res)
+}
+
+// MaxBulkNumbers is the spec's limit of numbers per bulk request.
+const MaxBulkNumbers = 1000
+
+func (h *Handler) hlrLookups(w http.ResponseWriter, r *request) {
+	var body apiv2.HLRLookupsRequest
+	if !decode(w, r.body, &body, "msisdns") {
+		return
+	}
+	h.bulk(w, r, "HLR", "msisdns", body.MSISDNs, body.Route, body.Storage)
+}
+
+func (h *Handler) ntLookups(w http.ResponseWriter, r *request) {
+	var body apiv2.NTLookupsRequest
+	if !decode(w, r.body, &body, "numbers") {
+		return
+	}
+	h.bulk(w, r, "NT", "numbers", body.Numbers, body.Route, body.Storage)
+}
+
+func (h *Handler) bulk(w http.ResponseWriter, r *request, product, field string, numbers []string, route, storage *string) {
+	switch {
+	case h.cfg.Bulk == nil:
+		writeErrors(w, http.StatusNotImplemented, "bulk lookups are not enabled on this server")
+		return
+	case len(numbers) == 0:
+		writeErrors(w, http.StatusBadRequest, field+": at least one number is required")
+		return
+	case len(numbers) > MaxBulkNumbers:
+		writeErrors(w, http.StatusBadRequest, fmt.Sprintf("%s: %d numbers; at most %d per request", field, len(numbers), MaxBulkNumbers))
+		return
+	case len(r.account.WebhookURLs) == 0:
+		writeErrors(w, http.StatusPreconditionFailed, "no webhook URL is configured for this API key; bulk results are delivered only by webhook")
+		return
+	}
+	receipt, err := h.cfg.Bulk.Submit(r.Context(), r.account, product, numbers, apiv2.Deref(route), apiv2.Deref(storage), r.Header.Get("Idempotency-Key"), r.body)
+	if h.lookupError(w, err) {
+		return
+	}
+	writeJSON(w, http.StatusOK, receipt)
+}
+
+func (h *Handler) route(w http.ResponseWriter, r *request) {
+	q := r.URL.Query()
+	for k := range q {
+		if k != "msisdn" {
+			writeErrors(w, http.StatusBadRequest, fmt.Sprintf("%s: unknown query parameter; GET /route takes msisdn only", k))
+			return
+		}
+	}
+	if len(q["msisdn"]) > 1 {
+		writeErrors(w, http.StatusBadRequest, "msisdn: given more than once")
+		return
+	}
+	d, err := h.cfg.Engine.Route(r.account.Engine, q.Get("msisdn"))
+	if h.lookupError(w, err) {
+		return
+	}
+	writeJSON(w, http.StatusOK, d)
+}
+
+func (h *Handler) routeList(w http.ResponseWriter, r *request) {
+	writeJSON(w, http.StatusOK, h.cfg.Engine.Routes())
+}
+
+func (h *Handler) routingMap(w http.ResponseWriter, r *request) {
+	m, err := h.cfg.Engine.RoutingMap(r.account.Engine)
+	if h.lookupError(w, err) {
+		return
+	}
+	writeJSON(w, http.StatusOK, m)
+}
+
+func (h *Handler) hlrCoverage(w http.ResponseWriter, r *request) {
+	writeJSON(w, http.StatusOK, h.cfg.Engine.Coverage())
+}
+
+// lookupError answers an engine error and reports whether there was one.
+func (h *Handler) lookupError(w http.ResponseWriter, err error) bool {
+	if err == nil {
+		return false
+	}
+	var re *engine.RequestError
+	var pe *PreconditionError
+	switch {
+	case errors.As(err, &re):
+		writeErrors(w, http.StatusBadRequest, re.Error())
+	case errors.As(err, &pe):
+		writeErrors(w, pe.Status, pe.Message)
+	case errors.Is(err, engine.ErrNotRecorded):
+		h.log.Error("result not recorded", "error", err)
+		writeErrors(w, http.StatusServiceUnavailable, "service unavailable: the result could not be stored; nothing was charged, try again")
+	case errors.Is(err, context.DeadlineExceeded):
+		writeErrors(w, http.StatusServiceUnavailable, "service unavailable: the request took too long")
+	default:
+		h.log.Error("internal error", "error", err)
+		writeErrors(w, http.StatusInternalServerError, "internal error")
+	}
+	return true
+}
+
+// PreconditionError lets a BulkHandler answer with a status of its own,
+// such as 409 for an idempotency key reused with another body.
+type PreconditionError struct {
+	Status  int
+	Message string
+}
+
+func (e *PreconditionError) Error() string { return e.Message }
+
+// decode reads a JSON object into v strictly: no unknown fields, no
+// trailing data, types as documented; required names the field that must
+// be present. It answers 400 itself, naming the field, and returns false.
+func decode(w http.ResponseWriter, body []byte, v any, required string) bool {
+	if len(bytes.TrimSpace(body)) == 0 {
+		writeErrors(w, http.StatusBadRequest, fmt.Sprintf("body: want a JSON object with %s; got an empty body", required))
+		return false
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		writeErrors(w, http.StatusBadRequest, jsonProblem(err, body))
+		return false
+	}
+	if dec.More() {
+		writeErrors(w, http.StatusBadRequest, "body: data after the JSON object")
+		return false
+	}
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(body, &fields) == nil {
+		if raw, ok := fields[required]; !ok || string(raw) == "null" {
+			writeErrors(w, http.StatusBadRequest, required+": is required")
+			return false
+		}
+	}
+	return true
+}
+
+// jsonProblem turns a decoding error into a message that names the field.
+func jsonProblem(err error, body []byte) string {
+	var te *json.UnmarshalTypeError
+	var se *json.SyntaxError
+	switch {
+	case errors.As(err, &te):
+		if te.Field == "" {
+			return fmt.Sprintf("body: want a JSON object, got %s", te.Value)
+		}
+		return fmt.Sprintf("%s: want %s, got %s", te.Field, typeName(te.Type.String()), te.Value)
+	case errors.As(err, &se):
+		line, col := position(body, se.Offset)
+		return fmt.Sprintf("body: malformed JSON at line %d, column %d: %v", line, col, se)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return "body: the JSON object is cut short"
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		return strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`) + ": unknown field"
+	}
+	return "body: " + err.Error()
+}
+
+func typeName(t string) string {
+	switch t {
+	case "string", "*string":
+		return "a string"
+	case "[]string":
+		return "an array of strings"
+	}
+	return t
+}
+
+func position(body []byte, offset int64) (line, col int) {
+	line, col = 1, 1
+	for i := int64(0); i < offset-1 && i < int64(len(body)); i++ {
+		if body[i] == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+	}
+	return line, col
+}
+
+// writeJSON writes v as the response body.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		writeErrors(w, http.StatusInternalServerError, "internal error: encoding the response")
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(b, '\n'))
+}
+
+// writeErrors writes {"errors": [...]}.
+func writeErrors(w http.ResponseWriter, status int, msgs ...string) {
+	b, _ := json.Marshal(apiv2.ErrorBody{Errors: msgs})
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(b, '\n'))
+}
+
+// readAll reads a body of known or unknown length.
+func readAll(r io.Reader, length int64) ([]byte, error) {
+	if length > 0 {
+		buf := make([]byte, length)
+		if _, err := io.ReadFull(r, buf); err != nil {
+			return nil, err
+		}
+		// A body longer than announced is the server's to refuse.
+		var one [1]byte
+		if n, _ := r.Read(one[:]); n > 0 {
+			return nil, errors.New("body longer than its Content-Length")
+		}
+		return buf, nil
+	}
+	return io.ReadAll(r)
+}

@@ -1,0 +1,386 @@
+// Package httpapi serves Numen's lookup API, /api/v2, over HTTP: the
+// adapter between the wire (lookup-api-v2-spec.md, with DESIGN.md's
+// decisions) and package engine. It authenticates every protected request
+// (digest, X-Basic or Basic, package engine/auth), checks the account's IP
+// whitelist, method list and rate limit, decodes request bodies strictly,
+// and answers with the API's JSON objects, or with {"errors": [...]} and the
+// status codes of DESIGN.md:
+//
+//	400 malformed JSON or invalid parameters, naming the field
+//	401 missing or failed authentication (stale timestamp included)
+//	403 client IP not whitelisted, or authentication method not allowed
+//	404 unknown path          405 wrong method (with Allow)
+//	412 bulk call without a configured webhook URL
+//	413 body too large         429 rate limited (with Retry-After)
+//	500 internal               501 not implemented
+//	503 the result could not be recorded, or a backend is unavailable
+//
+// Per-number outcomes (REJECTED, FAILED lookups) are results: 200.
+//
+// Public endpoints: GET /api/v2/time, GET /api/v2/openapi.json, and outside
+// the API GET /healthz and GET /metrics (Prometheus text format). Every
+// request is logged with log/slog (never a secret) and counted in the
+// metrics.
+//
+// Handler is an http.Handler, safe for concurrent use.
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"net/http"
+	"net/netip"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/numenhq/numen/engine"
+	"github.com/numenhq/numen/engine/apiv2"
+	"github.com/numenhq/numen/engine/auth"
+)
+
+// Account is an API key's account as the sidecar sees it.
+type Account struct {
+	// Key is the API key; Secrets its secrets (more than one while a secret
+	// is rotated: each works until removed).
+	Key     string
+	Secrets []string
+	// Methods are the authentication methods allowed (auth.MethodDigest,
+	// auth.MethodXBasic, auth.MethodBasic); empty allows all.
+	Methods []string
+	// Whitelist holds the client addresses allowed; empty allows any.
+	Whitelist []netip.Prefix
+	// RateLimit is the sustained number of requests per second allowed,
+	// with bursts of RateBurst; zero means unlimited.
+	RateLimit float64
+	RateBurst int
+	// WebhookURLs receive the results of bulk lookups.
+	WebhookURLs []string
+	// Engine is the account's routing and prices.
+	Engine *engine.Account
+}
+
+// Config configures a Handler.
+type Config struct {
+	Engine   *engine.Engine
+	Accounts []*Account
+	// TrustedProxies are the peers whose X-Forwarded-For header is believed:
+	// the client address is then the right-most address of the header that
+	// is not itself a trusted proxy. Without them, X-Forwarded-For is
+	// ignored and the client is the TCP peer.
+	TrustedProxies []netip.Prefix
+	// MaxBodyBytes bounds request bodies (413 beyond); default 1 MiB,
+	// room for a bulk request of 1000 numbers many times over.
+	MaxBodyBytes int64
+	// RequestTimeout bounds the work of one request; default 30 s.
+	RequestTimeout time.Duration
+	// MaxSkew is the digest timestamp window; default 30 s.
+	MaxSkew time.Duration
+	// Logger receives one line per request; default slog.Default().
+	Logger *slog.Logger
+	// Clock is the server's time, for digest timestamps and GET /time;
+	// default time.Now.
+	Clock func() time.Time
+	// Health is checked by GET /healthz (for example the store's Ping);
+	// nil reports healthy.
+	Health func(ctx context.Context) error
+	// Bulk handles the bulk endpoints; nil answers them 501.
+	Bulk BulkHandler
+	// Reports serves the report pages; nil leaves them out.
+	Reports http.Handler
+}
+
+// BulkHandler runs bulk submissions (POST /hlr-lookups, /nt-lookups).
+type BulkHandler interface {
+	// Submit accepts the numbers of one bulk request for an account and
+	// returns the receipt, or an error (a *engine.RequestError for bad
+	// input).
+	Submit(ctx context.Context, a *Account, product string, numbers []string, route, storage, idempotencyKey string, body []byte) (*apiv2.Receipt, error)
+}
+
+// Handler serves the API. See the package documentation.
+type Handler struct {
+	cfg      Config
+	accounts map[string]*Account
+	verifier *auth.Verifier
+	limits   sync.Map // key -> *bucket
+	metrics  *Metrics
+	log      *slog.Logger
+	routes   map[string]*endpoint // path relative to the API base -> endpoint
+	mux      *http.ServeMux
+}
+
+// endpoint is one path of the API with its method's handler.
+type endpoint struct {
+	method string
+	path   string // relative to /api/v2, such as "/hlr-lookup"
+	public bool
+	serve  func(h *Handler, w http.ResponseWriter, r *request)
+}
+
+// request is one authenticated API request.
+type request struct {
+	*http.Request
+	account *Account
+	body    []byte
+	client  netip.Addr
+}
+
+// New builds a Handler.
+func New(cfg Config) (*Handler, error) {
+	if cfg.Engine == nil {
+		return nil, errors.New("httpapi: Config.Engine is required")
+	}
+	if cfg.MaxBodyBytes <= 0 {
+		cfg.MaxBodyBytes = 1 << 20
+	}
+	if cfg.RequestTimeout <= 0 {
+		cfg.RequestTimeout = 30 * time.Second
+	}
+	if cfg.MaxSkew <= 0 {
+		cfg.MaxSkew = auth.DefaultMaxSkew
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = time.Now
+	}
+	h := &Handler{cfg: cfg, accounts: map[string]*Account{}, log: cfg.Logger, metrics: NewMetrics()}
+	secrets := map[string][]string{}
+	for _, a := range cfg.Accounts {
+		switch {
+		case a == nil || a.Key == "":
+			return nil, errors.New("httpapi: an account without a key")
+		case h.accounts[a.Key] != nil:
+			return nil, fmt.Errorf("httpapi: account %q given twice", a.Key)
+		case len(a.Secrets) == 0:
+			return nil, fmt.Errorf("httpapi: account %q has no secret", a.Key)
+		case a.Engine == nil:
+			return nil, fmt.Errorf("httpapi: account %q has no engine account", a.Key)
+		}
+		for _, m := range a.Methods {
+			if m != auth.MethodDigest && m != auth.MethodXBasic && m != auth.MethodBasic {
+				return nil, fmt.Errorf("httpapi: account %q: unknown authentication method %q (want %s, %s or %s)", a.Key, m, auth.MethodDigest, auth.MethodXBasic, auth.MethodBasic)
+			}
+		}
+		h.accounts[a.Key] = a
+		secrets[a.Key] = a.Secrets
+	}
+	creds, err := auth.NewStaticCredentials(secrets)
+	if err != nil {
+		return nil, fmt.Errorf("httpapi: %w", err)
+	}
+	h.verifier = auth.NewVerifier(creds, auth.WithMaxSkew(cfg.MaxSkew))
+	h.routes = map[string]*endpoint{}
+	for _, e := range endpoints() {
+		h.routes[e.path] = e
+	}
+	h.mux = http.NewServeMux()
+	h.mux.HandleFunc("/healthz", h.healthz)
+	h.mux.HandleFunc("/metrics", h.serveMetrics)
+	h.mux.HandleFunc(apiv2.Base+"/", h.api)
+	if cfg.Reports != nil {
+		h.mux.Handle("/reports/", cfg.Reports)
+		h.mux.Handle("/reports", cfg.Reports)
+	}
+	return h, nil
+}
+
+// Metrics returns the handler's metrics, for lookups counted elsewhere
+// (bulk workers).
+func (h *Handler) Metrics() *Metrics { return h.metrics }
+
+// Endpoints lists the API's endpoints as "METHOD /path" (relative to
+// /api/v2), sorted: what the OpenAPI document must describe.
+func Endpoints() []string {
+	var out []string
+	for _, e := range endpoints() {
+		out = append(out, e.method+" "+e.path)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h.mux.ServeHTTP(w, r)
+}
+
+// api serves everything under /api/v2/.
+func (h *Handler) api(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	rw := &statusWriter{ResponseWriter: w}
+	rel := strings.TrimPrefix(r.URL.Path, apiv2.Base)
+	e := h.routes[strings.ToLower(rel)]
+	name := "unknown"
+	if e != nil {
+		name = e.path
+	}
+	var key string
+	defer func() {
+		if p := recover(); p != nil {
+			h.log.Error("panic", "path", r.URL.Path, "panic", p)
+			if rw.status == 0 {
+				writeErrors(rw, http.StatusInternalServerError, "internal error")
+			}
+		}
+		elapsed := time.Since(start)
+		h.metrics.observeRequest(name, rw.status, elapsed)
+		h.log.Info("request", "method", r.Method, "path", r.URL.Path, "status", rw.status,
+			"duration_ms", float64(elapsed.Microseconds())/1000, "key", key, "remote", r.RemoteAddr, "bytes", rw.bytes)
+	}()
+	switch {
+	case e == nil:
+		writeErrors(rw, http.StatusNotFound, fmt.Sprintf("no endpoint %s; see %s/openapi.json", r.URL.Path, apiv2.Base))
+		return
+	case r.Method != e.method && !(e.method == http.MethodGet && r.Method == http.MethodHead):
+		rw.Header().Set("Allow", e.method)
+		writeErrors(rw, http.StatusMethodNotAllowed, fmt.Sprintf("%s %s: method not allowed; use %s", r.Method, r.URL.Path, e.method))
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), h.cfg.RequestTimeout)
+	defer cancel()
+	r = r.WithContext(ctx)
+	body, ok := h.readBody(rw, r)
+	if !ok {
+		return
+	}
+	req := &request{Request: r, body: body, client: h.clientAddr(r)}
+	if !e.public {
+		id, err := h.verifier.Authenticate(r, e.path, body, h.cfg.Clock())
+		if err != nil {
+			var ae *auth.Error
+			if errors.As(err, &ae) {
+				key = ae.Key
+			}
+			h.metrics.authFailures.add(1)
+			writeErrors(rw, http.StatusUnauthorized, err.Error())
+			return
+		}
+		key = id.Key
+		a := h.accounts[id.Key]
+		if len(a.Methods) > 0 && !contains(a.Methods, id.Method) {
+			writeErrors(rw, http.StatusForbidden, fmt.Sprintf("authentication method %s is not enabled for this API key (enabled: %s)", id.Method, strings.Join(a.Methods, ", ")))
+			return
+		}
+		if !allowed(a.Whitelist, req.client) {
+			writeErrors(rw, http.StatusForbidden, fmt.Sprintf("client address %s is not whitelisted for this API key", req.client))
+			return
+		}
+		if wait, ok := h.allow(a); !ok {
+			secs := max(1, int(math.Ceil(wait.Seconds())))
+			rw.Header().Set("Retry-After", fmt.Sprint(secs))
+			writeErrors(rw, http.StatusTooManyRequests, fmt.Sprintf("rate limit of %g requests per second exceeded; retry after %d s", a.RateLimit, secs))
+			return
+		}
+		req.account = a
+	}
+	e.serve(h, rw, req)
+}
+
+// readBody reads the request body within the size limit; false when it
+// answered the request already.
+func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	if r.ContentLength > h.cfg.MaxBodyBytes {
+		writeErrors(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("body of %d bytes is larger than the limit of %d bytes", r.ContentLength, h.cfg.MaxBodyBytes))
+		return nil, false
+	}
+	body, err := readAll(http.MaxBytesReader(w, r.Body, h.cfg.MaxBodyBytes), r.ContentLength)
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			writeErrors(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("body is larger than the limit of %d bytes", h.cfg.MaxBodyBytes))
+		} else {
+			writeErrors(w, http.StatusBadRequest, "reading the body: "+err.Error())
+		}
+		return nil, false
+	}
+	return body, true
+}
+
+// clientAddr returns the client's address: the TCP peer, or, when the peer
+// is a trusted proxy, the right-most X-Forwarded-For address that is not.
+func (h *Handler) clientAddr(r *http.Request) netip.Addr {
+	peer, err := netip.ParseAddrPort(r.RemoteAddr)
+	if err != nil {
+		return netip.Addr{}
+	}
+	addr := peer.Addr().Unmap()
+	if !allowedNonEmpty(h.cfg.TrustedProxies, addr) {
+		return addr
+	}
+	hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
+	for i := len(hops) - 1; i >= 0; i-- {
+		hop, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
+		if err != nil {
+			return addr // a malformed hop: trust nothing beyond the proxy
+		}
+		hop = hop.Unmap()
+		if !allowedNonEmpty(h.cfg.TrustedProxies, hop) {
+			return hop
+		}
+		addr = hop
+	}
+	return addr
+}
+
+// allowed reports whether addr is in one of the prefixes; an empty list
+// allows every address.
+func allowed(list []netip.Prefix, addr netip.Addr) bool {
+	return len(list) == 0 || allowedNonEmpty(list, addr)
+}
+
+func allowedNonEmpty(list []netip.Prefix, addr netip.Addr) bool {
+	for _, p := range list {
+		if p.Contains(addr) {
+			return true
+		}
+	}
+	return false
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func (h *Handler) healthz(w http.ResponseWriter, r *http.Request) {
+	if h.cfg.Health != nil {
+		if err := h.cfg.Health(r.Context()); err != nil {
+			writeErrors(w, http.StatusServiceUnavailable, "unhealthy: "+err.Error())
+			return
+		}
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+// statusWriter records the status and size of a response.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+	bytes  int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	n, err := w.ResponseWriter.Write(b)
+	w.bytes += n
+	return n, err
+}

@@ -1,0 +1,451 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/numenhq/numen/engine"
+	"github.com/numenhq/numen/engine/apiv2"
+	"github.com/numenhq/numen/engine/auth"
+	"github.com/numenhq/numen/mnp"
+	"github.com/numenhq/numen/numbering"
+	"github.com/stretchr/testify/require"
+)
+
+var (
+	planOnce sync.Once
+	testPlan *numbering.Plan
+)
+
+func loadPlan(t testing.TB) *numbering.Plan {
+	planOnce.Do(func() {
+		var err error
+		if testPlan, err = numbering.Load(); err != nil {
+			panic(err)
+		}
+	})
+	return testPlan
+}
+
+type connectedHLR struct{}
+
+func (connectedHLR) HLR(ctx context.Context, q mnp.Query) (mnp.HLRAnswer, error) {
+	return mnp.HLRAnswer{Status: mnp.Completed, Connectivity: mnp.Connected, MCCMNC: q.MCCMNC, Ported: mnp.False, Roaming: mnp.False}, nil
+}
+
+type notPorted struct{}
+
+func (notPorted) Portability(ctx context.Context, q mnp.Query) (mnp.PortAnswer, error) {
+	return mnp.PortAnswer{Status: mnp.Completed, Ported: mnp.False, Network: mnp.NetworkRef{MCCMNC: q.MCCMNC}}, nil
+}
+
+const (
+	key     = "test-key"
+	secret  = "test-secret"
+	secret2 = "rotated-secret"
+)
+
+// server is a Handler on a loopback listener with a clock the test moves.
+type server struct {
+	*httptest.Server
+	h       *Handler
+	now     atomic.Int64 // unix seconds of the server's clock
+	sinkErr atomic.Value
+	logs    *bytes.Buffer
+}
+
+func newServer(t *testing.T, mutate func(cfg *Config, a *Account)) *server {
+	s := &server{logs: &bytes.Buffer{}}
+	s.now.Store(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC).Unix())
+	clock := func() time.Time { return time.Unix(s.now.Load(), 0) }
+	hlr := []engine.HLR{{Name: "test", Backend: connectedHLR{}}}
+	eng, err := engine.New(engine.Options{
+		Plan: loadPlan(t),
+		Backends: []engine.RouteBackends{
+			{Route: "DS7", HLR: hlr}, {Route: "GT1", HLR: hlr}, {Route: "GT2", HLR: hlr},
+			{Route: "MP1", Portability: []engine.Portability{{Name: "test", Backend: notPorted{}}}},
+		},
+		Clock: clock,
+		Sink: engine.SinkFunc(func(ctx context.Context, r engine.Record) error {
+			if err, _ := s.sinkErr.Load().(error); err != nil {
+				return err
+			}
+			return nil
+		}),
+	})
+	require.NoError(t, err)
+	acct, err := eng.NewAccount(engine.AccountOptions{Key: key})
+	require.NoError(t, err)
+	a := &Account{Key: key, Secrets: []string{secret, secret2}, Engine: acct}
+	var mu sync.Mutex
+	cfg := Config{
+		Engine: eng, Accounts: []*Account{a}, Clock: clock,
+		Logger: slog.New(slog.NewJSONHandler(lockedWriter{&mu, s.logs}, nil)),
+	}
+	if mutate != nil {
+		mutate(&cfg, a)
+	}
+	s.h, err = New(cfg)
+	require.NoError(t, err)
+	s.Server = httptest.NewServer(s.h)
+	t.Cleanup(s.Close)
+	return s
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// signer sets a request's authentication headers.
+type signer func(t *testing.T, s *server, req *http.Request, body []byte)
+
+func digest(secret string, skew int64) signer {
+	return func(t *testing.T, s *server, req *http.Request, body []byte) {
+		require.NoError(t, auth.SignRequest(req, key, secret, time.Unix(s.now.Load()+skew, 0), body))
+	}
+}
+
+func xBasic(t *testing.T, s *server, req *http.Request, body []byte) {
+	req.Header.Set("X-Basic", auth.XBasic(key, secret))
+}
+
+func basic(t *testing.T, s *server, req *http.Request, body []byte) {
+	req.Header.Set("Authorization", auth.BasicHeader(key, secret))
+}
+
+func noAuth(t *testing.T, s *server, req *http.Request, body []byte) {}
+
+// do sends a request and returns the status, headers and body.
+func (s *server) do(t *testing.T, method, path, body string, sign signer) (int, http.Header, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(method, s.URL+path, strings.NewReader(body))
+	require.NoError(t, err)
+	if body == "" {
+		req.Body = http.NoBody
+	}
+	sign(t, s, req, []byte(body))
+	resp, err := s.Client().Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return resp.StatusCode, resp.Header, b
+}
+
+func errorsOf(t *testing.T, b []byte) []string {
+	t.Helper()
+	var e apiv2.ErrorBody
+	require.NoError(t, json.Unmarshal(b, &e), "%s", b)
+	require.NotEmpty(t, e.Errors)
+	return e.Errors
+}
+
+func TestEveryEndpointOverLoopback(t *testing.T) {
+	s := newServer(t, nil)
+	sign := digest(secret, 0)
+	for _, tc := range []struct {
+		method, path, body string
+		check              func(t *testing.T, b []byte)
+	}{
+		{"GET", "/api/v2/time", "", func(t *testing.T, b []byte) {
+			require.JSONEq(t, `{"time": 1795348800}`, string(b))
+		}},
+		{"GET", "/api/v2/auth-test", "", func(t *testing.T, b []byte) { require.JSONEq(t, `{"success": true}`, string(b)) }},
+		{"POST", "/api/v2/hlr-lookup", `{"msisdn": "+4915123456789"}`, func(t *testing.T, b []byte) {
+			var r apiv2.HLRResult
+			require.NoError(t, json.Unmarshal(b, &r))
+			require.Equal(t, "CONNECTED", r.ConnectivityStatus)
+			require.Equal(t, "AUTO:DS7:SCORE", r.RoutingInstruction)
+			require.Len(t, r.ID, 12)
+		}},
+		{"POST", "/api/v2/hlr-lookup", `{"msisdn": "+4915123456789", "route": "GT1", "storage": "campaign"}`, func(t *testing.T, b []byte) {
+			var r apiv2.HLRResult
+			require.NoError(t, json.Unmarshal(b, &r))
+			require.Equal(t, "STATIC:GT1", r.RoutingInstruction)
+			require.Equal(t, "campaign-2026-11", *r.Storage)
+		}},
+		{"POST", "/api/v2/mnp-lookup", `{"msisdn": "+31612345678"}`, func(t *testing.T, b []byte) {
+			var r apiv2.MNPResult
+			require.NoError(t, json.Unmarshal(b, &r))
+			require.Equal(t, "20408", *r.MCCMNC)
+			require.False(t, *r.IsPorted)
+		}},
+		{"POST", "/api/v2/nt-lookup", `{"number": "+442079460000"}`, func(t *testing.T, b []byte) {
+			var r apiv2.NTResult
+			require.NoError(t, json.Unmarshal(b, &r))
+			require.Equal(t, "LANDLINE", r.NumberType)
+			require.Equal(t, "SYNC-API-NT-2026-11", *r.Storage)
+		}},
+		{"GET", "/api/v2/route?msisdn=%2B4915123456789", "", func(t *testing.T, b []byte) {
+			require.JSONEq(t, `{"route":"DS7","confidence_level":"HIGH","mccmnc":"26201","origin":"SCORE"}`, string(b))
+		}},
+		{"GET", "/api/v2/routes", "", func(t *testing.T, b []byte) {
+			require.JSONEq(t, `{"routes":{"HLR":["DS7","GT1","GT2"],"MNP":["MP1"],"NT":["NT1"]}}`, string(b))
+		}},
+		{"GET", "/api/v2/routing-map", "", func(t *testing.T, b []byte) {
+			require.JSONEq(t, `{"routing":{"map":{"defaultRoute":null,"mnpFallback":false,"mccmncs":[],"prefixes":[],"countries":[]}}}`, string(b))
+		}},
+		{"GET", "/api/v2/hlr-coverage", "", func(t *testing.T, b []byte) {
+			var c struct{ Routes []struct{ ID string } }
+			require.NoError(t, json.Unmarshal(b, &c))
+			require.Len(t, c.Routes, 5)
+		}},
+		{"GET", "/api/v2/openapi.json", "", func(t *testing.T, b []byte) { require.True(t, json.Valid(b)) }},
+	} {
+		t.Run(tc.method+" "+tc.path, func(t *testing.T) {
+			status, hdr, b := s.do(t, tc.method, tc.path, tc.body, sign)
+			require.Equal(t, http.StatusOK, status, "%s", b)
+			require.Equal(t, "application/json", hdr.Get("Content-Type"))
+			tc.check(t, b)
+		})
+	}
+}
+
+func TestAuthentication(t *testing.T) {
+	s := newServer(t, nil)
+	body := `{"number": "+4915123456789"}`
+	for _, tc := range []struct {
+		name   string
+		method string
+		path   string
+		body   string
+		sign   signer
+		status int
+		msg    string
+	}{
+		{"digest", "POST", "/api/v2/nt-lookup", body, digest(secret, 0), 200, ""},
+		{"rotated secret", "POST", "/api/v2/nt-lookup", body, digest(secret2, 0), 200, ""},
+		{"x-basic", "POST", "/api/v2/nt-lookup", body, xBasic, 200, ""},
+		{"basic", "POST", "/api/v2/nt-lookup", body, basic, 200, ""},
+		{"skew 29 s behind", "POST", "/api/v2/nt-lookup", body, digest(secret, -29), 200, ""},
+		{"skew 29 s ahead", "POST", "/api/v2/nt-lookup", body, digest(secret, 29), 200, ""},
+		{"skew 31 s behind", "POST", "/api/v2/nt-lookup", body, digest(secret, -31), 401, "31 s behind"},
+		{"skew 31 s ahead", "POST", "/api/v2/nt-lookup", body, digest(secret, 31), 401, "31 s ahead"},
+		{"no credentials", "POST", "/api/v2/nt-lookup", body, noAuth, 401, ""},
+		{"wrong secret", "POST", "/api/v2/nt-lookup", body, digest("nope", 0), 401, "X-Digest-Signature does not match this request"},
+		{"GET with query string", "GET", "/api/v2/route?msisdn=%2B4915123456789", "", digest(secret, 0), 200, ""},
+		{"path in upper case", "GET", "/api/v2/ROUTES", "", digest(secret, 0), 200, ""},
+		{"empty POST body", "POST", "/api/v2/nt-lookup", "", digest(secret, 0), 400, "body: want a JSON object with number; got an empty body"},
+		{"public time", "GET", "/api/v2/time", "", noAuth, 200, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			status, _, b := s.do(t, tc.method, tc.path, tc.body, tc.sign)
+			require.Equal(t, tc.status, status, "%s", b)
+			if tc.msg != "" {
+				require.Contains(t, strings.Join(errorsOf(t, b), " "), tc.msg)
+			}
+			for _, sec := range []string{secret, secret2} {
+				require.NotContains(t, string(b), sec)
+			}
+		})
+	}
+	// A body changed after signing fails.
+	req, _ := http.NewRequest("POST", s.URL+"/api/v2/nt-lookup", strings.NewReader(`{"number": "+4915100000000"}`))
+	require.NoError(t, auth.SignRequest(req, key, secret, time.Unix(s.now.Load(), 0), []byte(body)))
+	resp, err := s.Client().Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, 401, resp.StatusCode)
+	require.NotContains(t, s.logs.String(), secret, "secrets never reach the log")
+}
+
+func TestAccessRules(t *testing.T) {
+	t.Run("whitelist", func(t *testing.T) {
+		s := newServer(t, func(cfg *Config, a *Account) { a.Whitelist = []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")} })
+		status, _, b := s.do(t, "GET", "/api/v2/routes", "", digest(secret, 0))
+		require.Equal(t, 403, status)
+		require.Equal(t, []string{"client address 127.0.0.1 is not whitelisted for this API key"}, errorsOf(t, b))
+		// Without trusted proxies, X-Forwarded-For counts for nothing.
+		status, _, _ = s.do(t, "GET", "/api/v2/routes", "", func(t *testing.T, s *server, req *http.Request, body []byte) {
+			req.Header.Set("X-Forwarded-For", "10.1.2.3")
+			digest(secret, 0)(t, s, req, body)
+		})
+		require.Equal(t, 403, status)
+	})
+	t.Run("whitelist behind a trusted proxy", func(t *testing.T) {
+		s := newServer(t, func(cfg *Config, a *Account) {
+			a.Whitelist = []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}
+			cfg.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("192.168.0.0/16")}
+		})
+		for xff, want := range map[string]int{
+			"10.1.2.3":                       200,
+			"203.0.113.9, 10.1.2.3":          200, // the right-most untrusted hop is the client
+			"10.1.2.3, 203.0.113.9":          403,
+			"10.1.2.3, 192.168.1.1":          200, // a chain of trusted proxies is skipped
+			"not-an-address":                 403,
+			"203.0.113.9":                    403,
+			"10.1.2.3, not-an-address, 1.1.": 403,
+		} {
+			status, _, b := s.do(t, "GET", "/api/v2/routes", "", func(t *testing.T, s *server, req *http.Request, body []byte) {
+				req.Header.Set("X-Forwarded-For", xff)
+				digest(secret, 0)(t, s, req, body)
+			})
+			require.Equal(t, want, status, "X-Forwarded-For %q: %s", xff, b)
+		}
+	})
+	t.Run("methods", func(t *testing.T) {
+		s := newServer(t, func(cfg *Config, a *Account) { a.Methods = []string{auth.MethodDigest} })
+		status, _, b := s.do(t, "GET", "/api/v2/routes", "", basic)
+		require.Equal(t, 403, status)
+		require.Contains(t, errorsOf(t, b)[0], "is not enabled for this API key")
+		status, _, _ = s.do(t, "GET", "/api/v2/routes", "", digest(secret, 0))
+		require.Equal(t, 200, status)
+	})
+	t.Run("rate limit", func(t *testing.T) {
+		s := newServer(t, func(cfg *Config, a *Account) { a.RateLimit, a.RateBurst = 1, 2 })
+		for i := range 2 {
+			status, _, _ := s.do(t, "GET", "/api/v2/routes", "", digest(secret, 0))
+			require.Equal(t, 200, status, "request %d", i)
+		}
+		status, hdr, b := s.do(t, "GET", "/api/v2/routes", "", digest(secret, 0))
+		require.Equal(t, 429, status)
+		require.Equal(t, "1", hdr.Get("Retry-After"))
+		require.Contains(t, errorsOf(t, b)[0], "rate limit of 1 requests per second exceeded")
+		s.now.Add(1) // a second later, one more token
+		status, _, _ = s.do(t, "GET", "/api/v2/routes", "", digest(secret, 0))
+		require.Equal(t, 200, status)
+	})
+}
+
+func TestErrorStatuses(t *testing.T) {
+	s := newServer(t, func(cfg *Config, a *Account) { cfg.MaxBodyBytes = 256 })
+	sign := digest(secret, 0)
+	for _, tc := range []struct {
+		name, method, path, body string
+		status                   int
+		msg                      string
+	}{
+		{"unknown path", "GET", "/api/v2/nope", "", 404, "no endpoint /api/v2/nope; see /api/v2/openapi.json"},
+		{"wrong method", "GET", "/api/v2/hlr-lookup", "", 405, "GET /api/v2/hlr-lookup: method not allowed; use POST"},
+		{"malformed JSON", "POST", "/api/v2/hlr-lookup", `{"msisdn": }`, 400, "body: malformed JSON at line 1, column 12"},
+		{"cut short", "POST", "/api/v2/hlr-lookup", `{"msisdn": "+49`, 400, "body: the JSON object is cut short"},
+		{"wrong type", "POST", "/api/v2/hlr-lookup", `{"msisdn": 4915123456789}`, 400, "msisdn: want a string, got number"},
+		{"unknown field", "POST", "/api/v2/hlr-lookup", `{"msisdn": "+4915123456789", "msidsn": "x"}`, 400, "msidsn: unknown field"},
+		{"missing field", "POST", "/api/v2/hlr-lookup", `{"route": "GT1"}`, 400, "msisdn: is required"},
+		{"null field", "POST", "/api/v2/nt-lookup", `{"number": null}`, 400, "number: is required"},
+		{"not an object", "POST", "/api/v2/nt-lookup", `["+4915123456789"]`, 400, "body: want a JSON object, got array"},
+		{"trailing data", "POST", "/api/v2/nt-lookup", `{"number": "+4915123456789"} {}`, 400, "body: data after the JSON object"},
+		{"bad route", "POST", "/api/v2/hlr-lookup", `{"msisdn": "+4915123456789", "route": "XYZ"}`, 400, `route: "XYZ" is not a route of this service (GET /routes lists them)`},
+		{"bad route query", "GET", "/api/v2/route?number=1", "", 400, "number: unknown query parameter; GET /route takes msisdn only"},
+		{"too large", "POST", "/api/v2/nt-lookup", `{"number": "` + strings.Repeat("1", 300) + `"}`, 413, "larger than the limit of 256 bytes"},
+		{"bulk not enabled", "POST", "/api/v2/nt-lookups", `{"numbers": ["+4915123456789"]}`, 501, "bulk lookups are not enabled on this server"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			status, hdr, b := s.do(t, tc.method, tc.path, tc.body, sign)
+			require.Equal(t, tc.status, status, "%s", b)
+			require.Contains(t, errorsOf(t, b)[0], tc.msg)
+			if status == 405 {
+				require.Equal(t, "POST", hdr.Get("Allow"))
+			}
+		})
+	}
+	s.sinkErr.Store(errors.New("disk full"))
+	status, _, b := s.do(t, "POST", "/api/v2/nt-lookup", `{"number": "+4915123456789"}`, sign)
+	require.Equal(t, 503, status)
+	require.Equal(t, []string{"service unavailable: the result could not be stored; nothing was charged, try again"}, errorsOf(t, b))
+}
+
+type stubBulk struct{ calls atomic.Int32 }
+
+func (b *stubBulk) Submit(ctx context.Context, a *Account, product string, numbers []string, route, storage, idem string, body []byte) (*apiv2.Receipt, error) {
+	b.calls.Add(1)
+	return &apiv2.Receipt{AcceptedCount: len(numbers), TotalCount: len(numbers), Cost: "0.0000", WebhookURLs: a.WebhookURLs}, nil
+}
+
+func TestBulkPreconditions(t *testing.T) {
+	bulk := &stubBulk{}
+	s := newServer(t, func(cfg *Config, a *Account) { cfg.Bulk = bulk })
+	sign := digest(secret, 0)
+	status, _, b := s.do(t, "POST", "/api/v2/hlr-lookups", `{"msisdns": ["+4915123456789"]}`, sign)
+	require.Equal(t, 412, status)
+	require.Equal(t, []string{"no webhook URL is configured for this API key; bulk results are delivered only by webhook"}, errorsOf(t, b))
+	s.h.accounts[key].WebhookURLs = []string{"http://127.0.0.1:9/hook"}
+	status, _, b = s.do(t, "POST", "/api/v2/nt-lookups", `{"numbers": []}`, sign)
+	require.Equal(t, 400, status)
+	require.Equal(t, []string{"numbers: at least one number is required"}, errorsOf(t, b))
+	many, _ := json.Marshal(map[string][]string{"numbers": make([]string, 1001)})
+	status, _, b = s.do(t, "POST", "/api/v2/nt-lookups", string(many), sign)
+	require.Equal(t, 400, status)
+	require.Equal(t, []string{"numbers: 1001 numbers; at most 1000 per request"}, errorsOf(t, b))
+	require.Zero(t, bulk.calls.Load())
+	status, _, _ = s.do(t, "POST", "/api/v2/nt-lookups", `{"numbers": ["+4915123456789"]}`, sign)
+	require.Equal(t, 200, status)
+}
+
+func TestHealthAndMetrics(t *testing.T) {
+	s := newServer(t, nil)
+	status, _, b := s.do(t, "GET", "/healthz", "", noAuth)
+	require.Equal(t, 200, status)
+	require.JSONEq(t, `{"status":"ok"}`, string(b))
+	s.do(t, "POST", "/api/v2/nt-lookup", `{"number": "+4915123456789"}`, digest(secret, 0))
+	s.do(t, "POST", "/api/v2/hlr-lookup", `{"msisdn": "+4915123456789"}`, digest(secret, 0))
+	s.do(t, "POST", "/api/v2/hlr-lookup", `{"msisdn": "+4915123456789"}`, noAuth)
+	status, hdr, b := s.do(t, "GET", "/metrics", "", noAuth)
+	require.Equal(t, 200, status)
+	require.Contains(t, hdr.Get("Content-Type"), "text/plain")
+	text := string(b)
+	for _, want := range []string{
+		`numen_http_requests_total{endpoint="/nt-lookup",code="200"} 1`,
+		`numen_http_requests_total{endpoint="/hlr-lookup",code="401"} 1`,
+		`numen_http_request_duration_seconds_count{endpoint="/hlr-lookup"} 2`,
+		`numen_http_request_duration_seconds_bucket{endpoint="/hlr-lookup",le="+Inf"} 2`,
+		`numen_lookups_total{product="HLR",status="COMPLETED"} 1`,
+		`numen_lookups_total{product="NT",status="OK"} 1`,
+		`numen_auth_failures_total 1`,
+	} {
+		require.Contains(t, text, want)
+	}
+
+	unhealthy := newServer(t, func(cfg *Config, a *Account) {
+		cfg.Health = func(ctx context.Context) error { return errors.New("store: database is locked") }
+	})
+	status, _, b = unhealthy.do(t, "GET", "/healthz", "", noAuth)
+	require.Equal(t, 503, status)
+	require.Equal(t, []string{"unhealthy: store: database is locked"}, errorsOf(t, b))
+}
+
+func TestNewRejectsBadAccounts(t *testing.T) {
+	eng, err := engine.New(engine.Options{Plan: loadPlan(t), Backends: []engine.RouteBackends{
+		{Route: "DS7", HLR: []engine.HLR{{Name: "x", Backend: connectedHLR{}}}},
+		{Route: "GT1", HLR: []engine.HLR{{Name: "x", Backend: connectedHLR{}}}},
+		{Route: "GT2", HLR: []engine.HLR{{Name: "x", Backend: connectedHLR{}}}},
+		{Route: "MP1", Portability: []engine.Portability{{Name: "x", Backend: notPorted{}}}},
+	}})
+	require.NoError(t, err)
+	acct, err := eng.NewAccount(engine.AccountOptions{Key: "k"})
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		accounts []*Account
+		msg      string
+	}{
+		{[]*Account{{Key: "", Secrets: []string{"s"}, Engine: acct}}, "httpapi: an account without a key"},
+		{[]*Account{{Key: "k", Secrets: []string{"s"}, Engine: acct}, {Key: "k", Secrets: []string{"s"}, Engine: acct}}, `httpapi: account "k" given twice`},
+		{[]*Account{{Key: "k", Engine: acct}}, `httpapi: account "k" has no secret`},
+		{[]*Account{{Key: "k", Secrets: []string{"s"}}}, `httpapi: account "k" has no engine account`},
+		{[]*Account{{Key: "k", Secrets: []string{"s"}, Engine: acct, Methods: []string{"md5"}}}, `httpapi: account "k": unknown authentication method "md5" (want digest, x-basic or basic)`},
+	} {
+		_, err := New(Config{Engine: eng, Accounts: tc.accounts})
+		require.EqualError(t, err, tc.msg)
+	}
+	_, err = New(Config{})
+	require.EqualError(t, err, "httpapi: Config.Engine is required")
+}
