@@ -341,7 +341,8 @@ func TestRetries(t *testing.T) {
 			wantAttempts: 3, wantErr: true, wantCode: mnp.CodeNetworkUnreachable,
 		},
 		{
-			name: "GET retried after attempt timeout", endpoint: "GET /routes", opts: []Option{WithTimeout(30 * time.Millisecond)},
+			// The second attempt must answer within the timeout: leave room for a loaded machine.
+			name: "GET retried after attempt timeout", endpoint: "GET /routes", opts: []Option{WithTimeout(250 * time.Millisecond)},
 			fails:        []failure{{stall: true}},
 			call:         func(ctx context.Context, c *Client) error { _, err := c.Routes(ctx); return err },
 			wantAttempts: 2,

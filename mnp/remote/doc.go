@@ -24,7 +24,8 @@
 // processing_status, not an error.
 //
 // As a backend, give the client to the engine; [WithUpstreamRoute] picks the
-// provider's route and [WithName] names the backend in errors.
+// provider's route, [WithName] names the backend in errors, and
+// [WithAutoSyncClock] keeps a drifting host clock from failing lookups.
 //
 // # Authentication
 //
@@ -72,7 +73,7 @@
 //
 // Before retry n (from 0) the client waits [WithBackoff]'s base·2ⁿ, capped at
 // its max (defaults 100 ms and 2 s), less a random part of up to half, or the
-// server's Retry-After of a 429 or 503 when it sent one. A Retry-After longer
+// server's Retry-After (of a 429 or 503, typically) when it sent one. A Retry-After longer
 // than [WithMaxRetryAfter] (5 s by default), or a wait longer than the
 // context's deadline allows, ends the call at once with the server's answer.
 // The caller's context bounds the whole call.
