@@ -81,7 +81,10 @@ type Option func(*Client)
 
 // WithHTTPClient sets the http.Client that sends requests (default: a client
 // with http.DefaultTransport). Its Timeout, if any, applies on top of
-// [WithTimeout]'s per-attempt timeout.
+// [WithTimeout]'s per-attempt timeout. The client uses a copy of it; unless it
+// has its own CheckRedirect, the copy follows no redirects (a 3xx is an
+// [*APIError]), because net/http would forward the X-Basic and X-Digest-*
+// headers to wherever a redirect points.
 func WithHTTPClient(hc *http.Client) Option { return func(c *Client) { c.hc = hc } }
 
 // WithTimeout sets how long one attempt may take, from sending the request to
@@ -210,6 +213,11 @@ func New(baseURL, key, secret string, opts ...Option) (*Client, error) {
 	case c.name == "":
 		return nil, errors.New("remote: WithName(\"\")")
 	}
+	hc := *c.hc
+	if hc.CheckRedirect == nil {
+		hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	}
+	c.hc = &hc
 	c.redact = []string{
 		secret,
 		auth.XBasic(key, secret),

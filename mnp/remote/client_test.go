@@ -262,6 +262,38 @@ func TestOptionsSent(t *testing.T) {
 	require.Equal(t, "k-123", h.header.Get("Idempotency-Key"))
 }
 
+// TestNoRedirects: credentials headers are not sent where a redirect points.
+func TestNoRedirects(t *testing.T) {
+	elsewhere := newFakeProvider(t)
+	redirect := failure{status: http.StatusTemporaryRedirect, body: "-"}
+	p := newFakeProvider(t)
+	p.failNext("GET /routes", redirect)
+	// A redirect needs a Location; the fake sets none, so serve one here.
+	p.srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Location", elsewhere.baseURL()+"/routes")
+		p.serve(w, r)
+	})
+	for _, opts := range [][]Option{{WithXBasic()}, {WithXBasic(), WithHTTPClient(&http.Client{})}} {
+		c, err := New(p.baseURL(), testKey, testSecret, opts...)
+		require.NoError(t, err)
+		_, err = c.Routes(context.Background())
+		var apiErr *APIError
+		require.ErrorAs(t, err, &apiErr)
+		require.Equal(t, http.StatusTemporaryRedirect, apiErr.StatusCode)
+		require.Empty(t, elsewhere.requests())
+		p.failNext("GET /routes", redirect)
+	}
+
+	// Control: a client's own CheckRedirect is kept, and this one follows.
+	follow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return nil }}
+	c, err := New(p.baseURL(), testKey, testSecret, WithXBasic(), WithHTTPClient(follow))
+	require.NoError(t, err)
+	_, err = c.Routes(context.Background())
+	require.NoError(t, err)
+	require.Len(t, elsewhere.requests(), 1)
+	require.Equal(t, auth.MethodXBasic, elsewhere.requests()[0].authMethod, "net/http forwarded the credential")
+}
+
 func TestBulkLimits(t *testing.T) {
 	p := newFakeProvider(t)
 	c, _ := newTestClient(t, p)
@@ -864,6 +896,21 @@ func TestAutoSyncClock(t *testing.T) {
 	require.NoError(t, err)
 	require.ErrorIs(t, c2.AuthTest(context.Background()), ErrUnauthorized)
 	require.Equal(t, 1, len(p2.requests()))
+}
+
+// TestAutoSyncClockBounded: a server that also refuses GET /time for a stale
+// timestamp gets one sync attempt, not a loop.
+func TestAutoSyncClockBounded(t *testing.T) {
+	stale := failure{status: 401, body: `{"errors":["X-Digest-Timestamp 1700000000 is 100 s behind server time; allowed ±30 s"]}`}
+	p := newFakeProvider(t)
+	p.failNext("POST /hlr-lookup", stale, stale)
+	p.failNext("GET /time", stale, stale)
+	c, _ := newTestClient(t, p, WithAutoSyncClock())
+	_, err := c.HLRLookup(context.Background(), "+14156226819", nil)
+	require.ErrorIs(t, err, ErrStaleTimestamp)
+	require.Equal(t, 1, p.count("POST /hlr-lookup"))
+	require.Equal(t, 1, p.count("GET /time"))
+	require.Zero(t, c.ClockOffset())
 }
 
 func TestStaleTimestampDetection(t *testing.T) {

@@ -45,7 +45,9 @@
 //
 // The secret never appears in an error: the client does not put it in one,
 // and removes it (and the basic credentials made from it) from any message a
-// server echoes back.
+// server echoes back. Redirects are not followed (a 3xx is an [*APIError]):
+// net/http would forward the X-Basic and X-Digest-* headers to wherever they
+// point.
 //
 // # Retries
 //

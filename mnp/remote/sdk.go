@@ -193,14 +193,16 @@ func (c *Client) AuthTest(ctx context.Context) error {
 	return nil
 }
 
+const timePath = "/time"
+
 // Time returns the server's clock (GET /time), in whole seconds.
 func (c *Client) Time(ctx context.Context) (time.Time, error) {
 	var res apiv2.Time
-	if err := c.get(ctx, "/time", nil, &res); err != nil {
+	if err := c.get(ctx, timePath, nil, &res); err != nil {
 		return time.Time{}, err
 	}
 	if res.Time <= 0 {
-		return time.Time{}, c.badAnswer(&call{method: http.MethodGet, path: "/time"}, errors.New("time is missing or not positive"))
+		return time.Time{}, c.badAnswer(&call{method: http.MethodGet, path: timePath}, errors.New("time is missing or not positive"))
 	}
 	return time.Unix(res.Time, 0), nil
 }

@@ -106,7 +106,10 @@ func (c *Client) send(ctx context.Context, k *call) (*response, error) {
 			return o.resp, nil
 		}
 		var apiErr *APIError
-		if errors.As(o.err, &apiErr) && apiErr.StaleTimestamp() && c.autoSync && !synced && c.authStyle == authDigest {
+		// Never for GET /time itself, which SyncClock calls: a server that
+		// protects it would otherwise send the client round in circles.
+		if errors.As(o.err, &apiErr) && apiErr.StaleTimestamp() && c.autoSync && !synced &&
+			c.authStyle == authDigest && k.path != timePath {
 			// Refused at authentication: not processed, safe to send again.
 			synced = true
 			if _, err := c.SyncClock(ctx); err == nil {
