@@ -331,7 +331,7 @@ func (e *Engine) Route(a *Account, msisdn string) (apiv2.RouteDecision, error) {
 // RoutingMap returns the account's routing map as GET /routing-map shows it.
 func (e *Engine) RoutingMap(a *Account) (apiv2.RoutingMap, error) {
 	var out apiv2.RoutingMap
-	b, err := a.resolver.Map().MarshalJSON()
+	b, err := a.resolver.EffectiveMap().MarshalJSON()
 	if err != nil {
 		return out, err
 	}

@@ -202,7 +202,26 @@ func TestEveryEndpointOverLoopback(t *testing.T) {
 			require.JSONEq(t, `{"routes":{"HLR":["DS7","GT1","GT2"],"MNP":["MP1"],"NT":["NT1"]}}`, string(b))
 		}},
 		{"GET", "/api/v2/routing-map", "", func(t *testing.T, b []byte) {
-			require.JSONEq(t, `{"routing":{"map":{"defaultRoute":null,"mnpFallback":false,"mccmncs":[],"prefixes":[],"countries":[]}}}`, string(b))
+			// The effective map: the platform's default route, and the route a
+			// number of each network of the coverage data would take.
+			var m struct {
+				Routing struct {
+					Map struct {
+						DefaultRoute string `json:"defaultRoute"`
+						MCCMNCs      []struct {
+							MCCMNC int    `json:"mccmnc"`
+							Route  string `json:"route"`
+							Origin string `json:"origin"`
+						} `json:"mccmncs"`
+					} `json:"map"`
+				} `json:"routing"`
+			}
+			require.NoError(t, json.Unmarshal(b, &m))
+			require.Equal(t, "GT1", m.Routing.Map.DefaultRoute)
+			require.NotEmpty(t, m.Routing.Map.MCCMNCs)
+			require.Equal(t, 26201, m.Routing.Map.MCCMNCs[0].MCCMNC)
+			require.Equal(t, "DS7", m.Routing.Map.MCCMNCs[0].Route)
+			require.Equal(t, "SCORE", m.Routing.Map.MCCMNCs[0].Origin)
 		}},
 		{"GET", "/api/v2/hlr-coverage", "", func(t *testing.T, b []byte) {
 			var c struct{ Routes []struct{ ID string } }
