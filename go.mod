@@ -1,6 +1,6 @@
 module github.com/numenhq/numen
 
-go 1.26
+go 1.26.0
 
 require (
 	github.com/armon/go-radix v1.0.0
@@ -8,9 +8,19 @@ require (
 	github.com/nyaruka/phonenumbers/v2 v2.0.7
 	github.com/stretchr/testify v1.12.1
 	golang.org/x/text v0.34.0
+	modernc.org/sqlite v1.61.1
 )
 
 require (
+	github.com/dustin/go-humanize v1.1.0 // indirect
+	github.com/google/uuid v1.6.0 // indirect
+	github.com/mattn/go-isatty v0.0.24 // indirect
+	github.com/ncruces/go-strftime v1.1.0 // indirect
+	github.com/remyoudompheng/bigfft v0.0.0-20230129092748-24d4a6f8daec // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
+	golang.org/x/sys v0.49.0 // indirect
 	google.golang.org/protobuf v1.36.11 // indirect
+	modernc.org/libc v1.79.0 // indirect
+	modernc.org/mathutil v1.7.1 // indirect
+	modernc.org/memory v1.12.1 // indirect
 )
