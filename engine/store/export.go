@@ -1,0 +1,217 @@
+package store
+
+import (
+	"bufio"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/numenhq/numen/engine/apiv2"
+	"github.com/numenhq/numen/routing"
+)
+
+// codecs read each product's stored result objects back into their apiv2
+// type, whose JSON attribute names, in field order, are the product's
+// columns: a field added there appears in downloads too.
+var codecs = map[routing.Product]*codec{
+	routing.HLR: newCodec(reflect.TypeFor[apiv2.HLRResult]()),
+	routing.MNP: newCodec(reflect.TypeFor[apiv2.MNPResult]()),
+	routing.NT:  newCodec(reflect.TypeFor[apiv2.NTResult]()),
+}
+
+// codec turns a result object into CSV cells.
+type codec struct {
+	typ     reflect.Type
+	columns []string
+	fields  []int // the struct field of each column
+}
+
+func newCodec(t reflect.Type) *codec {
+	c := &codec{typ: t}
+	for f := range t.Fields() {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		switch {
+		case !f.IsExported() || name == "-":
+			continue
+		case name == "":
+			name = f.Name
+		}
+		c.columns = append(c.columns, name)
+		c.fields = append(c.fields, f.Index[0])
+	}
+	return c
+}
+
+// Columns returns the attribute names of a product's result object in the
+// API's order: the header of a CSV export of a report of that product.
+// It returns nil for an unknown product.
+func Columns(p routing.Product) []string {
+	if c := codecs[p]; c != nil {
+		return slices.Clone(c.columns)
+	}
+	return nil
+}
+
+// Exporter writes the results of one report as a CSV or JSON download.
+// Implementations of Store stream their rows through it, so every
+// implementation writes the same bytes.
+//
+// JSON is an array of the result objects exactly as the API returned them,
+// one per line.
+//
+// CSV has a header row, then one row per result; cells hold the attribute
+// values: text as is, numbers in decimal, booleans as true and false, null
+// as an empty cell, arrays (regions, timezones) with their elements joined
+// by "|" (an empty array is an empty cell too). Cells are not escaped for
+// spreadsheets: a number's leading "+" is kept as it is. A report of one product has that product's
+// attributes as columns, in the API's order (Columns). A report that mixes
+// products (possible only under a name the caller chose) starts with a
+// "product" column, then has the union of the products' attributes: those
+// of HLR, then the ones MNP adds, then the ones NT adds (only for the
+// products the report holds); a cell of an attribute the row's product
+// does not have is empty.
+type Exporter struct {
+	format Format
+	bw     *bufio.Writer
+	n      int
+
+	// CSV only.
+	cw         *csv.Writer
+	products   []routing.Product
+	index      map[string]int // column name → cell
+	productCol bool
+	cells      []string
+	values     map[routing.Product]reflect.Value // a *T to decode into, per product
+}
+
+// NewExporter starts a download of a report holding results of products
+// (at least one) in format, writing to w. Call Write for each result, then
+// Close.
+func NewExporter(w io.Writer, format Format, products []routing.Product) (*Exporter, error) {
+	if _, err := ParseFormat(string(format)); err != nil {
+		return nil, err
+	}
+	e := &Exporter{format: format, bw: bufio.NewWriterSize(w, 32<<10)}
+	if format == JSON {
+		_, err := e.bw.WriteString("[")
+		return e, err
+	}
+	for _, p := range products {
+		if productRank(p) < 0 {
+			return nil, fmt.Errorf("product %q: want HLR, MNP or NT", p)
+		}
+	}
+	e.products = slices.Clone(products)
+	slices.SortFunc(e.products, func(a, b routing.Product) int { return productRank(a) - productRank(b) })
+	e.products = slices.Compact(e.products)
+	if len(e.products) == 0 {
+		return nil, fmt.Errorf("a CSV export needs the report's products")
+	}
+	var header []string
+	if len(e.products) > 1 {
+		e.productCol = true
+		header = append(header, "product")
+	}
+	e.index = map[string]int{}
+	for _, p := range e.products {
+		for _, c := range codecs[p].columns {
+			if _, ok := e.index[c]; !ok {
+				e.index[c] = len(header)
+				header = append(header, c)
+			}
+		}
+	}
+	e.cells = make([]string, len(header))
+	e.values = map[routing.Product]reflect.Value{}
+	for _, p := range e.products {
+		e.values[p] = reflect.New(codecs[p].typ)
+	}
+	e.cw = csv.NewWriter(e.bw)
+	return e, e.cw.Write(header)
+}
+
+// Write adds one result of product: its object as the API wrote it.
+func (e *Exporter) Write(product routing.Product, result []byte) error {
+	e.n++
+	if e.format == JSON {
+		sep := ",\n"
+		if e.n == 1 {
+			sep = "\n"
+		}
+		e.bw.WriteString(sep)
+		_, err := e.bw.Write(result)
+		return err
+	}
+	if !slices.Contains(e.products, product) {
+		return fmt.Errorf("result %d is a %q result; the export was started for %v", e.n, product, e.products)
+	}
+	v := e.values[product]
+	v.Elem().SetZero()
+	if err := json.Unmarshal(result, v.Interface()); err != nil {
+		return fmt.Errorf("result %d: %w", e.n, err)
+	}
+	clear(e.cells)
+	if e.productCol {
+		e.cells[0] = string(product)
+	}
+	c := codecs[product]
+	for i, name := range c.columns {
+		e.cells[e.index[name]] = csvCell(v.Elem().Field(c.fields[i]))
+	}
+	return e.cw.Write(e.cells)
+}
+
+// Close ends the download and flushes it to the writer.
+func (e *Exporter) Close() error {
+	if e.format == JSON {
+		end := "\n]\n"
+		if e.n == 0 {
+			end = "]\n"
+		}
+		e.bw.WriteString(end)
+	} else {
+		e.cw.Flush()
+		if err := e.cw.Error(); err != nil {
+			return err
+		}
+	}
+	return e.bw.Flush()
+}
+
+// csvCell writes one attribute as a CSV cell: text as is, numbers in
+// decimal, booleans as true and false, null (a nil pointer or slice) as
+// nothing, arrays joined by "|".
+func csvCell(v reflect.Value) string {
+	switch v.Kind() {
+	case reflect.Pointer:
+		if v.IsNil() {
+			return ""
+		}
+		return csvCell(v.Elem())
+	case reflect.String:
+		return v.String()
+	case reflect.Bool:
+		return strconv.FormatBool(v.Bool())
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return strconv.FormatInt(v.Int(), 10)
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return strconv.FormatUint(v.Uint(), 10)
+	case reflect.Slice:
+		if v.IsNil() {
+			return ""
+		}
+		parts := make([]string, v.Len())
+		for i := range parts {
+			parts[i] = csvCell(v.Index(i))
+		}
+		return strings.Join(parts, "|")
+	}
+	// Anything else (no result has it) as its JSON.
+	b, _ := json.Marshal(v.Interface())
+	return string(b)
+}

@@ -1,0 +1,267 @@
+// Package store keeps the results of lookups: every result the engine
+// returns is first appended to a named report (the API's "storage", such as
+// SYNC-API-NT-2026-11) of its account, where it can be listed, paged
+// through and downloaded as CSV or JSON (lookup-api-v2-spec.md, "Storage").
+//
+// Store is the interface the sidecar uses. It is an engine.Sink, so the
+// engine records a result before it answers, and it adds what the web
+// interface needs: an account's reports with their counts and costs
+// (Reports), one report as a download (Export) and a page of it (Results).
+// Package sqlitestore implements it on an embedded SQLite file; a PostgreSQL
+// implementation for sidecars that share state will implement the same
+// interface and pass the same conformance tests (package storetest).
+//
+// This package holds what every implementation shares: the interface, the
+// report and row types, the sentinel errors, the validation and encoding of
+// a record (EntryOf) and the CSV and JSON writers (Exporter), so that two
+// implementations cannot export the same report differently.
+//
+// # Durability
+//
+// An implementation returns nil from Record only once the result is
+// durable: committed, and on disk as far as the database can tell. A Record
+// that returns an error may or may not have stored its result (for
+// example when its context ended while the commit was under way):
+// recorded but unacknowledged is allowed, acknowledged but lost is not.
+//
+// # Thread safety
+//
+// Implementations are safe for concurrent use. Exporter is not: one export
+// writes to one writer from one goroutine.
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/numenhq/numen/engine"
+	"github.com/numenhq/numen/engine/apiv2"
+	"github.com/numenhq/numen/routing"
+)
+
+// Store keeps the results of lookups in reports. See the package
+// documentation.
+type Store interface {
+	// Record appends one result to its account's report. It returns nil
+	// only once the result is durable.
+	engine.Sink
+
+	// Reports lists the reports of an account, most recently written
+	// first. An account without results has none (and no error).
+	Reports(ctx context.Context, account string) ([]Report, error)
+
+	// Export writes one report to w in format, its results in the order
+	// they were recorded (completion time, then id), streaming them: the
+	// memory it needs does not grow with the report. A report the account
+	// does not have is ErrUnknownReport, before anything is written.
+	Export(ctx context.Context, account, storage string, format Format, w io.Writer) error
+
+	// Results returns one page of a report for the web interface: up to
+	// limit results (at most MaxPage; 0 or less means DefaultPage) in the
+	// order of Export, after the result with id after ("" for the first
+	// page). A report the account does not have is ErrUnknownReport; an
+	// after that is not a result of the report is ErrUnknownCursor. The
+	// last page is shorter than limit, or empty.
+	Results(ctx context.Context, account, storage, after string, limit int) ([]Row, error)
+
+	// Ping checks that the store can be read and written to: a health
+	// check.
+	Ping(ctx context.Context) error
+
+	// Close waits for the results already handed to Record to be
+	// committed, then releases the store. Calls after Close fail with
+	// ErrClosed.
+	Close() error
+}
+
+// Page sizes of Store.Results.
+const (
+	DefaultPage = 100
+	MaxPage     = 1000
+)
+
+// PageSize returns the page size Results uses for limit: DefaultPage for
+// 0 or less, at most MaxPage.
+func PageSize(limit int) int {
+	switch {
+	case limit <= 0:
+		return DefaultPage
+	case limit > MaxPage:
+		return MaxPage
+	}
+	return limit
+}
+
+// Errors callers branch on. Implementations wrap them with context; test
+// with errors.Is.
+var (
+	// ErrClosed is returned by every method of a closed store.
+	ErrClosed = errors.New("store closed")
+	// ErrUnknownReport is a report that the account does not have (no
+	// result was ever recorded under that name): HTTP 404.
+	ErrUnknownReport = errors.New("unknown report")
+	// ErrUnknownCursor is a Results cursor that is not the id of a
+	// result of the report: HTTP 400.
+	ErrUnknownCursor = errors.New("unknown result id in cursor")
+	// ErrDuplicateID is a Record whose id is already recorded. Only that
+	// record fails; the results committed with it are not affected.
+	ErrDuplicateID = errors.New("result id already recorded")
+	// ErrInvalidRecord is a Record that cannot be stored as given (a
+	// missing field, an unknown product, a result of the wrong type).
+	ErrInvalidRecord = errors.New("invalid record")
+)
+
+// Report summarises one report of an account.
+type Report struct {
+	// Name is the report's name as results carry it in "storage", with
+	// its month: "SYNC-API-NT-2026-11".
+	Name string
+	// Products are the products of its results, in the order HLR, MNP,
+	// NT. Default report names hold one product; a name chosen by the
+	// caller may hold several.
+	Products []routing.Product
+	// Count is the number of results.
+	Count int64
+	// Cost is what its results were charged, in total.
+	Cost engine.Money
+	// First and Last are the completion times of its oldest and newest
+	// results, to the millisecond, in UTC.
+	First, Last time.Time
+}
+
+// SortReports puts reports in the order Reports returns them: most recently
+// written first, then by name; and the products of each in the order of
+// Products.
+func SortReports(reports []Report) {
+	for _, r := range reports {
+		slices.SortFunc(r.Products, func(a, b routing.Product) int { return productRank(a) - productRank(b) })
+	}
+	slices.SortFunc(reports, func(a, b Report) int {
+		if c := b.Last.Compare(a.Last); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+}
+
+// Row is one result of a report, as Results pages through them.
+type Row struct {
+	ID      string
+	Product routing.Product
+	// Time is the completion time, to the millisecond, in UTC.
+	Time time.Time
+	Cost engine.Money
+	// Result is the result object exactly as the API returned it.
+	Result json.RawMessage
+}
+
+// Format is a download format of Export.
+type Format string
+
+// Formats.
+const (
+	CSV  Format = "csv"
+	JSON Format = "json"
+)
+
+// ParseFormat reads "csv" or "json" (as in ?format=csv).
+func ParseFormat(s string) (Format, error) {
+	switch f := Format(s); f {
+	case CSV, JSON:
+		return f, nil
+	}
+	return "", fmt.Errorf("format %q: want csv or json", s)
+}
+
+// ContentType returns the media type of a download in f.
+func (f Format) ContentType() string {
+	if f == CSV {
+		return "text/csv; charset=utf-8"
+	}
+	return "application/json"
+}
+
+// Products in their fixed order: the order of Report.Products and of the
+// columns of a CSV export that mixes products.
+var Products = []routing.Product{routing.HLR, routing.MNP, routing.NT}
+
+// productRank returns p's place in Products, or -1.
+func productRank(p routing.Product) int {
+	for i, q := range Products {
+		if p == q {
+			return i
+		}
+	}
+	return -1
+}
+
+// Entry is a record ready to be stored: validated, its result marshalled.
+type Entry struct {
+	Account, Storage, ID string
+	Product              routing.Product
+	// Millis is the completion time in Unix milliseconds, the precision
+	// the stores keep.
+	Millis int64
+	Cost   engine.Money
+	// Result is the result object as the API writes it (encoding/json).
+	Result []byte
+}
+
+// EntryOf validates r and marshals its result. Errors wrap
+// ErrInvalidRecord and name the record's id and the field.
+func EntryOf(r engine.Record) (Entry, error) {
+	bad := func(field, problem string, args ...any) (Entry, error) {
+		return Entry{}, fmt.Errorf("%w %q: %s %s", ErrInvalidRecord, r.ID, field, fmt.Sprintf(problem, args...))
+	}
+	switch {
+	case r.ID == "":
+		return bad("ID", "is empty")
+	case r.Account == "":
+		return bad("Account", "is empty")
+	case r.Storage == "":
+		return bad("Storage", "is empty")
+	case r.Time.IsZero():
+		return bad("Time", "is zero")
+	case r.Cost < 0:
+		return bad("Cost", "%s is negative", r.Cost)
+	}
+	var ok bool
+	switch r.Product {
+	case routing.HLR:
+		ok = isResult[apiv2.HLRResult](r.Result)
+	case routing.MNP:
+		ok = isResult[apiv2.MNPResult](r.Result)
+	case routing.NT:
+		ok = isResult[apiv2.NTResult](r.Result)
+	default:
+		return bad("Product", "%q: want HLR, MNP or NT", r.Product)
+	}
+	if !ok {
+		return bad("Result", "%T is not a result of product %s", r.Result, r.Product)
+	}
+	body, err := json.Marshal(r.Result)
+	if err != nil {
+		return Entry{}, fmt.Errorf("%w %q: marshal result: %w", ErrInvalidRecord, r.ID, err)
+	}
+	return Entry{
+		Account: r.Account, Storage: r.Storage, ID: r.ID, Product: r.Product,
+		Millis: r.Time.UnixMilli(), Cost: r.Cost, Result: body,
+	}, nil
+}
+
+// isResult reports whether v is a T or a non-nil *T.
+func isResult[T any](v any) bool {
+	switch v := v.(type) {
+	case T:
+		return true
+	case *T:
+		return v != nil
+	}
+	return false
+}

@@ -1,0 +1,166 @@
+package store_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/numenhq/numen/engine"
+	"github.com/numenhq/numen/engine/apiv2"
+	"github.com/numenhq/numen/engine/store"
+	"github.com/numenhq/numen/engine/store/storetest"
+	"github.com/numenhq/numen/routing"
+)
+
+// keys returns the keys of a JSON object in the order they are written.
+func keys(t *testing.T, v any) []string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	require.NoError(t, err)
+	dec := json.NewDecoder(bytes.NewReader(b))
+	_, err = dec.Token() // {
+	require.NoError(t, err)
+	var ks []string
+	for dec.More() {
+		k, err := dec.Token()
+		require.NoError(t, err)
+		ks = append(ks, k.(string))
+		var skip json.RawMessage
+		require.NoError(t, dec.Decode(&skip))
+	}
+	return ks
+}
+
+func TestColumnsAreTheAPIsAttributesInOrder(t *testing.T) {
+	require.Equal(t, keys(t, apiv2.HLRResult{}), store.Columns(routing.HLR))
+	require.Equal(t, keys(t, apiv2.MNPResult{}), store.Columns(routing.MNP))
+	require.Equal(t, keys(t, apiv2.NTResult{}), store.Columns(routing.NT))
+	require.Nil(t, store.Columns("XYZ"))
+	// A copy: the caller may change it.
+	c := store.Columns(routing.NT)
+	c[0] = "changed"
+	require.Equal(t, "id", store.Columns(routing.NT)[0])
+}
+
+func TestExporterCells(t *testing.T) {
+	var buf bytes.Buffer
+	ex, err := store.NewExporter(&buf, store.CSV, []routing.Product{routing.NT})
+	require.NoError(t, err)
+	res := &apiv2.NTResult{
+		ID: "a,b", Number: "+1 \"555\"", IsValid: apiv2.Bool(false),
+		Regions: []string{"New York", "New, Jersey"}, Timezones: []string{},
+	}
+	body, err := json.Marshal(res)
+	require.NoError(t, err)
+	require.NoError(t, ex.Write(routing.NT, body))
+	require.ErrorContains(t, ex.Write(routing.HLR, body), `"HLR" result`)
+	require.ErrorContains(t, ex.Write(routing.NT, []byte("{")), "result 3")
+	require.NoError(t, ex.Close())
+	lines := strings.Split(buf.String(), "\n")
+	require.Equal(t, strings.Join(store.Columns(routing.NT), ","), lines[0])
+	// id, number, number_type, query_status, is_valid, invalid_reason, ...,
+	// regions, timezones (empty array), info_text, cost, ...
+	require.Equal(t, `"a,b","+1 ""555""",,,false,,,,,,,,,,,,"New York|New, Jersey",,,,,,`, lines[1])
+}
+
+func TestExporterJSON(t *testing.T) {
+	var buf bytes.Buffer
+	ex, err := store.NewExporter(&buf, store.JSON, nil)
+	require.NoError(t, err)
+	require.NoError(t, ex.Close())
+	require.Equal(t, "[]\n", buf.String(), "an empty array")
+
+	buf.Reset()
+	ex, err = store.NewExporter(&buf, store.JSON, nil)
+	require.NoError(t, err)
+	require.NoError(t, ex.Write(routing.NT, []byte(`{"id":"a"}`)))
+	require.NoError(t, ex.Write(routing.HLR, []byte(`{"id":"b"}`)))
+	require.NoError(t, ex.Close())
+	require.Equal(t, "[\n{\"id\":\"a\"},\n{\"id\":\"b\"}\n]\n", buf.String())
+}
+
+func TestNewExporterErrors(t *testing.T) {
+	_, err := store.NewExporter(&bytes.Buffer{}, "xml", nil)
+	require.ErrorContains(t, err, `format "xml"`)
+	_, err = store.NewExporter(&bytes.Buffer{}, store.CSV, nil)
+	require.Error(t, err)
+	_, err = store.NewExporter(&bytes.Buffer{}, store.CSV, []routing.Product{"XYZ"})
+	require.ErrorContains(t, err, `"XYZ"`)
+}
+
+func TestMixedHeader(t *testing.T) {
+	var buf bytes.Buffer
+	// Order and repetition of the products given do not matter.
+	ex, err := store.NewExporter(&buf, store.CSV, []routing.Product{routing.NT, routing.MNP, routing.NT})
+	require.NoError(t, err)
+	require.NoError(t, ex.Close())
+	header := strings.Split(strings.TrimSuffix(buf.String(), "\n"), ",")
+	want := append([]string{"product"}, store.Columns(routing.MNP)...)
+	for _, c := range store.Columns(routing.NT) {
+		if !strings.Contains(","+strings.Join(want, ",")+",", ","+c+",") {
+			want = append(want, c)
+		}
+	}
+	require.Equal(t, want, header)
+}
+
+func TestParseFormat(t *testing.T) {
+	for _, f := range []store.Format{store.CSV, store.JSON} {
+		got, err := store.ParseFormat(string(f))
+		require.NoError(t, err)
+		require.Equal(t, f, got)
+	}
+	_, err := store.ParseFormat("CSV")
+	require.Error(t, err)
+	require.Equal(t, "text/csv; charset=utf-8", store.CSV.ContentType())
+	require.Equal(t, "application/json", store.JSON.ContentType())
+}
+
+func TestPageSize(t *testing.T) {
+	for limit, want := range map[int]int{-1: store.DefaultPage, 0: store.DefaultPage, 1: 1, 500: 500, store.MaxPage: store.MaxPage, store.MaxPage + 1: store.MaxPage} {
+		require.Equal(t, want, store.PageSize(limit), "limit %d", limit)
+	}
+}
+
+func TestEntryOf(t *testing.T) {
+	r := storetest.NewRecord("acct", "SYNC-API-2026-11", routing.HLR, "id0000000001", storetest.Base, 0)
+	e, err := store.EntryOf(r)
+	require.NoError(t, err)
+	body, err := json.Marshal(r.Result)
+	require.NoError(t, err)
+	require.Equal(t, store.Entry{
+		Account: "acct", Storage: "SYNC-API-2026-11", ID: "id0000000001", Product: routing.HLR,
+		Millis: storetest.Base.UnixMilli(), Cost: r.Cost, Result: body,
+	}, e)
+
+	// A result value (not a pointer) is accepted too.
+	r.Result = *r.Result.(*apiv2.HLRResult)
+	_, err = store.EntryOf(r)
+	require.NoError(t, err)
+
+	r.Result = (*apiv2.HLRResult)(nil)
+	_, err = store.EntryOf(r)
+	require.ErrorIs(t, err, store.ErrInvalidRecord)
+	require.ErrorContains(t, err, `"id0000000001": Result *apiv2.HLRResult is not a result of product HLR`)
+}
+
+func TestSortReports(t *testing.T) {
+	at := func(h int) time.Time { return storetest.Base.Add(time.Duration(h) * time.Hour) }
+	reports := []store.Report{
+		{Name: "b", Last: at(1)},
+		{Name: "c", Last: at(2), Products: []routing.Product{routing.NT, routing.HLR}},
+		{Name: "a", Last: at(1)},
+	}
+	store.SortReports(reports)
+	require.Equal(t, []store.Report{
+		{Name: "c", Last: at(2), Products: []routing.Product{routing.HLR, routing.NT}},
+		{Name: "a", Last: at(1)},
+		{Name: "b", Last: at(1)},
+	}, reports)
+}
+
+var _ engine.Sink = store.Store(nil)

@@ -1,0 +1,418 @@
+// Package storetest is the conformance suite of store.Store: every
+// implementation (SQLite now, PostgreSQL later) runs Run against the real
+// database, so that they record, list, page and export alike. Its CSV and
+// JSON golden files live in this package's testdata directory; run the
+// suite of any implementation with -update to rewrite them.
+package storetest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/numenhq/numen/engine"
+	"github.com/numenhq/numen/engine/store"
+	"github.com/numenhq/numen/routing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in engine/store/storetest/testdata/")
+
+// Opener returns a new, empty store for one test. Run closes it (and may
+// close it early); the opener cleans up whatever else it made.
+type Opener func(t *testing.T) store.Store
+
+// Run runs the conformance suite against the stores open returns.
+func Run(t *testing.T, open Opener) {
+	t.Run("RoundTrip", func(t *testing.T) { testRoundTrip(t, open) })
+	t.Run("MixedReport", func(t *testing.T) { testMixedReport(t, open) })
+	t.Run("Paging", func(t *testing.T) { testPaging(t, open) })
+	t.Run("UnknownReport", func(t *testing.T) { testUnknownReport(t, open) })
+	t.Run("AccountsApart", func(t *testing.T) { testAccountsApart(t, open) })
+	t.Run("DuplicateID", func(t *testing.T) { testDuplicateID(t, open) })
+	t.Run("InvalidRecord", func(t *testing.T) { testInvalidRecord(t, open) })
+	t.Run("CanceledContext", func(t *testing.T) { testCanceledContext(t, open) })
+	t.Run("Concurrent", func(t *testing.T) { testConcurrent(t, open) })
+	t.Run("Closed", func(t *testing.T) { testClosed(t, open) })
+}
+
+func openStore(t *testing.T, open Opener) store.Store {
+	t.Helper()
+	s := open(t)
+	t.Cleanup(func() { require.NoError(t, s.Close()) })
+	require.NoError(t, s.Ping(context.Background()))
+	return s
+}
+
+// recordAll records rs in order and returns the result objects as the API
+// writes them.
+func recordAll(t *testing.T, s store.Store, rs []engine.Record) [][]byte {
+	t.Helper()
+	bodies := make([][]byte, len(rs))
+	for i, r := range rs {
+		require.NoError(t, s.Record(context.Background(), r), "record %s", r.ID)
+		var err error
+		bodies[i], err = json.Marshal(r.Result)
+		require.NoError(t, err)
+	}
+	return bodies
+}
+
+// fixtures returns n records of product in one report, a second apart,
+// cycling through NewRecord's variants.
+func fixtures(account, storage string, product routing.Product, n int, from time.Time, idPrefix string) []engine.Record {
+	rs := make([]engine.Record, n)
+	for i := range rs {
+		rs[i] = NewRecord(account, storage, product, fmt.Sprintf("%s%04d", idPrefix, i), from.Add(time.Duration(i)*time.Second), i)
+	}
+	return rs
+}
+
+func export(t *testing.T, s store.Store, account, storage string, f store.Format) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	require.NoError(t, s.Export(context.Background(), account, storage, f, &buf))
+	return buf.Bytes()
+}
+
+func testRoundTrip(t *testing.T, open Opener) {
+	s := openStore(t, open)
+	ctx := context.Background()
+	const acct = "acct-1"
+	reports := map[routing.Product]string{
+		routing.HLR: "SYNC-API-2026-11",
+		routing.MNP: "SYNC-API-MNP-2026-11",
+		routing.NT:  "SYNC-API-NT-2026-11",
+	}
+	bodies := map[routing.Product][][]byte{}
+	var records []engine.Record
+	for i, p := range store.Products {
+		rs := fixtures(acct, reports[p], p, 3, Base.Add(time.Duration(i)*time.Hour), strings.ToLower(string(p))+"id")
+		records = append(records, rs...)
+		bodies[p] = recordAll(t, s, rs)
+	}
+
+	got, err := s.Reports(ctx, acct)
+	require.NoError(t, err)
+	var want []store.Report
+	for i := len(store.Products) - 1; i >= 0; i-- { // newest first
+		p := store.Products[i]
+		var cost engine.Money
+		for _, r := range records {
+			if r.Product == p {
+				cost += r.Cost
+			}
+		}
+		first := Base.Add(time.Duration(i) * time.Hour).Truncate(time.Millisecond)
+		want = append(want, store.Report{
+			Name: reports[p], Products: []routing.Product{p}, Count: 3, Cost: cost,
+			First: first, Last: first.Add(2 * time.Second),
+		})
+	}
+	require.Equal(t, want, got)
+
+	for _, p := range store.Products {
+		name := strings.ToLower(string(p))
+
+		// JSON: the API's bodies, in order, byte for byte.
+		js := export(t, s, acct, reports[p], store.JSON)
+		var objects []json.RawMessage
+		require.NoError(t, json.Unmarshal(js, &objects), "%s", js)
+		require.Len(t, objects, len(bodies[p]))
+		for i := range objects {
+			require.Equal(t, string(bodies[p][i]), string(objects[i]))
+		}
+		golden(t, name+".json", js)
+
+		// CSV: the product's columns, one row per result.
+		csv := export(t, s, acct, reports[p], store.CSV)
+		require.True(t, bytes.HasPrefix(csv, []byte(strings.Join(store.Columns(p), ",")+"\n")), "%s", csv)
+		golden(t, name+".csv", csv)
+
+		// Results: the same rows.
+		rows, err := s.Results(ctx, acct, reports[p], "", 0)
+		require.NoError(t, err)
+		require.Len(t, rows, 3)
+		for i, row := range rows {
+			r := records[indexOf(records, row.ID)]
+			require.Equal(t, store.Row{
+				ID: r.ID, Product: p, Time: r.Time.Truncate(time.Millisecond), Cost: r.Cost,
+				Result: json.RawMessage(bodies[p][i]),
+			}, row)
+		}
+	}
+}
+
+func indexOf(rs []engine.Record, id string) int {
+	for i, r := range rs {
+		if r.ID == id {
+			return i
+		}
+	}
+	return -1
+}
+
+func testMixedReport(t *testing.T, open Opener) {
+	s := openStore(t, open)
+	ctx := context.Background()
+	const acct, name = "acct-1", "campaign-2026-11"
+	var rs []engine.Record
+	for i := range 6 { // NT, MNP, HLR, NT, ...: interleaved in time
+		p := store.Products[2-i%3]
+		rs = append(rs, NewRecord(acct, name, p, fmt.Sprintf("mixed%04d", i), Base.Add(time.Duration(i)*time.Minute), i/3))
+	}
+	recordAll(t, s, rs)
+	got, err := s.Reports(ctx, acct)
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	require.Equal(t, store.Products, got[0].Products)
+	require.EqualValues(t, 6, got[0].Count)
+
+	csv := export(t, s, acct, name, store.CSV)
+	header, _, _ := strings.Cut(string(csv), "\n")
+	require.True(t, strings.HasPrefix(header, "product,id,msisdn,connectivity_status,"), header)
+	golden(t, "mixed.csv", csv)
+	golden(t, "mixed.json", export(t, s, acct, name, store.JSON))
+}
+
+func testPaging(t *testing.T, open Opener) {
+	s := openStore(t, open)
+	ctx := context.Background()
+	const acct, name = "acct-1", "SYNC-API-NT-2026-11"
+	rs := fixtures(acct, name, routing.NT, 25, Base, "page")
+	// Two results in the same millisecond are ordered by id.
+	rs[10].Time, rs[11].Time = rs[12].Time, rs[12].Time
+	recordAll(t, s, rs)
+
+	var ids []string
+	after := ""
+	for range 10 { // 25 results in pages of 7: 4 pages, the last one short
+		page, err := s.Results(ctx, acct, name, after, 7)
+		require.NoError(t, err)
+		for _, r := range page {
+			ids = append(ids, r.ID)
+		}
+		if len(page) < 7 {
+			break
+		}
+		after = page[len(page)-1].ID
+	}
+	want := make([]string, len(rs))
+	for i, r := range rs {
+		want[i] = r.ID
+	}
+	require.Equal(t, want, ids)
+
+	last, err := s.Results(ctx, acct, name, rs[24].ID, 7)
+	require.NoError(t, err)
+	require.Empty(t, last)
+
+	_, err = s.Results(ctx, acct, name, "nosuchid0000", 7)
+	require.ErrorIs(t, err, store.ErrUnknownCursor)
+	// The id of another report is not a cursor of this one.
+	require.NoError(t, s.Record(ctx, NewRecord(acct, "other-2026-11", routing.NT, "otherid00000", Base, 0)))
+	_, err = s.Results(ctx, acct, name, "otherid00000", 7)
+	require.ErrorIs(t, err, store.ErrUnknownCursor)
+
+	all, err := s.Results(ctx, acct, name, "", 5000)
+	require.NoError(t, err)
+	require.Len(t, all, 25, "a limit above MaxPage is MaxPage")
+}
+
+func testUnknownReport(t *testing.T, open Opener) {
+	s := openStore(t, open)
+	ctx := context.Background()
+	recordAll(t, s, fixtures("acct-1", "SYNC-API-2026-11", routing.HLR, 1, Base, "known"))
+	for _, f := range []store.Format{store.CSV, store.JSON} {
+		var buf bytes.Buffer
+		err := s.Export(ctx, "acct-1", "SYNC-API-2026-10", f, &buf)
+		require.ErrorIs(t, err, store.ErrUnknownReport)
+		require.Zero(t, buf.Len(), "nothing is written before the report is known")
+	}
+	_, err := s.Results(ctx, "acct-1", "SYNC-API-2026-10", "", 0)
+	require.ErrorIs(t, err, store.ErrUnknownReport)
+	err = s.Export(ctx, "acct-1", "SYNC-API-2026-11", store.Format("xml"), &bytes.Buffer{})
+	require.ErrorContains(t, err, `format "xml"`)
+	reports, err := s.Reports(ctx, "nobody")
+	require.NoError(t, err)
+	require.Empty(t, reports)
+}
+
+func testAccountsApart(t *testing.T, open Opener) {
+	s := openStore(t, open)
+	ctx := context.Background()
+	const name = "SYNC-API-2026-11"
+	recordAll(t, s, fixtures("acct-a", name, routing.HLR, 2, Base, "a"))
+	recordAll(t, s, fixtures("acct-b", name, routing.HLR, 3, Base, "b"))
+	for acct, n := range map[string]int64{"acct-a": 2, "acct-b": 3} {
+		reports, err := s.Reports(ctx, acct)
+		require.NoError(t, err)
+		require.Len(t, reports, 1)
+		require.Equal(t, n, reports[0].Count, acct)
+		rows, err := s.Results(ctx, acct, name, "", 0)
+		require.NoError(t, err)
+		require.Len(t, rows, int(n))
+		for _, r := range rows {
+			require.Equal(t, acct[len(acct)-1:], r.ID[:1], "acct %s sees %s", acct, r.ID)
+		}
+	}
+	// Nor is one account's result a cursor for another's report.
+	_, err := s.Results(ctx, "acct-b", name, "a0000", 0)
+	require.ErrorIs(t, err, store.ErrUnknownCursor)
+}
+
+func testDuplicateID(t *testing.T, open Opener) {
+	s := openStore(t, open)
+	ctx := context.Background()
+	r := NewRecord("acct-1", "SYNC-API-2026-11", routing.HLR, "dup000000001", Base, 0)
+	require.NoError(t, s.Record(ctx, r))
+	again := r
+	again.Time, again.Cost = r.Time.Add(time.Hour), 999
+	err := s.Record(ctx, again)
+	require.ErrorIs(t, err, store.ErrDuplicateID)
+	require.ErrorContains(t, err, "dup000000001")
+	// The same id in another account's report is the same id.
+	again.Account, again.Storage = "acct-2", "other-2026-11"
+	require.ErrorIs(t, s.Record(ctx, again), store.ErrDuplicateID)
+
+	reports, err := s.Reports(ctx, "acct-1")
+	require.NoError(t, err)
+	require.Len(t, reports, 1)
+	require.EqualValues(t, 1, reports[0].Count)
+	require.Equal(t, r.Cost, reports[0].Cost)
+	require.Equal(t, r.Time.Truncate(time.Millisecond), reports[0].Last)
+	reports, err = s.Reports(ctx, "acct-2")
+	require.NoError(t, err)
+	require.Empty(t, reports)
+}
+
+func testInvalidRecord(t *testing.T, open Opener) {
+	s := openStore(t, open)
+	ctx := context.Background()
+	good := NewRecord("acct-1", "SYNC-API-2026-11", routing.HLR, "valid0000001", Base, 0)
+	for name, change := range map[string]func(r *engine.Record){
+		"no id":         func(r *engine.Record) { r.ID = "" },
+		"no account":    func(r *engine.Record) { r.Account = "" },
+		"no storage":    func(r *engine.Record) { r.Storage = "" },
+		"no time":       func(r *engine.Record) { r.Time = time.Time{} },
+		"negative cost": func(r *engine.Record) { r.Cost = -1 },
+		"product":       func(r *engine.Record) { r.Product = "XYZ" },
+		"nil result":    func(r *engine.Record) { r.Result = nil },
+		"wrong type":    func(r *engine.Record) { r.Product = routing.NT },
+		"typed nil":     func(r *engine.Record) { r.Result = (*struct{})(nil) },
+	} {
+		r := good
+		change(&r)
+		require.ErrorIs(t, s.Record(ctx, r), store.ErrInvalidRecord, name)
+	}
+	require.NoError(t, s.Record(ctx, good))
+}
+
+func testCanceledContext(t *testing.T, open Opener) {
+	s := openStore(t, open)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	r := NewRecord("acct-1", "SYNC-API-2026-11", routing.HLR, "canceled0001", Base, 0)
+	require.ErrorIs(t, s.Record(ctx, r), context.Canceled)
+	// A context that ended before Record records nothing.
+	_, err := s.Results(context.Background(), "acct-1", "SYNC-API-2026-11", "", 0)
+	require.ErrorIs(t, err, store.ErrUnknownReport)
+}
+
+func testConcurrent(t *testing.T, open Opener) {
+	s := openStore(t, open)
+	ctx := context.Background()
+	const workers, each = 32, 200
+	var wg sync.WaitGroup
+	errs := make(chan error, workers)
+	for w := range workers {
+		wg.Go(func() {
+			p := store.Products[w%3]
+			name := fmt.Sprintf("report-%d-2026-11", w%4)
+			for i := range each {
+				r := NewRecord("acct-1", name, p, fmt.Sprintf("w%02di%04d", w, i), Base.Add(time.Duration(i)*time.Millisecond), i)
+				if err := s.Record(ctx, r); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+	reports, err := s.Reports(ctx, "acct-1")
+	require.NoError(t, err)
+	require.Len(t, reports, 4)
+	var total int64
+	seen := map[string]bool{}
+	for _, rep := range reports {
+		total += rep.Count
+		after, n := "", 0
+		for range workers * each / store.MaxPage * 2 {
+			page, err := s.Results(ctx, "acct-1", rep.Name, after, store.MaxPage)
+			require.NoError(t, err)
+			for _, row := range page {
+				require.False(t, seen[row.ID], "%s twice", row.ID)
+				seen[row.ID] = true
+			}
+			n += len(page)
+			if len(page) < store.MaxPage {
+				break
+			}
+			after = page[len(page)-1].ID
+		}
+		require.EqualValues(t, rep.Count, n, rep.Name)
+	}
+	require.EqualValues(t, workers*each, total)
+	require.Len(t, seen, workers*each)
+}
+
+func testClosed(t *testing.T, open Opener) {
+	s := open(t)
+	ctx := context.Background()
+	r := NewRecord("acct-1", "SYNC-API-2026-11", routing.HLR, "closed000001", Base, 0)
+	require.NoError(t, s.Record(ctx, r))
+	require.NoError(t, s.Close())
+	require.NoError(t, s.Close(), "closing twice")
+	r.ID = "closed000002"
+	require.ErrorIs(t, s.Record(ctx, r), store.ErrClosed)
+	_, err := s.Reports(ctx, "acct-1")
+	require.ErrorIs(t, err, store.ErrClosed)
+	require.ErrorIs(t, s.Export(ctx, "acct-1", "SYNC-API-2026-11", store.JSON, &bytes.Buffer{}), store.ErrClosed)
+	_, err = s.Results(ctx, "acct-1", "SYNC-API-2026-11", "", 0)
+	require.ErrorIs(t, err, store.ErrClosed)
+	require.ErrorIs(t, s.Ping(ctx), store.ErrClosed)
+}
+
+// golden compares got with testdata/name, or writes it with -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	_, file, _, ok := runtime.Caller(0)
+	require.True(t, ok)
+	path := filepath.Join(filepath.Dir(file), "testdata", name)
+	if *update {
+		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+		require.NoError(t, os.WriteFile(path, got, 0o644))
+		return
+	}
+	want, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("%s is missing: run the suite with -update to create it", path)
+	}
+	require.NoError(t, err)
+	require.Equal(t, string(want), string(got), "%s differs; run the suite with -update and review the diff", path)
+}
