@@ -1,0 +1,135 @@
+package sqlitestore
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"testing"
+	"time"
+
+	"github.com/numenhq/numen/engine/store"
+	"github.com/numenhq/numen/engine/store/storetest"
+)
+
+// fill appends n results of account "acct-1" to 12 reports (four months
+// of the three products), 1000 per transaction.
+func fill(b *testing.B, s *Store, n int) {
+	b.Helper()
+	batch := make([]*pending, 0, 1000)
+	errs := make([]error, 1000)
+	flush := func() {
+		if err := s.appendTx(batch, errs[:len(batch)]); err != nil {
+			b.Fatal(err)
+		}
+		batch = batch[:0]
+	}
+	for i := range n {
+		p := store.Products[i%3]
+		name := fmt.Sprintf("SYNC-API-%s-2026-%02d", p, 8+i/3%4)
+		r := storetest.NewRecord("acct-1", name, p, fmt.Sprintf("f%011d", i), storetest.Base.Add(time.Duration(i)*time.Millisecond), i)
+		e, err := store.EntryOf(r)
+		if err != nil {
+			b.Fatal(err)
+		}
+		batch = append(batch, &pending{entry: e})
+		if len(batch) == cap(batch) {
+			flush()
+		}
+	}
+	if len(batch) > 0 {
+		flush()
+	}
+}
+
+// BenchmarkReports compares listing an account's reports from the reports
+// table, which the writer keeps up to date (what Reports does), with
+// aggregating the results themselves (GROUP BY), the alternative it
+// replaces.
+//
+//	go test -run '^$' -bench BenchmarkReports -count 6 ./engine/store/sqlitestore
+func BenchmarkReports(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		b.Run(fmt.Sprintf("results=%d", n), func(b *testing.B) {
+			s, err := Open(b.TempDir())
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			fill(b, s, n)
+			ctx := context.Background()
+			b.Run("impl=table", func(b *testing.B) {
+				for b.Loop() {
+					reports, err := s.Reports(ctx, "acct-1")
+					if err != nil || len(reports) != 12 {
+						b.Fatal(len(reports), err)
+					}
+				}
+			})
+			b.Run("impl=groupby", func(b *testing.B) {
+				for b.Loop() {
+					rows, err := s.rdb.QueryContext(ctx, `
+SELECT storage, product, count(*), sum(cost), min(created_ms), max(created_ms)
+FROM results WHERE account = ? GROUP BY storage, product`, "acct-1")
+					if err != nil {
+						b.Fatal(err)
+					}
+					k := 0
+					for rows.Next() {
+						var name, product string
+						var count, cost, first, last int64
+						if err := rows.Scan(&name, &product, &count, &cost, &first, &last); err != nil {
+							b.Fatal(err)
+						}
+						k++
+					}
+					if err := rows.Close(); err != nil || k != 12 {
+						b.Fatal(k, err)
+					}
+				}
+			})
+		})
+	}
+}
+
+// BenchmarkExport streams a report of 10,000 results to io.Discard; B/op
+// divided by the results shows the memory per result, which does not
+// accumulate.
+//
+//	go test -run '^$' -bench BenchmarkExport -count 6 ./engine/store/sqlitestore
+func BenchmarkExport(b *testing.B) {
+	s, err := Open(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	// The report of 10,000 HLR results sits among 30,000 other results.
+	fill(b, s, 30_000)
+	batch := make([]*pending, 0, 1000)
+	errs := make([]error, 1000)
+	for i := range 10_000 {
+		r := storetest.NewRecord("acct-1", "big-2026-11", store.Products[0], fmt.Sprintf("big%09d", i), storetest.Base.Add(time.Duration(i)*time.Millisecond), i)
+		e, err := store.EntryOf(r)
+		if err != nil {
+			b.Fatal(err)
+		}
+		batch = append(batch, &pending{entry: e})
+		if len(batch) == cap(batch) {
+			if err := s.appendTx(batch, errs); err != nil {
+				b.Fatal(err)
+			}
+			batch = batch[:0]
+		}
+	}
+	ctx := context.Background()
+	for _, f := range []store.Format{store.CSV, store.JSON} {
+		b.Run("format="+string(f), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := s.Export(ctx, "acct-1", "big-2026-11", f, io.Discard); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.N)*10_000/b.Elapsed().Seconds(), "results/s")
+		})
+	}
+}

@@ -1,0 +1,77 @@
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+)
+
+// migrations build the schema: migration i (from 1) takes the database
+// from PRAGMA user_version i-1 to i. Append only; never edit one that has
+// shipped.
+var migrations = []string{
+	// 1: results and their reports.
+	`
+CREATE TABLE results (
+	id         TEXT    NOT NULL PRIMARY KEY,
+	account    TEXT    NOT NULL,
+	storage    TEXT    NOT NULL,
+	product    TEXT    NOT NULL CHECK (product IN ('HLR', 'MNP', 'NT')),
+	created_ms INTEGER NOT NULL,
+	cost       INTEGER NOT NULL,
+	body       TEXT    NOT NULL
+) STRICT;
+
+-- Export and Results read a report in (created_ms, id) order.
+CREATE INDEX results_report ON results (account, storage, created_ms, id);
+
+-- One row per account, report and product, updated in the transaction that
+-- appends the results, so that listing an account's reports does not scan
+-- them.
+CREATE TABLE reports (
+	account  TEXT    NOT NULL,
+	storage  TEXT    NOT NULL,
+	product  TEXT    NOT NULL,
+	count    INTEGER NOT NULL,
+	cost     INTEGER NOT NULL,
+	first_ms INTEGER NOT NULL,
+	last_ms  INTEGER NOT NULL,
+	PRIMARY KEY (account, storage, product)
+) STRICT, WITHOUT ROWID;
+`,
+}
+
+// schemaVersion is the user_version of a database this build wrote.
+var schemaVersion = len(migrations)
+
+// migrate brings the database up to schemaVersion in one immediate
+// transaction, so that two processes opening a new database at once do not
+// both create it. A database newer than this build is an error: its schema
+// may not be what this code reads.
+func migrate(ctx context.Context, db *sql.DB) error {
+	tx, err := db.BeginTx(ctx, nil) // BEGIN IMMEDIATE (_txlock)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var version int
+	if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+		return fmt.Errorf("read schema version: %w", err)
+	}
+	switch {
+	case version == schemaVersion:
+		return nil
+	case version > schemaVersion:
+		return fmt.Errorf("schema version %d is newer than this build's %d: open it with a newer numen", version, schemaVersion)
+	}
+	for v := version; v < schemaVersion; v++ {
+		if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
+			return fmt.Errorf("migration %d: %w", v+1, err)
+		}
+	}
+	// PRAGMA takes no parameters; the value is ours.
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", schemaVersion)); err != nil {
+		return fmt.Errorf("set schema version %d: %w", schemaVersion, err)
+	}
+	return tx.Commit()
+}

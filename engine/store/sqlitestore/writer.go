@@ -1,0 +1,195 @@
+package sqlitestore
+
+import (
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/numenhq/numen/engine/store"
+	"github.com/numenhq/numen/routing"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// pending is one result waiting for its commit.
+type pending struct {
+	entry store.Entry
+	done  chan error // buffered: the writer never waits for a Record
+}
+
+// write is the writer goroutine: it commits what Record queues, in
+// batches, until Close closes the queue and the last batch is committed.
+func (s *Store) write() {
+	defer close(s.done)
+	batch := make([]*pending, 0, s.opts.maxBatch)
+	errs := make([]error, 0, s.opts.maxBatch)
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	for {
+		p, ok := <-s.queue
+		if !ok {
+			return
+		}
+		batch = append(batch[:0], p)
+		open := s.collect(&batch, timer)
+		errs = s.commit(batch, errs[:0])
+		for i, p := range batch {
+			p.done <- errs[i]
+		}
+		clear(batch) // let the entries go
+		if !open {
+			return
+		}
+	}
+}
+
+// collect adds to batch what arrives within the group-commit delay, up to
+// the batch size. It returns false when the queue is closed (and drained).
+func (s *Store) collect(batch *[]*pending, timer *time.Timer) (open bool) {
+	max := s.opts.maxBatch
+	if s.opts.maxDelay <= 0 {
+		for len(*batch) < max {
+			select {
+			case p, ok := <-s.queue:
+				if !ok {
+					return false
+				}
+				*batch = append(*batch, p)
+			default:
+				return true
+			}
+		}
+		return true
+	}
+	timer.Reset(s.opts.maxDelay)
+	defer timer.Stop()
+	for len(*batch) < max {
+		select {
+		case p, ok := <-s.queue:
+			if !ok {
+				return false
+			}
+			*batch = append(*batch, p)
+		case <-timer.C:
+			return true
+		}
+	}
+	return true
+}
+
+// commit appends batch in one transaction and returns each entry's error
+// (appended to errs). When the transaction fails, it retries the entries
+// one per transaction, so that an entry the database refuses fails alone;
+// it stops retrying once a failure is the database's rather than an
+// entry's (a lock held elsewhere, a full disk), and fails the rest with it.
+func (s *Store) commit(batch []*pending, errs []error) []error {
+	errs = append(errs, make([]error, len(batch))...)
+	err := s.appendTx(batch, errs)
+	if err == nil {
+		return errs
+	}
+	if len(batch) == 1 {
+		errs[0] = fmt.Errorf("sqlitestore: append result %q to %s: %w", batch[0].entry.ID, s.path, err)
+		return errs
+	}
+	batchErr := fmt.Errorf("sqlitestore: append %d results to %s: %w", len(batch), s.path, err)
+	for i := range batch {
+		if databaseWide(err) {
+			errs[i] = batchErr
+			continue
+		}
+		if err = s.appendTx(batch[i:i+1], errs[i:i+1]); err != nil {
+			errs[i] = fmt.Errorf("sqlitestore: append result %q to %s: %w", batch[i].entry.ID, s.path, err)
+			batchErr = errs[i]
+		}
+	}
+	return errs
+}
+
+// aggregate is what one batch adds to one row of table reports.
+type aggregate struct {
+	account, storage string
+	product          routing.Product
+	count, cost      int64
+	firstMS, lastMS  int64
+}
+
+// appendTx appends batch in one transaction. It returns the transaction's
+// error; when it commits, errs[i] is nil or batch[i]'s duplicate id.
+func (s *Store) appendTx(batch []*pending, errs []error) (err error) {
+	tx, err := s.wdb.Begin() // BEGIN IMMEDIATE
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			tx.Rollback()
+		}
+	}()
+	insert, upsert := tx.Stmt(s.insert), tx.Stmt(s.upsert)
+	var aggs []aggregate // a batch touches few reports
+	for i, p := range batch {
+		e := &p.entry
+		res, err := insert.Exec(e.ID, e.Account, e.Storage, string(e.Product), e.Millis, int64(e.Cost), string(e.Result))
+		if err != nil {
+			return err
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			errs[i] = fmt.Errorf("sqlitestore: append result %q to %s: %w", e.ID, s.path, store.ErrDuplicateID)
+			continue
+		}
+		errs[i] = nil
+		j := 0
+		for j < len(aggs) && (aggs[j].account != e.Account || aggs[j].storage != e.Storage || aggs[j].product != e.Product) {
+			j++
+		}
+		if j == len(aggs) {
+			aggs = append(aggs, aggregate{account: e.Account, storage: e.Storage, product: e.Product, firstMS: e.Millis, lastMS: e.Millis})
+		}
+		a := &aggs[j]
+		a.count++
+		a.cost += int64(e.Cost)
+		a.firstMS, a.lastMS = min(a.firstMS, e.Millis), max(a.lastMS, e.Millis)
+	}
+	for _, a := range aggs {
+		if _, err := upsert.Exec(a.account, a.storage, string(a.product), a.count, a.cost, a.firstMS, a.lastMS); err != nil {
+			return err
+		}
+	}
+	if s.opts.beforeCommit != nil {
+		ids := make([]string, len(batch))
+		for i, p := range batch {
+			ids[i] = p.entry.ID
+		}
+		if err := s.opts.beforeCommit(ids); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
+// databaseWide reports whether err is the database's failure rather than
+// one entry's: retrying other entries would fail the same way.
+func databaseWide(err error) bool {
+	if errors.Is(err, sql.ErrConnDone) || errors.Is(err, driver.ErrBadConn) {
+		return true
+	}
+	var e *sqlite.Error
+	if !errors.As(err, &e) {
+		return false
+	}
+	switch e.Code() & 0xff { // primary result code
+	case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED, sqlite3.SQLITE_IOERR, sqlite3.SQLITE_FULL,
+		sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB,
+		sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_NOMEM, sqlite3.SQLITE_PROTOCOL:
+		return true
+	}
+	return false
+}
