@@ -378,8 +378,9 @@ func (s *Store) Ping(ctx context.Context) error {
 }
 
 // Close stops accepting results, waits until those already handed to
-// Record are committed, and closes the database. Closing twice is not an
-// error.
+// Record are committed and running reads (an Export streaming to a slow
+// client, say) have finished, and closes the database. Closing twice is
+// not an error.
 func (s *Store) Close() error {
 	s.mu.Lock()
 	if s.closed {
