@@ -137,7 +137,7 @@ type Report struct {
 
 // SortReports puts reports in the order Reports returns them: most recently
 // written first, then by name; and the products of each in the order of
-// Products.
+// Products().
 func SortReports(reports []Report) {
 	for _, r := range reports {
 		slices.SortFunc(r.Products, func(a, b routing.Product) int { return productRank(a) - productRank(b) })
@@ -187,13 +187,18 @@ func (f Format) ContentType() string {
 	return "application/json"
 }
 
-// Products in their fixed order: the order of Report.Products and of the
-// columns of a CSV export that mixes products.
-var Products = []routing.Product{routing.HLR, routing.MNP, routing.NT}
+// productOrder is the fixed order of products: the order of
+// Report.Products and of the columns of a CSV export that mixes products.
+var productOrder = [...]routing.Product{routing.HLR, routing.MNP, routing.NT}
 
-// productRank returns p's place in Products, or -1.
+// Products returns the products in their fixed order, HLR, MNP, NT: the
+// order of Report.Products and of the columns of a CSV export that mixes
+// products.
+func Products() []routing.Product { return slices.Clone(productOrder[:]) }
+
+// productRank returns p's place in the fixed order, or -1.
 func productRank(p routing.Product) int {
-	for i, q := range Products {
+	for i, q := range productOrder {
 		if p == q {
 			return i
 		}

@@ -24,7 +24,7 @@ func fill(b *testing.B, s *Store, n int) {
 		batch = batch[:0]
 	}
 	for i := range n {
-		p := store.Products[i%3]
+		p := store.Products()[i%3]
 		name := fmt.Sprintf("SYNC-API-%s-2026-%02d", p, 8+i/3%4)
 		r := storetest.NewRecord("acct-1", name, p, fmt.Sprintf("f%011d", i), storetest.Base.Add(time.Duration(i)*time.Millisecond), i)
 		e, err := store.EntryOf(r)
@@ -107,7 +107,7 @@ func BenchmarkExport(b *testing.B) {
 	batch := make([]*pending, 0, 1000)
 	errs := make([]error, 1000)
 	for i := range 10_000 {
-		r := storetest.NewRecord("acct-1", "big-2026-11", store.Products[0], fmt.Sprintf("big%09d", i), storetest.Base.Add(time.Duration(i)*time.Millisecond), i)
+		r := storetest.NewRecord("acct-1", "big-2026-11", store.Products()[0], fmt.Sprintf("big%09d", i), storetest.Base.Add(time.Duration(i)*time.Millisecond), i)
 		e, err := store.EntryOf(r)
 		if err != nil {
 			b.Fatal(err)

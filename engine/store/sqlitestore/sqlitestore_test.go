@@ -47,7 +47,7 @@ func open(t *testing.T, dir string, opts ...sqlitestore.Option) *sqlitestore.Sto
 }
 
 func record(id string, i int) engine.Record {
-	p := store.Products[i%3]
+	p := store.Products()[i%3]
 	return storetest.NewRecord("acct-1", "report-"+string(p)+"-2026-11", p, id, storetest.Base.Add(time.Duration(i)*time.Millisecond), i)
 }
 

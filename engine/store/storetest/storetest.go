@@ -97,7 +97,7 @@ func testRoundTrip(t *testing.T, open Opener) {
 	}
 	bodies := map[routing.Product][][]byte{}
 	var records []engine.Record
-	for i, p := range store.Products {
+	for i, p := range store.Products() {
 		rs := fixtures(acct, reports[p], p, 3, Base.Add(time.Duration(i)*time.Hour), strings.ToLower(string(p))+"id")
 		records = append(records, rs...)
 		bodies[p] = recordAll(t, s, rs)
@@ -106,8 +106,8 @@ func testRoundTrip(t *testing.T, open Opener) {
 	got, err := s.Reports(ctx, acct)
 	require.NoError(t, err)
 	var want []store.Report
-	for i := len(store.Products) - 1; i >= 0; i-- { // newest first
-		p := store.Products[i]
+	for i := len(store.Products()) - 1; i >= 0; i-- { // newest first
+		p := store.Products()[i]
 		var cost engine.Money
 		for _, r := range records {
 			if r.Product == p {
@@ -122,7 +122,7 @@ func testRoundTrip(t *testing.T, open Opener) {
 	}
 	require.Equal(t, want, got)
 
-	for _, p := range store.Products {
+	for _, p := range store.Products() {
 		name := strings.ToLower(string(p))
 
 		// JSON: the API's bodies, in order, byte for byte.
@@ -169,14 +169,14 @@ func testMixedReport(t *testing.T, open Opener) {
 	const acct, name = "acct-1", "campaign-2026-11"
 	var rs []engine.Record
 	for i := range 6 { // NT, MNP, HLR, NT, ...: interleaved in time
-		p := store.Products[2-i%3]
+		p := store.Products()[2-i%3]
 		rs = append(rs, NewRecord(acct, name, p, fmt.Sprintf("mixed%04d", i), Base.Add(time.Duration(i)*time.Minute), i/3))
 	}
 	recordAll(t, s, rs)
 	got, err := s.Reports(ctx, acct)
 	require.NoError(t, err)
 	require.Len(t, got, 1)
-	require.Equal(t, store.Products, got[0].Products)
+	require.Equal(t, store.Products(), got[0].Products)
 	require.EqualValues(t, 6, got[0].Count)
 
 	csv := export(t, s, acct, name, store.CSV)
@@ -338,7 +338,7 @@ func testConcurrent(t *testing.T, open Opener) {
 	errs := make(chan error, workers)
 	for w := range workers {
 		wg.Go(func() {
-			p := store.Products[w%3]
+			p := store.Products()[w%3]
 			name := fmt.Sprintf("report-%d-2026-11", w%4)
 			for i := range each {
 				r := NewRecord("acct-1", name, p, fmt.Sprintf("w%02di%04d", w, i), Base.Add(time.Duration(i)*time.Millisecond), i)
