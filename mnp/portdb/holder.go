@@ -1,0 +1,125 @@
+package portdb
+
+import "sync/atomic"
+
+// Holder holds the current database of a running service and replaces it
+// while lookups run: Swap puts a new database in place at once, and the
+// old one is closed when the last lookup that started on it has finished,
+// never under a lookup. The zero Holder holds no database; its lookups find
+// nothing and it covers no region.
+//
+// Each lookup through a Holder counts itself in and out of the database
+// it uses (two atomic operations on a counter shared by all goroutines).
+type Holder struct {
+	cur atomic.Pointer[lease]
+}
+
+// lease is one database while a Holder has it: refs counts the Holder's
+// own reference, while the database is current, and each use in progress.
+// When it falls to zero the database is closed, and no use can start
+// again: acquire never raises a count from zero.
+type lease struct {
+	db   *DB
+	refs atomic.Int64
+}
+
+func (l *lease) acquire() bool {
+	for {
+		n := l.refs.Load()
+		if n <= 0 {
+			return false
+		}
+		if l.refs.CompareAndSwap(n, n+1) {
+			return true
+		}
+	}
+}
+
+func (l *lease) release() {
+	if l.refs.Add(-1) == 0 {
+		l.db.Close()
+	}
+}
+
+// NewHolder returns a Holder of db, which may be nil.
+func NewHolder(db *DB) *Holder {
+	h := &Holder{}
+	h.Swap(db)
+	return h
+}
+
+// Swap makes db the current database (nil for none) and takes ownership
+// of it. The database it replaces is closed as soon as no lookup uses it:
+// at once when none is running.
+func (h *Holder) Swap(db *DB) {
+	var next *lease
+	if db != nil {
+		next = &lease{db: db}
+		next.refs.Store(1)
+	}
+	if old := h.cur.Swap(next); old != nil {
+		old.release()
+	}
+}
+
+// Close closes the current database once no lookup uses it and leaves the
+// Holder empty.
+func (h *Holder) Close() error {
+	h.Swap(nil)
+	return nil
+}
+
+// acquire returns the current database's lease, counted in, or nil.
+func (h *Holder) acquire() *lease {
+	for {
+		l := h.cur.Load()
+		if l == nil {
+			return nil
+		}
+		if l.acquire() {
+			return l
+		}
+		// l was swapped out and closed between the Load and the count:
+		// the next Load sees its successor.
+	}
+}
+
+// View calls f with the current database (nil when there is none), which
+// stays open until f returns. f must not keep the database, nor call Swap
+// or Close on it.
+func (h *Holder) View(f func(db *DB)) {
+	l := h.acquire()
+	if l == nil {
+		f(nil)
+		return
+	}
+	defer l.release()
+	f(l.db)
+}
+
+// Lookup looks the number up in the current database (see DB.Lookup).
+func (h *Holder) Lookup(digits string) Result {
+	l := h.acquire()
+	if l == nil {
+		return Result{}
+	}
+	r := l.db.Lookup(digits)
+	l.release()
+	return r
+}
+
+// Covers reports whether the current database covers the region (see
+// DB.Covers). Regions are in the header, on the heap: no count is needed.
+func (h *Holder) Covers(region string) bool {
+	l := h.cur.Load()
+	return l != nil && l.db.Covers(region)
+}
+
+// Info returns the current database's Info, and false when there is none.
+func (h *Holder) Info() (Info, bool) {
+	l := h.cur.Load()
+	if l == nil {
+		return Info{}, false
+	}
+	return l.db.Info(), true
+}
