@@ -271,7 +271,7 @@ func (b *Builder) errorf(format string, args ...any) error {
 }
 
 func (b *Builder) add(key, mccmnc, name string) error {
-	if b.line > math.MaxUint32 {
+	if uint64(b.line) > math.MaxUint32 {
 		return b.errorf("too many lines")
 	}
 	var one [1]uint64

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"math"
 	"unsafe"
 )
 
@@ -197,7 +198,7 @@ func parseHeader(b []byte) (*header, error) {
 	}
 
 	numbers, ranges, bodyLen := le.Uint64(b[offNumbers:]), le.Uint64(b[offRanges:]), le.Uint64(b[offBodyLen:])
-	if numbers > maxEntries || ranges > maxEntries {
+	if numbers > maxEntries || ranges > maxEntries || numbers > math.MaxInt/32 || ranges > math.MaxInt/32 {
 		return nil, formatErrorf(offNumbers, "entry counts %d and %d out of range", numbers, ranges)
 	}
 	h.numbers, h.ranges = int(numbers), int(ranges)
