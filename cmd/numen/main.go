@@ -68,6 +68,7 @@ Usage:
 Commands:
   nt        classify phone numbers (from arguments or standard input)
   route     decide the route of HLR lookups, with routing maps and coverage
+  portdb    build, query and verify the offline portability database
   version   print the numen version and the numbering data version
   help      show this help, or a command's: numen help <command>
 
@@ -86,6 +87,8 @@ func (c *cli) run(args []string) int {
 		return c.route(rest)
 	case "version":
 		return c.version(rest)
+	case "portdb":
+		return c.portdb(rest)
 	case "help", "-h", "-help", "--help":
 		return c.help(rest)
 	default:
@@ -104,6 +107,8 @@ func (c *cli) help(args []string) int {
 		fmt.Fprint(c.stdout, routeUsage)
 	case len(args) == 1 && args[0] == "version":
 		fmt.Fprint(c.stdout, versionUsage)
+	case len(args) == 1 && args[0] == "portdb":
+		fmt.Fprint(c.stdout, portdbUsage)
 	case len(args) == 1 && args[0] == "help":
 		fmt.Fprint(c.stdout, usageText)
 	default:
