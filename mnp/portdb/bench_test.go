@@ -39,13 +39,13 @@ type benchFixture struct {
 var (
 	benchOnce sync.Once
 	bench     *benchFixture
-	benchDir  string
+	benchDirs []string // the fixtures' files, removed at the end
 )
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if benchDir != "" {
-		os.RemoveAll(benchDir)
+	for _, dir := range benchDirs {
+		os.RemoveAll(dir)
 	}
 	os.Exit(code)
 }
@@ -169,7 +169,7 @@ func benchData(b *testing.B) *benchFixture {
 		if err != nil {
 			panic(err)
 		}
-		benchDir = dir
+		benchDirs = append(benchDirs, dir)
 		f.path = filepath.Join(dir, "ported.db")
 		if err := os.WriteFile(f.path, f.db, 0o644); err != nil {
 			panic(err)
@@ -418,6 +418,7 @@ func benchData100M(b *testing.B) *benchFixture {
 		if err != nil {
 			panic(err)
 		}
+		benchDirs = append(benchDirs, dir)
 		f.path = filepath.Join(dir, "ported.db")
 		out, err := os.Create(f.path)
 		if err != nil {
@@ -444,7 +445,6 @@ func benchData100M(b *testing.B) *benchFixture {
 // BenchmarkLookup100M: Lookup and Open at 100 million entries (opt-in).
 func BenchmarkLookup100M(b *testing.B) {
 	f := benchData100M(b)
-	b.Cleanup(func() { os.RemoveAll(filepath.Dir(f.path)) })
 	db, err := Open(f.path)
 	if err != nil {
 		b.Fatal(err)
