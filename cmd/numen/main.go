@@ -2,6 +2,9 @@
 //
 //	numen nt [--format json|csv|table] [NUMBER...]   classify phone numbers
 //	numen route [--map FILE] [--explain] [NUMBER...] decide the routes of HLR lookups
+//	numen serve --config FILE | --demo              serve the lookup API (/api/v2)
+//	numen call METHOD PATH [BODY]                   send one signed request to the API
+//	numen portdb build|lookup|verify                the offline portability database
 //	numen version                                   print the program and data versions
 //	numen help [command]                            show usage
 //
@@ -68,6 +71,8 @@ Usage:
 Commands:
   nt        classify phone numbers (from arguments or standard input)
   route     decide the route of HLR lookups, with routing maps and coverage
+  serve     serve the lookup API (/api/v2); --demo runs it on a simulator
+  call      send one signed request to the lookup API
   portdb    build, query and verify the offline portability database
   version   print the numen version and the numbering data version
   help      show this help, or a command's: numen help <command>
@@ -89,6 +94,10 @@ func (c *cli) run(args []string) int {
 		return c.version(rest)
 	case "portdb":
 		return c.portdb(rest)
+	case "serve":
+		return c.serve(rest)
+	case "call":
+		return c.call(rest)
 	case "help", "-h", "-help", "--help":
 		return c.help(rest)
 	default:
@@ -109,6 +118,10 @@ func (c *cli) help(args []string) int {
 		fmt.Fprint(c.stdout, versionUsage)
 	case len(args) == 1 && args[0] == "portdb":
 		fmt.Fprint(c.stdout, portdbUsage)
+	case len(args) == 1 && args[0] == "serve":
+		fmt.Fprint(c.stdout, serveUsage)
+	case len(args) == 1 && args[0] == "call":
+		fmt.Fprint(c.stdout, callUsage)
 	case len(args) == 1 && args[0] == "help":
 		fmt.Fprint(c.stdout, usageText)
 	default:

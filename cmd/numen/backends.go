@@ -1,0 +1,90 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/numenhq/numen/engine"
+	"github.com/numenhq/numen/mnp/portdb"
+	"github.com/numenhq/numen/mnp/remote"
+	"github.com/numenhq/numen/mnp/simnet"
+	"github.com/numenhq/numen/numbering"
+	"github.com/numenhq/numen/routing"
+)
+
+// buildBackends makes the backends of one configured route, as HLR or
+// portability backends according to the route's product in the coverage
+// data. It returns what must be closed at shutdown.
+func buildBackends(plan *numbering.Plan, products map[string]routing.Product, r routeConfig, at string) (engine.RouteBackends, []func() error, error) {
+	rb := engine.RouteBackends{Route: r.Route}
+	var closers []func() error
+	product, ok := products[r.Route]
+	switch {
+	case !ok:
+		return rb, nil, fmt.Errorf("%s.route: %s is not a route of the coverage data", at, r.Route)
+	case product == routing.NT:
+		return rb, nil, fmt.Errorf("%s.route: %s is an NT route, which the numbering plan answers; it takes no backends", at, r.Route)
+	}
+	for i, b := range r.Backends {
+		bat := fmt.Sprintf("%s.backends[%d]", at, i)
+		name := b.Name
+		switch b.Type {
+		case "remote":
+			secret := b.Secret
+			if b.SecretEnv != "" {
+				if secret = os.Getenv(b.SecretEnv); secret == "" {
+					return rb, closers, fmt.Errorf("%s.secret_env: environment variable %s is empty or not set", bat, b.SecretEnv)
+				}
+			}
+			opts := []remote.Option{}
+			if name != "" {
+				opts = append(opts, remote.WithName(name))
+			}
+			if b.UpstreamRoute != "" {
+				opts = append(opts, remote.WithUpstreamRoute(b.UpstreamRoute))
+			}
+			c, err := remote.New(b.URL, b.Key, secret, opts...)
+			if err != nil {
+				return rb, closers, fmt.Errorf("%s: %w", bat, err)
+			}
+			if name == "" {
+				name = c.Name()
+			}
+			if product == routing.HLR {
+				rb.HLR = append(rb.HLR, engine.HLR{Name: name, Backend: c})
+			} else {
+				rb.Portability = append(rb.Portability, engine.Portability{Name: name, Backend: c})
+			}
+		case "portdb":
+			if product != routing.MNP {
+				return rb, closers, fmt.Errorf("%s: a portdb backend answers MNP routes; %s is an %s route", bat, r.Route, product)
+			}
+			db, err := portdb.Open(b.File, portdb.WithVerify())
+			if err != nil {
+				return rb, closers, fmt.Errorf("%s: %w", bat, err)
+			}
+			h := portdb.NewHolder(db)
+			closers = append(closers, h.Close)
+			if name == "" {
+				name = "portdb(" + b.File + ")"
+			}
+			rb.Portability = append(rb.Portability, engine.Portability{Name: name, Backend: portdb.NewBackend(h, name)})
+		case "simnet":
+			opts := []simnet.Option{simnet.WithSeed(b.Seed), simnet.WithFailureRate(b.FailureRate)}
+			if b.Latency > 0 {
+				opts = append(opts, simnet.WithLatency(time.Duration(b.Latency)/2, time.Duration(b.Latency)*3/2))
+			}
+			n := simnet.New(plan, opts...)
+			if name == "" {
+				name = n.Name()
+			}
+			if product == routing.HLR {
+				rb.HLR = append(rb.HLR, engine.HLR{Name: name, Backend: n})
+			} else {
+				rb.Portability = append(rb.Portability, engine.Portability{Name: name, Backend: n})
+			}
+		}
+	}
+	return rb, closers, nil
+}

@@ -1,0 +1,289 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/netip"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/numenhq/numen/engine"
+	"github.com/numenhq/numen/routing"
+)
+
+// serveConfig is the file numen serve --config reads (numen.example.json
+// documents every field). Unknown fields are errors, so that a misspelt
+// setting never passes silently.
+type serveConfig struct {
+	// Addr is the listen address; --addr overrides it.
+	Addr string `json:"addr"`
+	// Data is the directory of the results database; --data overrides it.
+	Data string `json:"data"`
+	// TrustedProxies are the CIDRs whose X-Forwarded-For is believed.
+	TrustedProxies []string `json:"trusted_proxies"`
+	// MaxBodyBytes bounds request bodies.
+	MaxBodyBytes int64 `json:"max_body_bytes"`
+	// RequestTimeout bounds one request, as a Go duration ("30s").
+	RequestTimeout duration `json:"request_timeout"`
+	// BackendTimeout bounds one backend call.
+	BackendTimeout duration `json:"backend_timeout"`
+	// Coverage and PlatformMap are files replacing the embedded routing data.
+	Coverage    string `json:"coverage"`
+	PlatformMap string `json:"platform_map"`
+	// Prices is the default price table.
+	Prices *priceConfig `json:"prices"`
+	// Cache sets the result cache lifetimes.
+	Cache *cacheConfig `json:"cache"`
+	// Routes lists the backends of each HLR and MNP route.
+	Routes []routeConfig `json:"routes"`
+	// Accounts are the API keys.
+	Accounts []accountConfig `json:"accounts"`
+
+	// Set by --demo instead of files.
+	coverage    *routing.Coverage
+	platformMap *routing.Map
+}
+
+type priceConfig struct {
+	HLR    *engine.Money           `json:"HLR"`
+	MNP    *engine.Money           `json:"MNP"`
+	NT     *engine.Money           `json:"NT"`
+	Routes map[string]engine.Money `json:"routes"`
+}
+
+type cacheConfig struct {
+	HLR        duration `json:"hlr"`
+	MNP        duration `json:"mnp"`
+	MaxEntries int      `json:"max_entries"`
+}
+
+type routeConfig struct {
+	Route    string          `json:"route"`
+	Backends []backendConfig `json:"backends"`
+}
+
+// backendConfig is one backend of a route. Type selects the kind and which
+// of the other fields apply.
+type backendConfig struct {
+	Type string `json:"type"` // "remote", "portdb" or "simnet"
+	Name string `json:"name"`
+	// remote: a provider speaking /api/v2
+	URL           string `json:"url"`
+	Key           string `json:"key"`
+	Secret        string `json:"secret"`
+	SecretEnv     string `json:"secret_env"`
+	UpstreamRoute string `json:"upstream_route"`
+	// portdb: a file built with numen portdb build
+	File string `json:"file"`
+	// simnet: the simulator
+	Seed        uint64   `json:"seed"`
+	Latency     duration `json:"latency"`
+	FailureRate float64  `json:"failure_rate"`
+}
+
+type accountConfig struct {
+	Key            string          `json:"key"`
+	Secrets        []string        `json:"secrets"`
+	SecretsEnv     []string        `json:"secrets_env"`
+	Methods        []string        `json:"methods"`
+	Whitelist      []string        `json:"whitelist"`
+	WebhookURLs    []string        `json:"webhook_urls"`
+	RoutingMap     json.RawMessage `json:"routing_map"`
+	RoutingMapFile string          `json:"routing_map_file"`
+	Prices         *priceConfig    `json:"prices"`
+	RateLimit      *rateConfig     `json:"rate_limit"`
+	LegacyNTKeys   bool            `json:"legacy_nt_keys"`
+}
+
+type rateConfig struct {
+	PerSecond float64 `json:"per_second"`
+	Burst     int     `json:"burst"`
+}
+
+// duration reads a Go duration string such as "1h30m".
+type duration time.Duration
+
+func (d *duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return errors.New(`want a duration string such as "30s"`)
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil || v < 0 {
+		return fmt.Errorf("%q is not a duration such as \"30s\" or \"1h\"", s)
+	}
+	*d = duration(v)
+	return nil
+}
+
+// loadConfig reads and checks a config file. Relative paths in it are
+// relative to the file's directory.
+func loadConfig(path string) (*serveConfig, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := parseConfig(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	dir := filepath.Dir(path)
+	rel := func(p *string) {
+		if *p != "" && !filepath.IsAbs(*p) {
+			*p = filepath.Join(dir, *p)
+		}
+	}
+	rel(&cfg.Data)
+	rel(&cfg.Coverage)
+	rel(&cfg.PlatformMap)
+	for i := range cfg.Routes {
+		for j := range cfg.Routes[i].Backends {
+			rel(&cfg.Routes[i].Backends[j].File)
+		}
+	}
+	for i := range cfg.Accounts {
+		rel(&cfg.Accounts[i].RoutingMapFile)
+	}
+	return cfg, nil
+}
+
+// parseConfig decodes a config strictly and checks what can be checked
+// without loading data: every problem is named with its place in the file.
+func parseConfig(raw []byte) (*serveConfig, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	var cfg serveConfig
+	if err := dec.Decode(&cfg); err != nil {
+		return nil, configJSONError(err, raw)
+	}
+	if dec.More() {
+		return nil, errors.New("data after the JSON object")
+	}
+	var problems []string
+	bad := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+	for i, p := range cfg.TrustedProxies {
+		if _, err := netip.ParsePrefix(p); err != nil {
+			bad("trusted_proxies[%d]: %q is not a CIDR such as 10.0.0.0/8", i, p)
+		}
+	}
+	if cfg.MaxBodyBytes < 0 {
+		bad("max_body_bytes: must not be negative")
+	}
+	seenRoute := map[string]bool{}
+	for i, r := range cfg.Routes {
+		at := fmt.Sprintf("routes[%d]", i)
+		switch {
+		case len(r.Route) != 3:
+			bad("%s.route: %q: a route is 3 characters", at, r.Route)
+		case seenRoute[r.Route]:
+			bad("%s.route: %s is configured twice", at, r.Route)
+		}
+		seenRoute[r.Route] = true
+		if len(r.Backends) == 0 {
+			bad("%s.backends: at least one backend is required", at)
+		}
+		for j, b := range r.Backends {
+			checkBackend(fmt.Sprintf("%s.backends[%d]", at, j), b, bad)
+		}
+	}
+	seenKey := map[string]bool{}
+	for i, a := range cfg.Accounts {
+		at := fmt.Sprintf("accounts[%d]", i)
+		switch {
+		case a.Key == "":
+			bad("%s.key: is required", at)
+		case seenKey[a.Key]:
+			bad("%s.key: %q is configured twice", at, a.Key)
+		}
+		seenKey[a.Key] = true
+		if len(a.Secrets)+len(a.SecretsEnv) == 0 {
+			bad("%s: secrets or secrets_env: at least one secret is required", at)
+		}
+		for j, s := range a.Secrets {
+			if len(s) < 16 {
+				bad("%s.secrets[%d]: at least 16 characters", at, j)
+			}
+		}
+		for j, cidr := range a.Whitelist {
+			if _, err := parseAddrOrPrefix(cidr); err != nil {
+				bad("%s.whitelist[%d]: %q is not an address or CIDR", at, j, cidr)
+			}
+		}
+		for j, u := range a.WebhookURLs {
+			if p, err := url.Parse(u); err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
+				bad("%s.webhook_urls[%d]: %q is not an http or https URL", at, j, u)
+			}
+		}
+		if len(a.RoutingMap) > 0 && a.RoutingMapFile != "" {
+			bad("%s: routing_map and routing_map_file: give one, not both", at)
+		}
+		if a.RateLimit != nil && (a.RateLimit.PerSecond <= 0 || a.RateLimit.Burst < 0) {
+			bad("%s.rate_limit: per_second must be positive and burst not negative", at)
+		}
+	}
+	if len(problems) > 0 {
+		return nil, errors.New(strings.Join(problems, "; "))
+	}
+	return &cfg, nil
+}
+
+func checkBackend(at string, b backendConfig, bad func(string, ...any)) {
+	switch b.Type {
+	case "remote":
+		if p, err := url.Parse(b.URL); err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
+			bad("%s.url: %q is not an http or https URL", at, b.URL)
+		}
+		if b.Key == "" {
+			bad("%s.key: is required for a remote backend", at)
+		}
+		if (b.Secret == "") == (b.SecretEnv == "") {
+			bad("%s: give secret or secret_env (one of them) for a remote backend", at)
+		}
+	case "portdb":
+		if b.File == "" {
+			bad("%s.file: is required for a portdb backend", at)
+		}
+	case "simnet":
+		if b.FailureRate < 0 || b.FailureRate > 1 {
+			bad("%s.failure_rate: %g is not between 0 and 1", at, b.FailureRate)
+		}
+	case "":
+		bad("%s.type: is required (remote, portdb or simnet)", at)
+	default:
+		bad("%s.type: %q is not remote, portdb or simnet", at, b.Type)
+	}
+}
+
+// parseAddrOrPrefix reads "203.0.113.7" or "203.0.113.0/24".
+func parseAddrOrPrefix(s string) (netip.Prefix, error) {
+	if strings.Contains(s, "/") {
+		p, err := netip.ParsePrefix(s)
+		return p.Masked(), err
+	}
+	a, err := netip.ParseAddr(s)
+	if err != nil {
+		return netip.Prefix{}, err
+	}
+	return netip.PrefixFrom(a, a.BitLen()), nil
+}
+
+// configJSONError names where the JSON went wrong.
+func configJSONError(err error, raw []byte) error {
+	var te *json.UnmarshalTypeError
+	var se *json.SyntaxError
+	switch {
+	case errors.As(err, &te):
+		return fmt.Errorf("%s: want %s, got %s", te.Field, te.Type, te.Value)
+	case errors.As(err, &se):
+		line := 1 + bytes.Count(raw[:min(int(se.Offset), len(raw))], []byte{'\n'})
+		return fmt.Errorf("line %d: %v", line, se)
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		return fmt.Errorf("unknown setting %s", strings.TrimPrefix(err.Error(), "json: unknown field "))
+	}
+	return err
+}

@@ -1,0 +1,350 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/numenhq/numen/engine"
+	"github.com/numenhq/numen/engine/httpapi"
+	"github.com/numenhq/numen/engine/store"
+	"github.com/numenhq/numen/engine/store/sqlitestore"
+	"github.com/numenhq/numen/numbering"
+	"github.com/numenhq/numen/routing"
+)
+
+const serveUsage = `Usage: numen serve [--config FILE | --demo] [--addr HOST:PORT] [--data DIR]
+
+Serves the lookup API under /api/v2 (see GET /api/v2/openapi.json), with
+/healthz and /metrics beside it. Every lookup result is stored in the
+results database under --data before it is answered.
+
+  --config FILE   accounts, backends, prices and limits: see
+                  cmd/numen/numen.example.json, which documents every setting
+  --demo          run without a config: embedded routing data, one account
+                  with a generated key and secret (printed at start), and the
+                  SIMULATOR (package mnp/simnet) answering every HLR and MNP
+                  lookup with invented data. Never for real use.
+  --addr          listen address (default 127.0.0.1:8080, or the config's)
+  --data          directory of the results database (default ./numen-data,
+                  or the config's); created on first start
+  --log           log format: text or json (default text)
+
+The server stops on SIGINT or SIGTERM after finishing the requests in flight
+(at most 30 s).
+`
+
+func (c *cli) serve(args []string) int {
+	fs := newFlagSet("serve")
+	configPath := fs.String("config", "", "")
+	demo := fs.Bool("demo", false, "")
+	addr := fs.String("addr", "", "")
+	dataDir := fs.String("data", "", "")
+	logFormat := fs.String("log", "text", "")
+	if code, ok := c.parseFlags(fs, "serve", serveUsage, args); !ok {
+		return code
+	}
+	switch {
+	case fs.NArg() > 0:
+		return c.usageError("serve", "unexpected argument %q", fs.Arg(0))
+	case *demo == (*configPath != ""):
+		return c.usageError("serve", "give --config FILE or --demo (one of them)")
+	case *logFormat != "text" && *logFormat != "json":
+		return c.usageError("serve", "--log %q: want text or json", *logFormat)
+	}
+	var logger *slog.Logger
+	if *logFormat == "json" {
+		logger = slog.New(slog.NewJSONHandler(c.stderr, nil))
+	} else {
+		logger = slog.New(slog.NewTextHandler(c.stderr, nil))
+	}
+	var cfg *serveConfig
+	if *demo {
+		cfg = &serveConfig{}
+	} else {
+		var err error
+		if cfg, err = loadConfig(*configPath); err != nil {
+			fmt.Fprintf(c.stderr, "numen serve: %v\n", err)
+			return exitError
+		}
+	}
+	if *addr != "" {
+		cfg.Addr = *addr
+	}
+	if cfg.Addr == "" {
+		cfg.Addr = "127.0.0.1:8080"
+	}
+	if *dataDir != "" {
+		cfg.Data = *dataDir
+	}
+	if cfg.Data == "" {
+		cfg.Data = "numen-data"
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := c.runServer(ctx, cfg, *demo, logger, nil); err != nil {
+		fmt.Fprintf(c.stderr, "numen serve: %v\n", err)
+		return exitError
+	}
+	return exitOK
+}
+
+// runServer builds everything from cfg and serves until ctx ends. ready,
+// when not nil, receives the listener's address once it accepts.
+func (c *cli) runServer(ctx context.Context, cfg *serveConfig, demo bool, logger *slog.Logger, ready chan<- string) error {
+	plan, err := c.loadPlan()
+	if err != nil {
+		return fmt.Errorf("loading numbering data: %w", err)
+	}
+	db, err := sqlitestore.Open(cfg.Data)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	var demoKey, demoSecret string
+	if demo {
+		if demoKey, demoSecret, err = demoAccount(cfg); err != nil {
+			return err
+		}
+		if err := setUpDemo(cfg, plan); err != nil {
+			return err
+		}
+	}
+	built, err := buildServer(cfg, plan, db, logger)
+	if err != nil {
+		return err
+	}
+	defer built.close()
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{
+		Handler:           built.handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       time.Minute,
+		WriteTimeout:      2 * time.Minute,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	base := "http://" + ln.Addr().String() + "/api/v2"
+	if demo {
+		fmt.Fprintf(c.stdout, `numen %s: DEMO MODE. HLR and MNP lookups are answered by a SIMULATOR
+(mnp/simnet, routes SIM and SMP): connectivity, porting and roaming are invented.
+Numbering (NT) answers are real. Results are stored in %s.
+
+API:    %s
+key:    %s
+secret: %s
+
+Try:    go run ./cmd/numen call --url %s --key %s --secret %s POST /hlr-lookup '{"msisdn":"+4915123456789"}'
+`, programVersion(), cfg.Data, base, demoKey, demoSecret, base, demoKey, demoSecret)
+	} else {
+		fmt.Fprintf(c.stdout, "numen %s: serving %s (%d accounts), results in %s\n", programVersion(), base, len(cfg.Accounts), cfg.Data)
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	if ready != nil {
+		ready <- ln.Addr().String()
+	}
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	logger.Info("shutting down: finishing requests in flight")
+	sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// server is what buildServer makes: the handler and what to close after.
+type server struct {
+	handler http.Handler
+	closers []func() error
+}
+
+func (s *server) close() {
+	for i := len(s.closers) - 1; i >= 0; i-- {
+		_ = s.closers[i]()
+	}
+}
+
+// buildServer wires the engine, its backends, the accounts and the HTTP
+// adapter from a checked config.
+func buildServer(cfg *serveConfig, plan *numbering.Plan, db store.Store, logger *slog.Logger) (*server, error) {
+	s := &server{}
+	opts := engine.Options{Plan: plan, Sink: db, BackendTimeout: time.Duration(cfg.BackendTimeout)}
+	var err error
+	if cfg.coverage != nil {
+		opts.Coverage = cfg.coverage
+	} else if cfg.Coverage != "" {
+		raw, err := os.ReadFile(cfg.Coverage)
+		if err != nil {
+			return nil, err
+		}
+		if opts.Coverage, err = routing.ParseCoverage(raw); err != nil {
+			return nil, fmt.Errorf("coverage %s: %w", cfg.Coverage, err)
+		}
+	}
+	if opts.Coverage == nil {
+		if opts.Coverage, err = routing.DefaultCoverage(); err != nil {
+			return nil, err
+		}
+	}
+	products := map[string]routing.Product{}
+	for _, r := range opts.Coverage.Routes {
+		products[r.ID] = r.Product
+	}
+	if cfg.platformMap != nil {
+		opts.PlatformMap = cfg.platformMap
+	} else if cfg.PlatformMap != "" {
+		raw, err := os.ReadFile(cfg.PlatformMap)
+		if err != nil {
+			return nil, err
+		}
+		if opts.PlatformMap, err = routing.ParseMap(raw); err != nil {
+			return nil, fmt.Errorf("platform_map %s: %w", cfg.PlatformMap, err)
+		}
+	}
+	if cfg.Prices != nil {
+		p := pricesOf(cfg.Prices, engine.DefaultPrices)
+		opts.Prices = &p
+	}
+	if cfg.Cache != nil {
+		opts.Cache = engine.CacheOptions{HLR: time.Duration(cfg.Cache.HLR), MNP: time.Duration(cfg.Cache.MNP), MaxEntries: cfg.Cache.MaxEntries}
+	}
+	for i, r := range cfg.Routes {
+		rb, closers, err := buildBackends(plan, products, r, fmt.Sprintf("routes[%d]", i))
+		s.closers = append(s.closers, closers...)
+		if err != nil {
+			s.close()
+			return nil, err
+		}
+		opts.Backends = append(opts.Backends, rb)
+	}
+	eng, err := engine.New(opts)
+	if err != nil {
+		s.close()
+		return nil, err
+	}
+	var trusted []netip.Prefix
+	for _, p := range cfg.TrustedProxies {
+		trusted = append(trusted, netip.MustParsePrefix(p)) // checked by parseConfig
+	}
+	var accounts []*httpapi.Account
+	for i, ac := range cfg.Accounts {
+		a, err := buildAccount(eng, ac, opts.Prices)
+		if err != nil {
+			s.close()
+			return nil, fmt.Errorf("accounts[%d] (%s): %w", i, ac.Key, err)
+		}
+		accounts = append(accounts, a)
+	}
+	h, err := httpapi.New(httpapi.Config{
+		Engine: eng, Accounts: accounts, TrustedProxies: trusted,
+		MaxBodyBytes: cfg.MaxBodyBytes, RequestTimeout: time.Duration(cfg.RequestTimeout),
+		Logger: logger, Health: db.Ping,
+	})
+	if err != nil {
+		s.close()
+		return nil, err
+	}
+	s.handler = h
+	return s, nil
+}
+
+func pricesOf(pc *priceConfig, base engine.Prices) engine.Prices {
+	p := base
+	if pc.HLR != nil {
+		p.HLR = *pc.HLR
+	}
+	if pc.MNP != nil {
+		p.MNP = *pc.MNP
+	}
+	if pc.NT != nil {
+		p.NT = *pc.NT
+	}
+	if pc.Routes != nil {
+		p.Routes = pc.Routes
+	}
+	return p
+}
+
+func buildAccount(eng *engine.Engine, ac accountConfig, defaults *engine.Prices) (*httpapi.Account, error) {
+	secrets := append([]string(nil), ac.Secrets...)
+	for _, name := range ac.SecretsEnv {
+		v := os.Getenv(name)
+		if v == "" {
+			return nil, fmt.Errorf("secrets_env: environment variable %s is empty or not set", name)
+		}
+		secrets = append(secrets, v)
+	}
+	var m *routing.Map
+	var err error
+	switch {
+	case len(ac.RoutingMap) > 0:
+		if m, err = routing.ParseMap(ac.RoutingMap); err != nil {
+			return nil, fmt.Errorf("routing_map: %w", err)
+		}
+	case ac.RoutingMapFile != "":
+		raw, err := os.ReadFile(ac.RoutingMapFile)
+		if err != nil {
+			return nil, err
+		}
+		if m, err = routing.ParseMap(raw); err != nil {
+			return nil, fmt.Errorf("routing_map_file %s: %w", ac.RoutingMapFile, err)
+		}
+	}
+	var prices *engine.Prices
+	if ac.Prices != nil {
+		base := engine.DefaultPrices
+		if defaults != nil {
+			base = *defaults
+		}
+		p := pricesOf(ac.Prices, base)
+		prices = &p
+	}
+	ea, err := eng.NewAccount(engine.AccountOptions{Key: ac.Key, Map: m, Prices: prices})
+	if err != nil {
+		return nil, err
+	}
+	a := &httpapi.Account{Key: ac.Key, Secrets: secrets, Methods: ac.Methods, WebhookURLs: ac.WebhookURLs, Engine: ea}
+	for _, w := range ac.Whitelist {
+		p, _ := parseAddrOrPrefix(w) // checked by parseConfig
+		a.Whitelist = append(a.Whitelist, p)
+	}
+	if ac.RateLimit != nil {
+		a.RateLimit, a.RateBurst = ac.RateLimit.PerSecond, ac.RateLimit.Burst
+	}
+	return a, nil
+}
+
+// demoAccount adds the demo's account to cfg: a key and secret drawn at
+// random, so that a demo reachable from elsewhere is not open to all.
+func demoAccount(cfg *serveConfig) (key, secret string, err error) {
+	var b [20]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", "", err
+	}
+	key = "demo-" + hex.EncodeToString(b[:4])
+	secret = hex.EncodeToString(b[4:])
+	cfg.Accounts = append(cfg.Accounts, accountConfig{Key: key, Secrets: []string{secret}})
+	return key, secret, nil
+}

@@ -1,0 +1,204 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"log/slog"
+	"net"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/numenhq/numen/engine/store/sqlitestore"
+	"github.com/numenhq/numen/mnp/remote"
+	"github.com/stretchr/testify/require"
+)
+
+// syncBuffer is a bytes.Buffer safe for the server goroutine and the test.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// running is a numen serve started in the test's process on a loopback
+// port.
+type running struct {
+	base   string
+	stdout *syncBuffer
+	stop   func() error
+}
+
+func startServer(t *testing.T, cfg *serveConfig, demo bool) *running {
+	t.Helper()
+	if cfg.Addr == "" {
+		cfg.Addr = "127.0.0.1:0"
+	}
+	if cfg.Data == "" {
+		cfg.Data = t.TempDir()
+	}
+	out := &syncBuffer{}
+	c := &cli{stdin: strings.NewReader(""), stdout: out, stderr: io.Discard, loadPlan: sharedPlan}
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() { done <- c.runServer(ctx, cfg, demo, slog.New(slog.NewTextHandler(io.Discard, nil)), ready) }()
+	var addr string
+	select {
+	case addr = <-ready:
+	case err := <-done:
+		cancel()
+		t.Fatalf("server did not start: %v", err)
+	case <-time.After(30 * time.Second):
+		cancel()
+		t.Fatal("server did not start within 30 s")
+	}
+	stopped := false
+	stop := func() error {
+		if stopped {
+			return nil
+		}
+		stopped = true
+		cancel()
+		return <-done
+	}
+	t.Cleanup(func() { _ = stop() })
+	return &running{base: "http://" + addr + "/api/v2", stdout: out, stop: stop}
+}
+
+var demoCredentials = regexp.MustCompile(`(?m)^key:\s+(\S+)\nsecret:\s+(\S+)$`)
+
+func demoClient(t *testing.T, r *running) (*remote.Client, string, string) {
+	t.Helper()
+	m := demoCredentials.FindStringSubmatch(r.stdout.String())
+	require.NotNil(t, m, "the demo prints its key and secret:\n%s", r.stdout.String())
+	c, err := remote.New(r.base, m[1], m[2])
+	require.NoError(t, err)
+	return c, m[1], m[2]
+}
+
+func TestServeDemo(t *testing.T) {
+	data := t.TempDir()
+	r := startServer(t, &serveConfig{Data: data}, true)
+	require.Contains(t, r.stdout.String(), "DEMO MODE")
+	require.Contains(t, r.stdout.String(), "SIMULATOR")
+	c, key, _ := demoClient(t, r)
+	ctx := context.Background()
+
+	require.NoError(t, c.AuthTest(ctx))
+	routes, err := c.Routes(ctx)
+	require.NoError(t, err)
+	require.Equal(t, []string{"SIM"}, routes.Routes.HLR)
+	require.Equal(t, []string{"SMP"}, routes.Routes.MNP)
+	cov, err := c.HLRCoverage(ctx)
+	require.NoError(t, err)
+	require.Contains(t, string(cov), "SIMULATOR (mnp/simnet)")
+
+	hlr, err := c.HLRLookup(ctx, "+4915123456789", nil)
+	require.NoError(t, err)
+	require.Equal(t, "AUTO:SIM:SCORE", hlr.RoutingInstruction)
+	require.Equal(t, "COMPLETED", hlr.ProcessingStatus)
+	require.Regexp(t, `^SIMULATOR\d{3}$`, *hlr.MSC, "the simulator says what it is")
+	nt, err := c.NTLookup(ctx, "+44 20 7946 0000", nil)
+	require.NoError(t, err)
+	require.Equal(t, "LANDLINE", nt.NumberType)
+	mnpRes, err := c.MNPLookup(ctx, "+31612345678", nil)
+	require.NoError(t, err)
+	require.Equal(t, "SMP", *mnpRes.Route)
+	d, err := c.Route(ctx, "+8816 12345678")
+	require.NoError(t, err)
+	require.Equal(t, "GLOBAL_REJECT", d.Origin, "the embedded map's rejections stay")
+
+	// Graceful stop, then every answered lookup is in the database.
+	require.NoError(t, r.stop())
+	db, err := sqlitestore.Open(data)
+	require.NoError(t, err)
+	defer db.Close()
+	reports, err := db.Reports(ctx, key)
+	require.NoError(t, err)
+	total := int64(0)
+	for _, rep := range reports {
+		total += rep.Count
+	}
+	require.Equal(t, int64(3), total, "%+v", reports)
+}
+
+// TestServeRoundTrip runs one Numen as the provider of another: the second
+// sidecar's HLR and MNP routes are remote backends pointing at the first,
+// and the first route's primary provider is down, so lookups fail over.
+func TestServeRoundTrip(t *testing.T) {
+	provider := startServer(t, &serveConfig{}, true)
+	_, pkey, psecret := demoClient(t, provider)
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	down := "http://" + ln.Addr().String() + "/api/v2"
+	require.NoError(t, ln.Close()) // nothing listens there any more
+
+	remoteOf := func(url string) backendConfig {
+		return backendConfig{Type: "remote", URL: url, Key: pkey, Secret: psecret}
+	}
+	const secret = "consumer-secret-0123456789"
+	cfg := &serveConfig{
+		Routes: []routeConfig{
+			{Route: "DS7", Backends: []backendConfig{remoteOf(down), remoteOf(provider.base)}},
+			{Route: "GT1", Backends: []backendConfig{remoteOf(provider.base)}},
+			{Route: "GT2", Backends: []backendConfig{remoteOf(provider.base)}},
+			{Route: "MP1", Backends: []backendConfig{remoteOf(provider.base)}},
+		},
+		Accounts: []accountConfig{{Key: "consumer", Secrets: []string{secret}}},
+	}
+	consumer := startServer(t, cfg, false)
+	c, err := remote.New(consumer.base, "consumer", secret)
+	require.NoError(t, err)
+	ctx := context.Background()
+
+	res, err := c.HLRLookup(ctx, "+4915123456789", nil)
+	require.NoError(t, err)
+	require.Equal(t, "AUTO:DS7:SCORE:FAILOVER-2", res.RoutingInstruction)
+	require.Equal(t, "COMPLETED", res.ProcessingStatus)
+	require.Regexp(t, `^SIMULATOR\d{3}$`, *res.MSC, "answered by the provider's simulator")
+	require.Equal(t, "0.0100", *res.Cost)
+
+	res, err = c.HLRLookup(ctx, "+16502530000", &remote.LookupOptions{Route: "GT2"})
+	require.NoError(t, err)
+	require.Equal(t, "STATIC:GT2", res.RoutingInstruction)
+
+	mnpRes, err := c.MNPLookup(ctx, "+31612345678", nil)
+	require.NoError(t, err)
+	require.Equal(t, "COMPLETED", mnpRes.ProcessingStatus)
+	require.NotNil(t, mnpRes.IsPorted)
+}
+
+func TestServeRefusesBadSetups(t *testing.T) {
+	c := &cli{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard, loadPlan: sharedPlan}
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	for _, tc := range []struct {
+		cfg *serveConfig
+		msg string
+	}{
+		{&serveConfig{}, "engine: routes without a backend: [DS7 (HLR) GT1 (HLR) GT2 (HLR) MP1 (MNP)]"},
+		{&serveConfig{Routes: []routeConfig{{Route: "NT1", Backends: []backendConfig{{Type: "simnet"}}}}}, "routes[0].route: NT1 is an NT route, which the numbering plan answers; it takes no backends"},
+		{&serveConfig{Routes: []routeConfig{{Route: "GT1", Backends: []backendConfig{{Type: "portdb", File: "x.db"}}}}}, "routes[0].backends[0]: a portdb backend answers MNP routes; GT1 is an HLR route"},
+		{&serveConfig{Routes: []routeConfig{{Route: "MP1", Backends: []backendConfig{{Type: "portdb", File: "/nonexistent/ported.db"}}}}}, "routes[0].backends[0]: "},
+	} {
+		tc.cfg.Addr, tc.cfg.Data = "127.0.0.1:0", t.TempDir()
+		err := c.runServer(context.Background(), tc.cfg, false, logger, nil)
+		require.Error(t, err)
+		require.Contains(t, err.Error(), tc.msg)
+	}
+}
