@@ -444,3 +444,70 @@ func (e *Engine) record(ctx context.Context, r Record) error {
 	}
 	return nil
 }
+
+// WithSink returns a copy of e that records to s instead of e's sink:
+// bulk workers collect a batch's results and record them together.
+func (e *Engine) WithSink(s Sink) *Engine {
+	c := *e
+	c.sink = s
+	return &c
+}
+
+// Admission is what a bulk submission decides about one number before
+// queuing it: whether it is usable, the route it will most likely take and
+// what it will cost if the lookup completes.
+type Admission struct {
+	Accepted bool
+	Route    string
+	Cost     Money
+}
+
+// Admit decides whether a number of a bulk submission is usable for a
+// product: an NT lookup needs a number whose calling code can be read, an
+// HLR lookup a valid mobile number that routing does not reject. A route
+// named by the caller that does not fit the product is a *RequestError, as
+// is a bad storage name.
+func (e *Engine) Admit(a *Account, product routing.Product, number, route, storage string) (Admission, error) {
+	if err := checkStorage(storage); err != nil {
+		return Admission{}, err
+	}
+	switch product {
+	case routing.NT:
+		if route != "" {
+			if err := e.checkRoute(route, routing.NT); err != nil {
+				return Admission{}, err
+			}
+		} else if len(e.routes.NT) > 0 {
+			route = e.routes.NT[0]
+		}
+		res := e.plan.ClassifyString(number)
+		if res.Status != numbering.StatusOK {
+			return Admission{Route: route}, nil
+		}
+		return Admission{Accepted: true, Route: route, Cost: a.prices.Of(routing.NT, route)}, nil
+	case routing.HLR:
+		if route != "" {
+			if err := e.checkRoute(route, routing.HLR, routing.MNP); err != nil {
+				return Admission{}, err
+			}
+		}
+		res := e.plan.ClassifyString(number)
+		if !res.Valid || !res.QualifiesForHLR {
+			return Admission{Route: route}, nil
+		}
+		var d routing.Decision
+		if route != "" {
+			var err error
+			if d, err = a.resolver.Static(&res, route); err != nil {
+				return Admission{}, &RequestError{"route", err.Error()}
+			}
+		} else {
+			d = a.resolver.Resolve(&res)
+		}
+		if d.Rejected() {
+			return Admission{Route: d.Route}, nil
+		}
+		return Admission{Accepted: true, Route: d.Route, Cost: a.prices.Of(e.products[d.Route], d.Route)}, nil
+	}
+	return Admission{}, fmt.Errorf("engine: bulk lookups of product %q are not offered", product)
+}

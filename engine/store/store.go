@@ -52,6 +52,18 @@ type Store interface {
 	// only once the result is durable.
 	engine.Sink
 
+	// RecordAll appends several results, as Record does each: it returns
+	// nil only once all are durable, else the first error (results of
+	// other records may still be committed). Bulk workers record a
+	// batch's results with it.
+	RecordAll(ctx context.Context, records []engine.Record) error
+
+	// Bodies returns the stored result objects of the given ids that the
+	// store has, by id: a bulk job that runs again after a crash reuses
+	// the results it recorded before, rather than look them up (and
+	// charge) twice.
+	Bodies(ctx context.Context, ids []string) (map[string]json.RawMessage, error)
+
 	// Reports lists the reports of an account, most recently written
 	// first. An account without results has none (and no error).
 	Reports(ctx context.Context, account string) ([]Report, error)

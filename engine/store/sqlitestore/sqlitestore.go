@@ -80,12 +80,14 @@ package sqlitestore
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -589,4 +591,88 @@ ORDER BY created_ms, id LIMIT ?`, account, storage, afterMS, after, limit)
 		return fail(store.ErrUnknownReport)
 	}
 	return page, nil
+}
+
+// RecordAll appends records: it queues them all for the writer, which
+// commits them in batches of up to the group-commit size, and returns once
+// each is committed, with the first error.
+func (s *Store) RecordAll(ctx context.Context, records []engine.Record) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	ps := make([]*pending, len(records))
+	for i, r := range records {
+		e, err := store.EntryOf(r)
+		if err != nil {
+			return fmt.Errorf("sqlitestore: %w", err)
+		}
+		ps[i] = &pending{entry: e, done: make(chan error, 1)}
+	}
+	s.mu.RLock()
+	if s.closed {
+		s.mu.RUnlock()
+		return fmt.Errorf("sqlitestore: record %d results: %w", len(records), store.ErrClosed)
+	}
+	queued := 0
+	for _, p := range ps {
+		select {
+		case s.queue <- p:
+			queued++
+			continue
+		case <-ctx.Done():
+		}
+		break
+	}
+	s.mu.RUnlock()
+	var first error
+	for _, p := range ps[:queued] {
+		select {
+		case err := <-p.done:
+			if err != nil && first == nil {
+				first = err
+			}
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	if queued < len(ps) {
+		return ctx.Err() // the rest were not queued: not recorded
+	}
+	return first
+}
+
+// Bodies returns the stored bodies of the ids the store has.
+func (s *Store) Bodies(ctx context.Context, ids []string) (map[string]json.RawMessage, error) {
+	if err := s.checkOpen(); err != nil {
+		return nil, err
+	}
+	out := make(map[string]json.RawMessage, len(ids))
+	const chunk = 500 // well under SQLite's limit of bound parameters
+	for start := 0; start < len(ids); start += chunk {
+		part := ids[start:min(start+chunk, len(ids))]
+		args := make([]any, len(part))
+		for i, id := range part {
+			args[i] = id
+		}
+		q := "SELECT id, body FROM results WHERE id IN (?" + strings.Repeat(",?", len(part)-1) + ")"
+		rows, err := s.rdb.QueryContext(ctx, q, args...)
+		if err != nil {
+			return nil, fmt.Errorf("sqlitestore: read results of %s: %w", s.path, err)
+		}
+		for rows.Next() {
+			var id, body string
+			if err := rows.Scan(&id, &body); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("sqlitestore: read results of %s: %w", s.path, err)
+			}
+			out[id] = json.RawMessage(body)
+		}
+		if err := rows.Close(); err != nil {
+			return nil, err
+		}
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("sqlitestore: read results of %s: %w", s.path, err)
+		}
+	}
+	return out, nil
 }

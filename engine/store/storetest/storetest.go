@@ -45,6 +45,42 @@ func Run(t *testing.T, open Opener) {
 	t.Run("CanceledContext", func(t *testing.T) { testCanceledContext(t, open) })
 	t.Run("Concurrent", func(t *testing.T) { testConcurrent(t, open) })
 	t.Run("Closed", func(t *testing.T) { testClosed(t, open) })
+	t.Run("RecordAllAndBodies", func(t *testing.T) { testRecordAllAndBodies(t, open) })
+}
+
+// testRecordAllAndBodies records a bulk batch at once and reads its bodies
+// back by id, as a bulk job that runs again after a crash does.
+func testRecordAllAndBodies(t *testing.T, open Opener) {
+	s := openStore(t, open)
+	ctx := context.Background()
+	rs := fixtures("acct", "ASYNC-API-NT-2026-11", routing.NT, 1200, Base, "bulk")
+	require.NoError(t, s.RecordAll(ctx, rs))
+	ids := make([]string, 0, len(rs)+1)
+	for _, r := range rs {
+		ids = append(ids, r.ID)
+	}
+	ids = append(ids, "not-recorded")
+	bodies, err := s.Bodies(ctx, ids)
+	require.NoError(t, err)
+	require.Len(t, bodies, len(rs))
+	for _, r := range rs[:10] {
+		want, err := json.Marshal(r.Result)
+		require.NoError(t, err)
+		require.JSONEq(t, string(want), string(bodies[r.ID]))
+	}
+	reports, err := s.Reports(ctx, "acct")
+	require.NoError(t, err)
+	require.Len(t, reports, 1)
+	require.Equal(t, int64(len(rs)), reports[0].Count)
+	// A repeated id fails as Record's would; the other records still land.
+	again := append(fixtures("acct", "ASYNC-API-NT-2026-11", routing.NT, 1, Base, "fresh"), rs[0])
+	require.ErrorIs(t, s.RecordAll(ctx, again), store.ErrDuplicateID)
+	bodies, err = s.Bodies(ctx, []string{"fresh0000"})
+	require.NoError(t, err)
+	require.Len(t, bodies, 1)
+	empty, err := s.Bodies(ctx, nil)
+	require.NoError(t, err)
+	require.Empty(t, empty)
 }
 
 func openStore(t *testing.T, open Opener) store.Store {
