@@ -110,6 +110,10 @@ func (h *Handler) serveMetrics(w http.ResponseWriter, r *http.Request) {
 	h.metrics.write(w)
 }
 
+// Write writes the metrics in the Prometheus text format, as GET /metrics
+// does.
+func (m *Metrics) Write(w io.Writer) { m.write(w) }
+
 func (m *Metrics) write(w io.Writer) {
 	m.mu.Lock()
 	defer m.mu.Unlock()

@@ -60,6 +60,10 @@ type Account struct {
 	RateBurst int
 	// WebhookURLs receive the results of bulk lookups.
 	WebhookURLs []string
+	// LegacyNTKeys sends NT webhook results with the key set of the spec's
+	// example (numbertype, isvalid "Yes"/"No", ...) instead of the
+	// documented attribute names.
+	LegacyNTKeys bool
 	// Engine is the account's routing and prices.
 	Engine *engine.Account
 }

@@ -1,0 +1,338 @@
+package bulk
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/numenhq/numen/engine"
+	"github.com/numenhq/numen/engine/apiv2"
+	"github.com/numenhq/numen/engine/auth"
+	"github.com/numenhq/numen/engine/httpapi"
+	"github.com/numenhq/numen/engine/store/sqlitestore"
+	"github.com/numenhq/numen/engine/webhook"
+	"github.com/numenhq/numen/mnp"
+	"github.com/numenhq/numen/numbering"
+)
+
+var sharedPlan = sync.OnceValues(numbering.Load)
+
+type connected struct{}
+
+func (connected) HLR(ctx context.Context, q mnp.Query) (mnp.HLRAnswer, error) {
+	return mnp.HLRAnswer{Status: mnp.Completed, Connectivity: mnp.Connected, MCCMNC: q.MCCMNC, Ported: mnp.False, Roaming: mnp.False}, nil
+}
+
+func (connected) Portability(ctx context.Context, q mnp.Query) (mnp.PortAnswer, error) {
+	return mnp.PortAnswer{Status: mnp.Completed, Ported: mnp.False, Network: mnp.NetworkRef{MCCMNC: q.MCCMNC}}, nil
+}
+
+// receiver is a loopback webhook receiver that verifies every delivery,
+// fails the first `failures` attempts (or delays them past the sender's
+// timeout), and keeps what it took.
+type receiver struct {
+	*httptest.Server
+	mu        sync.Mutex
+	failures  int
+	slow      bool
+	attempts  []time.Time
+	batches   map[string][]byte // webhook-id -> body
+	ids       map[string]bool   // result ids received
+	forgeries int
+}
+
+func newReceiver(t *testing.T, key string, secrets []string, failures int) *receiver {
+	r := &receiver{failures: failures, batches: map[string][]byte{}, ids: map[string]bool{}}
+	swv := auth.StandardWebhookVerifier{}
+	for _, s := range secrets {
+		swv.Secrets = append(swv.Secrets, []byte(s))
+	}
+	r.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		body, err := webhook.Verify(req, key, secrets, 0)
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		r.attempts = append(r.attempts, time.Now())
+		if err != nil || swv.Verify(req.Header, body, time.Now()) != nil || req.Header.Get("Content-Type") != "application/json" {
+			r.forgeries++
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		if r.failures > 0 {
+			r.failures--
+			if r.slow {
+				// Answers 200 after the sender gave up: not a delivery.
+				r.mu.Unlock()
+				time.Sleep(300 * time.Millisecond)
+				r.mu.Lock()
+				return
+			}
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		r.batches[req.Header.Get("webhook-id")] = body
+		var batch struct {
+			Type    string            `json:"type"`
+			Results []json.RawMessage `json:"results"`
+		}
+		if json.Unmarshal(body, &batch) == nil {
+			for _, res := range batch.Results {
+				var id struct{ ID string }
+				_ = json.Unmarshal(res, &id)
+				r.ids[id.ID] = true
+			}
+		}
+		w.WriteHeader(http.StatusOK)
+	}))
+	t.Cleanup(r.Close)
+	return r
+}
+
+func (r *receiver) received() (batches, ids, attempts int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.batches), len(r.ids), len(r.attempts)
+}
+
+// waitFor polls cond until it holds, failing after a bounded wait.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+type fixture struct {
+	bulk    *Bulk
+	acct    *httpapi.Account
+	metrics *httpapi.Metrics
+	store   *sqlitestore.Store
+}
+
+func newFixture(t *testing.T, urls []string, mutate func(*Options, *httpapi.Account)) *fixture {
+	plan, err := sharedPlan()
+	require.NoError(t, err)
+	dir := t.TempDir()
+	st, err := sqlitestore.Open(dir)
+	require.NoError(t, err)
+	backends := []engine.RouteBackends{
+		{Route: "DS7", HLR: []engine.HLR{{Name: "c", Backend: connected{}}}},
+		{Route: "GT1", HLR: []engine.HLR{{Name: "c", Backend: connected{}}}},
+		{Route: "GT2", HLR: []engine.HLR{{Name: "c", Backend: connected{}}}},
+		{Route: "MP1", Portability: []engine.Portability{{Name: "c", Backend: connected{}}}},
+	}
+	eng, err := engine.New(engine.Options{Plan: plan, Backends: backends, Sink: st})
+	require.NoError(t, err)
+	ea, err := eng.NewAccount(engine.AccountOptions{Key: "acct"})
+	require.NoError(t, err)
+	acct := &httpapi.Account{Key: "acct", Secrets: []string{"first-secret-0123456789", "second-secret-0123456789"}, WebhookURLs: urls, Engine: ea}
+	f := &fixture{acct: acct, metrics: httpapi.NewMetrics(), store: st}
+	o := Options{
+		Engine: eng, Store: st, DatabasePath: filepath.Join(dir, sqlitestore.FileName),
+		Account: func(key string) (*httpapi.Account, bool) {
+			if key == acct.Key {
+				return acct, true
+			}
+			return nil, false
+		},
+		Minute: time.Millisecond, PollInterval: 10 * time.Millisecond,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Metrics: f.metrics,
+	}
+	if mutate != nil {
+		mutate(&o, acct)
+	}
+	f.bulk, err = Open(context.Background(), o)
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		require.NoError(t, f.bulk.Close(ctx))
+		require.NoError(t, st.Close())
+	})
+	return f
+}
+
+func numbers(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("+49151%08d", i)
+	}
+	return out
+}
+
+func TestSubmitAndDeliverNT(t *testing.T) {
+	r1 := newReceiver(t, "acct", []string{"second-secret-0123456789"}, 0) // knows one secret of two
+	r2 := newReceiver(t, "acct", []string{"first-secret-0123456789"}, 0)
+	f := newFixture(t, []string{r1.URL + "/hook", r2.URL + "/hook"}, nil)
+	in := append(numbers(998), "hello", "+999 123")
+	receipt, err := f.bulk.Submit(context.Background(), f.acct, "NT", in, "", "campaign", "", nil)
+	require.NoError(t, err)
+	require.Equal(t, 998, receipt.AcceptedCount)
+	require.Equal(t, 2, receipt.RejectedCount)
+	require.Equal(t, 1000, receipt.TotalCount)
+	require.Equal(t, apiv2.Decimal("0.9980"), receipt.Cost, "998 × 0.0010")
+	require.Equal(t, "NT1", receipt.Route)
+	require.Regexp(t, `^campaign-\d{4}-\d{2}$`, receipt.Storage)
+	require.Equal(t, []string{r1.URL + "/hook", r2.URL + "/hook"}, receipt.WebhookURLs)
+	require.Nil(t, receipt.Rejected[0].ID)
+	require.Equal(t, "hello", receipt.Rejected[0].Number)
+
+	waitFor(t, "both receivers", func() bool {
+		_, a, _ := r1.received()
+		_, b, _ := r2.received()
+		return a == 998 && b == 998
+	})
+	for _, acc := range receipt.Accepted {
+		require.True(t, r1.ids[*acc.ID], "id %s delivered", *acc.ID)
+	}
+	for id, body := range r1.batches {
+		require.Equal(t, string(body), string(r2.batches[id]), "the same batch, byte for byte, to every URL")
+		var batch struct {
+			Type    string           `json:"type"`
+			Results []apiv2.NTResult `json:"results"`
+		}
+		require.NoError(t, json.Unmarshal(body, &batch))
+		require.Equal(t, "NT", batch.Type)
+		require.Equal(t, "+4915100000000", batch.Results[0].Number, "submission order")
+	}
+	require.Zero(t, r1.forgeries+r2.forgeries)
+	// Every result is in the store, in the caller's report.
+	reports, err := f.store.Reports(context.Background(), "acct")
+	require.NoError(t, err)
+	require.Len(t, reports, 1)
+	require.Equal(t, int64(998), reports[0].Count)
+	waitFor(t, "delivery states", func() bool {
+		ds, err := f.bulk.Deliveries(context.Background(), "acct", 10)
+		return err == nil && len(ds) == 2 && ds[0].State == "delivered" && ds[1].State == "delivered"
+	})
+}
+
+func TestRetryScheduleThenSuccess(t *testing.T) {
+	r := newReceiver(t, "acct", []string{"first-secret-0123456789"}, 4)
+	f := newFixture(t, []string{r.URL}, nil)
+	_, err := f.bulk.Submit(context.Background(), f.acct, "NT", numbers(3), "", "", "", nil)
+	require.NoError(t, err)
+	waitFor(t, "delivery after 4 failures", func() bool { b, _, _ := r.received(); return b == 1 })
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	require.Len(t, r.attempts, 5)
+	// With a minute lasting a millisecond, the waits follow 1, 2, 4, 8.
+	for i := 1; i < len(r.attempts); i++ {
+		require.GreaterOrEqual(t, r.attempts[i].Sub(r.attempts[i-1]), time.Duration(webhook.Schedule[i-1])*time.Millisecond)
+	}
+}
+
+func TestFullScheduleThenFailed(t *testing.T) {
+	r := newReceiver(t, "acct", []string{"first-secret-0123456789"}, 1000)
+	f := newFixture(t, []string{r.URL}, nil)
+	_, err := f.bulk.Submit(context.Background(), f.acct, "NT", numbers(1), "", "", "", nil)
+	require.NoError(t, err)
+	waitFor(t, "the delivery to fail for good", func() bool { return f.bulk.failed.Load() == 1 })
+	_, _, attempts := r.received()
+	require.Equal(t, webhook.MaxAttempts, attempts, "the first attempt and 11 retries")
+	ds, err := f.bulk.Deliveries(context.Background(), "acct", 10)
+	require.NoError(t, err)
+	require.Equal(t, "failed", ds[0].State)
+	require.Equal(t, 12, ds[0].Attempts)
+	require.Equal(t, 503, ds[0].LastStatus)
+	var metrics strings.Builder
+	f.metrics.Write(&metrics)
+	require.Contains(t, metrics.String(), `numen_webhook_deliveries_total{outcome="failed"} 1`)
+	require.Contains(t, metrics.String(), `numen_webhook_attempts_total 12`)
+}
+
+func TestTimeoutIsAFailedAttempt(t *testing.T) {
+	r := newReceiver(t, "acct", []string{"first-secret-0123456789"}, 1)
+	r.slow = true // the first answer comes after 300 ms, past the sender's 50 ms
+	f := newFixture(t, []string{r.URL}, func(o *Options, _ *httpapi.Account) {
+		o.Sender = &webhook.Sender{Timeout: 50 * time.Millisecond}
+	})
+	_, err := f.bulk.Submit(context.Background(), f.acct, "NT", numbers(2), "", "", "", nil)
+	require.NoError(t, err)
+	waitFor(t, "delivery after a timeout", func() bool { b, _, _ := r.received(); return b == 1 })
+	_, _, attempts := r.received()
+	require.Equal(t, 2, attempts)
+}
+
+func TestIdempotencyKey(t *testing.T) {
+	r := newReceiver(t, "acct", []string{"first-secret-0123456789"}, 0)
+	f := newFixture(t, []string{r.URL}, nil)
+	ctx := context.Background()
+	body := []byte(`{"numbers": ["+4915100000000", "+4915100000001"]}`)
+	first, err := f.bulk.Submit(ctx, f.acct, "NT", numbers(2), "", "", "key-1", body)
+	require.NoError(t, err)
+	again, err := f.bulk.Submit(ctx, f.acct, "NT", numbers(2), "", "", "key-1", body)
+	require.NoError(t, err)
+	require.Equal(t, first, again, "the original receipt, not a second submission")
+	_, err = f.bulk.Submit(ctx, f.acct, "NT", numbers(3), "", "", "key-1", []byte(`{"numbers": []}`))
+	var pe *httpapi.PreconditionError
+	require.ErrorAs(t, err, &pe)
+	require.Equal(t, 409, pe.Status)
+	waitFor(t, "one delivery", func() bool { b, _, _ := r.received(); return b == 1 })
+	time.Sleep(100 * time.Millisecond)
+	_, ids, _ := r.received()
+	require.Equal(t, 2, ids, "queued once")
+}
+
+func TestHLRBulkAndLegacyKeys(t *testing.T) {
+	r := newReceiver(t, "acct", []string{"first-secret-0123456789"}, 0)
+	f := newFixture(t, []string{r.URL}, nil)
+	ctx := context.Background()
+	receipt, err := f.bulk.Submit(ctx, f.acct, "HLR", []string{"+4915123456789", "+49 30 1234567", "+8816 12345678", "nonsense"}, "", "", "", nil)
+	require.NoError(t, err)
+	require.Equal(t, 1, receipt.AcceptedCount, "landlines, rejected ranges and non-numbers are unusable for HLR")
+	require.Equal(t, 3, receipt.RejectedCount)
+	require.Equal(t, "DS7", receipt.Route)
+	require.Equal(t, apiv2.Decimal("0.0100"), receipt.Cost)
+	waitFor(t, "the HLR batch", func() bool { b, _, _ := r.received(); return b == 1 })
+	for _, body := range r.batches {
+		var batch struct {
+			Type    string            `json:"type"`
+			Results []apiv2.HLRResult `json:"results"`
+		}
+		require.NoError(t, json.Unmarshal(body, &batch))
+		require.Equal(t, "HLR", batch.Type)
+		require.Equal(t, "CONNECTED", batch.Results[0].ConnectivityStatus)
+		require.Regexp(t, `^ASYNC-API-\d{4}-\d{2}$`, *batch.Results[0].Storage)
+	}
+
+	f.acct.LegacyNTKeys = true
+	_, err = f.bulk.Submit(ctx, f.acct, "NT", []string{"+4915123456789"}, "", "", "", nil)
+	require.NoError(t, err)
+	waitFor(t, "the legacy NT batch", func() bool { b, _, _ := r.received(); return b == 2 })
+	found := false
+	for _, body := range r.batches {
+		if strings.Contains(string(body), `"numbertype"`) {
+			found = true
+			require.Contains(t, string(body), `"isvalid":"Yes"`)
+			require.Contains(t, string(body), `"interface":"ASYNC API"`)
+			require.Contains(t, string(body), `"state":"COMPLETED"`)
+		}
+	}
+	require.True(t, found)
+}
+
+func TestSubmitErrors(t *testing.T) {
+	f := newFixture(t, []string{"http://127.0.0.1:9/hook"}, nil)
+	ctx := context.Background()
+	_, err := f.bulk.Submit(ctx, f.acct, "NT", numbers(1), "GT1", "", "", nil)
+	require.EqualError(t, err, `route: "GT1" is an HLR route; this lookup needs one of [NT]`)
+	_, err = f.bulk.Submit(ctx, f.acct, "HLR", numbers(1), "", strings.Repeat("x", 101), "", nil)
+	require.EqualError(t, err, "storage: is 101 bytes long; at most 100")
+	_, err = f.bulk.Submit(ctx, f.acct, "NT", numbers(1001), "", "", "", nil)
+	require.EqualError(t, err, "numbers: 1001 numbers; at most 1000")
+}

@@ -1,0 +1,263 @@
+package bulk
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riversqlite"
+
+	"github.com/numenhq/numen/engine"
+	"github.com/numenhq/numen/engine/apiv2"
+	"github.com/numenhq/numen/engine/webhook"
+	"github.com/numenhq/numen/routing"
+)
+
+// lookupWorker runs the lookups of one submission and queues its callbacks.
+type lookupWorker struct {
+	river.WorkerDefaults[lookupArgs]
+	b *Bulk
+}
+
+// Timeout: a submission of 1000 HLR lookups may wait on slow providers;
+// the lookups' own timeouts bound it.
+func (w *lookupWorker) Timeout(*river.Job[lookupArgs]) time.Duration { return -1 }
+
+// collector is the engine's sink during a job: it keeps the job's records
+// for one store.RecordAll.
+type collector struct {
+	mu      sync.Mutex
+	records []engine.Record
+}
+
+func (c *collector) Record(ctx context.Context, r engine.Record) error {
+	c.mu.Lock()
+	c.records = append(c.records, r)
+	c.mu.Unlock()
+	return nil
+}
+
+func (w *lookupWorker) Work(ctx context.Context, job *river.Job[lookupArgs]) error {
+	b, args := w.b, job.Args
+	acct, ok := b.o.Account(args.Account)
+	if !ok {
+		return fmt.Errorf("bulk job %d: account %q: %w", job.ID, args.Account, errAccountGone)
+	}
+	ids := make([]string, len(args.Items))
+	for i, it := range args.Items {
+		ids[i] = it.ID
+	}
+	// Results recorded by an earlier run of this job are reused.
+	bodies, err := b.o.Store.Bodies(ctx, ids)
+	if err != nil {
+		return err
+	}
+	var todo []item
+	for _, it := range args.Items {
+		if _, ok := bodies[it.ID]; !ok {
+			todo = append(todo, it)
+		}
+	}
+	if len(todo) > 0 {
+		sink := &collector{}
+		eng := b.o.Engine.WithSink(sink)
+		var (
+			wg       sync.WaitGroup
+			mu       sync.Mutex
+			firstErr error
+			next     = make(chan item)
+		)
+		for range min(b.o.Parallel, len(todo)) {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for it := range next {
+					req := engine.Request{Number: it.Number, Route: args.Route, Storage: args.Storage, Async: true, ID: it.ID}
+					var err error
+					switch args.Product {
+					case routing.NT:
+						_, err = eng.NTLookup(ctx, acct.Engine, req)
+					default:
+						var res *apiv2.HLRResult
+						res, err = eng.HLRLookup(ctx, acct.Engine, req)
+						if err == nil && b.o.Metrics != nil {
+							b.o.Metrics.ObserveLookup("HLR", res.ProcessingStatus)
+						}
+					}
+					if err != nil {
+						mu.Lock()
+						if firstErr == nil {
+							firstErr = err
+						}
+						mu.Unlock()
+					}
+				}
+			}()
+		}
+	feed:
+		for _, it := range todo {
+			select {
+			case next <- it:
+			case <-ctx.Done():
+				break feed
+			}
+		}
+		close(next)
+		wg.Wait()
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if firstErr != nil {
+			return fmt.Errorf("bulk job %d: %w", job.ID, firstErr)
+		}
+		if err := b.o.Store.RecordAll(ctx, sink.records); err != nil {
+			return fmt.Errorf("bulk job %d: recording %d results: %w", job.ID, len(sink.records), err)
+		}
+		for _, r := range sink.records {
+			body, err := json.Marshal(r.Result)
+			if err != nil {
+				return err
+			}
+			bodies[r.ID] = body
+		}
+		if args.Product == routing.NT && b.o.Metrics != nil {
+			for _, r := range sink.records {
+				b.o.Metrics.ObserveLookup("NT", r.Result.(*apiv2.NTResult).QueryStatus)
+			}
+		}
+	}
+	// The callback, in submission order.
+	results := make([]json.RawMessage, 0, len(args.Items))
+	for _, it := range args.Items {
+		body, ok := bodies[it.ID]
+		if !ok {
+			return fmt.Errorf("bulk job %d: result %s missing after recording", job.ID, it.ID)
+		}
+		if args.Product == routing.NT && acct.LegacyNTKeys {
+			var r apiv2.NTResult
+			if err := json.Unmarshal(body, &r); err != nil {
+				return err
+			}
+			if body, err = webhook.LegacyNT(&r, "ASYNC API"); err != nil {
+				return err
+			}
+		}
+		results = append(results, body)
+	}
+	payload, err := webhook.Payload(string(args.Product), results)
+	if err != nil {
+		return err
+	}
+	return b.queueDeliveries(ctx, job, payload, len(results))
+}
+
+// queueDeliveries stores the callback and queues one delivery per URL, and
+// completes the lookup job, in one transaction.
+func (b *Bulk) queueDeliveries(ctx context.Context, job *river.Job[lookupArgs], payload []byte, n int) error {
+	args := job.Args
+	// The batch id is derived from the job, so that a job that runs again
+	// after a crash between commit and completion cannot queue twice.
+	batch := fmt.Sprintf("wh_%d", job.ID)
+	now := b.o.Clock().UnixMilli()
+	tx, err := b.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx, `INSERT INTO webhook_batches (id, account, type, results, body, created_ms) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+		batch, args.Account, string(args.Product), n, payload, now)
+	if err != nil {
+		return fmt.Errorf("bulk: storing callback %s: %w", batch, err)
+	}
+	if fresh, _ := res.RowsAffected(); fresh == 1 {
+		var params []river.InsertManyParams
+		for _, u := range args.WebhookURLs {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO webhook_deliveries (batch_id, url, state, attempts, last_status, last_error, updated_ms) VALUES (?, ?, 'pending', 0, 0, '', ?)`,
+				batch, u, now); err != nil {
+				return fmt.Errorf("bulk: storing delivery of %s: %w", batch, err)
+			}
+			params = append(params, river.InsertManyParams{Args: deliveryArgs{Batch: batch, Account: args.Account, URL: u}})
+		}
+		if len(params) > 0 {
+			if _, err := b.client.InsertManyTx(ctx, tx, params); err != nil {
+				return fmt.Errorf("bulk: queuing deliveries of %s: %w", batch, err)
+			}
+		}
+	}
+	if _, err := river.JobCompleteTx[*riversqlite.Driver](ctx, tx, job); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// deliveryWorker posts one callback to one URL.
+type deliveryWorker struct {
+	river.WorkerDefaults[deliveryArgs]
+	b *Bulk
+}
+
+// Timeout bounds one attempt: the receiver's 10 s, and the bookkeeping.
+func (w *deliveryWorker) Timeout(*river.Job[deliveryArgs]) time.Duration {
+	t := w.b.o.Sender.Timeout
+	if t <= 0 {
+		t = webhook.AckTimeout
+	}
+	return t + 30*time.Second
+}
+
+// NextRetry follows the spec's schedule: 1, 2, 4, ... 1024 minutes after
+// the first, second, ... failed attempt.
+func (w *deliveryWorker) NextRetry(job *river.Job[deliveryArgs]) time.Time {
+	wait, ok := webhook.Retry(job.Attempt, w.b.o.Minute)
+	if !ok {
+		wait = time.Duration(webhook.Schedule[len(webhook.Schedule)-1]) * w.b.o.Minute
+	}
+	return time.Now().Add(wait)
+}
+
+func (w *deliveryWorker) Work(ctx context.Context, job *river.Job[deliveryArgs]) error {
+	b, args := w.b, job.Args
+	var body []byte
+	if err := b.db.QueryRowContext(ctx, `SELECT body FROM webhook_batches WHERE id = ?`, args.Batch).Scan(&body); err != nil {
+		return fmt.Errorf("delivery of %s: %w", args.Batch, err)
+	}
+	acct, ok := b.o.Account(args.Account)
+	if !ok {
+		b.mark(ctx, args, "failed", job.Attempt, 0, errAccountGone.Error())
+		b.failed.Add(1) // after mark: whoever sees the count sees the state
+		return river.JobCancel(fmt.Errorf("delivery of %s: account %q: %w", args.Batch, args.Account, errAccountGone))
+	}
+	b.attempts.Add(1)
+	err := b.o.Sender.Send(ctx, webhook.Delivery{ID: args.Batch, URL: args.URL, Body: body, Key: acct.Key, Secrets: acct.Secrets})
+	if err == nil {
+		b.mark(ctx, args, "delivered", job.Attempt, 200, "")
+		b.delivered.Add(1)
+		return nil
+	}
+	status := 0
+	var we *webhook.Error
+	if errors.As(err, &we) {
+		status = we.Status
+	}
+	if job.Attempt < job.MaxAttempts {
+		b.mark(ctx, args, "pending", job.Attempt, status, err.Error())
+		return err
+	}
+	b.mark(ctx, args, "failed", job.Attempt, status, err.Error())
+	b.failed.Add(1)
+	b.log.Warn("webhook delivery failed for good", "batch", args.Batch, "url", args.URL, "attempts", job.Attempt, "error", err)
+	return err
+}
+
+// mark records a delivery's state; it is bookkeeping for reports and must
+// not fail the delivery itself.
+func (b *Bulk) mark(ctx context.Context, a deliveryArgs, state string, attempts, status int, msg string) {
+	if _, err := b.db.ExecContext(context.WithoutCancel(ctx), `UPDATE webhook_deliveries SET state = ?, attempts = ?, last_status = ?, last_error = ?, updated_ms = ? WHERE batch_id = ? AND url = ?`,
+		state, attempts, status, msg, b.o.Clock().UnixMilli(), a.Batch, a.URL); err != nil {
+		b.log.Warn("recording a delivery's state", "batch", a.Batch, "url", a.URL, "error", err)
+	}
+}
