@@ -41,12 +41,15 @@ type serveConfig struct {
 	Cache *cacheConfig `json:"cache"`
 	// Routes lists the backends of each HLR and MNP route.
 	Routes []routeConfig `json:"routes"`
+	// Bulk tunes the bulk lookups and webhook deliveries.
+	Bulk *bulkConfig `json:"bulk"`
 	// Accounts are the API keys.
 	Accounts []accountConfig `json:"accounts"`
 
 	// Set by --demo instead of files.
 	coverage    *routing.Coverage
 	platformMap *routing.Map
+	demoWebhook string
 }
 
 type priceConfig struct {
@@ -100,6 +103,18 @@ type accountConfig struct {
 	LegacyNTKeys   bool            `json:"legacy_nt_keys"`
 }
 
+type bulkConfig struct {
+	LookupWorkers   int      `json:"lookup_workers"`
+	Parallel        int      `json:"parallel"`
+	DeliveryWorkers int      `json:"delivery_workers"`
+	RescueAfter     duration `json:"rescue_after"`
+	PollInterval    duration `json:"poll_interval"`
+	DeliveryTimeout duration `json:"delivery_timeout"`
+	// RetryMinute is the length of a "minute" of the retry schedule; only
+	// for tests and demonstrations of the schedule (default 1m).
+	RetryMinute duration `json:"retry_minute"`
+}
+
 type rateConfig struct {
 	PerSecond float64 `json:"per_second"`
 	Burst     int     `json:"burst"`
@@ -107,6 +122,9 @@ type rateConfig struct {
 
 // duration reads a Go duration string such as "1h30m".
 type duration time.Duration
+
+// MarshalJSON writes the duration as UnmarshalJSON reads it.
+func (d duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(d).String()) }
 
 func (d *duration) UnmarshalJSON(b []byte) error {
 	var s string
@@ -171,6 +189,9 @@ func parseConfig(raw []byte) (*serveConfig, error) {
 			bad("trusted_proxies[%d]: %q is not a CIDR such as 10.0.0.0/8", i, p)
 		}
 	}
+	if b := cfg.Bulk; b != nil && (b.LookupWorkers < 0 || b.Parallel < 0 || b.DeliveryWorkers < 0) {
+		bad("bulk: worker counts must not be negative")
+	}
 	if cfg.MaxBodyBytes < 0 {
 		bad("max_body_bytes: must not be negative")
 	}
@@ -192,6 +213,11 @@ func parseConfig(raw []byte) (*serveConfig, error) {
 		}
 	}
 	seenKey := map[string]bool{}
+	for i := range cfg.Accounts {
+		if string(bytes.TrimSpace(cfg.Accounts[i].RoutingMap)) == "null" {
+			cfg.Accounts[i].RoutingMap = nil // as if absent
+		}
+	}
 	for i, a := range cfg.Accounts {
 		at := fmt.Sprintf("accounts[%d]", i)
 		switch {

@@ -10,20 +10,23 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"os"
 	"os/signal"
 	"syscall"
 	"time"
 
 	"github.com/numenhq/numen/engine"
+	"github.com/numenhq/numen/engine/bulk"
 	"github.com/numenhq/numen/engine/httpapi"
 	"github.com/numenhq/numen/engine/store"
 	"github.com/numenhq/numen/engine/store/sqlitestore"
+	"github.com/numenhq/numen/engine/webhook"
 	"github.com/numenhq/numen/numbering"
 	"github.com/numenhq/numen/routing"
 )
 
-const serveUsage = `Usage: numen serve [--config FILE | --demo] [--addr HOST:PORT] [--data DIR]
+const serveUsage = `Usage: numen serve [--config FILE | --demo [--webhook URL]] [--addr HOST:PORT] [--data DIR]
 
 Serves the lookup API under /api/v2 (see GET /api/v2/openapi.json), with
 /healthz and /metrics beside it. Every lookup result is stored in the
@@ -35,6 +38,9 @@ results database under --data before it is answered.
                   with a generated key and secret (printed at start), and the
                   SIMULATOR (package mnp/simnet) answering every HLR and MNP
                   lookup with invented data. Never for real use.
+  --webhook URL   with --demo: the demo account's webhook URL, where the
+                  results of bulk lookups (POST /hlr-lookups, /nt-lookups)
+                  are delivered
   --addr          listen address (default 127.0.0.1:8080, or the config's)
   --data          directory of the results database (default ./numen-data,
                   or the config's); created on first start
@@ -51,6 +57,7 @@ func (c *cli) serve(args []string) int {
 	addr := fs.String("addr", "", "")
 	dataDir := fs.String("data", "", "")
 	logFormat := fs.String("log", "text", "")
+	webhookURL := fs.String("webhook", "", "")
 	if code, ok := c.parseFlags(fs, "serve", serveUsage, args); !ok {
 		return code
 	}
@@ -61,6 +68,8 @@ func (c *cli) serve(args []string) int {
 		return c.usageError("serve", "give --config FILE or --demo (one of them)")
 	case *logFormat != "text" && *logFormat != "json":
 		return c.usageError("serve", "--log %q: want text or json", *logFormat)
+	case *webhookURL != "" && !*demo:
+		return c.usageError("serve", "--webhook is for --demo; with --config, set the accounts' webhook_urls")
 	}
 	var logger *slog.Logger
 	if *logFormat == "json" {
@@ -71,6 +80,12 @@ func (c *cli) serve(args []string) int {
 	var cfg *serveConfig
 	if *demo {
 		cfg = &serveConfig{}
+		if *webhookURL != "" {
+			if u, err := url.Parse(*webhookURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+				return c.usageError("serve", "--webhook %q: want an http or https URL", *webhookURL)
+			}
+			cfg.demoWebhook = *webhookURL
+		}
 	} else {
 		var err error
 		if cfg, err = loadConfig(*configPath); err != nil {
@@ -120,7 +135,7 @@ func (c *cli) runServer(ctx context.Context, cfg *serveConfig, demo bool, logger
 			return err
 		}
 	}
-	built, err := buildServer(cfg, plan, db, logger)
+	built, err := buildServer(cfg, plan, db, db.Path(), logger)
 	if err != nil {
 		return err
 	}
@@ -149,6 +164,12 @@ secret: %s
 
 Try:    go run ./cmd/numen call --url %s --key %s --secret %s POST /hlr-lookup '{"msisdn":"+4915123456789"}'
 `, programVersion(), cfg.Data, base, demoKey, demoSecret, base, demoKey, demoSecret)
+		if cfg.demoWebhook != "" {
+			fmt.Fprintf(c.stdout, `
+Bulk lookups deliver their results to %s:
+        go run ./cmd/numen call --url %s --key %s --secret %s POST /nt-lookups '{"numbers":["+4915123456789","+442079460000"]}'
+`, cfg.demoWebhook, base, demoKey, demoSecret)
+		}
 	} else {
 		fmt.Fprintf(c.stdout, "numen %s: serving %s (%d accounts), results in %s\n", programVersion(), base, len(cfg.Accounts), cfg.Data)
 	}
@@ -188,7 +209,7 @@ func (s *server) close() {
 
 // buildServer wires the engine, its backends, the accounts and the HTTP
 // adapter from a checked config.
-func buildServer(cfg *serveConfig, plan *numbering.Plan, db store.Store, logger *slog.Logger) (*server, error) {
+func buildServer(cfg *serveConfig, plan *numbering.Plan, db store.Store, dbPath string, logger *slog.Logger) (*server, error) {
 	s := &server{}
 	opts := engine.Options{Plan: plan, Sink: db, BackendTimeout: time.Duration(cfg.BackendTimeout)}
 	var err error
@@ -257,10 +278,38 @@ func buildServer(cfg *serveConfig, plan *numbering.Plan, db store.Store, logger 
 		}
 		accounts = append(accounts, a)
 	}
+	metrics := httpapi.NewMetrics()
+	byKey := map[string]*httpapi.Account{}
+	for _, a := range accounts {
+		byKey[a.Key] = a
+	}
+	bo := bulk.Options{
+		Engine: eng, Store: db, DatabasePath: dbPath, Metrics: metrics, Logger: logger,
+		Account: func(key string) (*httpapi.Account, bool) { a, ok := byKey[key]; return a, ok },
+	}
+	if bc := cfg.Bulk; bc != nil {
+		bo.LookupWorkers, bo.Parallel, bo.DeliveryWorkers = bc.LookupWorkers, bc.Parallel, bc.DeliveryWorkers
+		bo.RescueAfter, bo.PollInterval = time.Duration(bc.RescueAfter), time.Duration(bc.PollInterval)
+		bo.Minute = time.Duration(bc.RetryMinute)
+		bo.Sender = &webhook.Sender{Timeout: time.Duration(bc.DeliveryTimeout), UserAgent: "numen/" + programVersion()}
+	}
+	if bo.Sender == nil {
+		bo.Sender = &webhook.Sender{UserAgent: "numen/" + programVersion()}
+	}
+	bk, err := bulk.Open(context.Background(), bo)
+	if err != nil {
+		s.close()
+		return nil, err
+	}
+	s.closers = append(s.closers, func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		return bk.Close(ctx)
+	})
 	h, err := httpapi.New(httpapi.Config{
 		Engine: eng, Accounts: accounts, TrustedProxies: trusted,
 		MaxBodyBytes: cfg.MaxBodyBytes, RequestTimeout: time.Duration(cfg.RequestTimeout),
-		Logger: logger, Health: db.Ping,
+		Logger: logger, Health: db.Ping, Bulk: bk, Metrics: metrics,
 	})
 	if err != nil {
 		s.close()
@@ -325,7 +374,7 @@ func buildAccount(eng *engine.Engine, ac accountConfig, defaults *engine.Prices)
 	if err != nil {
 		return nil, err
 	}
-	a := &httpapi.Account{Key: ac.Key, Secrets: secrets, Methods: ac.Methods, WebhookURLs: ac.WebhookURLs, Engine: ea}
+	a := &httpapi.Account{Key: ac.Key, Secrets: secrets, Methods: ac.Methods, WebhookURLs: ac.WebhookURLs, LegacyNTKeys: ac.LegacyNTKeys, Engine: ea}
 	for _, w := range ac.Whitelist {
 		p, _ := parseAddrOrPrefix(w) // checked by parseConfig
 		a.Whitelist = append(a.Whitelist, p)
@@ -345,6 +394,10 @@ func demoAccount(cfg *serveConfig) (key, secret string, err error) {
 	}
 	key = "demo-" + hex.EncodeToString(b[:4])
 	secret = hex.EncodeToString(b[4:])
-	cfg.Accounts = append(cfg.Accounts, accountConfig{Key: key, Secrets: []string{secret}})
+	ac := accountConfig{Key: key, Secrets: []string{secret}}
+	if cfg.demoWebhook != "" {
+		ac.WebhookURLs = []string{cfg.demoWebhook}
+	}
+	cfg.Accounts = append(cfg.Accounts, ac)
 	return key, secret, nil
 }

@@ -96,6 +96,9 @@ type Config struct {
 	Bulk BulkHandler
 	// Reports serves the report pages; nil leaves them out.
 	Reports http.Handler
+	// Metrics collects the metrics; nil makes new ones. Give the same
+	// Metrics to the bulk workers so that /metrics shows theirs.
+	Metrics *Metrics
 }
 
 // BulkHandler runs bulk submissions (POST /hlr-lookups, /nt-lookups).
@@ -154,7 +157,10 @@ func New(cfg Config) (*Handler, error) {
 	if cfg.Clock == nil {
 		cfg.Clock = time.Now
 	}
-	h := &Handler{cfg: cfg, accounts: map[string]*Account{}, log: cfg.Logger, metrics: NewMetrics()}
+	h := &Handler{cfg: cfg, accounts: map[string]*Account{}, log: cfg.Logger, metrics: cfg.Metrics}
+	if h.metrics == nil {
+		h.metrics = NewMetrics()
+	}
 	secrets := map[string][]string{}
 	for _, a := range cfg.Accounts {
 		switch {

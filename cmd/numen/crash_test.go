@@ -1,0 +1,196 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/numenhq/numen/engine/webhook"
+	"github.com/numenhq/numen/mnp/remote"
+)
+
+// TestMain lets the test binary run as numen itself: the crash test starts
+// it as a separate process, which it can kill -9.
+func TestMain(m *testing.M) {
+	if os.Getenv("NUMEN_TEST_AS_NUMEN") == "1" {
+		os.Exit(main2(os.Args[1:]))
+	}
+	os.Exit(m.Run())
+}
+
+// main2 runs numen with args (after the test binary's own flags, which the
+// parent does not pass).
+func main2(args []string) int { return run(args, os.Stdin, os.Stdout, os.Stderr) }
+
+// child is a numen serve process.
+type child struct {
+	cmd  *exec.Cmd
+	base string
+}
+
+var servingLine = regexp.MustCompile(`serving (http://\S+/api/v2)`)
+
+func startChild(t *testing.T, config string) *child {
+	t.Helper()
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	cmd := exec.Command(exe, "serve", "--config", config)
+	cmd.Env = append(os.Environ(), "NUMEN_TEST_AS_NUMEN=1")
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	logs, err := os.Create(filepath.Join(filepath.Dir(config), fmt.Sprintf("stderr-%d.log", time.Now().UnixNano())))
+	require.NoError(t, err)
+	t.Cleanup(func() { logs.Close() })
+	cmd.Stderr = logs
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	found := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if m := servingLine.FindStringSubmatch(sc.Text()); m != nil {
+				found <- m[1]
+			}
+		}
+	}()
+	select {
+	case base := <-found:
+		return &child{cmd: cmd, base: base}
+	case <-time.After(60 * time.Second):
+		t.Fatalf("numen serve did not start; see %s", logs.Name())
+		return nil
+	}
+}
+
+func (c *child) kill9(t *testing.T) {
+	require.NoError(t, c.cmd.Process.Signal(syscall.SIGKILL))
+	_ = c.cmd.Wait()
+}
+
+// TestBulkSurvivesKill9 submits 20,000 numbers in 20 requests to a numen
+// serve process, kills it with SIGKILL while callbacks are being
+// delivered, starts it again on the same data, and requires every accepted
+// id to reach the receiver (duplicates allowed, none missing).
+func TestBulkSurvivesKill9(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts numen serve twice")
+	}
+	const key, secret = "crash-test", "crash-test-secret-0123456789"
+	var (
+		mu         sync.Mutex
+		received   = map[string]int{}
+		deliveries int
+	)
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := webhook.Verify(r, key, []string{secret}, 0)
+		if err != nil {
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		time.Sleep(150 * time.Millisecond) // a slow receiver, so that the kill lands mid-delivery
+		var batch struct {
+			Results []struct {
+				ID string `json:"id"`
+			} `json:"results"`
+		}
+		if json.Unmarshal(body, &batch) != nil {
+			w.WriteHeader(http.StatusBadRequest)
+			return
+		}
+		mu.Lock()
+		for _, res := range batch.Results {
+			received[res.ID]++
+		}
+		deliveries++
+		mu.Unlock()
+		w.WriteHeader(http.StatusOK)
+	}))
+	defer receiver.Close()
+
+	dir := t.TempDir()
+	config := filepath.Join(dir, "numen.json")
+	simnet := func() []backendConfig { return []backendConfig{{Type: "simnet"}} }
+	cfg := serveConfig{
+		Addr: "127.0.0.1:0", Data: filepath.Join(dir, "data"),
+		Routes: []routeConfig{{Route: "DS7", Backends: simnet()}, {Route: "GT1", Backends: simnet()}, {Route: "GT2", Backends: simnet()}, {Route: "MP1", Backends: simnet()}},
+		Bulk:   &bulkConfig{RescueAfter: duration(3 * time.Second), PollInterval: duration(50 * time.Millisecond), DeliveryWorkers: 2, RetryMinute: duration(10 * time.Millisecond)},
+		Accounts: []accountConfig{{Key: key, Secrets: []string{secret}, WebhookURLs: []string{receiver.URL + "/hook"}}},
+	}
+	raw, err := json.Marshal(cfg)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(config, raw, 0o600))
+
+	first := startChild(t, config)
+	client, err := remote.New(first.base, key, secret)
+	require.NoError(t, err)
+	var accepted []string
+	for i := range 20 {
+		numbers := make([]string, 1000)
+		for j := range numbers {
+			numbers[j] = fmt.Sprintf("+4915%d%07d", 1+i%9, i*1000+j)
+		}
+		receipt, err := client.NTLookups(context.Background(), numbers, nil)
+		require.NoError(t, err)
+		require.Equal(t, 1000, receipt.AcceptedCount)
+		for _, a := range receipt.Accepted {
+			accepted = append(accepted, *a.ID)
+		}
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		mu.Lock()
+		n := deliveries
+		mu.Unlock()
+		if n >= 2 {
+			break
+		}
+		require.True(t, time.Now().Before(deadline), "no delivery within 60 s")
+		time.Sleep(10 * time.Millisecond)
+	}
+	first.kill9(t)
+	mu.Lock()
+	before := deliveries
+	mu.Unlock()
+	require.Less(t, before, 20, "killed mid-delivery")
+
+	startChild(t, config)
+	deadline = time.Now().Add(120 * time.Second)
+	for {
+		mu.Lock()
+		missing := 0
+		for _, id := range accepted {
+			if received[id] == 0 {
+				missing++
+			}
+		}
+		mu.Unlock()
+		if missing == 0 {
+			break
+		}
+		require.True(t, time.Now().Before(deadline), "%d of %d accepted ids never delivered", missing, len(accepted))
+		time.Sleep(50 * time.Millisecond)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	dups := 0
+	for _, n := range received {
+		if n > 1 {
+			dups++
+		}
+	}
+	t.Logf("%d ids delivered, %d deliveries before the kill, %d ids delivered more than once", len(received), before, dups)
+	require.Len(t, accepted, 20000)
+}
