@@ -43,7 +43,7 @@ type child struct {
 
 var servingLine = regexp.MustCompile(`serving (http://\S+/api/v2)`)
 
-func startChild(t *testing.T, config string) *child {
+func startChild(t testing.TB, config string) *child {
 	t.Helper()
 	exe, err := os.Executable()
 	require.NoError(t, err)
@@ -75,7 +75,7 @@ func startChild(t *testing.T, config string) *child {
 	}
 }
 
-func (c *child) kill9(t *testing.T) {
+func (c *child) kill9(t testing.TB) {
 	require.NoError(t, c.cmd.Process.Signal(syscall.SIGKILL))
 	_ = c.cmd.Wait()
 }

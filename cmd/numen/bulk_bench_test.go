@@ -1,0 +1,111 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/numenhq/numen/engine/webhook"
+	"github.com/numenhq/numen/mnp/remote"
+)
+
+// BenchmarkBulkNTDelivery measures issue 7's target: 100 submissions of
+// 1000 NT numbers each to a numen serve process (this test binary run as
+// numen), results delivered to a loopback receiver that verifies every
+// signature; the time from the first submission to the last acknowledged
+// callback. Run it with
+//
+//	go test -run '^$' -bench BulkNTDelivery -benchtime 1x -count 5 ./cmd/numen
+func BenchmarkBulkNTDelivery(b *testing.B) {
+	const key, secret = "bench", "bench-secret-0123456789"
+	var results atomic.Int64
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := webhook.Verify(r, key, []string{secret}, 0)
+		if err != nil {
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		var batch struct{ Results []json.RawMessage }
+		if json.Unmarshal(body, &batch) != nil {
+			w.WriteHeader(http.StatusBadRequest)
+			return
+		}
+		results.Add(int64(len(batch.Results)))
+		w.WriteHeader(http.StatusOK)
+	}))
+	defer receiver.Close()
+	for range b.N {
+		b.StopTimer()
+		results.Store(0)
+		dir := b.TempDir()
+		config := filepath.Join(dir, "numen.json")
+		simnet := func() []backendConfig { return []backendConfig{{Type: "simnet"}} }
+		raw, err := json.Marshal(serveConfig{
+			Addr: "127.0.0.1:0", Data: filepath.Join(dir, "data"),
+			Routes: []routeConfig{{Route: "DS7", Backends: simnet()}, {Route: "GT1", Backends: simnet()}, {Route: "GT2", Backends: simnet()}, {Route: "MP1", Backends: simnet()}},
+			Bulk:   &bulkConfig{PollInterval: duration(50 * time.Millisecond)},
+			Accounts: []accountConfig{{Key: key, Secrets: []string{secret}, WebhookURLs: []string{receiver.URL + "/hook"}}},
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(config, raw, 0o600); err != nil {
+			b.Fatal(err)
+		}
+		srv := startChild(b, config)
+		client, err := remote.New(srv.base, key, secret)
+		if err != nil {
+			b.Fatal(err)
+		}
+		bodies := make([][]string, 100)
+		for i := range bodies {
+			bodies[i] = make([]string, 1000)
+			for j := range bodies[i] {
+				bodies[i][j] = fmt.Sprintf("+4915%d%07d", 1+i%9, i*1000+j)
+			}
+		}
+		b.StartTimer()
+		start := time.Now()
+		var wg sync.WaitGroup
+		errs := make(chan error, len(bodies))
+		for _, numbers := range bodies { // all 100 at once
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if _, err := client.NTLookups(context.Background(), numbers, nil); err != nil {
+					errs <- err
+				}
+			}()
+			if len(errs) > 0 {
+				break
+			}
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			b.Fatal(err)
+		}
+		submitted := time.Since(start)
+		deadline := start.Add(120 * time.Second)
+		for results.Load() < 100_000 {
+			if time.Now().After(deadline) {
+				b.Fatalf("%d of 100,000 results delivered after 120 s", results.Load())
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		elapsed := time.Since(start)
+		b.StopTimer()
+		b.ReportMetric(elapsed.Seconds(), "s-to-last-ack")
+		b.ReportMetric(submitted.Seconds(), "s-to-submit")
+		b.ReportMetric(100_000/elapsed.Seconds(), "results/s")
+		srv.kill9(b)
+	}
+}
