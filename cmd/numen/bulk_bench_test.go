@@ -50,8 +50,8 @@ func BenchmarkBulkNTDelivery(b *testing.B) {
 		simnet := func() []backendConfig { return []backendConfig{{Type: "simnet"}} }
 		raw, err := json.Marshal(serveConfig{
 			Addr: "127.0.0.1:0", Data: filepath.Join(dir, "data"),
-			Routes: []routeConfig{{Route: "DS7", Backends: simnet()}, {Route: "GT1", Backends: simnet()}, {Route: "GT2", Backends: simnet()}, {Route: "MP1", Backends: simnet()}},
-			Bulk:   &bulkConfig{PollInterval: duration(50 * time.Millisecond)},
+			Routes:   []routeConfig{{Route: "DS7", Backends: simnet()}, {Route: "GT1", Backends: simnet()}, {Route: "GT2", Backends: simnet()}, {Route: "MP1", Backends: simnet()}},
+			Bulk:     &bulkConfig{PollInterval: duration(50 * time.Millisecond)},
 			Accounts: []accountConfig{{Key: key, Secrets: []string{secret}, WebhookURLs: []string{receiver.URL + "/hook"}}},
 		})
 		if err != nil {

@@ -125,8 +125,8 @@ func TestBulkSurvivesKill9(t *testing.T) {
 	simnet := func() []backendConfig { return []backendConfig{{Type: "simnet"}} }
 	cfg := serveConfig{
 		Addr: "127.0.0.1:0", Data: filepath.Join(dir, "data"),
-		Routes: []routeConfig{{Route: "DS7", Backends: simnet()}, {Route: "GT1", Backends: simnet()}, {Route: "GT2", Backends: simnet()}, {Route: "MP1", Backends: simnet()}},
-		Bulk:   &bulkConfig{RescueAfter: duration(3 * time.Second), PollInterval: duration(50 * time.Millisecond), DeliveryWorkers: 2, RetryMinute: duration(10 * time.Millisecond)},
+		Routes:   []routeConfig{{Route: "DS7", Backends: simnet()}, {Route: "GT1", Backends: simnet()}, {Route: "GT2", Backends: simnet()}, {Route: "MP1", Backends: simnet()}},
+		Bulk:     &bulkConfig{RescueAfter: duration(3 * time.Second), PollInterval: duration(50 * time.Millisecond), DeliveryWorkers: 2, RetryMinute: duration(10 * time.Millisecond)},
 		Accounts: []accountConfig{{Key: key, Secrets: []string{secret}, WebhookURLs: []string{receiver.URL + "/hook"}}},
 	}
 	raw, err := json.Marshal(cfg)
