@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/numenhq/numen/engine/apiv2"
 	"github.com/numenhq/numen/mnp"
@@ -181,46 +182,35 @@ func (e *Engine) finishHLR(ctx context.Context, a *Account, req Request, out *ap
 // gave it (or of the last one asked).
 func (e *Engine) askHLR(ctx context.Context, route string, q mnp.Query) (mnp.HLRAnswer, int, error) {
 	backends := e.hlr[route]
-	if len(backends) == 0 {
-		return mnp.HLRAnswer{}, 0, mnp.Unavailable("route "+route, mnp.CodeUnavailable, fmt.Errorf("no HLR backend serves route %s", route))
-	}
-	var last error
-	tried := 0
-	for i, b := range backends {
-		if ctx.Err() != nil {
-			break
-		}
-		cctx, cancel := context.WithTimeout(ctx, e.timeout)
-		ans, err := b.Backend.HLR(cctx, q)
-		cancel()
-		if err == nil {
-			return ans, i, nil
-		}
-		last, tried = err, i
-		if !mnp.Retryable(err) {
-			break
-		}
-	}
-	if last == nil {
-		last = mnp.Unavailable("route "+route, mnp.CodeTimeout, ctx.Err())
-	}
-	return mnp.HLRAnswer{}, tried, last
+	return failover(ctx, e.timeout, route, "HLR", len(backends), func(ctx context.Context, i int) (mnp.HLRAnswer, error) {
+		return backends[i].Backend.HLR(ctx, q)
+	})
 }
 
 // askPortability is askHLR for portability backends.
 func (e *Engine) askPortability(ctx context.Context, route string, q mnp.Query) (mnp.PortAnswer, int, error) {
 	backends := e.port[route]
-	if len(backends) == 0 {
-		return mnp.PortAnswer{}, 0, mnp.Unavailable("route "+route, mnp.CodeUnavailable, fmt.Errorf("no portability backend serves route %s", route))
+	return failover(ctx, e.timeout, route, "portability", len(backends), func(ctx context.Context, i int) (mnp.PortAnswer, error) {
+		return backends[i].Backend.Portability(ctx, q)
+	})
+}
+
+// failover calls backends 0, 1, ... n-1 of a route, each within timeout,
+// until one answers or fails with an error that another cannot fix (not
+// mnp.Retryable).
+func failover[A any](ctx context.Context, timeout time.Duration, route, kind string, n int, call func(ctx context.Context, i int) (A, error)) (A, int, error) {
+	var zero A
+	if n == 0 {
+		return zero, 0, mnp.Unavailable("route "+route, mnp.CodeUnavailable, fmt.Errorf("no %s backend serves route %s", kind, route))
 	}
 	var last error
 	tried := 0
-	for i, b := range backends {
+	for i := range n {
 		if ctx.Err() != nil {
 			break
 		}
-		cctx, cancel := context.WithTimeout(ctx, e.timeout)
-		ans, err := b.Backend.Portability(cctx, q)
+		cctx, cancel := context.WithTimeout(ctx, timeout)
+		ans, err := call(cctx, i)
 		cancel()
 		if err == nil {
 			return ans, i, nil
@@ -233,7 +223,7 @@ func (e *Engine) askPortability(ctx context.Context, route string, q mnp.Query) 
 	if last == nil {
 		last = mnp.Unavailable("route "+route, mnp.CodeTimeout, ctx.Err())
 	}
-	return mnp.PortAnswer{}, tried, last
+	return zero, tried, last
 }
 
 // fillOriginal fills the original_* group from the number's classification.
@@ -278,6 +268,14 @@ func (e *Engine) resolve(ref mnp.NetworkRef) resolvedNetwork {
 	return out
 }
 
+// fill sets a network group of a result (ported_* or roaming_*).
+func (n resolvedNetwork) fill(name, country, code, prefix **string) {
+	*name = apiv2.String(n.name)
+	*country = apiv2.String(n.country.Name)
+	*code = apiv2.String(n.country.Code)
+	*prefix = apiv2.String(n.country.Prefix)
+}
+
 // splitMCCMNC returns the mcc and mnc fields of an MCCMNC ("" is null).
 func splitMCCMNC(mccmnc string) (mcc, mnc *string) {
 	if len(mccmnc) < 5 {
@@ -296,21 +294,13 @@ func (e *Engine) fillHLR(out *apiv2.HLRResult, res *numbering.Result, ans mnp.HL
 		out.IsPorted = apiv2.Bool(ans.Ported.Value())
 	}
 	if ans.Ported == mnp.True {
-		p := e.resolve(ans.PortedTo)
-		out.PortedNetworkName = apiv2.String(p.name)
-		out.PortedCountryName = apiv2.String(p.country.Name)
-		out.PortedCountryCode = apiv2.String(p.country.Code)
-		out.PortedCountryPrefix = apiv2.String(p.country.Prefix)
+		e.resolve(ans.PortedTo).fill(&out.PortedNetworkName, &out.PortedCountryName, &out.PortedCountryCode, &out.PortedCountryPrefix)
 	}
 	if ans.Roaming.Known() {
 		out.IsRoaming = apiv2.Bool(ans.Roaming.Value())
 	}
 	if ans.Roaming == mnp.True {
-		r := e.resolve(ans.RoamingOn)
-		out.RoamingNetworkName = apiv2.String(r.name)
-		out.RoamingCountryName = apiv2.String(r.country.Name)
-		out.RoamingCountryCode = apiv2.String(r.country.Code)
-		out.RoamingCountryPrefix = apiv2.String(r.country.Prefix)
+		e.resolve(ans.RoamingOn).fill(&out.RoamingNetworkName, &out.RoamingCountryName, &out.RoamingCountryCode, &out.RoamingCountryPrefix)
 	}
 }
 
@@ -324,10 +314,7 @@ func (e *Engine) fillPortedHLR(out *apiv2.HLRResult, res *numbering.Result, ans 
 		out.IsPorted = apiv2.Bool(ans.Ported.Value())
 	}
 	if ans.Ported == mnp.True {
-		out.PortedNetworkName = apiv2.String(n.name)
-		out.PortedCountryName = apiv2.String(n.country.Name)
-		out.PortedCountryCode = apiv2.String(n.country.Code)
-		out.PortedCountryPrefix = apiv2.String(n.country.Prefix)
+		n.fill(&out.PortedNetworkName, &out.PortedCountryName, &out.PortedCountryCode, &out.PortedCountryPrefix)
 	}
 }
 
@@ -391,10 +378,7 @@ func (e *Engine) MNPLookup(ctx context.Context, a *Account, req Request) (*apiv2
 			out.IsPorted = apiv2.Bool(ans.Ported.Value())
 		}
 		if ans.Ported == mnp.True {
-			out.PortedNetworkName = apiv2.String(n.name)
-			out.PortedCountryName = apiv2.String(n.country.Name)
-			out.PortedCountryCode = apiv2.String(n.country.Code)
-			out.PortedCountryPrefix = apiv2.String(n.country.Prefix)
+			n.fill(&out.PortedNetworkName, &out.PortedCountryName, &out.PortedCountryCode, &out.PortedCountryPrefix)
 		}
 	}
 	result, err := e.finishMNP(ctx, a, req, out, route, status, code, detail)
