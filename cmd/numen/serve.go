@@ -309,7 +309,7 @@ func buildServer(cfg *serveConfig, plan *numbering.Plan, db store.Store, dbPath 
 	h, err := httpapi.New(httpapi.Config{
 		Engine: eng, Accounts: accounts, TrustedProxies: trusted,
 		MaxBodyBytes: cfg.MaxBodyBytes, RequestTimeout: time.Duration(cfg.RequestTimeout),
-		Logger: logger, Health: db.Ping, Bulk: bk, Metrics: metrics,
+		Logger: logger, Health: db.Ping, Bulk: bk, Metrics: metrics, Store: db,
 	})
 	if err != nil {
 		s.close()

@@ -41,6 +41,7 @@ import (
 	"github.com/numenhq/numen/engine"
 	"github.com/numenhq/numen/engine/apiv2"
 	"github.com/numenhq/numen/engine/auth"
+	"github.com/numenhq/numen/engine/store"
 )
 
 // Account is an API key's account as the sidecar sees it.
@@ -94,8 +95,9 @@ type Config struct {
 	Health func(ctx context.Context) error
 	// Bulk handles the bulk endpoints; nil answers them 501.
 	Bulk BulkHandler
-	// Reports serves the report pages; nil leaves them out.
-	Reports http.Handler
+	// Store serves the report pages under /reports (see reports.go); nil
+	// leaves them out.
+	Store store.Store
 	// Metrics collects the metrics; nil makes new ones. Give the same
 	// Metrics to the bulk workers so that /metrics shows theirs.
 	Metrics *Metrics
@@ -194,9 +196,10 @@ func New(cfg Config) (*Handler, error) {
 	h.mux.HandleFunc("/healthz", h.healthz)
 	h.mux.HandleFunc("/metrics", h.serveMetrics)
 	h.mux.HandleFunc(apiv2.Base+"/", h.api)
-	if cfg.Reports != nil {
-		h.mux.Handle("/reports/", cfg.Reports)
-		h.mux.Handle("/reports", cfg.Reports)
+	if cfg.Store != nil {
+		reports := h.reports(cfg.Store)
+		h.mux.Handle("/reports/", reports)
+		h.mux.Handle("/reports", reports)
 	}
 	return h, nil
 }

@@ -63,6 +63,7 @@ type server struct {
 	h       *Handler
 	now     atomic.Int64 // unix seconds of the server's clock
 	sinkErr atomic.Value
+	sinkTo  atomic.Value // an engine.Sink the results go on to
 	logs    *bytes.Buffer
 }
 
@@ -81,6 +82,9 @@ func newServer(t *testing.T, mutate func(cfg *Config, a *Account)) *server {
 		Sink: engine.SinkFunc(func(ctx context.Context, r engine.Record) error {
 			if err, _ := s.sinkErr.Load().(error); err != nil {
 				return err
+			}
+			if to, _ := s.sinkTo.Load().(engine.Sink); to != nil {
+				return to.Record(ctx, r)
 			}
 			return nil
 		}),
