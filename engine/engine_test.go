@@ -494,3 +494,30 @@ func TestMoney(t *testing.T) {
 	require.Equal(t, Money(200), m)
 	require.Error(t, json.Unmarshal([]byte(`"0.00001"`), &m))
 }
+
+func TestAdmit(t *testing.T) {
+	f := newFixture(t, nil)
+	for _, tc := range []struct {
+		product routing.Product
+		number  string
+		route   string
+		want    Admission
+	}{
+		{routing.NT, "+4915123456789", "", Admission{Accepted: true, Route: "NT1", Cost: 10}},
+		{routing.NT, "+49 151 2", "", Admission{Accepted: true, Route: "NT1", Cost: 10}}, // invalid, yet classified: charged
+		{routing.NT, "hello", "", Admission{Route: "NT1"}},
+		{routing.HLR, "+4915123456789", "", Admission{Accepted: true, Route: "DS7", Cost: 100}},
+		{routing.HLR, "+4915123456789", "MP1", Admission{Accepted: true, Route: "MP1", Cost: 50}},
+		{routing.HLR, "+49 30 1234567", "", Admission{}},                  // not mobile
+		{routing.HLR, "+881 6 12345678", "", Admission{Route: "REJECT"}}, // globally rejected
+		{routing.HLR, "+49 151 2", "", Admission{}},
+	} {
+		got, err := f.eng.Admit(f.acct, tc.product, tc.number, tc.route, "")
+		require.NoError(t, err, tc.number)
+		require.Equal(t, tc.want, got, "%s %s", tc.product, tc.number)
+	}
+	_, err := f.eng.Admit(f.acct, routing.NT, "+4915123456789", "GT1", "")
+	require.EqualError(t, err, `route: "GT1" is an HLR route; this lookup needs one of [NT]`)
+	_, err = f.eng.Admit(f.acct, routing.MNP, "+4915123456789", "", "")
+	require.Error(t, err)
+}
