@@ -508,7 +508,7 @@ func TestAdmit(t *testing.T) {
 		{routing.NT, "hello", "", Admission{Route: "NT1"}},
 		{routing.HLR, "+4915123456789", "", Admission{Accepted: true, Route: "DS7", Cost: 100}},
 		{routing.HLR, "+4915123456789", "MP1", Admission{Accepted: true, Route: "MP1", Cost: 50}},
-		{routing.HLR, "+49 30 1234567", "", Admission{}},                  // not mobile
+		{routing.HLR, "+49 30 1234567", "", Admission{}},                 // not mobile
 		{routing.HLR, "+881 6 12345678", "", Admission{Route: "REJECT"}}, // globally rejected
 		{routing.HLR, "+49 151 2", "", Admission{}},
 	} {
