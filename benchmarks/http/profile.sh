@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Where a sidecar request's time goes (benchmarks/README.md, "HTTP sidecar
+# (numen serve)"): BenchmarkSidecar's full Numen variant (SQLite store on the
+# disk, request log to /dev/null, 32 connections) run in process,
+#
+#   1. with a CPU profile (80,000 requests, about 10 s): CPU seconds per
+#      part of the server, the in-process client left out (its goroutines
+#      carry the pprof label side=client);
+#   2. with an execution trace (20,000 requests): how the store's one writer
+#      goroutine spends the run, per result: blocked in system calls (pwrite
+#      of WAL frames, fsync; kernel CPU included), waiting for results to
+#      commit (idle), and the rest (running SQLite and Go code, or waiting
+#      for a CPU).
+#
+#   benchmarks/http/profile.sh            # writes OUT/profile.txt
+#   OUT=/tmp/x benchmarks/http/profile.sh
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+OUT=${OUT:-$ROOT/benchmarks/results/http}
+WORK=$(mktemp -d /tmp/numen-http-profile.XXXXXX)
+trap 'rm -rf "$WORK"' EXIT
+BENCH='Sidecar/server=numen/store=sqlite/log=text/conns=32$'
+
+mkdir -p "$OUT"
+(cd "$ROOT" && go test -c -o "$WORK/httpbench.test" ./benchmarks/http)
+cd "$WORK"
+./httpbench.test -test.run '^$' -test.bench "$BENCH" -test.benchtime 80000x -test.cpuprofile cpu.out >bench-cpu.txt
+./httpbench.test -test.run '^$' -test.bench "$BENCH" -test.benchtime 20000x -test.trace trace.out >bench-trace.txt
+
+pp() { go tool pprof -nodefraction=0 -edgefraction=0 "$@" 2>/dev/null; }
+pp -tagignore side=client -top -cum -nodecount=100000 httpbench.test cpu.out >server-cum.txt
+
+# cum SECONDS of the function named exactly $1 (server side), 0 if absent.
+cum() {
+	local v
+	v=$(awk -v f="$1" '$6 == f { print $4; exit }' server-cum.txt)
+	secs "${v:-0s}"
+}
+# secs VALUE: pprof's "950ms", "20.10s", "1.5mins" in seconds.
+secs() { awk -v v="$1" 'BEGIN { sub(/,$/, "", v); if (v ~ /ms$/) { sub(/ms$/, "", v); v /= 1000 } else if (v ~ /mins$/) { sub(/mins$/, "", v); v *= 60 } else sub(/s$/, "", v); print v + 0 }'; }
+line=$(grep -m1 'Showing nodes accounting for' server-cum.txt)
+total=$(secs "$(awk '{print $5}' <<<"$line")")                            # server samples
+all=$(secs "$(awk '{for (i = 1; i <= NF; i++) if ($i == "total") print $(i - 1)}' <<<"$line")")
+client=$(awk -v a="$all" -v t="$total" 'BEGIN { printf "%.2f", a - t }')
+
+{
+	echo "# $(date -u +%FT%TZ) commit $(git -C "$ROOT" rev-parse --short HEAD) $(go version | cut -d' ' -f3-), nproc $(nproc), load $(cut -d' ' -f1-3 /proc/loadavg)"
+	grep '^Benchmark' bench-cpu.txt
+	echo
+	echo "CPU profile: ${all} s of samples in all; client ${client} s; server ${total} s (= 100% below)"
+	printf '%-58s %8s %7s\n' "part (cumulative, exact function)" "CPU s" "share"
+	row() { printf '%-58s %8.2f %6.1f%%\n' "$1" "$2" "$(awk -v a="$2" -v t="$total" 'BEGIN { print 100 * a / t }')"; }
+	row "store writer goroutine: sqlitestore.(*Store).write" "$(cum 'github.com/numenhq/numen/engine/store/sqlitestore.(*Store).write')"
+	row "  INSERT/UPSERT statements: database/sql.(*Stmt).Exec" "$(cum 'database/sql.(*Stmt).Exec')"
+	row "  COMMIT: database/sql.(*Tx).Commit" "$(cum 'database/sql.(*Tx).Commit')"
+	row "    WAL frames written: lib._walFrames" "$(cum 'modernc.org/sqlite/lib._walFrames')"
+	row "    fsync (CPU in the system call): libc.Xfsync" "$(cum 'modernc.org/libc.Xfsync')"
+	row "    checkpoints: lib._walCheckpoint" "$(cum 'modernc.org/sqlite/lib._walCheckpoint')"
+	row "  BEGIN IMMEDIATE: database/sql.(*DB).Begin" "$(cum 'database/sql.(*DB).Begin')"
+	row "HTTP connections: net/http.(*conn).serve" "$(cum 'net/http.(*conn).serve')"
+	row "  reading requests: net/http.(*conn).readRequest" "$(cum 'net/http.(*conn).readRequest')"
+	row "  writing responses: net/http.(*response).finishRequest" "$(cum 'net/http.(*response).finishRequest')"
+	row "  the API handler: httpapi.(*Handler).api" "$(cum 'github.com/numenhq/numen/engine/httpapi.(*Handler).api')"
+	row "    body read: httpapi.(*Handler).readBody" "$(cum 'github.com/numenhq/numen/engine/httpapi.(*Handler).readBody')"
+	row "    digest auth: auth.(*Verifier).Authenticate" "$(cum 'github.com/numenhq/numen/engine/auth.(*Verifier).Authenticate')"
+	row "    request JSON: httpapi.decode" "$(cum 'github.com/numenhq/numen/engine/httpapi.decode')"
+	row "    lookup: engine.(*Engine).NTLookup" "$(cum 'github.com/numenhq/numen/engine.(*Engine).NTLookup')"
+	row "      classification: numbering.(*Plan).ClassifyString" "$(cum 'github.com/numenhq/numen/numbering.(*Plan).ClassifyString')"
+	row "      lookup id: engine.(*idSource).next" "$(cum 'github.com/numenhq/numen/engine.(*idSource).next')"
+	row "      result object: engine.NTResultOf" "$(cum 'github.com/numenhq/numen/engine.NTResultOf')"
+	row "      hand-off to the store: sqlitestore.(*Store).Record" "$(cum 'github.com/numenhq/numen/engine/store/sqlitestore.(*Store).Record')"
+	row "        result JSON for the store: store.EntryOf" "$(cum 'github.com/numenhq/numen/engine/store.EntryOf')"
+	row "    response JSON: httpapi.writeJSON" "$(cum 'github.com/numenhq/numen/engine/httpapi.writeJSON')"
+	row "    request log: log/slog.(*Logger).Info" "$(cum 'log/slog.(*Logger).Info')"
+	row "    metrics: httpapi.(*Metrics).observeRequest" "$(cum 'github.com/numenhq/numen/engine/httpapi.(*Metrics).observeRequest')"
+	row "garbage collector: runtime.gcBgMarkWorker" "$(cum 'runtime.gcBgMarkWorker')"
+	row "allocation (everywhere): runtime.mallocgc" "$(cum 'runtime.mallocgc')"
+	row "scheduler: runtime.schedule" "$(cum 'runtime.schedule')"
+	echo
+	nsop=$(awk '/^Benchmark/ {print $3; exit}' bench-trace.txt)
+	n=$(awk '/^Benchmark/ {print $2; exit}' bench-trace.txt)
+	echo "Execution trace: $(grep '^Benchmark' bench-trace.txt | awk '{print $2, "requests,", $3/1000, "us each"}'); the writer goroutine per result:"
+	for kind in syscall sync; do
+		go tool trace -pprof="$kind" trace.out >"$kind.pprof" 2>/dev/null
+		v=$(pp -top -cum -nodecount=100000 -focus 'sqlitestore.\(\*Store\).write$' httpbench.test "$kind.pprof" |
+			awk '$6 == "github.com/numenhq/numen/engine/store/sqlitestore.(*Store).write" { print $4; exit }')
+		eval "$kind=$(secs "${v:-0s}")"
+	done
+	awk -v n="$n" -v op="$nsop" -v sc="$syscall" -v sy="$sync" 'BEGIN {
+		wall = op / 1000; s = 1e6 * sc / n; i = 1e6 * sy / n
+		printf "  wall time per result (1 / throughput)          %6.1f us\n", wall
+		printf "  blocked in system calls (pwrite, fsync, ...)    %6.1f us  %3.0f%%\n", s, 100 * s / wall
+		printf "  idle, waiting on the queue for results          %6.1f us  %3.0f%%  (includes the set-up before the first request)\n", i, 100 * i / wall
+		printf "  the rest: on CPU, or waiting for one            %6.1f us  %3.0f%%\n", wall - s - i, 100 * (wall - s - i) / wall }'
+	echo
+	echo "Top of the server's CPU profile (cumulative):"
+	sed -n '/flat  flat%/,$p' server-cum.txt | head -60
+} >"$OUT/profile.txt"
+cat "$OUT/profile.txt"
