@@ -173,6 +173,11 @@ func (h *Handler) lookupError(w http.ResponseWriter, err error) bool {
 		writeErrors(w, http.StatusBadRequest, re.Error())
 	case errors.As(err, &pe):
 		writeErrors(w, pe.Status, pe.Message)
+	case errors.Is(err, context.Canceled):
+		// The client went away while its result was being recorded; the
+		// result may still be committed. Not a store failure.
+		h.log.Info("client gone before the answer", "error", err)
+		writeErrors(w, http.StatusServiceUnavailable, "service unavailable: the request was canceled")
 	case errors.Is(err, engine.ErrNotRecorded):
 		h.log.Error("result not recorded", "error", err)
 		writeErrors(w, http.StatusServiceUnavailable, "service unavailable: the result could not be stored; nothing was charged, try again")
