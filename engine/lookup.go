@@ -153,28 +153,39 @@ func (e *Engine) HLRLookup(ctx context.Context, a *Account, req Request) (*apiv2
 // finishHLR fills the status, error, cost, time and storage of an HLR
 // result and records it.
 func (e *Engine) finishHLR(ctx context.Context, a *Account, req Request, out *apiv2.HLRResult, product routing.Product, route string, status mnp.Status, code mnp.ErrorCode, detail string) (*apiv2.HLRResult, error) {
-	now := e.clock()
 	out.ProcessingStatus = status.String()
-	if code != mnp.CodeNone {
-		out.ErrorCode = apiv2.Int(int(code))
-		desc := code.Description()
-		if detail != "" {
-			desc += ": " + detail
-		}
-		out.ErrorDescription = apiv2.String(desc)
-	}
-	cost := Money(0)
-	if status.Charged() {
-		cost = a.prices.Of(product, route)
-	}
-	out.Cost = apiv2.String(cost.String())
-	out.Timestamp = apiv2.String(Timestamp(now))
-	storage := StorageName(req.Storage, routing.HLR, req.Async, now)
-	out.Storage = apiv2.String(storage)
-	if err := e.record(ctx, Record{Account: a.key, Product: routing.HLR, Storage: storage, ID: out.ID, Time: now, Cost: cost, Result: out}); err != nil {
+	out.ErrorCode, out.ErrorDescription = errorFields(code, detail)
+	err := e.finish(ctx, a, req, routing.HLR, product, route, status.Charged(), out.ID, out, &out.Cost, &out.Timestamp, &out.Storage)
+	if err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// errorFields returns error_code and error_description: the code's
+// description, with the detail after a colon.
+func errorFields(code mnp.ErrorCode, detail string) (*int, *string) {
+	if code == mnp.CodeNone {
+		return nil, nil
+	}
+	desc := code.Description()
+	if detail != "" {
+		desc += ": " + detail
+	}
+	return apiv2.Int(int(code)), apiv2.String(desc)
+}
+
+// finish fills a result's cost (the price of priced over route when
+// charged), timestamp and storage (the report of product) and records it.
+func (e *Engine) finish(ctx context.Context, a *Account, req Request, product, priced routing.Product, route string, charged bool, id string, result any, cost, timestamp, storage **string) error {
+	now := e.clock()
+	price := Money(0)
+	if charged {
+		price = a.prices.Of(priced, route)
+	}
+	report := StorageName(req.Storage, product, req.Async, now)
+	*cost, *timestamp, *storage = apiv2.String(price.String()), apiv2.String(Timestamp(now)), apiv2.String(report)
+	return e.record(ctx, Record{Account: a.key, Product: product, Storage: report, ID: id, Time: now, Cost: price, Result: result})
 }
 
 // askHLR asks the route's HLR backends in order until one answers or one
@@ -389,29 +400,13 @@ func (e *Engine) MNPLookup(ctx context.Context, a *Account, req Request) (*apiv2
 }
 
 func (e *Engine) finishMNP(ctx context.Context, a *Account, req Request, out *apiv2.MNPResult, route string, status mnp.Status, code mnp.ErrorCode, detail string) (*apiv2.MNPResult, error) {
-	now := e.clock()
 	out.ProcessingStatus = status.String()
 	out.QueryStatus = "OK"
 	if status != mnp.Completed {
 		out.QueryStatus = "FAILED"
 	}
-	if code != mnp.CodeNone {
-		out.ErrorCode = apiv2.Int(int(code))
-		desc := code.Description()
-		if detail != "" {
-			desc += ": " + detail
-		}
-		out.ErrorDescription = apiv2.String(desc)
-	}
-	cost := Money(0)
-	if status.Charged() {
-		cost = a.prices.Of(routing.MNP, route)
-	}
-	out.Cost = apiv2.String(cost.String())
-	out.Timestamp = apiv2.String(Timestamp(now))
-	storage := StorageName(req.Storage, routing.MNP, req.Async, now)
-	out.Storage = apiv2.String(storage)
-	if err := e.record(ctx, Record{Account: a.key, Product: routing.MNP, Storage: storage, ID: out.ID, Time: now, Cost: cost, Result: out}); err != nil {
+	out.ErrorCode, out.ErrorDescription = errorFields(code, detail)
+	if err := e.finish(ctx, a, req, routing.MNP, routing.MNP, route, status.Charged(), out.ID, out, &out.Cost, &out.Timestamp, &out.Storage); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -433,19 +428,10 @@ func (e *Engine) NTLookup(ctx context.Context, a *Account, req Request) (*apiv2.
 	if err != nil {
 		return nil, err
 	}
-	now := e.clock()
 	out := NTResultOf(&res)
 	out.ID = id
 	out.Route = apiv2.String(route)
-	cost := Money(0)
-	if res.Status == numbering.StatusOK {
-		cost = a.prices.Of(routing.NT, route)
-	}
-	out.Cost = apiv2.String(cost.String())
-	out.Timestamp = apiv2.String(Timestamp(now))
-	storage := StorageName(req.Storage, routing.NT, req.Async, now)
-	out.Storage = apiv2.String(storage)
-	if err := e.record(ctx, Record{Account: a.key, Product: routing.NT, Storage: storage, ID: id, Time: now, Cost: cost, Result: out}); err != nil {
+	if err := e.finish(ctx, a, req, routing.NT, routing.NT, route, res.Status == numbering.StatusOK, id, out, &out.Cost, &out.Timestamp, &out.Storage); err != nil {
 		return nil, err
 	}
 	return out, nil
