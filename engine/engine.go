@@ -473,12 +473,9 @@ func (e *Engine) Admit(a *Account, product routing.Product, number, route, stora
 	}
 	switch product {
 	case routing.NT:
-		if route != "" {
-			if err := e.checkRoute(route, routing.NT); err != nil {
-				return Admission{}, err
-			}
-		} else if len(e.routes.NT) > 0 {
-			route = e.routes.NT[0]
+		route, err := e.routeFor(route, routing.NT)
+		if err != nil {
+			return Admission{}, err
 		}
 		res := e.plan.ClassifyString(number)
 		if res.Status != numbering.StatusOK {

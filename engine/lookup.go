@@ -287,6 +287,33 @@ func (n resolvedNetwork) fill(name, country, code, prefix **string) {
 	*prefix = apiv2.String(n.country.Prefix)
 }
 
+// nullableBool is a known Bool as a JSON boolean, an unknown one as null.
+func nullableBool(b mnp.Bool) *bool {
+	if !b.Known() {
+		return nil
+	}
+	return apiv2.Bool(b.Value())
+}
+
+// routeFor validates a route the caller named for a product that one
+// route serves (MNP, NT), or picks the product's first route.
+func (e *Engine) routeFor(route string, product routing.Product) (string, error) {
+	if route != "" {
+		return route, e.checkRoute(route, product)
+	}
+	switch product {
+	case routing.MNP:
+		if len(e.routes.MNP) > 0 {
+			return e.routes.MNP[0], nil
+		}
+	case routing.NT:
+		if len(e.routes.NT) > 0 {
+			return e.routes.NT[0], nil
+		}
+	}
+	return "", nil
+}
+
 // splitMCCMNC returns the mcc and mnc fields of an MCCMNC ("" is null).
 func splitMCCMNC(mccmnc string) (mcc, mnc *string) {
 	if len(mccmnc) < 5 {
@@ -301,15 +328,11 @@ func (e *Engine) fillHLR(out *apiv2.HLRResult, res *numbering.Result, ans mnp.HL
 	out.MCCMNC = apiv2.String(ans.MCCMNC)
 	out.MCC, out.MNC = splitMCCMNC(ans.MCCMNC)
 	out.IMSI, out.MSIN, out.MSC = apiv2.String(ans.IMSI), apiv2.String(ans.MSIN), apiv2.String(ans.MSC)
-	if ans.Ported.Known() {
-		out.IsPorted = apiv2.Bool(ans.Ported.Value())
-	}
+	out.IsPorted = nullableBool(ans.Ported)
 	if ans.Ported == mnp.True {
 		e.resolve(ans.PortedTo).fill(&out.PortedNetworkName, &out.PortedCountryName, &out.PortedCountryCode, &out.PortedCountryPrefix)
 	}
-	if ans.Roaming.Known() {
-		out.IsRoaming = apiv2.Bool(ans.Roaming.Value())
-	}
+	out.IsRoaming = nullableBool(ans.Roaming)
 	if ans.Roaming == mnp.True {
 		e.resolve(ans.RoamingOn).fill(&out.RoamingNetworkName, &out.RoamingCountryName, &out.RoamingCountryCode, &out.RoamingCountryPrefix)
 	}
@@ -321,9 +344,7 @@ func (e *Engine) fillPortedHLR(out *apiv2.HLRResult, res *numbering.Result, ans 
 	n := e.resolve(ans.Network)
 	out.MCCMNC = apiv2.String(n.mccmnc)
 	out.MCC, out.MNC = splitMCCMNC(n.mccmnc)
-	if ans.Ported.Known() {
-		out.IsPorted = apiv2.Bool(ans.Ported.Value())
-	}
+	out.IsPorted = nullableBool(ans.Ported)
 	if ans.Ported == mnp.True {
 		n.fill(&out.PortedNetworkName, &out.PortedCountryName, &out.PortedCountryCode, &out.PortedCountryPrefix)
 	}
@@ -332,13 +353,9 @@ func (e *Engine) fillPortedHLR(out *apiv2.HLRResult, res *numbering.Result, ans 
 // MNPLookup asks the portability backends of an MNP route (req.Route, else
 // the first MNP route) which network the number belongs to now.
 func (e *Engine) MNPLookup(ctx context.Context, a *Account, req Request) (*apiv2.MNPResult, error) {
-	route := req.Route
-	if route != "" {
-		if err := e.checkRoute(route, routing.MNP); err != nil {
-			return nil, err
-		}
-	} else if len(e.routes.MNP) > 0 {
-		route = e.routes.MNP[0]
+	route, err := e.routeFor(req.Route, routing.MNP)
+	if err != nil {
+		return nil, err
 	}
 	res, id, err := e.begin(req, "msisdn")
 	if err != nil {
@@ -385,9 +402,7 @@ func (e *Engine) MNPLookup(ctx context.Context, a *Account, req Request) (*apiv2
 		n := e.resolve(ans.Network)
 		out.MCCMNC = apiv2.String(n.mccmnc)
 		out.MCC, out.MNC = splitMCCMNC(n.mccmnc)
-		if ans.Ported.Known() {
-			out.IsPorted = apiv2.Bool(ans.Ported.Value())
-		}
+		out.IsPorted = nullableBool(ans.Ported)
 		if ans.Ported == mnp.True {
 			n.fill(&out.PortedNetworkName, &out.PortedCountryName, &out.PortedCountryCode, &out.PortedCountryPrefix)
 		}
@@ -416,13 +431,9 @@ func (e *Engine) finishMNP(ctx context.Context, a *Account, req Request, out *ap
 // A number whose calling code cannot be read (query_status FAILED) costs
 // nothing; every other answer, valid or not, is charged.
 func (e *Engine) NTLookup(ctx context.Context, a *Account, req Request) (*apiv2.NTResult, error) {
-	route := req.Route
-	if route != "" {
-		if err := e.checkRoute(route, routing.NT); err != nil {
-			return nil, err
-		}
-	} else if len(e.routes.NT) > 0 {
-		route = e.routes.NT[0]
+	route, err := e.routeFor(req.Route, routing.NT)
+	if err != nil {
+		return nil, err
 	}
 	res, id, err := e.begin(req, "number")
 	if err != nil {
