@@ -50,7 +50,6 @@ package engine
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"io"
@@ -156,7 +155,6 @@ func New(o Options) (*Engine, error) {
 		products: map[string]routing.Product{},
 		hlr:      map[string][]HLR{}, port: map[string][]Portability{},
 		prices: DefaultPrices, timeout: o.BackendTimeout, sink: o.Sink, clock: o.Clock,
-		ids: newIDSource(o.Random),
 	}
 	if o.Prices != nil {
 		e.prices = *o.Prices
@@ -167,6 +165,7 @@ func New(o Options) (*Engine, error) {
 	if e.clock == nil {
 		e.clock = time.Now
 	}
+	e.ids = newIDSource(o.Random, e.clock)
 	for _, r := range o.Coverage.Routes {
 		e.products[r.ID] = r.Product
 	}
@@ -337,41 +336,6 @@ func (e *Engine) RoutingMap(a *Account) (apiv2.RoutingMap, error) {
 	}
 	out.Routing.Map = b
 	return out, nil
-}
-
-// idSource draws lookup ids: 12 characters from [0-9a-z], uniformly.
-type idSource struct{ r io.Reader }
-
-func newIDSource(r io.Reader) *idSource {
-	if r == nil {
-		r = rand.Reader
-	}
-	return &idSource{r: r}
-}
-
-const idAlphabet = "0123456789abcdefghijklmnopqrstuvwxyz"
-
-// next returns a new id. Bytes of 252 and above are skipped so that every
-// character is equally likely (252 = 7 × 36).
-func (s *idSource) next() (string, error) {
-	var id [12]byte
-	var buf [16]byte
-	n := 0
-	for tries := 0; n < len(id); tries++ {
-		if tries == 8 {
-			return "", errors.New("engine: random source keeps giving unusable bytes")
-		}
-		if _, err := io.ReadFull(s.r, buf[:]); err != nil {
-			return "", fmt.Errorf("engine: drawing a lookup id: %w", err)
-		}
-		for _, b := range buf {
-			if b < 252 && n < len(id) {
-				id[n] = idAlphabet[b%36]
-				n++
-			}
-		}
-	}
-	return string(id[:]), nil
 }
 
 // NewID returns a new lookup id (bulk receipts hand ids out before the

@@ -8,6 +8,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -441,18 +443,77 @@ func TestNewValidatesBackends(t *testing.T) {
 }
 
 func TestIDs(t *testing.T) {
-	s := newIDSource(nil)
+	now := time.Date(2026, 11, 22, 4, 0, 0, 0, time.UTC)
+	clock := func() time.Time { return now }
+	s := newIDSource(nil, clock)
+	// The time part is the millisecond since 2020 in base 36.
+	wantTime := strconv.FormatInt(now.UnixMilli()-idEpoch, 36)
+	wantTime = strings.Repeat("0", idTimeChars-len(wantTime)) + wantTime
 	seen := map[string]bool{}
-	for range 1000 {
+	last := ""
+	for i := range 3 * maxIDsPerMilli {
+		if i%7 == 0 {
+			now = now.Add(time.Millisecond)
+		}
 		id, err := s.next()
 		require.NoError(t, err)
 		require.Regexp(t, `^[0-9a-z]{12}$`, id)
-		require.False(t, seen[id])
+		require.False(t, seen[id], "id %s twice", id)
 		seen[id] = true
+		// Ids grow with time: a later millisecond sorts after.
+		require.GreaterOrEqual(t, id[:idTimeChars], last, "id %d", i)
+		last = id[:idTimeChars]
 	}
-	// A source of nothing but unusable bytes ends with an error, not a loop.
-	_, err := newIDSource(constReader(255)).next()
-	require.Error(t, err)
+
+	// In one millisecond (a clock that stands still), a source hands out
+	// maxIDsPerMilli ids, then moves to the next millisecond by itself; a
+	// clock that goes back does not take the time part back.
+	now = time.Date(2026, 11, 22, 5, 0, 0, 0, time.UTC)
+	s = newIDSource(nil, clock)
+	first, err := s.next()
+	require.NoError(t, err)
+	parts := map[string]int{}
+	parts[first[:idTimeChars]]++
+	for range 2*maxIDsPerMilli - 1 {
+		id, err := s.next()
+		require.NoError(t, err)
+		require.False(t, seen[id], "id %s twice", id)
+		seen[id] = true
+		parts[id[:idTimeChars]]++
+	}
+	require.Len(t, parts, 2)
+	require.Equal(t, maxIDsPerMilli, parts[first[:idTimeChars]])
+	now = now.Add(-time.Hour)
+	id, err := s.next()
+	require.NoError(t, err)
+	require.Greater(t, id[:idTimeChars], first[:idTimeChars])
+
+	// The random part is uniform over [0-9a-z]: every character turns up
+	// at every position.
+	s = newIDSource(nil, time.Now)
+	var counts [idRandomChars][36]int
+	for range 2000 {
+		id, err := s.next()
+		require.NoError(t, err)
+		for i, c := range id[idTimeChars:] {
+			counts[i][strings.IndexRune(idAlphabet, c)]++
+		}
+	}
+	for i := range counts {
+		for c, n := range counts[i] {
+			require.Greater(t, n, 15, "character %q at %d: %d times in 2000", idAlphabet[c], idTimeChars+i, n)
+		}
+	}
+
+	// A source of nothing but unusable bytes ends with an error, not a
+	// loop; so does one that repeats itself within a millisecond.
+	_, err = newIDSource(constReader(255), clock).next()
+	require.ErrorContains(t, err, "unusable bytes")
+	s = newIDSource(constReader(0), clock)
+	_, err = s.next()
+	require.NoError(t, err)
+	_, err = s.next()
+	require.ErrorContains(t, err, "repeating itself")
 }
 
 type constReader byte
