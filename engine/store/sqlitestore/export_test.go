@@ -12,3 +12,18 @@ func Queued(s *Store) int { return len(s.queue) }
 
 // SchemaVersion is the schema version of this build.
 var SchemaVersion = schemaVersion
+
+// WithSync replaces the syncer's fsync of the WAL with f.
+func WithSync(f func() error) Option {
+	return func(o *options) { o.sync = f }
+}
+
+// WithRestartFrames sets the WAL size in frames past which the
+// checkpointer restarts the WAL.
+func WithRestartFrames(n int64) Option {
+	return func(o *options) { o.restartFrames = n }
+}
+
+// Checkpointed returns the number of WAL frames the checkpointer has
+// copied into the database.
+func Checkpointed(s *Store) int64 { return s.checkpointed.Load() }

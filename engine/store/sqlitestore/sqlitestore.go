@@ -20,12 +20,33 @@
 //
 // # Durability
 //
-// The database runs in WAL mode with synchronous=FULL: a transaction is
-// on disk (the WAL fsynced) when COMMIT returns. Record returns nil only
-// after the transaction holding its result has committed, so a result
+// The database runs in WAL mode. Record returns nil only after the
+// transaction holding its result has committed and the WAL has been
+// flushed to disk after that commit (fdatasync on Linux), so a result
 // that was acknowledged survives a crash of the process, and of the
 // machine as far as the disk honours fsync. The crash test kills a
 // writing process with SIGKILL and finds every acknowledged id.
+//
+// The flush is not part of COMMIT. With synchronous=FULL, SQLite would
+// fsync the WAL inside every COMMIT, and the one writer would wait for
+// the disk before it could begin the next transaction. Instead the writer
+// commits with synchronous=NORMAL (no fsync in COMMIT) and hands each
+// committed batch to a second goroutine, the syncer, which flushes the
+// WAL once for every batch committed so far and only then releases their
+// Records. Flushing the WAL is what synchronous=FULL does at COMMIT, and
+// it makes every transaction committed before it durable, whichever
+// connection committed it (SQLite's author on the SQLite forum, "Switching
+// pragma synchronous to upgrade durability", 2021). While the syncer waits
+// for the disk, the writer commits the next batch. A failed flush fails
+// its Records and every later one, and Ping reports it: after a failed
+// fsync the kernel may have dropped the pages it could not write, so the
+// store takes no more results until it is opened again (and SQLite's
+// recovery reads the WAL).
+//
+// A result can be visible to readers (Export, Results, Bodies) a moment
+// before it is acknowledged, between its commit and the flush. A result
+// that was seen but not acknowledged could be lost with the machine; one
+// that was acknowledged cannot.
 //
 // A Record whose context ends while its result waits for the commit
 // returns the context's error, but the result may still be committed: it
@@ -33,20 +54,24 @@
 // answer, and the id is never reused). The reverse, acknowledged and lost,
 // does not happen.
 //
+// Checkpoints, which copy the WAL into the database file, run on a
+// connection of their own, not inside the writer's commits (checkpoint.go).
+//
 // # Group commit
 //
-// An fsync per result would bound the store at the disk's fsyncs per
+// A flush per result would bound the store at the disk's fsyncs per
 // second, for all callers together. Instead, Record hands its result to a
 // single writer goroutine. The writer takes the first result waiting and
-// every other one already queued (up to DefaultMaxBatch), commits them in
-// one transaction with one fsync, and then releases every waiting Record
-// with nil or its error. Results that arrive during a commit wait for the
-// next one, so a transaction holds as many results as arrived while the
-// previous one was being written: one when the store is idle (no added
-// latency), dozens under load. WithGroupCommit can make the writer wait a
-// fixed delay for more results before it commits; on the machine of
-// benchmarks/README.md, a 2 ms delay lowered throughput at every
-// concurrency measured, as well as adding latency, so the default is none.
+// every other one already queued (up to DefaultMaxBatch) and commits them
+// in one transaction; the syncer flushes once for all the transactions
+// committed while it was flushing the previous time. Results that arrive
+// during a commit wait for the next one, so a transaction holds as many
+// results as arrived while the previous one was being written: one when
+// the store is idle (no added latency), dozens under load. WithGroupCommit
+// can make the writer wait a fixed delay for more results before it
+// commits; on the machine of benchmarks/README.md, a 2 ms delay lowered
+// throughput at every concurrency measured, as well as adding latency, so
+// the default is none.
 //
 // A result whose id is already recorded fails alone, with
 // store.ErrDuplicateID, and the others of its transaction commit. When a
@@ -72,7 +97,8 @@
 //
 // A Store is safe for concurrent use. Writes go through the one writer
 // goroutine and its one connection; reads use a separate pool of read-only
-// connections (WithReaders), which WAL lets run while the writer commits.
+// connections (WithReaders), which WAL lets run while the writer commits;
+// the checkpointer has a connection of its own.
 // Only one process should open a directory at a time: a second one works
 // (SQLite locks the file), but its writer competes for the write lock.
 package sqlitestore
@@ -89,6 +115,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/numenhq/numen/engine"
@@ -120,6 +147,11 @@ type options struct {
 	// inserts and before COMMIT; an error fails the transaction like a
 	// failed COMMIT would.
 	beforeCommit func(ids []string) error
+	// sync, for tests, replaces the syncer's fsync of the WAL.
+	sync func() error
+	// restartFrames is the WAL size (frames) past which the checkpointer
+	// restarts the WAL; restartFrames by default, smaller in tests.
+	restartFrames int64
 }
 
 // WithGroupCommit sets how many results one transaction commits at most
@@ -167,6 +199,7 @@ type Store struct {
 
 	wdb *sql.DB // one connection, the writer goroutine's
 	rdb *sql.DB // read-only connections
+	cdb *sql.DB // one connection, the checkpointer's
 
 	insert, upsert *sql.Stmt // on wdb
 
@@ -175,7 +208,16 @@ type Store struct {
 	mu     sync.RWMutex
 	closed bool
 	queue  chan *pending
-	done   chan struct{} // closed when the writer has exited
+	synced chan []*pending // committed batches, from the writer to the syncer
+	done   chan struct{}   // closed when the writer and the syncer have exited
+
+	wake         chan struct{} // the writer committed: the checkpointer may have work
+	stopCP       chan struct{} // closed by Close: the checkpointer returns
+	cpDone       chan struct{} // closed when the checkpointer has returned
+	checkpointed atomic.Int64  // frames checkpointed, for tests
+
+	failed  atomic.Pointer[error] // set once an fsync failed: see syncer
+	walFile os.FileInfo           // the WAL file the syncer last synced (its goroutine's)
 }
 
 var _ store.Store = (*Store)(nil)
@@ -185,7 +227,7 @@ var _ store.Store = (*Store)(nil)
 // version. A directory that cannot be created or written is an error
 // naming it.
 func Open(dir string, opts ...Option) (*Store, error) {
-	o := options{maxBatch: DefaultMaxBatch, maxDelay: DefaultMaxDelay, readers: 4, busyTimeout: 5 * time.Second}
+	o := options{maxBatch: DefaultMaxBatch, maxDelay: DefaultMaxDelay, readers: 4, busyTimeout: 5 * time.Second, restartFrames: restartFrames}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -211,9 +253,13 @@ func Open(dir string, opts ...Option) (*Store, error) {
 		return fail(err)
 	}
 
-	s := &Store{path: path, opts: o, queue: make(chan *pending, o.maxBatch), done: make(chan struct{})}
+	s := &Store{
+		path: path, opts: o, queue: make(chan *pending, o.maxBatch),
+		synced: make(chan []*pending, 64), done: make(chan struct{}),
+		wake: make(chan struct{}, 1), stopCP: make(chan struct{}), cpDone: make(chan struct{}),
+	}
 	ctx := context.Background()
-	if s.wdb, err = sql.Open("sqlite", dsn(path, o, true)); err != nil {
+	if s.wdb, err = sql.Open("sqlite", dsn(path, o, writerConn)); err != nil {
 		return fail(err)
 	}
 	s.wdb.SetMaxOpenConns(1)
@@ -224,7 +270,7 @@ func Open(dir string, opts ...Option) (*Store, error) {
 		s.wdb.Close()
 		return fail(err)
 	}
-	if s.rdb, err = sql.Open("sqlite", dsn(path, o, false)); err != nil {
+	if s.rdb, err = sql.Open("sqlite", dsn(path, o, readerConn)); err != nil {
 		s.closeStatements()
 		s.wdb.Close()
 		return fail(err)
@@ -237,7 +283,19 @@ func Open(dir string, opts ...Option) (*Store, error) {
 		s.rdb.Close()
 		return fail(err)
 	}
+	if s.cdb, err = sql.Open("sqlite", dsn(path, o, checkpointerConn)); err != nil {
+		s.closeStatements()
+		s.wdb.Close()
+		s.rdb.Close()
+		return fail(err)
+	}
+	s.cdb.SetMaxOpenConns(1)
+	s.cdb.SetMaxIdleConns(1)
+	s.cdb.SetConnMaxLifetime(0)
+	s.cdb.SetConnMaxIdleTime(0)
 	go s.write()
+	go s.syncer()
+	go s.checkpointer()
 	return s, nil
 }
 
@@ -255,21 +313,38 @@ func checkWritable(dir string) error {
 	return os.Remove(name)
 }
 
+// connRole is what a connection is for.
+type connRole int
+
+const (
+	readerConn connRole = iota
+	writerConn
+	checkpointerConn
+)
+
 // dsn returns the driver's name for the database: a file: URI (so that any
 // path survives) with the pragmas every connection needs. The writer takes
 // the write lock when its transactions begin (BEGIN IMMEDIATE), so that a
 // transaction never fails half-way on a lock; readers are read-only.
-func dsn(path string, o options, writer bool) string {
+func dsn(path string, o options, role connRole) string {
 	q := url.Values{}
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", o.busyTimeout.Milliseconds()))
 	q.Add("_pragma", "foreign_keys(1)")
-	if writer {
+	switch role {
+	case checkpointerConn:
+		q.Add("_pragma", "synchronous(NORMAL)") // a checkpoint syncs the WAL before and the database after
+		q.Add("_pragma", "journal_size_limit(67108864)")
+	case writerConn:
 		q.Add("_pragma", "journal_mode(WAL)")
-		q.Add("_pragma", "synchronous(FULL)")
+		// The syncer makes commits durable (write.go): COMMIT itself does
+		// not wait for the disk.
+		q.Add("_pragma", "synchronous(NORMAL)")
 		// After a burst, truncate the WAL back to 64 MiB once checkpointed.
 		q.Add("_pragma", "journal_size_limit(67108864)")
+		// The checkpointer checkpoints, not the commits (checkpoint.go).
+		q.Add("_pragma", "wal_autocheckpoint(0)")
 		q.Set("_txlock", "immediate")
-	} else {
+	default:
 		q.Add("_pragma", "query_only(1)")
 	}
 	u := url.URL{Scheme: "file", Path: filepath.ToSlash(path), RawQuery: q.Encode()}
@@ -359,7 +434,7 @@ func (s *Store) Record(ctx context.Context, r engine.Record) error {
 }
 
 // Ping checks that the database answers and has this build's schema, and
-// that the writer is running.
+// that the writer is running and no fsync has failed.
 func (s *Store) Ping(ctx context.Context) error {
 	if err := s.checkOpen(); err != nil {
 		return err
@@ -368,6 +443,9 @@ func (s *Store) Ping(ctx context.Context) error {
 	case <-s.done:
 		return fmt.Errorf("sqlitestore: %s: the writer has stopped", s.path)
 	default:
+	}
+	if err := s.broken(); err != nil {
+		return err
 	}
 	var version int
 	if err := s.rdb.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
@@ -393,9 +471,11 @@ func (s *Store) Close() error {
 	close(s.queue)
 	s.mu.Unlock()
 	<-s.done
+	close(s.stopCP)
+	<-s.cpDone
 	s.closeStatements()
 	// The last connection to close checkpoints the WAL into the database.
-	err := errors.Join(s.rdb.Close(), s.wdb.Close())
+	err := errors.Join(s.cdb.Close(), s.rdb.Close(), s.wdb.Close())
 	if err != nil {
 		return fmt.Errorf("sqlitestore: close %s: %w", s.path, err)
 	}

@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -413,4 +414,126 @@ func ExampleOpen() {
 	// SYNC-API-NT-2026-11 [NT] 1 0.0010
 	// id,number,number_type,query_status,is_valid,invalid_reason,is_possibly_ported,is_vanity_number,qualifies_for_hlr_lookup,mccmnc,mcc,mnc,original_network_name,original_country_name,original_country_code,original_country_prefix,regions,timezones,info_text,cost,timestamp,storage,route
 	// x7k2m9q4w1ab,+4930123456,LANDLINE,OK,true,,false,false,false,,,,,Germany,DE,+49,Berlin|Brandenburg,Europe/Berlin,,0.0010,2026-11-03 09:30:00.123+0000,SYNC-API-NT-2026-11,NT1
+}
+
+// A Record returns only after the WAL has been synced following its
+// commit, and one sync serves every batch committed while the previous
+// sync was under way.
+func TestRecordWaitsForSync(t *testing.T) {
+	var syncs atomic.Int32
+	release := make(chan struct{})
+	s := open(t, t.TempDir(), sqlitestore.WithSync(func() error {
+		syncs.Add(1)
+		<-release
+		return nil
+	}))
+	t.Cleanup(func() { s.Close() })
+	ctx := context.Background()
+
+	first := make(chan error, 1)
+	go func() { first <- s.Record(ctx, record("syncwait0001", 0)) }()
+	require.Eventually(t, func() bool { return syncs.Load() == 1 }, 5*time.Second, time.Millisecond)
+	// Committed (a reader sees it), not yet acknowledged.
+	require.Eventually(t, func() bool {
+		rows, err := s.Results(ctx, "acct-1", "report-HLR-2026-11", "", 10)
+		return err == nil && len(rows) == 1
+	}, 5*time.Second, time.Millisecond)
+	select {
+	case err := <-first:
+		t.Fatalf("Record returned %v before its sync", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+
+	// Three more commit while the first sync waits; one sync releases them.
+	rest := make(chan error, 3)
+	for i := 1; i <= 3; i++ {
+		go func() { rest <- s.Record(ctx, record(fmt.Sprintf("syncwait%04d", i+1), i*3)) }()
+	}
+	require.Eventually(t, func() bool {
+		rows, err := s.Results(ctx, "acct-1", "report-HLR-2026-11", "", 10)
+		return err == nil && len(rows) == 4
+	}, 5*time.Second, time.Millisecond)
+	release <- struct{}{}
+	require.NoError(t, <-first)
+	release <- struct{}{}
+	for range 3 {
+		require.NoError(t, <-rest)
+	}
+	require.EqualValues(t, 2, syncs.Load())
+	close(release)
+}
+
+// A failed sync fails the Records it would have acknowledged, and every
+// Record after it, with an error that says so; the store must be opened
+// again.
+func TestFailedSyncBreaksTheStore(t *testing.T) {
+	dir := t.TempDir()
+	var fail atomic.Bool
+	s := open(t, dir, sqlitestore.WithSync(func() error {
+		if fail.Load() {
+			return errors.New("input/output error")
+		}
+		return nil
+	}))
+	ctx := context.Background()
+	require.NoError(t, s.Record(ctx, record("syncfail0001", 0)))
+	fail.Store(true)
+	err := s.Record(ctx, record("syncfail0002", 3))
+	require.ErrorContains(t, err, "input/output error")
+	require.ErrorContains(t, err, "takes no more results until it is opened again")
+	fail.Store(false)
+	err = s.Record(ctx, record("syncfail0003", 6))
+	require.ErrorContains(t, err, "takes no more results until it is opened again")
+	require.ErrorContains(t, s.Ping(ctx), "takes no more results until it is opened again")
+	require.NoError(t, s.Close())
+
+	// Opened again, the store has what it committed and takes results.
+	s = open(t, dir)
+	defer s.Close()
+	require.NoError(t, s.Record(ctx, record("syncfail0004", 9)))
+	bodies, err := s.Bodies(ctx, []string{"syncfail0001", "syncfail0002", "syncfail0003", "syncfail0004"})
+	require.NoError(t, err)
+	require.Contains(t, bodies, "syncfail0001")
+	require.Contains(t, bodies, "syncfail0004")
+	require.NotContains(t, bodies, "syncfail0003") // never committed
+}
+
+// The writer never checkpoints (wal_autocheckpoint=0); the checkpointer
+// does, so that the WAL starts again from its beginning (its header's
+// checkpoint sequence number grows) rather than growing without end,
+// also while results keep arriving.
+func TestCheckpointer(t *testing.T) {
+	dir := t.TempDir()
+	s := open(t, dir, sqlitestore.WithRestartFrames(32))
+	defer s.Close()
+	ctx := context.Background()
+	walSequence := func() uint32 {
+		h := make([]byte, 32)
+		f, err := os.Open(filepath.Join(dir, sqlitestore.FileName+"-wal"))
+		require.NoError(t, err)
+		defer f.Close()
+		_, err = f.ReadAt(h, 0)
+		require.NoError(t, err)
+		return uint32(h[12])<<24 | uint32(h[13])<<16 | uint32(h[14])<<8 | uint32(h[15])
+	}
+	require.NoError(t, s.Record(ctx, record("ckpx00000000", 0)))
+	start := walSequence()
+
+	// 8 writers for at least 400 ms (several checkpoint pauses), at most
+	// 40,000 results.
+	var wg sync.WaitGroup
+	deadline := time.Now().Add(400 * time.Millisecond)
+	for w := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 5000 && time.Now().Before(deadline); i++ {
+				require.NoError(t, s.Record(ctx, record(fmt.Sprintf("ckpt%d%07d", w, i), i)))
+			}
+		}()
+	}
+	wg.Wait()
+	require.Positive(t, sqlitestore.Checkpointed(s))
+	require.Eventually(t, func() bool { return walSequence() > start }, 5*time.Second, 10*time.Millisecond,
+		"the WAL never started again")
 }

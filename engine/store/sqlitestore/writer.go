@@ -5,6 +5,8 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/numenhq/numen/engine/store"
@@ -22,8 +24,10 @@ type pending struct {
 
 // write is the writer goroutine: it commits what Record queues, in
 // batches, until Close closes the queue and the last batch is committed.
+// A committed batch goes to the syncer (synced), which acknowledges it once
+// the WAL is on disk; a result that failed is answered at once.
 func (s *Store) write() {
-	defer close(s.done)
+	defer close(s.synced)
 	batch := make([]*pending, 0, s.opts.maxBatch)
 	errs := make([]error, 0, s.opts.maxBatch)
 	timer := time.NewTimer(time.Hour)
@@ -35,15 +39,121 @@ func (s *Store) write() {
 		}
 		batch = append(batch[:0], p)
 		open := s.collect(&batch, timer)
-		errs = s.commit(batch, errs[:0])
-		for i, p := range batch {
-			p.done <- errs[i]
+		if err := s.broken(); err != nil {
+			for _, p := range batch {
+				p.done <- err
+			}
+		} else {
+			errs = s.commit(batch, errs[:0])
+			committed := make([]*pending, 0, len(batch))
+			for i, p := range batch {
+				if errs[i] != nil {
+					p.done <- errs[i]
+				} else {
+					committed = append(committed, p)
+				}
+			}
+			if len(committed) > 0 {
+				s.synced <- committed
+				select {
+				case s.wake <- struct{}{}:
+				default:
+				}
+			}
 		}
 		clear(batch) // let the entries go
 		if !open {
 			return
 		}
 	}
+}
+
+// syncer is the goroutine that makes committed batches durable: it takes
+// every batch the writer has committed so far, fsyncs the WAL once for
+// all of them, and releases their Records. While it waits for the disk,
+// the writer commits the next batches; see "Durability" in the package
+// documentation. A failed fsync fails its batches and every later Record
+// (broken): after a failed fsync the kernel may have dropped the pages it
+// could not write, so nothing written since can be trusted to be on disk
+// until the store is opened again, and SQLite's recovery reads the WAL.
+func (s *Store) syncer() {
+	defer close(s.done)
+	var group []*pending
+	for first := range s.synced {
+		group = append(group[:0], first...)
+	drain:
+		for {
+			select {
+			case more, ok := <-s.synced:
+				if !ok {
+					break drain
+				}
+				group = append(group, more...)
+			default:
+				break drain
+			}
+		}
+		err := s.broken()
+		if err == nil {
+			sync := s.syncWAL
+			if s.opts.sync != nil {
+				sync = s.opts.sync
+			}
+			if err = sync(); err != nil {
+				err = fmt.Errorf("sqlitestore: sync %s-wal: %w (the store takes no more results until it is opened again)", s.path, err)
+				s.failed.CompareAndSwap(nil, &err)
+			}
+		}
+		for _, p := range group {
+			p.done <- err
+		}
+		clear(group)
+	}
+}
+
+// broken returns the error of a failed fsync, or nil.
+func (s *Store) broken() error {
+	if err := s.failed.Load(); err != nil {
+		return *err
+	}
+	return nil
+}
+
+// syncWAL makes every transaction committed so far durable: it flushes the
+// WAL file to disk (fdatasync on Linux), which is what SQLite does itself
+// at each COMMIT with synchronous=FULL. The first time it sees a WAL file
+// (at the first sync, and after SQLite deleted and created it again) it
+// also syncs the directory, so that the file's name is on disk too. With
+// no WAL file, SQLite has checkpointed everything into the database
+// (synced) and removed the WAL: the database file is synced.
+func (s *Store) syncWAL() error {
+	f, err := os.Open(s.path + "-wal")
+	if errors.Is(err, os.ErrNotExist) {
+		if f, err = os.Open(s.path); err != nil {
+			return err
+		}
+		defer f.Close()
+		return f.Sync()
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := datasync(f); err != nil {
+		return err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if s.walFile != nil && os.SameFile(fi, s.walFile) {
+		return nil
+	}
+	if err := syncDir(filepath.Dir(s.path)); err != nil {
+		return err
+	}
+	s.walFile = fi
+	return nil
 }
 
 // collect adds to batch what arrives within the group-commit delay, up to

@@ -1,0 +1,69 @@
+package sqlitestore
+
+import (
+	"time"
+)
+
+// Checkpointing copies the pages of committed transactions from the WAL
+// into the database file, so that the WAL can start again from its
+// beginning instead of growing. SQLite's default runs a checkpoint inside
+// the COMMIT that takes the WAL past 1,000 pages, which stalls the writer
+// (and every Record waiting on it) for the copy and two fsyncs. Here the
+// writer's connection never checkpoints (wal_autocheckpoint=0); the
+// checkpointer goroutine does, on a connection of its own, while the
+// writer goes on committing:
+//
+//   - after commits, at most every checkpointPause, a PASSIVE checkpoint:
+//     it copies what no reader still needs and never waits for a lock;
+//   - when the WAL has grown past restartFrames anyway (a checkpoint that
+//     ends while new commits arrive leaves the WAL where it is, and under
+//     steady load that is every checkpoint), a RESTART checkpoint: it
+//     waits for the writer and readers to be done with the WAL, so that
+//     the next commit writes the WAL from its beginning (and
+//     journal_size_limit truncates it). The writer waits for it; it has
+//     little left to copy after the PASSIVE ones.
+const (
+	checkpointPause = 100 * time.Millisecond
+	restartFrames   = 8192 // 32 MiB of 4 KiB pages (options.restartFrames)
+)
+
+// checkpointer is the goroutine that checkpoints; see checkpointPause.
+func (s *Store) checkpointer() {
+	defer close(s.cpDone)
+	pause := time.NewTimer(checkpointPause)
+	pause.Stop()
+	defer pause.Stop()
+	for {
+		select {
+		case <-s.stopCP:
+			return
+		case <-s.wake:
+		}
+		frames := s.runCheckpoint("PASSIVE")
+		if frames >= s.opts.restartFrames {
+			s.runCheckpoint("RESTART")
+		}
+		pause.Reset(checkpointPause)
+		select {
+		case <-s.stopCP:
+			return
+		case <-pause.C:
+		}
+	}
+}
+
+// runCheckpoint runs PRAGMA wal_checkpoint(mode) and returns the WAL's
+// size in frames. Errors are not the store's failure: SQLITE_BUSY means
+// another connection checkpoints, and the next checkpoint tries again;
+// the WAL then only grows for a while.
+func (s *Store) runCheckpoint(mode string) (frames int64) {
+	var busy, done int64
+	// The mode is one of ours; PRAGMA takes no parameters.
+	if err := s.cdb.QueryRow("PRAGMA wal_checkpoint("+mode+")").Scan(&busy, &frames, &done); err != nil {
+		return 0
+	}
+	if done > 0 {
+		s.checkpointed.Add(done)
+	}
+	return frames
+}
