@@ -74,7 +74,8 @@
 // the default is none.
 //
 // A result whose id is already recorded fails alone, with
-// store.ErrDuplicateID, and the others of its transaction commit. When a
+// store.ErrDuplicateID, and the others of its batch commit: a batch that
+// meets one is appended again one result per transaction. When a
 // transaction fails for another reason, its results are retried one per
 // transaction, so that one result the database refuses does not fail the
 // others; a failure of the database itself (a lock held too long by
@@ -202,6 +203,9 @@ type Store struct {
 	cdb *sql.DB // one connection, the checkpointer's
 
 	insert, upsert *sql.Stmt // on wdb
+
+	inserts [insertChunk + 1]*sql.Stmt // INSERTs of n rows on wdb (insertStmt); the writer's
+	args    []any                      // their arguments; the writer's
 
 	// mu guards closed and the sends on queue, so that Close closes queue
 	// only when no Record is sending.
@@ -341,6 +345,9 @@ func dsn(path string, o options, role connRole) string {
 		q.Add("_pragma", "synchronous(NORMAL)")
 		// After a burst, truncate the WAL back to 64 MiB once checkpointed.
 		q.Add("_pragma", "journal_size_limit(67108864)")
+		// A multi-row INSERT (insertRows) keeps a statement journal, to undo
+		// its rows should one fail: in memory, not in a temporary file.
+		q.Add("_pragma", "temp_store(MEMORY)")
 		// The checkpointer checkpoints, not the commits (checkpoint.go).
 		q.Add("_pragma", "wal_autocheckpoint(0)")
 		q.Set("_txlock", "immediate")
@@ -369,10 +376,7 @@ func (s *Store) setUp(ctx context.Context) error {
 		return err
 	}
 	var err error
-	if s.insert, err = s.wdb.PrepareContext(ctx, `
-INSERT INTO results (id, account, storage, product, created_ms, cost, body)
-VALUES (?, ?, ?, ?, ?, ?, ?)
-ON CONFLICT (id) DO NOTHING`); err != nil {
+	if s.insert, err = s.wdb.PrepareContext(ctx, insertSQL+" VALUES (?, ?, ?, ?, ?, ?, ?)"+insertConflict); err != nil {
 		return err
 	}
 	if s.upsert, err = s.wdb.PrepareContext(ctx, `
@@ -389,12 +393,20 @@ ON CONFLICT (account, storage, product) DO UPDATE SET
 }
 
 func (s *Store) closeStatements() {
-	for _, st := range []*sql.Stmt{s.insert, s.upsert} {
+	for _, st := range append([]*sql.Stmt{s.insert, s.upsert}, s.inserts[:]...) {
 		if st != nil {
 			st.Close()
 		}
 	}
 }
+
+// The writer's INSERT of results: insertSQL, then one or more rows of
+// seven parameters, then insertConflict. A result whose id is already
+// recorded is not inserted (and not an error): the rows affected tell.
+const (
+	insertSQL      = "INSERT INTO results (id, account, storage, product, created_ms, cost, body)"
+	insertConflict = " ON CONFLICT (id) DO NOTHING"
+)
 
 // Path returns the database file's path.
 func (s *Store) Path() string { return s.path }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/numenhq/numen/engine/store"
@@ -230,6 +231,15 @@ type aggregate struct {
 // appendTx appends batch in one transaction. It returns the transaction's
 // error; when it commits, errs[i] is nil or batch[i]'s duplicate id.
 func (s *Store) appendTx(batch []*pending, errs []error) (err error) {
+	// Statements are prepared before the transaction takes the writer's
+	// one connection.
+	if len(batch) > 1 {
+		for _, n := range []int{min(len(batch), insertChunk), len(batch) % insertChunk} {
+			if _, err := s.insertStmt(n); n > 0 && err != nil {
+				return err
+			}
+		}
+	}
 	tx, err := s.wdb.Begin() // BEGIN IMMEDIATE
 	if err != nil {
 		return err
@@ -239,11 +249,12 @@ func (s *Store) appendTx(batch []*pending, errs []error) (err error) {
 			tx.Rollback()
 		}
 	}()
-	insert, upsert := tx.Stmt(s.insert), tx.Stmt(s.upsert)
-	var aggs []aggregate // a batch touches few reports
-	for i, p := range batch {
-		e := &p.entry
-		res, err := insert.Exec(e.ID, e.Account, e.Storage, string(e.Product), e.Millis, int64(e.Cost), string(e.Result))
+	upsert := tx.Stmt(s.upsert)
+	if len(batch) == 1 {
+		// One result alone: its own statement, which tells a duplicate id
+		// apart (commit retries a failed batch this way).
+		e := &batch[0].entry
+		res, err := tx.Stmt(s.insert).Exec(e.ID, e.Account, e.Storage, string(e.Product), e.Millis, int64(e.Cost), string(e.Result))
 		if err != nil {
 			return err
 		}
@@ -252,9 +263,15 @@ func (s *Store) appendTx(batch []*pending, errs []error) (err error) {
 			return err
 		}
 		if n == 0 {
-			errs[i] = fmt.Errorf("sqlitestore: append result %q to %s: %w", e.ID, s.path, store.ErrDuplicateID)
-			continue
+			errs[0] = fmt.Errorf("sqlitestore: append result %q to %s: %w", e.ID, s.path, store.ErrDuplicateID)
+			return tx.Commit() // nothing to add to its report
 		}
+	} else if err := s.insertRows(tx, batch); err != nil {
+		return err
+	}
+	var aggs []aggregate // a batch touches few reports
+	for i, p := range batch {
+		e := &p.entry
 		errs[i] = nil
 		j := 0
 		for j < len(aggs) && (aggs[j].account != e.Account || aggs[j].storage != e.Storage || aggs[j].product != e.Product) {
@@ -283,6 +300,64 @@ func (s *Store) appendTx(batch []*pending, errs []error) (err error) {
 		}
 	}
 	return tx.Commit()
+}
+
+// insertChunk is the most rows one INSERT statement of insertRows takes
+// (7 parameters each, far below SQLite's limit of 32,766).
+const insertChunk = 64
+
+// errDuplicateInBatch fails a batch transaction that met an id already
+// recorded; commit then appends the batch's results one per transaction,
+// which tells the duplicate apart.
+var errDuplicateInBatch = errors.New("a result id of the batch is already recorded")
+
+// insertRows inserts batch with INSERT statements of up to insertChunk
+// rows each: one statement per chunk instead of one per result, which
+// saves the statement's execution overhead per row. A chunk that inserts
+// fewer rows than it has met an id already recorded: errDuplicateInBatch.
+func (s *Store) insertRows(tx *sql.Tx, batch []*pending) error {
+	for start := 0; start < len(batch); start += insertChunk {
+		chunk := batch[start:min(start+insertChunk, len(batch))]
+		stmt := s.inserts[len(chunk)] // prepared by appendTx
+		args := s.args[:0]
+		for _, p := range chunk {
+			e := &p.entry
+			args = append(args, e.ID, e.Account, e.Storage, string(e.Product), e.Millis, int64(e.Cost), string(e.Result))
+		}
+		res, err := tx.Stmt(stmt).Exec(args...)
+		clear(args)
+		s.args = args
+		if err != nil {
+			return err
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return err
+		}
+		if n != int64(len(chunk)) {
+			return errDuplicateInBatch
+		}
+	}
+	return nil
+}
+
+// insertStmt returns the writer's INSERT statement of n rows, prepared on
+// first use, outside a transaction (which holds the writer's one
+// connection). Only the writer goroutine calls it.
+func (s *Store) insertStmt(n int) (*sql.Stmt, error) {
+	if n == 0 {
+		return nil, nil
+	}
+	if st := s.inserts[n]; st != nil {
+		return st, nil
+	}
+	q := insertSQL + " VALUES (?, ?, ?, ?, ?, ?, ?)" + strings.Repeat(", (?, ?, ?, ?, ?, ?, ?)", n-1) + insertConflict
+	st, err := s.wdb.Prepare(q)
+	if err != nil {
+		return nil, err
+	}
+	s.inserts[n] = st
+	return st, nil
 }
 
 // databaseWide reports whether err is the database's failure rather than
