@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"time"
@@ -50,19 +51,34 @@ func numberText(res *numbering.Result) string {
 // route that the account's routing decides (or req.Route), and returns the
 // HLR result object. See the package documentation for the outcomes.
 func (e *Engine) HLRLookup(ctx context.Context, a *Account, req Request) (*apiv2.HLRResult, error) {
+	out, _, err := e.hlrLookup(ctx, a, req, false)
+	return out, err
+}
+
+// HLRLookupJSON is HLRLookup that also returns the result encoded as the
+// API writes it (json.Marshal, without a trailing newline): the bytes the
+// sink received in Record.JSON. An HTTP adapter answers with them rather
+// than encode the result a second time. The caller must not modify them.
+func (e *Engine) HLRLookupJSON(ctx context.Context, a *Account, req Request) (*apiv2.HLRResult, []byte, error) {
+	return e.hlrLookup(ctx, a, req, true)
+}
+
+// hlrLookup is HLRLookup; with encode, or with a sink, it encodes the
+// result (see encodeAndRecord).
+func (e *Engine) hlrLookup(ctx context.Context, a *Account, req Request, encode bool) (*apiv2.HLRResult, []byte, error) {
 	if req.Route != "" {
 		if err := e.checkRoute(req.Route, routing.HLR, routing.MNP); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	res, id, err := e.begin(req, "msisdn")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var d routing.Decision
 	if req.Route != "" {
 		if d, err = a.resolver.Static(&res, req.Route); err != nil {
-			return nil, &RequestError{"route", err.Error()}
+			return nil, nil, &RequestError{"route", err.Error()}
 		}
 	} else {
 		d = a.resolver.Resolve(&res)
@@ -94,7 +110,7 @@ func (e *Engine) HLRLookup(ctx context.Context, a *Account, req Request) (*apiv2
 	}
 	if status != 0 {
 		out.Route = nil // no route was taken
-		return e.finishHLR(ctx, a, req, out, product, d.Route, status, code, detail)
+		return e.finishHLR(ctx, a, req, encode, out, product, d.Route, status, code, detail)
 	}
 
 	key := cacheKey{a.key, product, out.MSISDN, d.Route}
@@ -104,10 +120,11 @@ func (e *Engine) HLRLookup(ctx context.Context, a *Account, req Request) (*apiv2
 		cached.Cost = apiv2.String(Money(0).String())
 		cached.Storage = apiv2.String(StorageName(req.Storage, product, req.Async, e.clock()))
 		cached.RoutingInstruction = out.RoutingInstruction
-		if err := e.record(ctx, Record{Account: a.key, Product: routing.HLR, Storage: *cached.Storage, ID: id, Time: e.clock(), Cost: 0, Result: &cached}); err != nil {
-			return nil, err
+		body, err := e.encodeAndRecord(ctx, Record{Account: a.key, Product: routing.HLR, Storage: *cached.Storage, ID: id, Time: e.clock(), Cost: 0, Result: &cached}, encode)
+		if err != nil {
+			return nil, nil, err
 		}
-		return &cached, nil
+		return &cached, body, nil
 	}
 
 	q := mnp.Query{Number: res.Number, Region: res.CountryCode, MCCMNC: res.MCCMNC, Route: d.Route}
@@ -143,23 +160,23 @@ func (e *Engine) HLRLookup(ctx context.Context, a *Account, req Request) (*apiv2
 	if status == 0 {
 		status, code = mnp.Failed, mnp.CodeBadProviderAnswer
 	}
-	result, err := e.finishHLR(ctx, a, req, out, product, d.Route, status, code, detail)
+	result, body, err := e.finishHLR(ctx, a, req, encode, out, product, d.Route, status, code, detail)
 	if err == nil && status == mnp.Completed {
 		e.cache.put(&cacheEntry{key: key, hlr: result}, e.clock())
 	}
-	return result, err
+	return result, body, err
 }
 
 // finishHLR fills the status, error, cost, time and storage of an HLR
 // result and records it.
-func (e *Engine) finishHLR(ctx context.Context, a *Account, req Request, out *apiv2.HLRResult, product routing.Product, route string, status mnp.Status, code mnp.ErrorCode, detail string) (*apiv2.HLRResult, error) {
+func (e *Engine) finishHLR(ctx context.Context, a *Account, req Request, encode bool, out *apiv2.HLRResult, product routing.Product, route string, status mnp.Status, code mnp.ErrorCode, detail string) (*apiv2.HLRResult, []byte, error) {
 	out.ProcessingStatus = status.String()
 	out.ErrorCode, out.ErrorDescription = errorFields(code, detail)
-	err := e.finish(ctx, a, req, routing.HLR, product, route, status.Charged(), out.ID, out, &out.Cost, &out.Timestamp, &out.Storage)
+	body, err := e.finish(ctx, a, req, encode, routing.HLR, product, route, status.Charged(), out.ID, out, &out.Cost, &out.Timestamp, &out.Storage)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return out, nil
+	return out, body, nil
 }
 
 // errorFields returns error_code and error_description: the code's
@@ -176,8 +193,9 @@ func errorFields(code mnp.ErrorCode, detail string) (*int, *string) {
 }
 
 // finish fills a result's cost (the price of priced over route when
-// charged), timestamp and storage (the report of product) and records it.
-func (e *Engine) finish(ctx context.Context, a *Account, req Request, product, priced routing.Product, route string, charged bool, id string, result any, cost, timestamp, storage **string) error {
+// charged), timestamp and storage (the report of product) and records it;
+// see encodeAndRecord for encode and the JSON it returns.
+func (e *Engine) finish(ctx context.Context, a *Account, req Request, encode bool, product, priced routing.Product, route string, charged bool, id string, result any, cost, timestamp, storage **string) ([]byte, error) {
 	now := e.clock()
 	price := Money(0)
 	if charged {
@@ -185,7 +203,26 @@ func (e *Engine) finish(ctx context.Context, a *Account, req Request, product, p
 	}
 	report := StorageName(req.Storage, product, req.Async, now)
 	*cost, *timestamp, *storage = apiv2.String(price.String()), apiv2.String(Timestamp(now)), apiv2.String(report)
-	return e.record(ctx, Record{Account: a.key, Product: product, Storage: report, ID: id, Time: now, Cost: price, Result: result})
+	return e.encodeAndRecord(ctx, Record{Account: a.key, Product: product, Storage: report, ID: id, Time: now, Cost: price, Result: result}, encode)
+}
+
+// encodeAndRecord sends a finished result to the sink. When there is a
+// sink, or the caller wants the result's JSON (encode), it encodes the
+// result once, into r.JSON, and returns those bytes: the store keeps what
+// the caller answers. Without either it encodes nothing and returns nil.
+func (e *Engine) encodeAndRecord(ctx context.Context, r Record, encode bool) ([]byte, error) {
+	if e.sink == nil && !encode {
+		return nil, nil
+	}
+	body, err := json.Marshal(r.Result)
+	if err != nil {
+		return nil, fmt.Errorf("engine: encoding %s result %s: %w", r.Product, r.ID, err)
+	}
+	r.JSON = body
+	if err := e.record(ctx, r); err != nil {
+		return nil, err
+	}
+	return body, nil
 }
 
 // askHLR asks the route's HLR backends in order until one answers or one
@@ -353,13 +390,24 @@ func (e *Engine) fillPortedHLR(out *apiv2.HLRResult, res *numbering.Result, ans 
 // MNPLookup asks the portability backends of an MNP route (req.Route, else
 // the first MNP route) which network the number belongs to now.
 func (e *Engine) MNPLookup(ctx context.Context, a *Account, req Request) (*apiv2.MNPResult, error) {
+	out, _, err := e.mnpLookup(ctx, a, req, false)
+	return out, err
+}
+
+// MNPLookupJSON is MNPLookup that also returns the result's JSON, as
+// HLRLookupJSON does.
+func (e *Engine) MNPLookupJSON(ctx context.Context, a *Account, req Request) (*apiv2.MNPResult, []byte, error) {
+	return e.mnpLookup(ctx, a, req, true)
+}
+
+func (e *Engine) mnpLookup(ctx context.Context, a *Account, req Request, encode bool) (*apiv2.MNPResult, []byte, error) {
 	route, err := e.routeFor(req.Route, routing.MNP)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	res, id, err := e.begin(req, "msisdn")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out := &apiv2.MNPResult{ID: id, MSISDN: numberText(&res), Route: apiv2.String(route)}
 	e.fillOriginal(&res, &out.OriginalNetworkName, &out.OriginalCountryName, &out.OriginalCountryCode, &out.OriginalCountryPrefix)
@@ -374,7 +422,7 @@ func (e *Engine) MNPLookup(ctx context.Context, a *Account, req Request) (*apiv2
 		status, code = mnp.Rejected, mnp.CodeUnavailable
 	}
 	if status != 0 {
-		return e.finishMNP(ctx, a, req, out, route, status, code, detail)
+		return e.finishMNP(ctx, a, req, encode, out, route, status, code, detail)
 	}
 	key := cacheKey{a.key, routing.MNP, out.MSISDN, route}
 	if c := e.cache.get(key, e.clock()); c != nil {
@@ -382,10 +430,11 @@ func (e *Engine) MNPLookup(ctx context.Context, a *Account, req Request) (*apiv2
 		cached.ID, cached.Cached = id, true
 		cached.Cost = apiv2.String(Money(0).String())
 		cached.Storage = apiv2.String(StorageName(req.Storage, routing.MNP, req.Async, e.clock()))
-		if err := e.record(ctx, Record{Account: a.key, Product: routing.MNP, Storage: *cached.Storage, ID: id, Time: e.clock(), Result: &cached}); err != nil {
-			return nil, err
+		body, err := e.encodeAndRecord(ctx, Record{Account: a.key, Product: routing.MNP, Storage: *cached.Storage, ID: id, Time: e.clock(), Result: &cached}, encode)
+		if err != nil {
+			return nil, nil, err
 		}
-		return &cached, nil
+		return &cached, body, nil
 	}
 	q := mnp.Query{Number: res.Number, Region: res.CountryCode, MCCMNC: res.MCCMNC, Route: route}
 	ans, _, err := e.askPortability(ctx, route, q)
@@ -407,45 +456,58 @@ func (e *Engine) MNPLookup(ctx context.Context, a *Account, req Request) (*apiv2
 			n.fill(&out.PortedNetworkName, &out.PortedCountryName, &out.PortedCountryCode, &out.PortedCountryPrefix)
 		}
 	}
-	result, err := e.finishMNP(ctx, a, req, out, route, status, code, detail)
+	result, body, err := e.finishMNP(ctx, a, req, encode, out, route, status, code, detail)
 	if err == nil && status == mnp.Completed {
 		e.cache.put(&cacheEntry{key: key, mnp: result}, e.clock())
 	}
-	return result, err
+	return result, body, err
 }
 
-func (e *Engine) finishMNP(ctx context.Context, a *Account, req Request, out *apiv2.MNPResult, route string, status mnp.Status, code mnp.ErrorCode, detail string) (*apiv2.MNPResult, error) {
+func (e *Engine) finishMNP(ctx context.Context, a *Account, req Request, encode bool, out *apiv2.MNPResult, route string, status mnp.Status, code mnp.ErrorCode, detail string) (*apiv2.MNPResult, []byte, error) {
 	out.ProcessingStatus = status.String()
 	out.QueryStatus = "OK"
 	if status != mnp.Completed {
 		out.QueryStatus = "FAILED"
 	}
 	out.ErrorCode, out.ErrorDescription = errorFields(code, detail)
-	if err := e.finish(ctx, a, req, routing.MNP, routing.MNP, route, status.Charged(), out.ID, out, &out.Cost, &out.Timestamp, &out.Storage); err != nil {
-		return nil, err
+	body, err := e.finish(ctx, a, req, encode, routing.MNP, routing.MNP, route, status.Charged(), out.ID, out, &out.Cost, &out.Timestamp, &out.Storage)
+	if err != nil {
+		return nil, nil, err
 	}
-	return out, nil
+	return out, body, nil
 }
 
 // NTLookup classifies a number by the numbering plan: the NT result object.
 // A number whose calling code cannot be read (query_status FAILED) costs
 // nothing; every other answer, valid or not, is charged.
 func (e *Engine) NTLookup(ctx context.Context, a *Account, req Request) (*apiv2.NTResult, error) {
+	out, _, err := e.ntLookup(ctx, a, req, false)
+	return out, err
+}
+
+// NTLookupJSON is NTLookup that also returns the result's JSON, as
+// HLRLookupJSON does.
+func (e *Engine) NTLookupJSON(ctx context.Context, a *Account, req Request) (*apiv2.NTResult, []byte, error) {
+	return e.ntLookup(ctx, a, req, true)
+}
+
+func (e *Engine) ntLookup(ctx context.Context, a *Account, req Request, encode bool) (*apiv2.NTResult, []byte, error) {
 	route, err := e.routeFor(req.Route, routing.NT)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	res, id, err := e.begin(req, "number")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out := NTResultOf(&res)
 	out.ID = id
 	out.Route = apiv2.String(route)
-	if err := e.finish(ctx, a, req, routing.NT, routing.NT, route, res.Status == numbering.StatusOK, id, out, &out.Cost, &out.Timestamp, &out.Storage); err != nil {
-		return nil, err
+	body, err := e.finish(ctx, a, req, encode, routing.NT, routing.NT, route, res.Status == numbering.StatusOK, id, out, &out.Cost, &out.Timestamp, &out.Storage)
+	if err != nil {
+		return nil, nil, err
 	}
-	return out, nil
+	return out, body, nil
 }
 
 // NTResultOf converts a classification into the NT result object, with the

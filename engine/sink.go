@@ -19,6 +19,13 @@ type Record struct {
 	// Result is the result object: *apiv2.HLRResult, *apiv2.MNPResult or
 	// *apiv2.NTResult. The sink must not modify it.
 	Result any
+	// JSON is Result encoded as the API writes it (json.Marshal, without
+	// a trailing newline). The engine sets it on every record it sends
+	// to a sink, and a lookup's *JSON method answers with the same bytes,
+	// so that a result is encoded once; a record built elsewhere may
+	// leave it nil (package store then marshals Result). The sink must
+	// not modify it.
+	JSON []byte
 }
 
 // Sink receives every result before the engine returns it. A Sink that

@@ -118,9 +118,12 @@ func (w *lookupWorker) Work(ctx context.Context, job *river.Job[lookupArgs]) err
 			return fmt.Errorf("bulk job %d: recording %d results: %w", job.ID, len(sink.records), err)
 		}
 		for _, r := range sink.records {
-			body, err := json.Marshal(r.Result)
-			if err != nil {
-				return err
+			body := r.JSON // the engine encodes every record it sinks
+			if body == nil {
+				var err error
+				if body, err = json.Marshal(r.Result); err != nil {
+					return err
+				}
 			}
 			bodies[r.ID] = body
 		}

@@ -45,14 +45,14 @@ func (h *Handler) hlrLookup(w http.ResponseWriter, r *request) {
 	if !decode(w, r.body, &body, "msisdn") {
 		return
 	}
-	res, err := h.cfg.Engine.HLRLookup(r.Context(), r.account.Engine, engine.Request{
+	res, encoded, err := h.cfg.Engine.HLRLookupJSON(r.Context(), r.account.Engine, engine.Request{
 		Number: body.MSISDN, Route: apiv2.Deref(body.Route), Storage: apiv2.Deref(body.Storage),
 	})
 	if h.lookupError(w, err) {
 		return
 	}
 	h.metrics.observeLookup("HLR", res.ProcessingStatus)
-	writeJSON(w, http.StatusOK, res)
+	writeEncoded(w, http.StatusOK, encoded)
 }
 
 func (h *Handler) mnpLookup(w http.ResponseWriter, r *request) {
@@ -60,14 +60,14 @@ func (h *Handler) mnpLookup(w http.ResponseWriter, r *request) {
 	if !decode(w, r.body, &body, "msisdn") {
 		return
 	}
-	res, err := h.cfg.Engine.MNPLookup(r.Context(), r.account.Engine, engine.Request{
+	res, encoded, err := h.cfg.Engine.MNPLookupJSON(r.Context(), r.account.Engine, engine.Request{
 		Number: body.MSISDN, Route: apiv2.Deref(body.Route), Storage: apiv2.Deref(body.Storage),
 	})
 	if h.lookupError(w, err) {
 		return
 	}
 	h.metrics.observeLookup("MNP", res.ProcessingStatus)
-	writeJSON(w, http.StatusOK, res)
+	writeEncoded(w, http.StatusOK, encoded)
 }
 
 func (h *Handler) ntLookup(w http.ResponseWriter, r *request) {
@@ -75,14 +75,14 @@ func (h *Handler) ntLookup(w http.ResponseWriter, r *request) {
 	if !decode(w, r.body, &body, "number") {
 		return
 	}
-	res, err := h.cfg.Engine.NTLookup(r.Context(), r.account.Engine, engine.Request{
+	res, encoded, err := h.cfg.Engine.NTLookupJSON(r.Context(), r.account.Engine, engine.Request{
 		Number: body.Number, Route: apiv2.Deref(body.Route), Storage: apiv2.Deref(body.Storage),
 	})
 	if h.lookupError(w, err) {
 		return
 	}
 	h.metrics.observeLookup("NT", res.QueryStatus)
-	writeJSON(w, http.StatusOK, res)
+	writeEncoded(w, http.StatusOK, encoded)
 }
 
 // MaxBulkNumbers is the spec's limit of numbers per bulk request.
@@ -201,7 +201,9 @@ func (e *PreconditionError) Error() string { return e.Message }
 
 // decode reads a JSON object into v strictly: no unknown fields, no
 // trailing data, types as documented; required names the field that must
-// be present. It answers 400 itself, naming the field, and returns false.
+// be present, and not null, under exactly that name. It answers 400 itself,
+// naming the field, and returns false. The body is decoded once; the
+// required field is found by hasMember's scan of the decoded bytes.
 func decode(w http.ResponseWriter, body []byte, v any, required string) bool {
 	if len(bytes.TrimSpace(body)) == 0 {
 		writeErrors(w, http.StatusBadRequest, fmt.Sprintf("body: want a JSON object with %s; got an empty body", required))
@@ -213,18 +215,110 @@ func decode(w http.ResponseWriter, body []byte, v any, required string) bool {
 		writeErrors(w, http.StatusBadRequest, jsonProblem(err, body))
 		return false
 	}
-	if dec.More() {
+	end := int(dec.InputOffset())
+	if skipSpace(body, end) < len(body) {
 		writeErrors(w, http.StatusBadRequest, "body: data after the JSON object")
 		return false
 	}
-	var fields map[string]json.RawMessage
-	if json.Unmarshal(body, &fields) == nil {
-		if raw, ok := fields[required]; !ok || string(raw) == "null" {
-			writeErrors(w, http.StatusBadRequest, required+": is required")
-			return false
-		}
+	if !hasMember(body[:end], required) {
+		writeErrors(w, http.StatusBadRequest, required+": is required")
+		return false
 	}
 	return true
+}
+
+// hasMember reports whether obj, a JSON object (or null) that the decoder
+// has read without error, has a member named name whose value is not null.
+// It matches as json.Unmarshal into a map does: the name after unescaping,
+// exactly (the decoder of a struct also takes "MSISDN" for "msisdn"; this
+// does not), and the last member of a repeated name decides.
+func hasMember(obj []byte, name string) bool {
+	i := skipSpace(obj, 0)
+	if i >= len(obj) || obj[i] != '{' {
+		return false
+	}
+	found := false
+	for i = skipSpace(obj, i+1); i < len(obj) && obj[i] == '"'; {
+		end := stringEnd(obj, i)
+		match := keyIs(obj[i:end], name)
+		i = skipSpace(obj, end)
+		i = skipSpace(obj, i+1) // the colon
+		if match {
+			found = i < len(obj) && obj[i] != 'n' // n is null
+		}
+		i = skipSpace(obj, valueEnd(obj, i))
+		if i < len(obj) && obj[i] == ',' {
+			i = skipSpace(obj, i+1)
+		}
+	}
+	return found
+}
+
+// keyIs reports whether the quoted JSON string key reads name.
+func keyIs(key []byte, name string) bool {
+	if len(key) < 2 {
+		return false
+	}
+	if bytes.IndexByte(key, '\\') < 0 {
+		return string(key[1:len(key)-1]) == name
+	}
+	var s string
+	return json.Unmarshal(key, &s) == nil && s == name
+}
+
+// skipSpace returns the index of the first byte at or after i that is not
+// JSON whitespace, or len(b).
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// stringEnd returns the index after the JSON string that starts at b[i].
+func stringEnd(b []byte, i int) int {
+	for i++; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return len(b)
+}
+
+// valueEnd returns the index after the JSON value that starts at b[i].
+func valueEnd(b []byte, i int) int {
+	if i >= len(b) {
+		return i
+	}
+	switch b[i] {
+	case '"':
+		return stringEnd(b, i)
+	case '{', '[':
+		depth := 0
+		for ; i < len(b); i++ {
+			switch b[i] {
+			case '"':
+				i = stringEnd(b, i) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			}
+		}
+		return len(b)
+	}
+	for ; i < len(b); i++ { // a number, true, false or null
+		switch b[i] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			return i
+		}
+	}
+	return i
 }
 
 // jsonProblem turns a decoding error into a message that names the field.
@@ -281,6 +375,18 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.WriteHeader(status)
 	_, _ = w.Write(append(b, '\n'))
 }
+
+// writeEncoded writes body, a JSON value encoded by json.Marshal, as the
+// response body: what writeJSON writes for the value, without encoding it
+// again. body is not modified (the engine's sink may hold it too).
+func writeEncoded(w http.ResponseWriter, status int, body []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+	_, _ = w.Write(newline)
+}
+
+var newline = []byte{'\n'}
 
 // writeErrors writes {"errors": [...]}.
 func writeErrors(w http.ResponseWriter, status int, msgs ...string) {

@@ -23,12 +23,19 @@ import (
 // (the webhook deliveries, for one). Safe for concurrent use.
 type Metrics struct {
 	mu           sync.Mutex
-	requests     map[[2]string]*counter // endpoint, code
+	requests     map[requestKey]*counter
 	durations    map[string]*histogram  // endpoint
 	lookups      map[[2]string]*counter // product, status
 	authFailures counter
 	extra        map[string]func() float64 // name{labels} -> value
 	extraHelp    map[string]string
+}
+
+// requestKey is a series of numen_http_requests_total. The code is an int
+// so that counting a request formats nothing.
+type requestKey struct {
+	endpoint string
+	code     int
 }
 
 // durationBuckets are the upper bounds of the latency histogram, seconds.
@@ -48,7 +55,7 @@ type histogram struct {
 // NewMetrics returns empty metrics.
 func NewMetrics() *Metrics {
 	return &Metrics{
-		requests: map[[2]string]*counter{}, durations: map[string]*histogram{},
+		requests: map[requestKey]*counter{}, durations: map[string]*histogram{},
 		lookups: map[[2]string]*counter{}, extra: map[string]func() float64{}, extraHelp: map[string]string{},
 	}
 }
@@ -57,11 +64,12 @@ func (m *Metrics) observeRequest(endpoint string, status int, d time.Duration) {
 	if status == 0 {
 		status = http.StatusOK
 	}
+	k := requestKey{endpoint, status}
 	m.mu.Lock()
-	c := m.requests[[2]string{endpoint, strconv.Itoa(status)}]
+	c := m.requests[k]
 	if c == nil {
 		c = &counter{}
-		m.requests[[2]string{endpoint, strconv.Itoa(status)}] = c
+		m.requests[k] = c
 	}
 	hist := m.durations[endpoint]
 	if hist == nil {
@@ -119,8 +127,18 @@ func (m *Metrics) write(w io.Writer) {
 	defer m.mu.Unlock()
 	fmt.Fprintln(w, "# HELP numen_http_requests_total API requests by endpoint and HTTP status.")
 	fmt.Fprintln(w, "# TYPE numen_http_requests_total counter")
-	for _, k := range sortedKeys(m.requests) {
-		fmt.Fprintf(w, "numen_http_requests_total{endpoint=%q,code=%q} %d\n", k[0], k[1], m.requests[k].n.Load())
+	requests := make([]requestKey, 0, len(m.requests))
+	for k := range m.requests {
+		requests = append(requests, k)
+	}
+	sort.Slice(requests, func(i, j int) bool {
+		if requests[i].endpoint != requests[j].endpoint {
+			return requests[i].endpoint < requests[j].endpoint
+		}
+		return requests[i].code < requests[j].code // three digits: the order as strings too
+	})
+	for _, k := range requests {
+		fmt.Fprintf(w, "numen_http_requests_total{endpoint=%q,code=%q} %d\n", k.endpoint, strconv.Itoa(k.code), m.requests[k].n.Load())
 	}
 	fmt.Fprintln(w, "# HELP numen_http_request_duration_seconds Time to answer API requests, by endpoint.")
 	fmt.Fprintln(w, "# TYPE numen_http_request_duration_seconds histogram")

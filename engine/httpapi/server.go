@@ -243,8 +243,10 @@ func (h *Handler) api(w http.ResponseWriter, r *http.Request) {
 		}
 		elapsed := time.Since(start)
 		h.metrics.observeRequest(name, rw.status, elapsed)
-		h.log.Info("request", "method", r.Method, "path", r.URL.Path, "status", rw.status,
-			"duration_ms", float64(elapsed.Microseconds())/1000, "key", key, "remote", r.RemoteAddr, "bytes", rw.bytes)
+		// LogAttrs: the line of Info, without boxing each value in an any.
+		h.log.LogAttrs(context.Background(), slog.LevelInfo, "request", slog.String("method", r.Method), slog.String("path", r.URL.Path),
+			slog.Int("status", rw.status), slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000),
+			slog.String("key", key), slog.String("remote", r.RemoteAddr), slog.Int("bytes", rw.bytes))
 	}()
 	switch {
 	case e == nil:

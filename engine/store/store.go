@@ -230,8 +230,10 @@ type Entry struct {
 	Result []byte
 }
 
-// EntryOf validates r and marshals its result. Errors wrap
-// ErrInvalidRecord and name the record's id and the field.
+// EntryOf validates r and marshals its result, or takes r.JSON as it is
+// when the engine encoded the result already (the bytes the lookup answered
+// with). Errors wrap ErrInvalidRecord and name the record's id and the
+// field.
 func EntryOf(r engine.Record) (Entry, error) {
 	bad := func(field, problem string, args ...any) (Entry, error) {
 		return Entry{}, fmt.Errorf("%w %q: %s %s", ErrInvalidRecord, r.ID, field, fmt.Sprintf(problem, args...))
@@ -262,9 +264,12 @@ func EntryOf(r engine.Record) (Entry, error) {
 	if !ok {
 		return bad("Result", "%T is not a result of product %s", r.Result, r.Product)
 	}
-	body, err := json.Marshal(r.Result)
-	if err != nil {
-		return Entry{}, fmt.Errorf("%w %q: marshal result: %w", ErrInvalidRecord, r.ID, err)
+	body := r.JSON
+	if body == nil {
+		var err error
+		if body, err = json.Marshal(r.Result); err != nil {
+			return Entry{}, fmt.Errorf("%w %q: marshal result: %w", ErrInvalidRecord, r.ID, err)
+		}
 	}
 	return Entry{
 		Account: r.Account, Storage: r.Storage, ID: r.ID, Product: r.Product,

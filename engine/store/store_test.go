@@ -137,6 +137,17 @@ func TestEntryOf(t *testing.T) {
 		Millis: storetest.Base.UnixMilli(), Cost: r.Cost, Result: body,
 	}, e)
 
+	// The engine's encoding is kept as it is, not marshalled again; the
+	// result is still validated.
+	encoded := r
+	encoded.JSON = []byte(`{"as":"answered"}`)
+	e, err = store.EntryOf(encoded)
+	require.NoError(t, err)
+	require.Equal(t, encoded.JSON, e.Result)
+	encoded.Product = routing.NT
+	_, err = store.EntryOf(encoded)
+	require.ErrorIs(t, err, store.ErrInvalidRecord)
+
 	// A result value (not a pointer) is accepted too.
 	r.Result = *r.Result.(*apiv2.HLRResult)
 	_, err = store.EntryOf(r)

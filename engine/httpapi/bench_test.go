@@ -1,0 +1,97 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/numenhq/numen/engine"
+	"github.com/numenhq/numen/engine/apiv2"
+	"github.com/numenhq/numen/engine/auth"
+	"github.com/numenhq/numen/engine/store"
+)
+
+// BenchmarkLookup serves signed POST /nt-lookup and /hlr-lookup requests
+// in process, without a listener, with the request log as text (as numen
+// serve writes it): the handler's own cost per request, and its
+// allocations. With sink=entry the results go to a sink that does what a
+// store does with a record before writing it (store.EntryOf); with
+// sink=none to none. benchmarks/http measures the whole sidecar.
+func BenchmarkLookup(b *testing.B) {
+	for _, sink := range []string{"none", "entry"} {
+		b.Run("sink="+sink, func(b *testing.B) {
+			var s engine.Sink
+			if sink == "entry" {
+				s = engine.SinkFunc(func(ctx context.Context, r engine.Record) error {
+					_, err := store.EntryOf(r)
+					return err
+				})
+			}
+			benchmarkLookup(b, s)
+		})
+	}
+}
+
+func benchmarkLookup(b *testing.B, sink engine.Sink) {
+	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	hlr := []engine.HLR{{Name: "test", Backend: connectedHLR{}}}
+	eng, err := engine.New(engine.Options{
+		Plan:     loadPlan(b),
+		Backends: []engine.RouteBackends{{Route: "DS7", HLR: hlr}, {Route: "GT1", HLR: hlr}, {Route: "GT2", HLR: hlr}, {Route: "MP1", Portability: []engine.Portability{{Name: "test", Backend: notPorted{}}}}},
+		Clock:    func() time.Time { return now },
+		Sink:     sink,
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	acct, err := eng.NewAccount(engine.AccountOptions{Key: key})
+	if err != nil {
+		b.Fatal(err)
+	}
+	h, err := New(Config{
+		Engine: eng, Accounts: []*Account{{Key: key, Secrets: []string{secret}, Engine: acct}},
+		Clock: func() time.Time { return now }, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, tc := range []struct{ name, path, body string }{
+		{"NT", "/nt-lookup", `{"number":"+44 20 7946 0000"}`},
+		{"HLR", "/hlr-lookup", `{"msisdn":"+4915123456789"}`},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			body := []byte(tc.body)
+			req := httptest.NewRequest(http.MethodPost, apiv2.Base+tc.path, nil)
+			req.RemoteAddr = "127.0.0.1:40000"
+			if err := auth.SignRequest(req, key, secret, now, body); err != nil {
+				b.Fatal(err)
+			}
+			w := &discardWriter{header: http.Header{}}
+			b.ReportAllocs()
+			for b.Loop() {
+				req.Body = io.NopCloser(bytes.NewReader(body))
+				req.ContentLength = int64(len(body))
+				clear(w.header)
+				h.ServeHTTP(w, req)
+				if w.status != http.StatusOK {
+					b.Fatalf("status %d", w.status)
+				}
+			}
+		})
+	}
+}
+
+// discardWriter is a ResponseWriter that keeps the status only.
+type discardWriter struct {
+	header http.Header
+	status int
+}
+
+func (w *discardWriter) Header() http.Header         { return w.header }
+func (w *discardWriter) WriteHeader(status int)      { w.status = status }
+func (w *discardWriter) Write(b []byte) (int, error) { return len(b), nil }
