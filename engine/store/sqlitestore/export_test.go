@@ -27,3 +27,7 @@ func WithRestartFrames(n int64) Option {
 // Checkpointed returns the number of WAL frames the checkpointer has
 // copied into the database.
 func Checkpointed(s *Store) int64 { return s.checkpointed.Load() }
+
+// Held returns the number of results the writer holds back while a
+// committed batch waits for the syncer.
+func Held(s *Store) int { return int(s.held.Load()) }

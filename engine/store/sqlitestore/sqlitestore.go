@@ -213,6 +213,8 @@ type Store struct {
 	closed bool
 	queue  chan *pending
 	synced chan []*pending // committed batches, from the writer to the syncer
+	ready  chan struct{}   // a token: no committed batch waits for the syncer (awaitSyncer)
+	held   atomic.Int32    // results awaitSyncer holds back, for tests
 	done   chan struct{}   // closed when the writer and the syncer have exited
 
 	wake         chan struct{} // the writer committed: the checkpointer may have work
@@ -259,7 +261,7 @@ func Open(dir string, opts ...Option) (*Store, error) {
 
 	s := &Store{
 		path: path, opts: o, queue: make(chan *pending, o.maxBatch),
-		synced: make(chan []*pending, 64), done: make(chan struct{}),
+		synced: make(chan []*pending, 64), ready: make(chan struct{}, 1), done: make(chan struct{}),
 		wake: make(chan struct{}, 1), stopCP: make(chan struct{}), cpDone: make(chan struct{}),
 	}
 	ctx := context.Background()
@@ -297,6 +299,7 @@ func Open(dir string, opts ...Option) (*Store, error) {
 	s.cdb.SetMaxIdleConns(1)
 	s.cdb.SetConnMaxLifetime(0)
 	s.cdb.SetConnMaxIdleTime(0)
+	s.ready <- struct{}{}
 	go s.write()
 	go s.syncer()
 	go s.checkpointer()

@@ -419,8 +419,10 @@ func ExampleOpen() {
 }
 
 // A Record returns only after the WAL has been synced following its
-// commit, and one sync serves every batch committed while the previous
-// sync was under way.
+// commit. While the syncer flushes, the writer commits one batch more,
+// and holds back the results that arrive after it until the syncer has
+// taken that batch: one commit per flush, with everything that arrived
+// meanwhile.
 func TestRecordWaitsForSync(t *testing.T) {
 	var syncs atomic.Int32
 	release := make(chan struct{})
@@ -429,40 +431,54 @@ func TestRecordWaitsForSync(t *testing.T) {
 		<-release
 		return nil
 	}))
-	t.Cleanup(func() { s.Close() })
+	t.Cleanup(func() { close(release); s.Close() })
 	ctx := context.Background()
+	visible := func() int {
+		rows, err := s.Results(ctx, "acct-1", "report-HLR-2026-11", "", 10)
+		require.NoError(t, err)
+		return len(rows)
+	}
+	notYet := func(errs chan error) {
+		select {
+		case err := <-errs:
+			t.Fatalf("Record returned %v before its sync", err)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
 
-	first := make(chan error, 1)
-	go func() { first <- s.Record(ctx, record("syncwait0001", 0)) }()
+	a := make(chan error, 1)
+	go func() { a <- s.Record(ctx, record("syncwait0001", 0)) }()
 	require.Eventually(t, func() bool { return syncs.Load() == 1 }, 5*time.Second, time.Millisecond)
-	// Committed (a reader sees it), not yet acknowledged.
-	require.Eventually(t, func() bool {
-		rows, err := s.Results(ctx, "acct-1", "report-HLR-2026-11", "", 10)
-		return err == nil && len(rows) == 1
-	}, 5*time.Second, time.Millisecond)
-	select {
-	case err := <-first:
-		t.Fatalf("Record returned %v before its sync", err)
-	case <-time.After(50 * time.Millisecond):
-	}
+	require.Equal(t, 1, visible()) // committed, not yet acknowledged
+	notYet(a)
 
-	// Three more commit while the first sync waits; one sync releases them.
-	rest := make(chan error, 3)
-	for i := 1; i <= 3; i++ {
-		go func() { rest <- s.Record(ctx, record(fmt.Sprintf("syncwait%04d", i+1), i*3)) }()
-	}
-	require.Eventually(t, func() bool {
-		rows, err := s.Results(ctx, "acct-1", "report-HLR-2026-11", "", 10)
-		return err == nil && len(rows) == 4
-	}, 5*time.Second, time.Millisecond)
-	release <- struct{}{}
-	require.NoError(t, <-first)
-	release <- struct{}{}
-	for range 3 {
-		require.NoError(t, <-rest)
-	}
-	require.EqualValues(t, 2, syncs.Load())
-	close(release)
+	// B commits while the first flush waits: the syncer has taken A.
+	b := make(chan error, 1)
+	go func() { b <- s.Record(ctx, record("syncwait0002", 3)) }()
+	require.Eventually(t, func() bool { return visible() == 2 }, 5*time.Second, time.Millisecond)
+
+	// C and D wait for the writer's next commit: B still waits for the
+	// syncer.
+	cd := make(chan error, 2)
+	go func() { cd <- s.Record(ctx, record("syncwait0003", 6)) }()
+	go func() { cd <- s.Record(ctx, record("syncwait0004", 9)) }()
+	require.Eventually(t, func() bool { return sqlitestore.Held(s) == 2 }, 5*time.Second, time.Millisecond)
+	notYet(cd)
+	require.Equal(t, 2, visible())
+
+	release <- struct{}{} // the first flush ends: A is acknowledged
+	require.NoError(t, <-a)
+	require.Eventually(t, func() bool { return syncs.Load() == 2 }, 5*time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { return visible() == 4 }, 5*time.Second, time.Millisecond) // C and D, one commit
+	notYet(b)
+	release <- struct{}{} // B
+	require.NoError(t, <-b)
+	require.Eventually(t, func() bool { return syncs.Load() == 3 }, 5*time.Second, time.Millisecond)
+	notYet(cd)
+	release <- struct{}{} // C and D, one flush
+	require.NoError(t, <-cd)
+	require.NoError(t, <-cd)
+	require.EqualValues(t, 3, syncs.Load())
 }
 
 // A failed sync fails the Records it would have acknowledged, and every

@@ -40,10 +40,16 @@ func (s *Store) write() {
 		}
 		batch = append(batch[:0], p)
 		open := s.collect(&batch, timer)
+		if open {
+			open = s.awaitSyncer(&batch)
+		} else {
+			<-s.ready // the last batch, after the syncer took the one before
+		}
 		if err := s.broken(); err != nil {
 			for _, p := range batch {
 				p.done <- err
 			}
+			s.ready <- struct{}{}
 		} else {
 			errs = s.commit(batch, errs[:0])
 			committed := make([]*pending, 0, len(batch))
@@ -60,6 +66,8 @@ func (s *Store) write() {
 				case s.wake <- struct{}{}:
 				default:
 				}
+			} else {
+				s.ready <- struct{}{} // the syncer has nothing new: the token stays here
 			}
 		}
 		clear(batch) // let the entries go
@@ -94,6 +102,8 @@ func (s *Store) syncer() {
 				break drain
 			}
 		}
+		s.ready <- struct{}{} // nothing committed waits now: the writer may commit
+
 		err := s.broken()
 		if err == nil {
 			sync := s.syncWAL
@@ -110,6 +120,35 @@ func (s *Store) syncer() {
 		}
 		clear(group)
 	}
+}
+
+// awaitSyncer holds the batch back, adding what arrives, while a batch
+// the writer committed earlier still waits for the syncer (which is busy
+// flushing the one before): it returns when the syncer has taken every
+// committed batch (s.ready), or the batch is full, or the queue is closed
+// (false). So the writer commits at most once per flush, and a
+// transaction holds every result that arrived meanwhile: the fixed cost
+// of a transaction (BEGIN, COMMIT, the report upsert, WAL frames of
+// half-filled pages) is shared by as many results as the flushes let
+// gather, where committing whatever is queued would commit a few results
+// at a time and spend the CPU the lookups need.
+func (s *Store) awaitSyncer(batch *[]*pending) (open bool) {
+	defer s.held.Store(0)
+	for len(*batch) < s.opts.maxBatch {
+		s.held.Store(int32(len(*batch)))
+		select {
+		case <-s.ready:
+			return true
+		case p, ok := <-s.queue:
+			if !ok {
+				<-s.ready
+				return false
+			}
+			*batch = append(*batch, p)
+		}
+	}
+	<-s.ready
+	return true
 }
 
 // broken returns the error of a failed fsync, or nil.
