@@ -17,12 +17,17 @@ import (
 
 // The store's writer is the serial part of every lookup (BenchmarkSidecar's
 // trace: the one writer goroutine is busy all the run). BenchmarkWriter
-// repeats, outside the package, what engine/store/sqlitestore's writer does
-// for one batch of results: the same schema (migration 1 of schema.go), the
-// same pragmas (WAL, synchronous=FULL, BEGIN IMMEDIATE) and the same
-// statements (insert of each result, one upsert of the report), in batches
-// of 16 results (about what the writer commits at 32 connections), on the
-// disk. Only the variable of each sub-benchmark changes:
+// repeats, outside the package, what engine/store/sqlitestore's writer did
+// for one batch of results before its redesign: the same schema (migration
+// 1 of schema.go), the same pragmas (WAL, synchronous=FULL, BEGIN
+// IMMEDIATE) and the same statements (insert of each result, one upsert of
+// the report), in batches of 16 results (about what the writer commits at
+// 32 connections), on the disk. Only the variable of each sub-benchmark
+// changes. Its figures are why the store now uses time-ordered ids
+// (engine/id.go) and checkpoints off the writer's path (sqlitestore's
+// checkpoint.go); the third change, the WAL flushed by a goroutine of its
+// own while the writer commits the next batch, is an overlap that a
+// one-goroutine benchmark cannot show (BenchmarkSidecar and run.sh do).
 //
 //	ids=random       12 random [0-9a-z] characters, as engine's idSource
 //	ids=ordered      the same length, but increasing (a time-ordered id)
