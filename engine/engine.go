@@ -323,7 +323,7 @@ func (e *Engine) Route(a *Account, msisdn string) (apiv2.RouteDecision, error) {
 	}
 	d := a.resolver.Resolve(&res)
 	return apiv2.RouteDecision{
-		Route: d.Route, ConfidenceLevel: d.Confidence.String(), MCCMNC: apiv2.String(d.MCCMNC), Origin: d.Origin.String(),
+		Route: d.Route, ConfidenceLevel: d.Confidence.String(), MCCMNC: d.MCCMNC, Origin: d.Origin.String(),
 	}, nil
 }
 

@@ -179,10 +179,14 @@ type NTResult struct {
 
 // RouteDecision is the response of GET /route.
 type RouteDecision struct {
-	Route           string  `json:"route"`
-	ConfidenceLevel string  `json:"confidence_level"`
-	MCCMNC          *string `json:"mccmnc"`
-	Origin          string  `json:"origin"`
+	Route           string `json:"route"`
+	ConfidenceLevel string `json:"confidence_level"`
+	// MCCMNC is the number's network code from the numbering plan (or the
+	// one a matching prefix rule names); "" when neither knows it, as for
+	// most North American numbers. The spec makes it a string that is
+	// never null.
+	MCCMNC string `json:"mccmnc"`
+	Origin string `json:"origin"`
 }
 
 // Routes is the response of GET /routes.

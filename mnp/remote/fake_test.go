@@ -251,7 +251,7 @@ var (
 		AcceptedCount: 1, Rejected: []apiv2.Submitted{}, TotalCount: 1, Cost: "0.0020",
 		Storage: "ASYNC-API-NT-2023-11", Route: "LC1", WebhookURLs: []string{"https://example.com/hook"},
 	}
-	cannedRoute    = apiv2.RouteDecision{Route: "IP1", ConfidenceLevel: "HIGH", MCCMNC: apiv2.String("310260"), Origin: "SCORE"}
+	cannedRoute    = apiv2.RouteDecision{Route: "IP1", ConfidenceLevel: "HIGH", MCCMNC: "310260", Origin: "SCORE"}
 	cannedRoutes   = apiv2.Routes{Routes: apiv2.RouteLists{HLR: []string{"IP1", "V11"}, MNP: []string{"MP1"}, NT: []string{"LC1"}}}
 	cannedMap      = `{"routing":{"map":{"defaultRoute":"IP1","mnpFallback":false,"mccmncs":[],"prefixes":[],"countries":[{"countrycode":"DE","route":"V11"}]}}}`
 	cannedCoverage = `{"coverage":[{"mccmnc":"310260","route":"IP1","score":0.97}]}`
