@@ -6,11 +6,11 @@
 #   1. with a CPU profile (80,000 requests, about 10 s): CPU seconds per
 #      part of the server, the in-process client left out (its goroutines
 #      carry the pprof label side=client);
-#   2. with an execution trace (20,000 requests): how the store's one writer
-#      goroutine spends the run, per result: blocked in system calls (pwrite
-#      of WAL frames, fsync; kernel CPU included), waiting for results to
-#      commit (idle), and the rest (running SQLite and Go code, or waiting
-#      for a CPU).
+#   2. with an execution trace (20,000 requests): where a request's time
+#      goes besides CPU, per request: blocked in the store's Record (waiting
+#      for the writer's commit and the syncer's flush of the WAL), and
+#      runnable but waiting for a CPU (every goroutine's wait, summed and
+#      divided by the requests); and the time in fdatasync per request.
 #
 #   benchmarks/http/profile.sh            # writes OUT/profile.txt
 #   OUT=/tmp/x benchmarks/http/profile.sh
@@ -39,7 +39,7 @@ cum() {
 	secs "${v:-0s}"
 }
 # secs VALUE: pprof's "950ms", "20.10s", "1.5mins" in seconds.
-secs() { awk -v v="$1" 'BEGIN { sub(/,$/, "", v); if (v ~ /ms$/) { sub(/ms$/, "", v); v /= 1000 } else if (v ~ /mins$/) { sub(/mins$/, "", v); v *= 60 } else sub(/s$/, "", v); print v + 0 }'; }
+secs() { awk -v v="$1" 'BEGIN { sub(/,$/, "", v); if (v ~ /us$/) { sub(/us$/, "", v); v /= 1e6 } else if (v ~ /ns$/) { sub(/ns$/, "", v); v /= 1e9 } else if (v ~ /hrs$/) { sub(/hrs$/, "", v); v *= 3600 } else if (v ~ /ms$/) { sub(/ms$/, "", v); v /= 1000 } else if (v ~ /mins$/) { sub(/mins$/, "", v); v *= 60 } else sub(/s$/, "", v); print v + 0 }'; }
 line=$(grep -m1 'Showing nodes accounting for' server-cum.txt)
 total=$(secs "$(awk '{print $5}' <<<"$line")")                            # server samples
 all=$(secs "$(awk '{for (i = 1; i <= NF; i++) if ($i == "total") print $(i - 1)}' <<<"$line")")
@@ -56,9 +56,9 @@ client=$(awk -v a="$all" -v t="$total" 'BEGIN { printf "%.2f", a - t }')
 	row "  INSERT/UPSERT statements: database/sql.(*Stmt).Exec" "$(cum 'database/sql.(*Stmt).Exec')"
 	row "  COMMIT: database/sql.(*Tx).Commit" "$(cum 'database/sql.(*Tx).Commit')"
 	row "    WAL frames written: lib._walFrames" "$(cum 'modernc.org/sqlite/lib._walFrames')"
-	row "    fsync (CPU in the system call): libc.Xfsync" "$(cum 'modernc.org/libc.Xfsync')"
-	row "    checkpoints: lib._walCheckpoint" "$(cum 'modernc.org/sqlite/lib._walCheckpoint')"
 	row "  BEGIN IMMEDIATE: database/sql.(*DB).Begin" "$(cum 'database/sql.(*DB).Begin')"
+	row "store syncer goroutine: sqlitestore.(*Store).syncer" "$(cum 'github.com/numenhq/numen/engine/store/sqlitestore.(*Store).syncer')"
+	row "store checkpointer: sqlitestore.(*Store).checkpointer" "$(cum 'github.com/numenhq/numen/engine/store/sqlitestore.(*Store).checkpointer')"
 	row "HTTP connections: net/http.(*conn).serve" "$(cum 'net/http.(*conn).serve')"
 	row "  reading requests: net/http.(*conn).readRequest" "$(cum 'net/http.(*conn).readRequest')"
 	row "  writing responses: net/http.(*response).finishRequest" "$(cum 'net/http.(*response).finishRequest')"
@@ -66,34 +66,31 @@ client=$(awk -v a="$all" -v t="$total" 'BEGIN { printf "%.2f", a - t }')
 	row "    body read: httpapi.(*Handler).readBody" "$(cum 'github.com/numenhq/numen/engine/httpapi.(*Handler).readBody')"
 	row "    digest auth: auth.(*Verifier).Authenticate" "$(cum 'github.com/numenhq/numen/engine/auth.(*Verifier).Authenticate')"
 	row "    request JSON: httpapi.decode" "$(cum 'github.com/numenhq/numen/engine/httpapi.decode')"
-	row "    lookup: engine.(*Engine).NTLookup" "$(cum 'github.com/numenhq/numen/engine.(*Engine).NTLookup')"
+	row "    lookup: engine.(*Engine).NTLookupJSON" "$(cum 'github.com/numenhq/numen/engine.(*Engine).NTLookupJSON')"
 	row "      classification: numbering.(*Plan).ClassifyString" "$(cum 'github.com/numenhq/numen/numbering.(*Plan).ClassifyString')"
 	row "      lookup id: engine.(*idSource).next" "$(cum 'github.com/numenhq/numen/engine.(*idSource).next')"
 	row "      result object: engine.NTResultOf" "$(cum 'github.com/numenhq/numen/engine.NTResultOf')"
+	row "      result JSON (once): encoding/json.Marshal" "$(cum 'encoding/json.Marshal')"
 	row "      hand-off to the store: sqlitestore.(*Store).Record" "$(cum 'github.com/numenhq/numen/engine/store/sqlitestore.(*Store).Record')"
-	row "        result JSON for the store: store.EntryOf" "$(cum 'github.com/numenhq/numen/engine/store.EntryOf')"
-	row "    response JSON: httpapi.writeJSON" "$(cum 'github.com/numenhq/numen/engine/httpapi.writeJSON')"
-	row "    request log: log/slog.(*Logger).Info" "$(cum 'log/slog.(*Logger).Info')"
+	row "    request log: log/slog.(*Logger).LogAttrs" "$(cum 'log/slog.(*Logger).LogAttrs')"
 	row "    metrics: httpapi.(*Metrics).observeRequest" "$(cum 'github.com/numenhq/numen/engine/httpapi.(*Metrics).observeRequest')"
 	row "garbage collector: runtime.gcBgMarkWorker" "$(cum 'runtime.gcBgMarkWorker')"
 	row "allocation (everywhere): runtime.mallocgc" "$(cum 'runtime.mallocgc')"
 	row "scheduler: runtime.schedule" "$(cum 'runtime.schedule')"
 	echo
-	nsop=$(awk '/^Benchmark/ {print $3; exit}' bench-trace.txt)
 	n=$(awk '/^Benchmark/ {print $2; exit}' bench-trace.txt)
-	echo "Execution trace: $(grep '^Benchmark' bench-trace.txt | awk '{print $2, "requests,", $3/1000, "us each"}'); the writer goroutine per result:"
-	for kind in syscall sync; do
+	echo "Execution trace: $(grep '^Benchmark' bench-trace.txt | awk '{print $2, "requests,", $3/1000, "us each (1 / throughput)"}'); per request:"
+	for kind in sync sched syscall; do
 		go tool trace -pprof="$kind" trace.out >"$kind.pprof" 2>/dev/null
-		v=$(pp -top -cum -nodecount=100000 -focus 'sqlitestore.\(\*Store\).write$' httpbench.test "$kind.pprof" |
-			awk '$6 == "github.com/numenhq/numen/engine/store/sqlitestore.(*Store).write" { print $4; exit }')
-		eval "$kind=$(secs "${v:-0s}")"
 	done
-	awk -v n="$n" -v op="$nsop" -v sc="$syscall" -v sy="$sync" 'BEGIN {
-		wall = op / 1000; s = 1e6 * sc / n; i = 1e6 * sy / n
-		printf "  wall time per result (1 / throughput)          %6.1f us\n", wall
-		printf "  blocked in system calls (pwrite, fsync, ...)    %6.1f us  %3.0f%%\n", s, 100 * s / wall
-		printf "  idle, waiting on the queue for results          %6.1f us  %3.0f%%  (includes the set-up before the first request)\n", i, 100 * i / wall
-		printf "  the rest: on CPU, or waiting for one            %6.1f us  %3.0f%%\n", wall - s - i, 100 * (wall - s - i) / wall }'
+	# total KIND: all of a trace profile, in seconds; fn KIND NAME: the cum of function NAME.
+	total() { secs "$(pp -top -nodecount=1 httpbench.test "$1.pprof" | awk '/Showing nodes accounting for/ { for (i = 1; i <= NF; i++) if ($i == "total") print $(i - 1) }')"; }
+	fn() { secs "$(pp -top -cum -nodecount=100000 httpbench.test "$1.pprof" | awk -v f="$2" '$6 == f { print $4; exit }')"; }
+	awk -v n="$n" -v rec="$(fn sync 'github.com/numenhq/numen/engine/store/sqlitestore.(*Store).Record')" \
+		-v run="$(total sched)" -v fds="$(fn syscall 'syscall.Fdatasync')" 'BEGIN {
+		printf "  blocked in Record (commit, then WAL flush)          %7.0f us\n", 1e6 * rec / n
+		printf "  runnable, waiting for a CPU (all goroutines)        %7.0f us\n", 1e6 * run / n
+		printf "  in fdatasync (the syncer; shared by a flush group)  %7.0f us\n", 1e6 * fds / n }'
 	echo
 	echo "Top of the server's CPU profile (cumulative):"
 	sed -n '/flat  flat%/,$p' server-cum.txt | head -60

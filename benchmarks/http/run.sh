@@ -11,7 +11,7 @@
 #   RUNS      runs per server and connection count (default 5)
 #   DURATION  seconds per wrk run (default 15; at most 20: a digest signature
 #             is valid for 30 s and is made right before each run)
-#   CONNS     wrk connection counts (default "32 64"); THREADS wrk threads (2)
+#   CONNS     wrk connection counts (default "32 64 128"); THREADS wrk threads (2)
 #   TMPFS     1: also run a second numen whose database is on /dev/shm, where
 #             fsync costs nothing (a measurement of the disk's share, not a
 #             deployment)
@@ -29,7 +29,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 RUNS=${RUNS:-5}
 DURATION=${DURATION:-15}
-CONNS=${CONNS:-"32 64"}
+CONNS=${CONNS:-"32 64 128"}
 THREADS=${THREADS:-2}
 TMPFS=${TMPFS:-0}
 NUMEN_LOG=${NUMEN_LOG:-/dev/null}

@@ -62,16 +62,17 @@
 // A flush per result would bound the store at the disk's fsyncs per
 // second, for all callers together. Instead, Record hands its result to a
 // single writer goroutine. The writer takes the first result waiting and
-// every other one already queued (up to DefaultMaxBatch) and commits them
-// in one transaction; the syncer flushes once for all the transactions
-// committed while it was flushing the previous time. Results that arrive
-// during a commit wait for the next one, so a transaction holds as many
-// results as arrived while the previous one was being written: one when
-// the store is idle (no added latency), dozens under load. WithGroupCommit
-// can make the writer wait a fixed delay for more results before it
-// commits; on the machine of benchmarks/README.md, a 2 ms delay lowered
-// throughput at every concurrency measured, as well as adding latency, so
-// the default is none.
+// every other one queued (up to DefaultMaxBatch); while a batch it
+// committed before still waits for the syncer, it holds the new one back
+// and adds what arrives, and it commits the new batch in one transaction
+// once the syncer has taken the one before. The syncer flushes once for
+// every batch committed while it was flushing the previous time. So a
+// transaction holds as many results as arrived during a flush: one when
+// the store is idle (no added latency), dozens under load, and the fixed
+// cost of a transaction is shared by all of them. WithGroupCommit can make
+// the writer wait a fixed delay for more results before it commits; on the
+// machine of benchmarks/README.md, a 2 ms delay lowered throughput at every
+// concurrency measured, as well as adding latency, so the default is none.
 //
 // A result whose id is already recorded fails alone, with
 // store.ErrDuplicateID, and the others of its batch commit: a batch that
@@ -83,11 +84,13 @@
 //
 // # Performance
 //
-// A Record costs one fsync when it is alone and a share of one under load.
-// On the 2-vCPU machine of benchmarks/README.md ("Stored results"), one
-// goroutine records about 4,300 results per second (0.23 ms each) and 64
-// goroutines together about 17,000 per second, some 30 per transaction
-// (BenchmarkRecord). Reports reads the reports table, 0.09 ms for an
+// A Record costs a commit and a flush when it is alone and a share of
+// them under load. On the 2-vCPU machine of benchmarks/README.md ("Stored
+// results"), one goroutine records about 3,300 results per second (0.31 ms
+// each) and 64 goroutines together about 25,000 per second, some 24 per
+// transaction (BenchmarkRecord). Lookup ids grow with time (engine), so a
+// new result lands on the last page of the id index; the writer inserts a
+// batch with statements of up to 64 rows. Reports reads the reports table, 0.09 ms for an
 // account with 12 reports whether they hold 10,000 results or 100,000,
 // where aggregating the results took 41 ms and 0.5 s (BenchmarkReports).
 // Export and Results walk the results_report index in order, with no sort;
