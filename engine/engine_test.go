@@ -449,8 +449,11 @@ func TestIDs(t *testing.T) {
 	// The time part is the millisecond since 2020 in base 36.
 	wantTime := strconv.FormatInt(now.UnixMilli()-idEpoch, 36)
 	wantTime = strings.Repeat("0", idTimeChars-len(wantTime)) + wantTime
-	seen := map[string]bool{}
-	last := ""
+	first, err := s.next()
+	require.NoError(t, err)
+	require.Equal(t, wantTime, first[:idTimeChars])
+	seen := map[string]bool{first: true}
+	last := wantTime
 	for i := range 3 * maxIDsPerMilli {
 		if i%7 == 0 {
 			now = now.Add(time.Millisecond)
@@ -470,7 +473,7 @@ func TestIDs(t *testing.T) {
 	// clock that goes back does not take the time part back.
 	now = time.Date(2026, 11, 22, 5, 0, 0, 0, time.UTC)
 	s = newIDSource(nil, clock)
-	first, err := s.next()
+	first, err = s.next()
 	require.NoError(t, err)
 	parts := map[string]int{}
 	parts[first[:idTimeChars]]++

@@ -47,9 +47,6 @@ var idEpoch = time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC).UnixMilli()
 // after it.
 const idTimeSpan = 36 * 36 * 36 * 36 * 36 * 36 * 36 * 36
 
-// idRandomSpan is the number of random parts, 36^4.
-const idRandomSpan = 36 * 36 * 36 * 36
-
 // maxIDsPerMilli bounds the random parts one millisecond hands out (and
 // the work of checking a new one against them): past it, the source moves
 // on to the next millisecond of its own, ahead of the clock, which it
@@ -115,7 +112,7 @@ func (s *idSource) next() (string, error) {
 	return string(id[:]), nil
 }
 
-// draw returns a random part, uniform in [0, idRandomSpan): four
+// draw returns a random part, uniform in [0, 36^4): four
 // characters, each from a byte below 252 (7 × 36), so that every
 // character is equally likely.
 func (s *idSource) draw() (uint32, error) {
