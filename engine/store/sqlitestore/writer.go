@@ -27,6 +27,13 @@ type pending struct {
 // batches, until Close closes the queue and the last batch is committed.
 // A committed batch goes to the syncer (synced), which acknowledges it once
 // the WAL is on disk; a result that failed is answered at once.
+//
+// One token (s.ready) passes between the writer and the syncer: the writer
+// takes it before each commit (awaitSyncer), and gives it to the syncer
+// with the batch it commits, or puts it back when nothing committed; the
+// syncer puts it back when it takes the batches waiting for it. So at most
+// one committed batch waits for the syncer at a time, and the channel,
+// with room for one, never blocks a send.
 func (s *Store) write() {
 	defer close(s.synced)
 	batch := make([]*pending, 0, s.opts.maxBatch)
