@@ -7,20 +7,20 @@ import (
 // Checkpointing copies the pages of committed transactions from the WAL
 // into the database file, so that the WAL can start again from its
 // beginning instead of growing. SQLite's default runs a checkpoint inside
-// the COMMIT that takes the WAL past 1,000 pages, which stalls the writer
-// (and every Record waiting on it) for the copy and two fsyncs. Here the
-// writer's connection never checkpoints (wal_autocheckpoint=0); the
-// checkpointer goroutine does, on a connection of its own, while the
-// writer goes on committing:
+// the COMMIT that takes the WAL past 1,000 pages, which stalls the
+// committing connection for the copy and two fsyncs. Here the indexer's
+// connection never checkpoints (wal_autocheckpoint=0); the checkpointer
+// goroutine does, on a connection of its own, while the indexer goes on
+// committing:
 //
 //   - after commits, at most every checkpointPause, a PASSIVE checkpoint:
 //     it copies what no reader still needs and never waits for a lock;
 //   - when the WAL has grown past restartFrames anyway (a checkpoint that
 //     ends while new commits arrive leaves the WAL where it is, and under
 //     steady load that is every checkpoint), a RESTART checkpoint: it
-//     waits for the writer and readers to be done with the WAL, so that
+//     waits for the indexer and readers to be done with the WAL, so that
 //     the next commit writes the WAL from its beginning (and
-//     journal_size_limit truncates it). The writer waits for it; it has
+//     journal_size_limit truncates it). The indexer waits for it; it has
 //     little left to copy after the PASSIVE ones.
 const (
 	checkpointPause = 100 * time.Millisecond

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -23,6 +24,10 @@ import (
 // directory until it is killed.
 const crashDirEnv = "NUMEN_SQLITESTORE_CRASH_DIR"
 
+// crashIndexEnv, when "late", has the child's indexer wait an hour before
+// it commits: every result is still only in the log when the child dies.
+const crashIndexEnv = "NUMEN_SQLITESTORE_CRASH_INDEX"
+
 // TestCrashHelperProcess is the child of TestCrashKeepsAcknowledged, not a
 // test of its own.
 func TestCrashHelperProcess(t *testing.T) {
@@ -30,7 +35,11 @@ func TestCrashHelperProcess(t *testing.T) {
 	if dir == "" {
 		t.Skip("the child process of TestCrashKeepsAcknowledged")
 	}
-	s, err := sqlitestore.Open(dir)
+	var opts []sqlitestore.Option
+	if os.Getenv(crashIndexEnv) == "late" {
+		opts = append(opts, sqlitestore.WithIndexDelay(time.Hour))
+	}
+	s, err := sqlitestore.Open(dir, opts...)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
@@ -58,9 +67,11 @@ func TestCrashHelperProcess(t *testing.T) {
 }
 
 // TestCrashKeepsAcknowledged kills a process that is recording with
-// SIGKILL and then finds every result it had acknowledged in the database.
-// (A killed process loses what it had not written to the OS; the fsync of
-// synchronous=FULL, which this cannot test, covers losing the machine.)
+// SIGKILL and then finds every result it had acknowledged in the database,
+// once with the indexer running as usual and once with every result still
+// only in the log. (A killed process loses what it had not written to the
+// OS; the flush of the log, which this cannot test, covers losing the
+// machine.)
 func TestCrashKeepsAcknowledged(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a child process")
@@ -68,9 +79,15 @@ func TestCrashKeepsAcknowledged(t *testing.T) {
 	if runtime.GOOS == "js" || runtime.GOOS == "wasip1" {
 		t.Skip("no processes")
 	}
+	for _, index := range []string{"usual", "late"} {
+		t.Run("index="+index, func(t *testing.T) { crashAndCount(t, index) })
+	}
+}
+
+func crashAndCount(t *testing.T, index string) {
 	dir := t.TempDir()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashHelperProcess$", "-test.count=1")
-	cmd.Env = append(os.Environ(), crashDirEnv+"="+dir)
+	cmd.Env = append(os.Environ(), crashDirEnv+"="+dir, crashIndexEnv+"="+index)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	stdout, err := cmd.StdoutPipe()

@@ -1,6 +1,8 @@
 package sqlitestore
 
-// WithBeforeCommit runs f in each transaction of the writer, after its
+import "time"
+
+// WithBeforeCommit runs f in each transaction of the indexer, after its
 // inserts and before COMMIT, with the ids it appends; an error from f fails
 // the transaction as a failed COMMIT would.
 func WithBeforeCommit(f func(ids []string) error) Option {
@@ -13,7 +15,7 @@ func Queued(s *Store) int { return len(s.queue) }
 // SchemaVersion is the schema version of this build.
 var SchemaVersion = schemaVersion
 
-// WithSync replaces the syncer's fsync of the WAL with f.
+// WithSync replaces the writer's flush of the results log with f.
 func WithSync(f func() error) Option {
 	return func(o *options) { o.sync = f }
 }
@@ -28,6 +30,21 @@ func WithRestartFrames(n int64) Option {
 // copied into the database.
 func Checkpointed(s *Store) int64 { return s.checkpointed.Load() }
 
-// Held returns the number of results the writer holds back while a
-// committed batch waits for the syncer.
-func Held(s *Store) int { return int(s.held.Load()) }
+// Unindexed returns the number of results in the log that are not in the
+// database yet.
+func Unindexed(s *Store) int {
+	s.idx.mu.Lock()
+	defer s.idx.mu.Unlock()
+	return len(s.idx.unindexed)
+}
+
+// WithSegmentSize sets the size of a segment of the results log.
+func WithSegmentSize(n int64) Option {
+	return func(o *options) { o.segmentSize = n }
+}
+
+// WithIndexRetry sets the pause before the indexer tries a failed
+// transaction again.
+func WithIndexRetry(d time.Duration) Option {
+	return func(o *options) { o.indexRetry = d }
+}

@@ -15,10 +15,9 @@ import (
 // of the three products), 1000 per transaction.
 func fill(b *testing.B, s *Store, n int) {
 	b.Helper()
-	batch := make([]*pending, 0, 1000)
-	errs := make([]error, 1000)
+	batch := make([]logged, 0, 1000)
 	flush := func() {
-		if err := s.appendTx(batch, errs[:len(batch)]); err != nil {
+		if err := s.indexBatch(batch); err != nil {
 			b.Fatal(err)
 		}
 		batch = batch[:0]
@@ -31,7 +30,7 @@ func fill(b *testing.B, s *Store, n int) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		batch = append(batch, &pending{entry: e})
+		batch = append(batch, logged{entry: e})
 		if len(batch) == cap(batch) {
 			flush()
 		}
@@ -104,17 +103,16 @@ func BenchmarkExport(b *testing.B) {
 	defer s.Close()
 	// The report of 10,000 HLR results sits among 30,000 other results.
 	fill(b, s, 30_000)
-	batch := make([]*pending, 0, 1000)
-	errs := make([]error, 1000)
+	batch := make([]logged, 0, 1000)
 	for i := range 10_000 {
 		r := storetest.NewRecord("acct-1", "big-2026-11", store.Products()[0], fmt.Sprintf("big%09d", i), storetest.Base.Add(time.Duration(i)*time.Millisecond), i)
 		e, err := store.EntryOf(r)
 		if err != nil {
 			b.Fatal(err)
 		}
-		batch = append(batch, &pending{entry: e})
+		batch = append(batch, logged{entry: e})
 		if len(batch) == cap(batch) {
-			if err := s.appendTx(batch, errs); err != nil {
+			if err := s.indexBatch(batch); err != nil {
 				b.Fatal(err)
 			}
 			batch = batch[:0]

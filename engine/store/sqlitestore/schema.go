@@ -39,6 +39,15 @@ CREATE TABLE reports (
 	PRIMARY KEY (account, storage, product)
 ) STRICT, WITHOUT ROWID;
 `,
+	// 2: the position in the results log (log.go) up to which results are
+	// in the database, updated in the transaction that adds them.
+	`
+CREATE TABLE log_position (
+	id         INTEGER NOT NULL PRIMARY KEY CHECK (id = 1),
+	segment    INTEGER NOT NULL,
+	end_offset INTEGER NOT NULL
+) STRICT;
+`,
 }
 
 // schemaVersion is the user_version of a database this build wrote.

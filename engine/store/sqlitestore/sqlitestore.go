@@ -1,6 +1,7 @@
 // Package sqlitestore is the embedded store.Store: the results of lookups
 // in one SQLite file, dir/numen.db, through the pure-Go driver
-// modernc.org/sqlite (no cgo).
+// modernc.org/sqlite (no cgo), and a results log beside it, dir/results-log,
+// where each result is made durable first.
 //
 //	st, err := sqlitestore.Open("/var/lib/numen")
 //	if err != nil { ... }
@@ -14,97 +15,98 @@
 // engine.Money units, and the result object as the API wrote it (JSON).
 // Table reports holds one row per account, report and product with the
 // count, total cost and first and last times, updated in the transaction
-// that appends the results, so that Reports reads a few rows instead of
-// scanning the results. The schema is versioned with PRAGMA user_version
+// that adds the results, so that Reports reads a few rows instead of
+// scanning the results. Table log_position holds how far into the results
+// log the database goes. The schema is versioned with PRAGMA user_version
 // and migrated by Open.
 //
 // # Durability
 //
-// The database runs in WAL mode. Record returns nil only after the
-// transaction holding its result has committed and the WAL has been
-// flushed to disk after that commit (fdatasync on Linux), so a result
-// that was acknowledged survives a crash of the process, and of the
-// machine as far as the disk honours fsync. The crash test kills a
-// writing process with SIGKILL and finds every acknowledged id.
+// Record returns nil only once its result is on disk in the results log:
+// a single writer goroutine appends each group of results to the log's
+// current segment in one write and flushes it with one fdatasync (log.go
+// describes the format). A result that was acknowledged survives a crash
+// of the process, and of the machine as far as the disk honours fsync;
+// the crash test kills a recording process with SIGKILL, with the indexer
+// running and with every result still only in the log, and finds every
+// acknowledged id.
 //
-// The flush is not part of COMMIT. With synchronous=FULL, SQLite would
-// fsync the WAL inside every COMMIT, and the one writer would wait for
-// the disk before it could begin the next transaction. Instead the writer
-// commits with synchronous=NORMAL (no fsync in COMMIT) and hands each
-// committed batch to a second goroutine, the syncer, which flushes the
-// WAL once for every batch committed so far and only then releases their
-// Records. Flushing the WAL is what synchronous=FULL does at COMMIT, and
-// it makes every transaction committed before it durable, whichever
-// connection committed it (SQLite's author on the SQLite forum, "Switching
-// pragma synchronous to upgrade durability", 2021). While the syncer waits
-// for the disk, the writer commits the next batch. A failed flush fails
-// its Records and every later one, and Ping reports it: after a failed
-// fsync the kernel may have dropped the pages it could not write, so the
-// store takes no more results until it is opened again (and SQLite's
-// recovery reads the WAL).
+// The indexer goroutine then copies the results into the database, in
+// transactions of up to 4,096 results that it commits with
+// synchronous=FULL, together with the log position after them, and
+// deletes the segments it has all of. This is the expensive part (about
+// 15 µs of CPU per result in the driver), and it is off the lookups' path:
+// the results of a 50 ms window (WithIndexDelay) share a transaction. Open
+// commits what the log has past the database's position, so the results
+// of a process that died before its indexer caught up are in the database
+// once the next Open returns. A record cut short at the end of the last
+// segment (a crash during its write, never acknowledged) is dropped and its
+// bytes zeroed; a bad record anywhere else is damage, and Open refuses to
+// skip it.
 //
-// A result can be visible to readers (Export, Results, Bodies) a moment
-// before it is acknowledged, between its commit and the flush. A result
-// that was seen but not acknowledged could be lost with the machine; one
-// that was acknowledged cannot.
+// Reads (Reports, Export, Results, Bodies) first wait for the indexer to
+// commit every result acknowledged before they began, asking it to commit
+// at once: a read sees every acknowledged result, as with a database that
+// commits before it answers. A result can be seen a moment before it is
+// acknowledged (after its flush and before its Record returns), never the
+// reverse.
 //
-// A Record whose context ends while its result waits for the commit
-// returns the context's error, but the result may still be committed: it
-// is then recorded and not acknowledged, which is safe (the engine does not
-// answer, and the id is never reused). The reverse, acknowledged and lost,
-// does not happen.
+// A failed flush fails its Records and every later one, and Ping reports
+// it: after a failed fsync the kernel may have dropped the pages it could
+// not write, so the store takes no more results until it is opened again.
+// A failed transaction of the indexer is tried again every second; its
+// results are safe in the log meanwhile, Ping and the reads report the
+// failure, and Records go on until DefaultMaxUnindexed results wait
+// (WithMaxUnindexed), after which they fail with the indexer's error. What
+// the indexer has not committed by Close stays in the log for the next
+// Open.
+//
+// A Record whose context ends while its result waits for the flush returns
+// the context's error, but the result may still be stored: it is then
+// recorded and not acknowledged, which is safe (the engine does not
+// answer, and the id is never reused).
 //
 // Checkpoints, which copy the WAL into the database file, run on a
-// connection of their own, not inside the writer's commits (checkpoint.go).
+// connection of their own, not inside the indexer's commits
+// (checkpoint.go).
 //
 // # Group commit
 //
 // A flush per result would bound the store at the disk's fsyncs per
-// second, for all callers together. Instead, Record hands its result to a
-// single writer goroutine. The writer takes the first result waiting and
-// every other one queued (up to DefaultMaxBatch); while a batch it
-// committed before still waits for the syncer, it holds the new one back
-// and adds what arrives, and it commits the new batch in one transaction
-// once the syncer has taken the one before. The syncer flushes once for
-// every batch committed while it was flushing the previous time. So a
-// transaction holds as many results as arrived during a flush: one when
-// the store is idle (no added latency), dozens under load, and the fixed
-// cost of a transaction is shared by all of them. WithGroupCommit can make
-// the writer wait a fixed delay for more results before it commits; on the
-// machine of benchmarks/README.md, a 2 ms delay lowered throughput at every
-// concurrency measured, as well as adding latency, so the default is none.
+// second, and each costs CPU too. Instead the writer takes the first
+// result queued, waits up to DefaultMaxDelay (500 µs, WithGroupCommit) for
+// more, and flushes them all at once; the results that arrive during the
+// flush form the next group. On the machine of benchmarks/README.md the
+// delay nearly doubled the sidecar's throughput at 32 connections, because
+// fewer, larger flushes leave the CPU to the lookups; it adds up to 0.5 ms
+// to a Record.
 //
 // A result whose id is already recorded fails alone, with
-// store.ErrDuplicateID, and the others of its batch commit: a batch that
-// meets one is appended again one result per transaction. When a
-// transaction fails for another reason, its results are retried one per
-// transaction, so that one result the database refuses does not fail the
-// others; a failure of the database itself (a lock held too long by
-// another process, a full disk, an I/O error) fails them all at once.
+// store.ErrDuplicateID, and the others of its group are appended. The
+// writer knows the ids in the log that the indexer has not committed; an
+// id at or below the greatest id in the database (ids grow with time, so
+// this is rare) is looked up there.
 //
 // # Performance
 //
-// A Record costs a commit and a flush when it is alone and a share of
-// them under load. On the 2-vCPU machine of benchmarks/README.md ("Stored
-// results"), one goroutine records about 3,300 results per second (0.31 ms
-// each) and 64 goroutines together about 25,000 per second, some 24 per
-// transaction (BenchmarkRecord). Lookup ids grow with time (engine), so a
-// new result lands on the last page of the id index; the writer inserts a
-// batch with statements of up to 64 rows. Reports reads the reports table, 0.09 ms for an
-// account with 12 reports whether they hold 10,000 results or 100,000,
-// where aggregating the results took 41 ms and 0.5 s (BenchmarkReports).
-// Export and Results walk the results_report index in order, with no sort;
-// Export streams, one result at a time: about 350,000 results per second
-// as JSON and 34,000 as CSV, which decodes each result (BenchmarkExport).
+// Measured on the 2-vCPU machine of benchmarks/README.md ("Stored
+// results"): BenchmarkRecord for one goroutine and for many, the indexer's
+// cost per result, Reports (0.09 ms for an account with 12 reports whether
+// they hold 10,000 results or 100,000, where aggregating the results took
+// 41 ms and 0.5 s: BenchmarkReports), and Export (about 350,000 results
+// per second as JSON and 34,000 as CSV, which decodes each result:
+// BenchmarkExport). Export and Results walk the results_report index in
+// order, with no sort; Export streams, one result at a time.
 //
 // # Thread safety
 //
-// A Store is safe for concurrent use. Writes go through the one writer
-// goroutine and its one connection; reads use a separate pool of read-only
-// connections (WithReaders), which WAL lets run while the writer commits;
-// the checkpointer has a connection of its own.
-// Only one process should open a directory at a time: a second one works
-// (SQLite locks the file), but its writer competes for the write lock.
+// A Store is safe for concurrent use. The writer goroutine alone appends
+// to the log; the indexer alone writes to the database, on one connection;
+// reads use a separate pool of read-only connections (WithReaders), which
+// WAL lets run while the indexer commits; the checkpointer has a
+// connection of its own. One store at a time opens a directory: Open
+// locks dir/numen.lock (flock, or LockFileEx on Windows), and a second
+// Open of the directory, from this process or another, fails naming it.
 package sqlitestore
 
 import (
@@ -135,7 +137,7 @@ const FileName = "numen.db"
 // Group-commit defaults (WithGroupCommit).
 const (
 	DefaultMaxBatch               = 256
-	DefaultMaxDelay time.Duration = 0
+	DefaultMaxDelay time.Duration = 500 * time.Microsecond
 )
 
 // Option configures Open.
@@ -147,24 +149,32 @@ type options struct {
 	readers     int
 	busyTimeout time.Duration
 
-	// beforeCommit, for tests, runs in the writer's transaction after the
+	indexDelay   time.Duration
+	maxUnindexed int
+
+	// segmentSize is the size of a segment of the log (segmentSize;
+	// smaller in tests), indexRetry the pause before the indexer tries a
+	// failed transaction again (indexRetry; shorter in tests).
+	segmentSize int64
+	indexRetry  time.Duration
+
+	// beforeCommit, for tests, runs in the indexer's transaction after the
 	// inserts and before COMMIT; an error fails the transaction like a
 	// failed COMMIT would.
 	beforeCommit func(ids []string) error
-	// sync, for tests, replaces the syncer's fsync of the WAL.
+	// sync, for tests, replaces the writer's flush of the results log.
 	sync func() error
 	// restartFrames is the WAL size (frames) past which the checkpointer
 	// restarts the WAL; restartFrames by default, smaller in tests.
 	restartFrames int64
 }
 
-// WithGroupCommit sets how many results one transaction commits at most
-// (default DefaultMaxBatch; a negative or zero maxBatch keeps it) and how
-// long the writer waits for more results once one is waiting before it
-// commits (default DefaultMaxDelay, none: it commits whatever is queued).
-// A delay adds that much latency to every Record and, with callers that
-// wait for their Record before sending the next result (every lookup
-// does), it lowers throughput too: see the package documentation.
+// WithGroupCommit sets how many results one flush of the log takes at
+// most (default DefaultMaxBatch; a negative or zero maxBatch keeps it) and
+// how long the writer waits for more results once one is waiting before it
+// flushes (default DefaultMaxDelay; zero flushes whatever is queued at
+// once). The delay adds up to that much latency to every Record and saves
+// flushes under load: see "Group commit" in the package documentation.
 func WithGroupCommit(maxBatch int, maxDelay time.Duration) Option {
 	return func(o *options) {
 		if maxBatch > 0 {
@@ -186,6 +196,30 @@ func WithReaders(n int) Option {
 	}
 }
 
+// WithIndexDelay sets how long the indexer lets results gather before it
+// commits them to the database (default DefaultIndexDelay): longer makes
+// its transactions larger and cheaper per result, and keeps more results
+// in memory. A read does not wait for it: it has the indexer commit at
+// once what it needs. Zero commits as soon as results arrive.
+func WithIndexDelay(d time.Duration) Option {
+	return func(o *options) {
+		if d >= 0 {
+			o.indexDelay = d
+		}
+	}
+}
+
+// WithMaxUnindexed sets how many results may be in the log and not yet in
+// the database (default DefaultMaxUnindexed) before Record waits for the
+// indexer.
+func WithMaxUnindexed(n int) Option {
+	return func(o *options) {
+		if n > 0 {
+			o.maxUnindexed = n
+		}
+	}
+}
+
 // WithBusyTimeout sets how long a connection waits for a lock held by
 // another process on the same file (default 5 s).
 func WithBusyTimeout(d time.Duration) Option {
@@ -198,45 +232,56 @@ func WithBusyTimeout(d time.Duration) Option {
 
 // Store is the SQLite store.Store. See the package documentation.
 type Store struct {
-	path string
-	opts options
+	path   string // the database file
+	logDir string // the results log
+	opts   options
+	lock   *os.File // LockName, locked while the store is open
 
-	wdb *sql.DB // one connection, the writer goroutine's
+	wdb *sql.DB // one connection, the indexer's
 	rdb *sql.DB // read-only connections
 	cdb *sql.DB // one connection, the checkpointer's
 
-	insert, upsert *sql.Stmt // on wdb
+	insert, upsert, position *sql.Stmt // on wdb
 
-	inserts [insertChunk + 1]*sql.Stmt // INSERTs of n rows on wdb (insertStmt); the writer's
-	args    []any                      // their arguments; the writer's
+	inserts [insertChunk + 1]*sql.Stmt // INSERTs of n rows on wdb (insertStmt); the indexer's
+	args    []any                      // their arguments; the indexer's
 
 	// mu guards closed and the sends on queue, so that Close closes queue
 	// only when no Record is sending.
 	mu     sync.RWMutex
 	closed bool
 	queue  chan *pending
-	synced chan []*pending // committed batches, from the writer to the syncer
-	ready  chan struct{}   // a token: no committed batch waits for the syncer (awaitSyncer)
-	held   atomic.Int32    // results awaitSyncer holds back, for tests
-	done   chan struct{}   // closed when the writer and the syncer have exited
 
-	wake         chan struct{} // the writer committed: the checkpointer may have work
+	log     *resultsLog           // the writer's
+	inGroup map[string]struct{}   // the writer's: ids of the group it appends
+	done    chan struct{}         // closed when the writer has exited
+	failed  atomic.Pointer[error] // set once an append to the log failed
+
+	idx     indexState
+	idxWork chan struct{} // results were queued for the indexer
+	idxKick chan struct{} // a read, the writer or Close asks the indexer to commit now
+	idxDone chan struct{} // closed when the indexer has exited
+
+	wake         chan struct{} // the indexer committed: the checkpointer may have work
 	stopCP       chan struct{} // closed by Close: the checkpointer returns
 	cpDone       chan struct{} // closed when the checkpointer has returned
 	checkpointed atomic.Int64  // frames checkpointed, for tests
-
-	failed  atomic.Pointer[error] // set once an fsync failed: see syncer
-	walFile os.FileInfo           // the WAL file the syncer last synced (its goroutine's)
 }
 
 var _ store.Store = (*Store)(nil)
 
-// Open opens the store in dir, creating dir (mode 0700) and the database
-// (mode 0600) when missing and migrating the schema to this build's
-// version. A directory that cannot be created or written is an error
+// Open opens the store in dir, creating dir (mode 0700), the database
+// (mode 0600) and the results log when missing, migrating the schema to
+// this build's version, and committing to the database the results of
+// the log that are not in it yet (after a crash). A directory that cannot
+// be created or written, or that another store has open, is an error
 // naming it.
 func Open(dir string, opts ...Option) (*Store, error) {
-	o := options{maxBatch: DefaultMaxBatch, maxDelay: DefaultMaxDelay, readers: 4, busyTimeout: 5 * time.Second, restartFrames: restartFrames}
+	o := options{
+		maxBatch: DefaultMaxBatch, maxDelay: DefaultMaxDelay, readers: 4, busyTimeout: 5 * time.Second,
+		restartFrames: restartFrames, indexDelay: DefaultIndexDelay, maxUnindexed: DefaultMaxUnindexed,
+		segmentSize: segmentSize, indexRetry: indexRetry,
+	}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -254,59 +299,170 @@ func Open(dir string, opts ...Option) (*Store, error) {
 	if err := checkWritable(dir); err != nil {
 		return fail(err)
 	}
-	// SQLite would create the file readable by all; results are not for
-	// everyone. Its -wal and -shm files take the database's permissions.
-	if f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600); err != nil {
-		return fail(err)
-	} else if err := f.Close(); err != nil {
-		return fail(err)
-	}
-
 	s := &Store{
-		path: path, opts: o, queue: make(chan *pending, o.maxBatch),
-		synced: make(chan []*pending, 64), ready: make(chan struct{}, 1), done: make(chan struct{}),
+		path: path, logDir: filepath.Join(dir, LogDir), opts: o, queue: make(chan *pending, o.maxBatch),
+		inGroup: make(map[string]struct{}), done: make(chan struct{}),
+		idxWork: make(chan struct{}, 1), idxKick: make(chan struct{}, 1), idxDone: make(chan struct{}),
 		wake: make(chan struct{}, 1), stopCP: make(chan struct{}), cpDone: make(chan struct{}),
 	}
-	ctx := context.Background()
-	if s.wdb, err = sql.Open("sqlite", dsn(path, o, writerConn)); err != nil {
+	s.idx.unindexed = make(map[string]struct{})
+	s.idx.progress = make(chan struct{})
+	if s.lock, err = lockDir(dir); err != nil {
 		return fail(err)
 	}
-	s.wdb.SetMaxOpenConns(1)
-	s.wdb.SetMaxIdleConns(1)
-	s.wdb.SetConnMaxLifetime(0)
-	s.wdb.SetConnMaxIdleTime(0)
-	if err := s.setUp(ctx); err != nil {
-		s.wdb.Close()
+	if err := s.open(); err != nil {
+		s.release()
 		return fail(err)
 	}
-	if s.rdb, err = sql.Open("sqlite", dsn(path, o, readerConn)); err != nil {
-		s.closeStatements()
-		s.wdb.Close()
-		return fail(err)
-	}
-	s.rdb.SetMaxOpenConns(o.readers)
-	s.rdb.SetMaxIdleConns(o.readers)
-	if err := s.rdb.PingContext(ctx); err != nil {
-		s.closeStatements()
-		s.wdb.Close()
-		s.rdb.Close()
-		return fail(err)
-	}
-	if s.cdb, err = sql.Open("sqlite", dsn(path, o, checkpointerConn)); err != nil {
-		s.closeStatements()
-		s.wdb.Close()
-		s.rdb.Close()
-		return fail(err)
-	}
-	s.cdb.SetMaxOpenConns(1)
-	s.cdb.SetMaxIdleConns(1)
-	s.cdb.SetConnMaxLifetime(0)
-	s.cdb.SetConnMaxIdleTime(0)
-	s.ready <- struct{}{}
 	go s.write()
-	go s.syncer()
+	go s.index()
 	go s.checkpointer()
 	return s, nil
+}
+
+// open opens the database and the log for Open, and commits to the
+// database what the log has that it has not.
+func (s *Store) open() (err error) {
+	// SQLite would create the file readable by all; results are not for
+	// everyone. Its -wal and -shm files take the database's permissions.
+	if f, err := os.OpenFile(s.path, os.O_RDWR|os.O_CREATE, 0o600); err != nil {
+		return err
+	} else if err := f.Close(); err != nil {
+		return err
+	}
+	ctx := context.Background()
+	connect := func(role connRole, conns int) (*sql.DB, error) {
+		db, err := sql.Open("sqlite", dsn(s.path, s.opts, role))
+		if err != nil {
+			return nil, err
+		}
+		db.SetMaxOpenConns(conns)
+		db.SetMaxIdleConns(conns)
+		db.SetConnMaxLifetime(0)
+		db.SetConnMaxIdleTime(0)
+		return db, nil
+	}
+	if s.wdb, err = connect(indexerConn, 1); err != nil {
+		return err
+	}
+	if err := s.setUp(ctx); err != nil {
+		return err
+	}
+	if s.rdb, err = connect(readerConn, s.opts.readers); err != nil {
+		return err
+	}
+	if err := s.rdb.PingContext(ctx); err != nil {
+		return err
+	}
+	if s.cdb, err = connect(checkpointerConn, 1); err != nil {
+		return err
+	}
+	if err := s.recover(ctx); err != nil {
+		return err
+	}
+	return s.wdb.QueryRowContext(ctx, "SELECT coalesce(max(id), '') FROM results").Scan(&s.idx.maxIndexed)
+}
+
+// recover commits to the database the results in the log past the
+// position the database has, deletes the segments it has all of, and
+// opens the log where its records end. Only the last segment may end in
+// a record cut short (a crash during its write, which was never
+// acknowledged): its bytes are zeroed, and the log goes on from there.
+func (s *Store) recover(ctx context.Context) error {
+	if err := os.Mkdir(s.logDir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
+		return fmt.Errorf("create the results log: %w", err)
+	} else if err == nil {
+		if err := syncDir(filepath.Dir(s.logDir)); err != nil {
+			return err
+		}
+	}
+	var seg, end int64
+	err := s.wdb.QueryRowContext(ctx, "SELECT segment, end_offset FROM log_position").Scan(&seg, &end)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("read the log position: %w", err)
+	}
+	segs, err := listSegments(s.logDir)
+	if err != nil {
+		return fmt.Errorf("read the results log: %w", err)
+	}
+	var (
+		replay        []logged
+		last, lastEnd = uint64(seg), end
+		next          = uint64(seg) + 1 // the number of a new segment
+	)
+	for i, n := range segs {
+		next = max(next, n+1)
+		if n < uint64(seg) {
+			// Committed to the database before the last stop; its
+			// deletion did not happen.
+			if err := os.Remove(filepath.Join(s.logDir, segmentName(n))); err != nil {
+				return fmt.Errorf("delete a committed segment of the results log: %w", err)
+			}
+			continue
+		}
+		from := int64(0)
+		if n == uint64(seg) {
+			from = end
+		}
+		sc, err := readSegment(s.logDir, n, from)
+		if err != nil {
+			return fmt.Errorf("read the results log: %w", err)
+		}
+		if sc.torn && i < len(segs)-1 {
+			return fmt.Errorf("the results log is damaged: %s has a bad record at offset %d and is not the last segment; the results after it are not read (restore the file, or move it aside to open the store without the results from that record on)",
+				filepath.Join(s.logDir, segmentName(n)), sc.end)
+		}
+		if sc.torn {
+			if err := zeroTail(s.logDir, n, sc.end, sc.size); err != nil {
+				return fmt.Errorf("clear the unfinished record at the end of %s: %w", segmentName(n), err)
+			}
+		}
+		replay = append(replay, sc.records...)
+		last, lastEnd = n, sc.end
+	}
+	for start := 0; start < len(replay); start += indexBatch {
+		if err := s.indexBatch(replay[start:min(start+indexBatch, len(replay))]); err != nil {
+			return fmt.Errorf("commit %d results of the results log to the database: %w", len(replay), err)
+		}
+	}
+	for _, n := range segs {
+		if n >= uint64(seg) && n < last {
+			if err := os.Remove(filepath.Join(s.logDir, segmentName(n))); err != nil {
+				return fmt.Errorf("delete a committed segment of the results log: %w", err)
+			}
+		}
+	}
+	sync := datasync
+	if s.opts.sync != nil {
+		sync = func(*os.File) error { return s.opts.sync() }
+	}
+	if len(segs) > 0 && segs[len(segs)-1] == last {
+		s.log, err = openLog(s.logDir, s.opts.segmentSize, last, lastEnd, next, sync)
+	} else {
+		s.log, err = openLog(s.logDir, s.opts.segmentSize, 0, 0, next, sync)
+	}
+	if err != nil {
+		return fmt.Errorf("open the results log: %w", err)
+	}
+	s.idx.firstSegment = s.log.seg
+	return nil
+}
+
+// release closes what Open opened, after a failed Open or at Close.
+func (s *Store) release() error {
+	s.closeStatements()
+	var errs []error
+	if s.log != nil {
+		errs = append(errs, s.log.close())
+	}
+	// The last connection to close checkpoints the WAL into the database.
+	for _, db := range []*sql.DB{s.cdb, s.rdb, s.wdb} {
+		if db != nil {
+			errs = append(errs, db.Close())
+		}
+	}
+	errs = append(errs, s.lock.Close()) // and unlocks
+	return errors.Join(errs...)
 }
 
 // checkWritable creates and removes a file in dir: SQLite needs to create
@@ -328,7 +484,7 @@ type connRole int
 
 const (
 	readerConn connRole = iota
-	writerConn
+	indexerConn
 	checkpointerConn
 )
 
@@ -344,11 +500,11 @@ func dsn(path string, o options, role connRole) string {
 	case checkpointerConn:
 		q.Add("_pragma", "synchronous(NORMAL)") // a checkpoint syncs the WAL before and the database after
 		q.Add("_pragma", "journal_size_limit(67108864)")
-	case writerConn:
+	case indexerConn:
 		q.Add("_pragma", "journal_mode(WAL)")
-		// The syncer makes commits durable (write.go): COMMIT itself does
-		// not wait for the disk.
-		q.Add("_pragma", "synchronous(NORMAL)")
+		// The indexer's commits are durable (FULL: the WAL is flushed at
+		// each COMMIT) before it deletes the segments of the log they hold.
+		q.Add("_pragma", "synchronous(FULL)")
 		// After a burst, truncate the WAL back to 64 MiB once checkpointed.
 		q.Add("_pragma", "journal_size_limit(67108864)")
 		// A multi-row INSERT (insertRows) keeps a statement journal, to undo
@@ -367,8 +523,8 @@ func dsn(path string, o options, role connRole) string {
 	return u.String()
 }
 
-// setUp checks the writer connection's journal mode, migrates the schema
-// and prepares the writer's statements.
+// setUp checks the indexer connection's journal mode, migrates the schema
+// and prepares the indexer's statements.
 func (s *Store) setUp(ctx context.Context) error {
 	var mode string
 	if err := s.wdb.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
@@ -395,18 +551,23 @@ ON CONFLICT (account, storage, product) DO UPDATE SET
 	last_ms  = max(last_ms, excluded.last_ms)`); err != nil {
 		return err
 	}
+	if s.position, err = s.wdb.PrepareContext(ctx, `
+INSERT INTO log_position (id, segment, end_offset) VALUES (1, ?, ?)
+ON CONFLICT (id) DO UPDATE SET segment = excluded.segment, end_offset = excluded.end_offset`); err != nil {
+		return err
+	}
 	return nil
 }
 
 func (s *Store) closeStatements() {
-	for _, st := range append([]*sql.Stmt{s.insert, s.upsert}, s.inserts[:]...) {
+	for _, st := range append([]*sql.Stmt{s.insert, s.upsert, s.position}, s.inserts[:]...) {
 		if st != nil {
 			st.Close()
 		}
 	}
 }
 
-// The writer's INSERT of results: insertSQL, then one or more rows of
+// The indexer's INSERT of results: insertSQL, then one or more rows of
 // seven parameters, then insertConflict. A result whose id is already
 // recorded is not inserted (and not an error): the rows affected tell.
 const (
@@ -417,7 +578,7 @@ const (
 // Path returns the database file's path.
 func (s *Store) Path() string { return s.path }
 
-// Record appends r to its report and returns once it is committed (nil),
+// Record appends r to its report and returns once it is durable (nil),
 // or with the reason it is not: store.ErrInvalidRecord,
 // store.ErrDuplicateID, store.ErrClosed, a database error, or ctx's error.
 // With ctx's error the result may still be committed; see the package
@@ -451,8 +612,9 @@ func (s *Store) Record(ctx context.Context, r engine.Record) error {
 	}
 }
 
-// Ping checks that the database answers and has this build's schema, and
-// that the writer is running and no fsync has failed.
+// Ping checks that the database answers and has this build's schema, that
+// the writer and the indexer are running, that no flush of the log has
+// failed and that the indexer's last transaction did not fail.
 func (s *Store) Ping(ctx context.Context) error {
 	if err := s.checkOpen(); err != nil {
 		return err
@@ -465,6 +627,17 @@ func (s *Store) Ping(ctx context.Context) error {
 	if err := s.broken(); err != nil {
 		return err
 	}
+	select {
+	case <-s.idxDone:
+		return fmt.Errorf("sqlitestore: %s: %w", s.path, errIndexerStopped)
+	default:
+	}
+	s.idx.mu.Lock()
+	ierr, waiting := s.idx.err, len(s.idx.unindexed)
+	s.idx.mu.Unlock()
+	if ierr != nil {
+		return fmt.Errorf("%w (%d results wait in the log; it tries again)", ierr, waiting)
+	}
 	var version int
 	if err := s.rdb.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
 		return fmt.Errorf("sqlitestore: ping %s: %w", s.path, err)
@@ -476,9 +649,11 @@ func (s *Store) Ping(ctx context.Context) error {
 }
 
 // Close stops accepting results, waits until those already handed to
-// Record are committed and running reads (an Export streaming to a slow
-// client, say) have finished, and closes the database. Closing twice is
-// not an error.
+// Record are in the log and the indexer has committed them to the
+// database, waits for running reads (an Export streaming to a slow client,
+// say) to finish, and closes the database and the log. Closing twice is
+// not an error. Results the indexer could not commit stay in the log, and
+// the next Open commits them.
 func (s *Store) Close() error {
 	s.mu.Lock()
 	if s.closed {
@@ -489,11 +664,15 @@ func (s *Store) Close() error {
 	close(s.queue)
 	s.mu.Unlock()
 	<-s.done
+	<-s.idxDone
 	close(s.stopCP)
 	<-s.cpDone
-	s.closeStatements()
-	// The last connection to close checkpoints the WAL into the database.
-	err := errors.Join(s.cdb.Close(), s.rdb.Close(), s.wdb.Close())
+	err := s.release()
+	if err == nil {
+		s.idx.mu.Lock()
+		err = s.idx.err
+		s.idx.mu.Unlock()
+	}
 	if err != nil {
 		return fmt.Errorf("sqlitestore: close %s: %w", s.path, err)
 	}
@@ -514,6 +693,9 @@ func (s *Store) checkOpen() error {
 func (s *Store) Reports(ctx context.Context, account string) ([]store.Report, error) {
 	if err := s.checkOpen(); err != nil {
 		return nil, err
+	}
+	if err := s.caughtUp(ctx); err != nil {
+		return nil, fmt.Errorf("sqlitestore: reports of %q in %s: %w", account, s.path, err)
 	}
 	rows, err := s.rdb.QueryContext(ctx, `
 SELECT storage, product, count, cost, first_ms, last_ms FROM reports
@@ -565,6 +747,9 @@ func (s *Store) Export(ctx context.Context, account, storage string, format stor
 		return fmt.Errorf("sqlitestore: export report %q of %q from %s: %w", storage, account, s.path, err)
 	}
 	if _, err := store.ParseFormat(string(format)); err != nil {
+		return fail(err)
+	}
+	if err := s.caughtUp(ctx); err != nil {
 		return fail(err)
 	}
 	tx, err := s.rdb.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
@@ -639,6 +824,9 @@ func (s *Store) Results(ctx context.Context, account, storage, after string, lim
 		return nil, fmt.Errorf("sqlitestore: results of report %q of %q after %q from %s: %w", storage, account, after, s.path, err)
 	}
 	limit = store.PageSize(limit)
+	if err := s.caughtUp(ctx); err != nil {
+		return fail(err)
+	}
 	var rows *sql.Rows
 	var err error
 	if after == "" {
@@ -692,8 +880,8 @@ ORDER BY created_ms, id LIMIT ?`, account, storage, afterMS, after, limit)
 }
 
 // RecordAll appends records: it queues them all for the writer, which
-// commits them in batches of up to the group-commit size, and returns once
-// each is committed, with the first error.
+// appends them to the log in groups of up to the group-commit size, and
+// returns once each is durable, with the first error.
 func (s *Store) RecordAll(ctx context.Context, records []engine.Record) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -743,6 +931,9 @@ func (s *Store) RecordAll(ctx context.Context, records []engine.Record) error {
 func (s *Store) Bodies(ctx context.Context, ids []string) (map[string]json.RawMessage, error) {
 	if err := s.checkOpen(); err != nil {
 		return nil, err
+	}
+	if err := s.caughtUp(ctx); err != nil {
+		return nil, fmt.Errorf("sqlitestore: read results of %s: %w", s.path, err)
 	}
 	out := make(map[string]json.RawMessage, len(ids))
 	const chunk = 500 // well under SQLite's limit of bound parameters

@@ -105,15 +105,15 @@ func TestOpenTwiceMigratesOnce(t *testing.T) {
 	require.NoError(t, db.QueryRow("PRAGMA journal_mode").Scan(&mode))
 	require.Equal(t, "wal", mode)
 
-	// Two stores on one directory at once (two processes, say) share it.
-	a, b := open(t, dir), open(t, dir)
+	// A second store on a directory in use fails at once, naming it.
+	a := open(t, dir)
+	_, err = sqlitestore.Open(dir)
+	require.ErrorContains(t, err, "is open in another store")
+	require.ErrorContains(t, err, sqlitestore.LockName)
 	require.NoError(t, a.Record(context.Background(), record("twice0000001", 0)))
-	require.NoError(t, b.Record(context.Background(), record("twice0000002", 3)))
-	require.ErrorIs(t, b.Record(context.Background(), record("twice0000001", 0)), store.ErrDuplicateID)
-	rows, err := a.Results(context.Background(), "acct-1", "report-HLR-2026-11", "", 0)
-	require.NoError(t, err)
-	require.Len(t, rows, 2)
 	require.NoError(t, a.Close())
+	b := open(t, dir)
+	require.ErrorIs(t, b.Record(context.Background(), record("twice0000001", 0)), store.ErrDuplicateID)
 	require.NoError(t, b.Close())
 }
 
@@ -177,28 +177,19 @@ func TestOpenUnwritable(t *testing.T) {
 	})
 }
 
-// stall returns a WithBeforeCommit hook that holds the first transaction
-// until release is closed, and reports the ids of every transaction.
-func stall() (opt sqlitestore.Option, held <-chan struct{}, release chan struct{}, batches func() [][]string) {
-	var mu sync.Mutex
-	var seen [][]string
+// stall returns a WithSync hook that holds the first flush of the log
+// until release is closed, and counts the flushes.
+func stall() (opt sqlitestore.Option, held <-chan struct{}, release chan struct{}, flushes *atomic.Int32) {
 	h, r := make(chan struct{}), make(chan struct{})
-	opt = sqlitestore.WithBeforeCommit(func(ids []string) error {
-		mu.Lock()
-		seen = append(seen, slices.Clone(ids))
-		first := len(seen) == 1
-		mu.Unlock()
-		if first {
+	flushes = new(atomic.Int32)
+	opt = sqlitestore.WithSync(func() error {
+		if flushes.Add(1) == 1 {
 			close(h)
 			<-r
 		}
 		return nil
 	})
-	return opt, h, r, func() [][]string {
-		mu.Lock()
-		defer mu.Unlock()
-		return slices.Clone(seen)
-	}
+	return opt, h, r, flushes
 }
 
 // waitQueued waits until n results wait for the writer.
@@ -213,15 +204,32 @@ func waitQueued(t *testing.T, s *sqlitestore.Store, n int) {
 	t.Fatalf("%d results queued, want %d", sqlitestore.Queued(s), n)
 }
 
-func TestDuplicateFailsAloneInBatch(t *testing.T) {
-	opt, held, release, batches := stall()
-	s := open(t, t.TempDir(), opt)
+// countResults returns the number of results of acct-1 that its reports
+// count.
+func countResults(t *testing.T, s store.Store) int64 {
+	t.Helper()
+	reports, err := s.Reports(context.Background(), "acct-1")
+	require.NoError(t, err)
+	var n int64
+	for _, r := range reports {
+		n += r.Count
+	}
+	return n
+}
+
+// An id already recorded is refused wherever it is: in the log and not
+// yet in the database, in the database, or earlier in the same group.
+// The other results of the group are appended.
+func TestDuplicateFailsAloneInGroup(t *testing.T) {
+	opt, held, release, flushes := stall()
+	// The indexer commits only when a read asks.
+	s := open(t, t.TempDir(), opt, sqlitestore.WithIndexDelay(time.Hour))
 	defer s.Close()
 	ctx := context.Background()
 
 	first := make(chan error, 1)
 	go func() { first <- s.Record(ctx, record("batch0000000", 0)) }()
-	<-held // the writer holds the first transaction open
+	<-held // the writer flushes the first group
 
 	ids := []string{"batch0000001", "batch0000000", "batch0000002", "batch0000002", "batch0000003"}
 	errs := make([]error, len(ids))
@@ -233,68 +241,92 @@ func TestDuplicateFailsAloneInBatch(t *testing.T) {
 	close(release)
 	wg.Wait()
 	require.NoError(t, <-first)
+	require.EqualValues(t, 2, flushes.Load(), "one flush for the group")
 
-	// The batch after the first met a duplicate id: it is appended again
-	// one result per transaction, and the duplicates commit nothing.
-	require.Equal(t, [][]string{{"batch0000000"}, {"batch0000001"}, {"batch0000002"}, {"batch0000003"}}, batches())
 	require.NoError(t, errs[0])
-	require.ErrorIs(t, errs[1], store.ErrDuplicateID) // committed in the first transaction
+	require.ErrorIs(t, errs[1], store.ErrDuplicateID) // in the log, not in the database
+	require.Equal(t, 4, sqlitestore.Unindexed(s))
 	require.NoError(t, errs[2])
-	require.ErrorIs(t, errs[3], store.ErrDuplicateID) // twice in the same batch
+	require.ErrorIs(t, errs[3], store.ErrDuplicateID) // twice in the group
+	require.ErrorContains(t, errs[3], `sqlitestore: append result "batch0000002" to `)
 	require.NoError(t, errs[4])
+	require.EqualValues(t, 4, countResults(t, s), "batch0000000 to batch0000003, each once")
+	require.Zero(t, sqlitestore.Unindexed(s), "the read had the indexer commit them")
 
-	reports, err := s.Reports(ctx, "acct-1")
-	require.NoError(t, err)
-	var n int64
-	for _, r := range reports {
-		n += r.Count
-	}
-	require.EqualValues(t, 4, n, "batch0000000 to batch0000003, each once")
+	// In the database: an id lower than its greatest is looked up there.
+	require.ErrorIs(t, s.Record(ctx, record("batch0000001", 1)), store.ErrDuplicateID)
+	require.ErrorIs(t, s.Record(ctx, record("batch0000003", 1)), store.ErrDuplicateID)
+	require.NoError(t, s.Record(ctx, record("batch0000000x", 1)))
+	require.EqualValues(t, 5, countResults(t, s))
 }
 
-func TestFailedBatchRetriedOneByOne(t *testing.T) {
-	var mu sync.Mutex
-	var attempts [][]string
-	fail := errors.New("injected failure")
-	held, release := make(chan struct{}), make(chan struct{})
-	opt := sqlitestore.WithBeforeCommit(func(ids []string) error {
-		mu.Lock()
-		attempts = append(attempts, slices.Clone(ids))
-		first := len(attempts) == 1
-		mu.Unlock()
-		if first {
-			close(held)
-			<-release
-		}
-		if slices.Contains(ids, "bad000000000") {
-			return fail
-		}
-		return nil
-	})
-	s := open(t, t.TempDir(), opt)
+// A transaction of the indexer that fails is tried again. Meanwhile
+// Records go on (their results are safe in the log), and Ping and the
+// reads report the failure. Results it could not commit by Close are
+// committed by the next Open.
+func TestIndexerRetries(t *testing.T) {
+	var failing atomic.Bool
+	failing.Store(true)
+	var attempts atomic.Int32
+	dir := t.TempDir()
+	s := open(t, dir, sqlitestore.WithIndexDelay(0), sqlitestore.WithIndexRetry(10*time.Millisecond),
+		sqlitestore.WithBeforeCommit(func([]string) error {
+			attempts.Add(1)
+			if failing.Load() {
+				return errors.New("injected failure")
+			}
+			return nil
+		}))
+	ctx := context.Background()
+	for i := range 3 {
+		require.NoError(t, s.Record(ctx, record(fmt.Sprintf("retry%07d", i), i)))
+	}
+	require.Eventually(t, func() bool { return attempts.Load() >= 3 }, 5*time.Second, time.Millisecond)
+	err := s.Ping(ctx)
+	require.ErrorContains(t, err, "injected failure")
+	require.ErrorContains(t, err, "results wait in the log; it tries again")
+	_, err = s.Results(ctx, "acct-1", "report-HLR-2026-11", "", 0)
+	require.ErrorContains(t, err, "are in the log but not in the database yet, and the indexer fails")
+
+	failing.Store(false)
+	require.Eventually(t, func() bool { return s.Ping(ctx) == nil }, 5*time.Second, time.Millisecond)
+	require.Equal(t, []string{"retry0000000", "retry0000001", "retry0000002"}, storedIDs(t, s))
+
+	// Failing at Close: the results stay in the log.
+	failing.Store(true)
+	require.NoError(t, s.Record(ctx, record("retry0000003", 3)))
+	require.ErrorContains(t, s.Close(), "injected failure")
+	s = open(t, dir)
+	defer s.Close()
+	require.Equal(t, []string{"retry0000000", "retry0000001", "retry0000002", "retry0000003"}, storedIDs(t, s))
+	require.EqualValues(t, 4, countResults(t, s))
+}
+
+// While maxUnindexed results wait for an indexer that fails, Record
+// refuses more, saying why.
+func TestRecordWaitsForTheIndexer(t *testing.T) {
+	var failing atomic.Bool
+	failing.Store(true)
+	s := open(t, t.TempDir(), sqlitestore.WithIndexDelay(0), sqlitestore.WithIndexRetry(10*time.Millisecond),
+		sqlitestore.WithMaxUnindexed(2),
+		sqlitestore.WithBeforeCommit(func([]string) error {
+			if failing.Load() {
+				return errors.New("injected failure")
+			}
+			return nil
+		}))
 	defer s.Close()
 	ctx := context.Background()
-	first := make(chan error, 1)
-	go func() { first <- s.Record(ctx, record("good00000000", 0)) }()
-	<-held
-
-	ids := []string{"good00000001", "bad000000000", "good00000002"}
-	errs := make([]error, len(ids))
-	var wg sync.WaitGroup
-	for i, id := range ids {
-		wg.Go(func() { errs[i] = s.Record(ctx, record(id, i)) })
-		waitQueued(t, s, i+1)
-	}
-	close(release)
-	wg.Wait()
-	require.NoError(t, <-first)
-
-	require.Equal(t, [][]string{{"good00000000"}, ids, {"good00000001"}, {"bad000000000"}, {"good00000002"}}, attempts)
-	require.NoError(t, errs[0])
-	require.ErrorIs(t, errs[1], fail)
-	require.ErrorContains(t, errs[1], `sqlitestore: append result "bad000000000" to `)
-	require.NoError(t, errs[2])
-	require.Equal(t, []string{"good00000000", "good00000001", "good00000002"}, storedIDs(t, s))
+	require.NoError(t, s.Record(ctx, record("wait00000001", 0)))
+	require.NoError(t, s.Record(ctx, record("wait00000002", 1)))
+	require.Eventually(t, func() bool { return s.Ping(ctx) != nil }, 5*time.Second, time.Millisecond)
+	err := s.Record(ctx, record("wait00000003", 2))
+	require.ErrorContains(t, err, "2 results wait for the indexer, which fails")
+	require.ErrorContains(t, err, "injected failure")
+	failing.Store(false)
+	require.Eventually(t, func() bool { return s.Ping(ctx) == nil }, 5*time.Second, time.Millisecond)
+	require.NoError(t, s.Record(ctx, record("wait00000003", 2)))
+	require.Equal(t, []string{"wait00000001", "wait00000002", "wait00000003"}, storedIDs(t, s))
 }
 
 // storedIDs returns the ids of every result of acct-1, sorted.
@@ -322,14 +354,14 @@ func storedIDs(t *testing.T, s store.Store) []string {
 	return ids
 }
 
-func TestContextEndsWhileCommitting(t *testing.T) {
+func TestContextEndsWhileFlushing(t *testing.T) {
 	opt, held, release, _ := stall()
 	dir := t.TempDir()
 	s := open(t, dir, opt)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- s.Record(ctx, record("late00000001", 0)) }()
-	<-held // in the transaction, not committed
+	<-held // written to the log, not flushed
 	cancel()
 	require.ErrorIs(t, <-done, context.Canceled)
 	close(release)
@@ -344,7 +376,7 @@ func TestContextEndsWhileCommitting(t *testing.T) {
 func TestCloseDrainsPending(t *testing.T) {
 	dir := t.TempDir()
 	opt, held, release, _ := stall()
-	s := open(t, dir, opt)
+	s := open(t, dir, opt, sqlitestore.WithIndexDelay(time.Hour))
 	ctx := context.Background()
 	const n = 40
 	errs := make([]error, n)
@@ -358,7 +390,8 @@ func TestCloseDrainsPending(t *testing.T) {
 	closed := make(chan error, 1)
 	go func() { closed <- s.Close() }()
 	// Close waits for the writer, which waits for release: results queued
-	// before Close are committed, not dropped.
+	// before Close are appended, not dropped, and the indexer commits
+	// them before Close returns.
 	for range 100000 {
 		if errors.Is(s.Ping(ctx), store.ErrClosed) {
 			break
@@ -372,6 +405,7 @@ func TestCloseDrainsPending(t *testing.T) {
 	for i, err := range errs {
 		require.NoError(t, err, "record %d", i)
 	}
+	require.NoError(t, os.RemoveAll(filepath.Join(dir, sqlitestore.LogDir)), "everything is in the database")
 	s = open(t, dir)
 	defer s.Close()
 	require.Len(t, storedIDs(t, s), n)
@@ -418,73 +452,42 @@ func ExampleOpen() {
 	// x7k2m9q4w1ab,+4930123456,LANDLINE,OK,true,,false,false,false,,,,,Germany,DE,+49,Berlin|Brandenburg,Europe/Berlin,,0.0010,2026-11-03 09:30:00.123+0000,SYNC-API-NT-2026-11,NT1
 }
 
-// A Record returns only after the WAL has been synced following its
-// commit. While the syncer flushes, the writer commits one batch more,
-// and holds back the results that arrive after it until the syncer has
-// taken that batch: one commit per flush, with everything that arrived
-// meanwhile.
-func TestRecordWaitsForSync(t *testing.T) {
-	var syncs atomic.Int32
-	release := make(chan struct{})
-	s := open(t, t.TempDir(), sqlitestore.WithSync(func() error {
-		syncs.Add(1)
-		<-release
-		return nil
-	}))
-	t.Cleanup(func() { close(release); s.Close() })
+// A Record returns only after the log has been flushed with its result in
+// it, and the results that arrive during a flush share the next one. A
+// read sees every result acknowledged before it began.
+func TestRecordWaitsForFlush(t *testing.T) {
+	opt, held, release, flushes := stall()
+	s := open(t, t.TempDir(), opt, sqlitestore.WithIndexDelay(time.Hour))
+	defer s.Close()
 	ctx := context.Background()
-	visible := func() int {
-		rows, err := s.Results(ctx, "acct-1", "report-HLR-2026-11", "", 10)
-		require.NoError(t, err)
-		return len(rows)
-	}
-	notYet := func(errs chan error) {
-		select {
-		case err := <-errs:
-			t.Fatalf("Record returned %v before its sync", err)
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
-
 	a := make(chan error, 1)
-	go func() { a <- s.Record(ctx, record("syncwait0001", 0)) }()
-	require.Eventually(t, func() bool { return syncs.Load() == 1 }, 5*time.Second, time.Millisecond)
-	require.Equal(t, 1, visible()) // committed, not yet acknowledged
-	notYet(a)
-
-	// B commits while the first flush waits: the syncer has taken A.
-	b := make(chan error, 1)
-	go func() { b <- s.Record(ctx, record("syncwait0002", 3)) }()
-	require.Eventually(t, func() bool { return visible() == 2 }, 5*time.Second, time.Millisecond)
-
-	// C and D wait for the writer's next commit: B still waits for the
-	// syncer.
-	cd := make(chan error, 2)
-	go func() { cd <- s.Record(ctx, record("syncwait0003", 6)) }()
-	go func() { cd <- s.Record(ctx, record("syncwait0004", 9)) }()
-	require.Eventually(t, func() bool { return sqlitestore.Held(s) == 2 }, 5*time.Second, time.Millisecond)
-	notYet(cd)
-	require.Equal(t, 2, visible())
-
-	release <- struct{}{} // the first flush ends: A is acknowledged
+	go func() { a <- s.Record(ctx, record("flushwait001", 0)) }()
+	<-held
+	select {
+	case err := <-a:
+		t.Fatalf("Record returned %v before its flush", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	others := make(chan error, 3)
+	for i := range 3 {
+		go func() { others <- s.Record(ctx, record(fmt.Sprintf("flushwait%03d", i+2), 3*(i+1))) }()
+	}
+	waitQueued(t, s, 3)
+	close(release)
 	require.NoError(t, <-a)
-	require.Eventually(t, func() bool { return syncs.Load() == 2 }, 5*time.Second, time.Millisecond)
-	require.Eventually(t, func() bool { return visible() == 4 }, 5*time.Second, time.Millisecond) // C and D, one commit
-	notYet(b)
-	release <- struct{}{} // B
-	require.NoError(t, <-b)
-	require.Eventually(t, func() bool { return syncs.Load() == 3 }, 5*time.Second, time.Millisecond)
-	notYet(cd)
-	release <- struct{}{} // C and D, one flush
-	require.NoError(t, <-cd)
-	require.NoError(t, <-cd)
-	require.EqualValues(t, 3, syncs.Load())
+	for range 3 {
+		require.NoError(t, <-others)
+	}
+	require.EqualValues(t, 2, flushes.Load(), "the three that waited share a flush")
+	rows, err := s.Results(ctx, "acct-1", "report-HLR-2026-11", "", 10)
+	require.NoError(t, err)
+	require.Len(t, rows, 4, "acknowledged, so readable, whatever the indexer's delay")
 }
 
-// A failed sync fails the Records it would have acknowledged, and every
+// A failed flush fails the Records it would have acknowledged, and every
 // Record after it, with an error that says so; the store must be opened
 // again.
-func TestFailedSyncBreaksTheStore(t *testing.T) {
+func TestFailedFlushBreaksTheStore(t *testing.T) {
 	dir := t.TempDir()
 	var fail atomic.Bool
 	s := open(t, dir, sqlitestore.WithSync(func() error {
@@ -505,7 +508,7 @@ func TestFailedSyncBreaksTheStore(t *testing.T) {
 	require.ErrorContains(t, s.Ping(ctx), "takes no more results until it is opened again")
 	require.NoError(t, s.Close())
 
-	// Opened again, the store has what it committed and takes results.
+	// Opened again, the store has what it acknowledged and takes results.
 	s = open(t, dir)
 	defer s.Close()
 	require.NoError(t, s.Record(ctx, record("syncfail0004", 9)))
@@ -513,10 +516,10 @@ func TestFailedSyncBreaksTheStore(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, bodies, "syncfail0001")
 	require.Contains(t, bodies, "syncfail0004")
-	require.NotContains(t, bodies, "syncfail0003") // never committed
+	require.NotContains(t, bodies, "syncfail0003") // never written
 }
 
-// The writer never checkpoints (wal_autocheckpoint=0); the checkpointer
+// The indexer never checkpoints (wal_autocheckpoint=0); the checkpointer
 // does, so that the WAL starts again from its beginning (its header's
 // checkpoint sequence number grows) rather than growing without end,
 // also while results keep arriving.
