@@ -8,7 +8,7 @@
 #      carry the pprof label side=client);
 #   2. with an execution trace (20,000 requests): where a request's time
 #      goes besides CPU, per request: blocked in the store's Record (waiting
-#      for the writer's commit and the syncer's flush of the WAL), and
+#      for the writer's group and its flush of the results log), and
 #      runnable but waiting for a CPU (every goroutine's wait, summed and
 #      divided by the requests); and the time in fdatasync per request.
 #
@@ -53,11 +53,12 @@ client=$(awk -v a="$all" -v t="$total" 'BEGIN { printf "%.2f", a - t }')
 	printf '%-58s %8s %7s\n' "part (cumulative, exact function)" "CPU s" "share"
 	row() { printf '%-58s %8.2f %6.1f%%\n' "$1" "$2" "$(awk -v a="$2" -v t="$total" 'BEGIN { print 100 * a / t }')"; }
 	row "store writer goroutine: sqlitestore.(*Store).write" "$(cum 'github.com/numenhq/numen/engine/store/sqlitestore.(*Store).write')"
-	row "  INSERT/UPSERT statements: database/sql.(*Stmt).Exec" "$(cum 'database/sql.(*Stmt).Exec')"
+	row "  duplicate ids: sqlitestore.(*Store).refuseDuplicates" "$(cum 'github.com/numenhq/numen/engine/store/sqlitestore.(*Store).refuseDuplicates')"
+	row "  write and flush: sqlitestore.(*resultsLog).append" "$(cum 'github.com/numenhq/numen/engine/store/sqlitestore.(*resultsLog).append')"
+	row "    fdatasync: syscall.Fdatasync" "$(cum 'syscall.Fdatasync')"
+	row "store indexer goroutine: sqlitestore.(*Store).index" "$(cum 'github.com/numenhq/numen/engine/store/sqlitestore.(*Store).index')"
+	row "  INSERT statements: sqlitestore.(*Store).insertRows" "$(cum 'github.com/numenhq/numen/engine/store/sqlitestore.(*Store).insertRows')"
 	row "  COMMIT: database/sql.(*Tx).Commit" "$(cum 'database/sql.(*Tx).Commit')"
-	row "    WAL frames written: lib._walFrames" "$(cum 'modernc.org/sqlite/lib._walFrames')"
-	row "  BEGIN IMMEDIATE: database/sql.(*DB).Begin" "$(cum 'database/sql.(*DB).Begin')"
-	row "store syncer goroutine: sqlitestore.(*Store).syncer" "$(cum 'github.com/numenhq/numen/engine/store/sqlitestore.(*Store).syncer')"
 	row "store checkpointer: sqlitestore.(*Store).checkpointer" "$(cum 'github.com/numenhq/numen/engine/store/sqlitestore.(*Store).checkpointer')"
 	row "HTTP connections: net/http.(*conn).serve" "$(cum 'net/http.(*conn).serve')"
 	row "  reading requests: net/http.(*conn).readRequest" "$(cum 'net/http.(*conn).readRequest')"
@@ -88,9 +89,9 @@ client=$(awk -v a="$all" -v t="$total" 'BEGIN { printf "%.2f", a - t }')
 	fn() { secs "$(pp -top -cum -nodecount=100000 httpbench.test "$1.pprof" | awk -v f="$2" '$6 == f { print $4; exit }')"; }
 	awk -v n="$n" -v rec="$(fn sync 'github.com/numenhq/numen/engine/store/sqlitestore.(*Store).Record')" \
 		-v run="$(total sched)" -v fds="$(fn syscall 'syscall.Fdatasync')" 'BEGIN {
-		printf "  blocked in Record (commit, then WAL flush)          %7.0f us\n", 1e6 * rec / n
+		printf "  blocked in Record (group delay, then the flush)     %7.0f us\n", 1e6 * rec / n
 		printf "  runnable, waiting for a CPU (all goroutines)        %7.0f us\n", 1e6 * run / n
-		printf "  in fdatasync (the syncer; shared by a flush group)  %7.0f us\n", 1e6 * fds / n }'
+		printf "  in fdatasync (the writer; shared by a flush group)  %7.0f us\n", 1e6 * fds / n }'
 	echo
 	echo "Top of the server's CPU profile (cumulative):"
 	sed -n '/flat  flat%/,$p' server-cum.txt | head -60

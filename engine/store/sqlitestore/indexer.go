@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -371,6 +372,10 @@ func (s *Store) insertRows(tx *sql.Tx, batch []logged) error {
 		if n != int64(len(chunk)) {
 			return errDuplicateInBatch
 		}
+		// A transaction takes milliseconds of CPU, and Go would let it
+		// hold its processor for up to 10 ms before the lookups queued
+		// behind it run: let them run between statements.
+		runtime.Gosched()
 	}
 	return nil
 }
