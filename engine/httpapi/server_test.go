@@ -472,3 +472,25 @@ func TestNewRejectsBadAccounts(t *testing.T) {
 	_, err = New(Config{})
 	require.EqualError(t, err, "httpapi: Config.Engine is required")
 }
+
+// Each request is logged once, at Info, with what an operator needs and
+// without a source location.
+func TestRequestLog(t *testing.T) {
+	s := newServer(t, nil)
+	status, _, b := s.do(t, "POST", "/api/v2/nt-lookup", `{"number":"+4915123456789"}`, digest(secret, 0))
+	require.Equal(t, http.StatusOK, status, "%s", b)
+	lines := strings.Split(strings.TrimSpace(s.logs.String()), "\n")
+	var line map[string]any
+	require.NoError(t, json.Unmarshal([]byte(lines[len(lines)-1]), &line))
+	require.Equal(t, "request", line["msg"])
+	require.Equal(t, "INFO", line["level"])
+	require.Equal(t, "POST", line["method"])
+	require.Equal(t, "/api/v2/nt-lookup", line["path"])
+	require.EqualValues(t, 200, line["status"])
+	require.Equal(t, key, line["key"])
+	require.Regexp(t, `^127\.0\.0\.1:\d+$`, line["remote"])
+	require.EqualValues(t, len(b), line["bytes"])
+	require.Contains(t, line, "duration_ms")
+	require.Contains(t, line, "time")
+	require.NotContains(t, line, "source")
+}
