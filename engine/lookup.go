@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -214,15 +215,32 @@ func (e *Engine) encodeAndRecord(ctx context.Context, r Record, encode bool) ([]
 	if e.sink == nil && !encode {
 		return nil, nil
 	}
-	body, err := json.Marshal(r.Result)
-	if err != nil {
-		return nil, fmt.Errorf("engine: encoding %s result %s: %w", r.Product, r.ID, err)
+	var body []byte
+	switch res := r.Result.(type) {
+	case *apiv2.NTResult:
+		body = encodeNT(res)
+	case apiv2.NTResult:
+		body = encodeNT(&res)
+	default:
+		var err error
+		if body, err = json.Marshal(r.Result); err != nil {
+			return nil, fmt.Errorf("engine: encoding %s result %s: %w", r.Product, r.ID, err)
+		}
 	}
 	r.JSON = body
 	if err := e.record(ctx, r); err != nil {
 		return nil, err
 	}
 	return body, nil
+}
+
+// encodeNT is json.Marshal(res) without reflection (see
+// apiv2.NTResult.AppendJSON): it encodes into a buffer on the stack and
+// copies the result out, so that the bytes the sink may keep are no
+// larger than the JSON.
+func encodeNT(res *apiv2.NTResult) []byte {
+	var buf [1024]byte
+	return bytes.Clone(res.AppendJSON(buf[:0]))
 }
 
 // askHLR asks the route's HLR backends in order until one answers or one
