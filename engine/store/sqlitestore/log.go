@@ -242,15 +242,23 @@ func prepareSegment(tmp string, size int64) (err error) {
 	if _, err := f.Write(header); err != nil {
 		return err
 	}
-	zeros := make([]byte, 1<<20)
-	for left := size - segmentHeader; left > 0; {
-		k := min(left, int64(len(zeros)))
-		if _, err := f.Write(zeros[:k]); err != nil {
-			return err
-		}
-		left -= k
+	if err := writeZeros(f, size-segmentHeader); err != nil {
+		return err
 	}
 	return f.Sync()
+}
+
+// writeZeros writes n zero bytes to f at its offset.
+func writeZeros(f *os.File, n int64) error {
+	zeros := make([]byte, min(n, 1<<20))
+	for n > 0 {
+		k, err := f.Write(zeros[:min(n, int64(len(zeros)))])
+		if err != nil {
+			return err
+		}
+		n -= int64(k)
+	}
+	return nil
 }
 
 // resultsLog is the writer's side of the log: the segment it appends to.
@@ -365,13 +373,8 @@ func zeroTail(dir string, n uint64, end, size int64) error {
 	if _, err := f.Seek(end, io.SeekStart); err != nil {
 		return err
 	}
-	zeros := make([]byte, 1<<20)
-	for left := size - end; left > 0; {
-		k := min(left, int64(len(zeros)))
-		if _, err := f.Write(zeros[:k]); err != nil {
-			return err
-		}
-		left -= k
+	if err := writeZeros(f, size-end); err != nil {
+		return err
 	}
 	return f.Sync()
 }

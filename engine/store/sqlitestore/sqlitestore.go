@@ -936,6 +936,21 @@ func (s *Store) Bodies(ctx context.Context, ids []string) (map[string]json.RawMe
 		return nil, fmt.Errorf("sqlitestore: read results of %s: %w", s.path, err)
 	}
 	out := make(map[string]json.RawMessage, len(ids))
+	err := s.byID(ctx, ids, true, func(id, body string) { out[id] = json.RawMessage(body) })
+	if err != nil {
+		return nil, fmt.Errorf("sqlitestore: read results of %s: %w", s.path, err)
+	}
+	return out, nil
+}
+
+// byID calls each with the id (and the body, when withBody) of every result
+// of ids that the database has, reading them in chunks of bound
+// parameters.
+func (s *Store) byID(ctx context.Context, ids []string, withBody bool, each func(id, body string)) error {
+	cols := "id, ''"
+	if withBody {
+		cols = "id, body"
+	}
 	const chunk = 500 // well under SQLite's limit of bound parameters
 	for start := 0; start < len(ids); start += chunk {
 		part := ids[start:min(start+chunk, len(ids))]
@@ -943,25 +958,24 @@ func (s *Store) Bodies(ctx context.Context, ids []string) (map[string]json.RawMe
 		for i, id := range part {
 			args[i] = id
 		}
-		q := "SELECT id, body FROM results WHERE id IN (?" + strings.Repeat(",?", len(part)-1) + ")"
-		rows, err := s.rdb.QueryContext(ctx, q, args...)
+		rows, err := s.rdb.QueryContext(ctx, "SELECT "+cols+" FROM results WHERE id IN (?"+strings.Repeat(",?", len(part)-1)+")", args...)
 		if err != nil {
-			return nil, fmt.Errorf("sqlitestore: read results of %s: %w", s.path, err)
+			return err
 		}
 		for rows.Next() {
 			var id, body string
 			if err := rows.Scan(&id, &body); err != nil {
 				rows.Close()
-				return nil, fmt.Errorf("sqlitestore: read results of %s: %w", s.path, err)
+				return err
 			}
-			out[id] = json.RawMessage(body)
+			each(id, body)
 		}
 		if err := rows.Close(); err != nil {
-			return nil, err
+			return err
 		}
 		if err := rows.Err(); err != nil {
-			return nil, fmt.Errorf("sqlitestore: read results of %s: %w", s.path, err)
+			return err
 		}
 	}
-	return out, nil
+	return nil
 }

@@ -3,7 +3,6 @@ package sqlitestore
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/numenhq/numen/engine/store"
@@ -157,33 +156,8 @@ func (s *Store) refuseDuplicates(batch []*pending) (refused int) {
 // recorded returns which of ids the database has.
 func (s *Store) recorded(ctx context.Context, ids []string) (map[string]bool, error) {
 	found := make(map[string]bool)
-	const chunk = 500 // well under SQLite's limit of bound parameters
-	for start := 0; start < len(ids); start += chunk {
-		part := ids[start:min(start+chunk, len(ids))]
-		args := make([]any, len(part))
-		for i, id := range part {
-			args[i] = id
-		}
-		rows, err := s.rdb.QueryContext(ctx, "SELECT id FROM results WHERE id IN (?"+strings.Repeat(",?", len(part)-1)+")", args...)
-		if err != nil {
-			return nil, err
-		}
-		for rows.Next() {
-			var id string
-			if err := rows.Scan(&id); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			found[id] = true
-		}
-		if err := rows.Close(); err != nil {
-			return nil, err
-		}
-		if err := rows.Err(); err != nil {
-			return nil, err
-		}
-	}
-	return found, nil
+	err := s.byID(ctx, ids, false, func(id, _ string) { found[id] = true })
+	return found, err
 }
 
 // broken returns the error of a failed append to the log, or nil.
