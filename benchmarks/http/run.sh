@@ -187,20 +187,27 @@ to_ms() {
 echo "run.sh: warm-up (5 s per server, not recorded)" >&2
 for s in $SERIES; do runwrk "$s" 32 5 "$WORK/warmup-$s.txt"; done
 
-printf 'server\tconns\trun\trps\tp50_ms\tp99_ms\tnon2xx\tsocket_errors\tload1\n' >"$OUT/summary.tsv"
+# cpustat: steal and total jiffies of all CPUs so far (/proc/stat). Steal is
+# the time the hypervisor gave this VM's CPUs to others: a run with much of
+# it measured a slower machine.
+cpustat() { awk '/^cpu / { print $9, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9 }' /proc/stat; }
+
+printf 'server\tconns\trun\trps\tp50_ms\tp99_ms\tnon2xx\tsocket_errors\tload1\tsteal_pct\n' >"$OUT/summary.tsv"
 for c in $CONNS; do
 	for i in $(seq "$RUNS"); do
 		for s in $SERIES; do
 			f="$OUT/wrk-$s-c$c-run$i.txt"
 			load=$(cut -d' ' -f1 /proc/loadavg)
+			before=$(cpustat)
 			runwrk "$s" "$c" "$DURATION" "$f"
+			steal=$(echo "$before $(cpustat)" | awk '{ printf "%.1f", 100 * ($3 - $1) / ($4 - $2) }')
 			rps=$(awk '/^Requests\/sec:/ {print $2}' "$f")
 			p50=$(to_ms "$(awk '$1 == "50%" {print $2}' "$f")")
 			p99=$(to_ms "$(awk '$1 == "99%" {print $2}' "$f")")
 			non2xx=$(awk '/Non-2xx or 3xx responses:/ {print $NF}' "$f")
 			sockerr=$(awk '/Socket errors:/ {sub(/.*Socket errors: /, ""); print}' "$f")
-			printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$s" "$c" "$i" "$rps" "$p50" "$p99" \
-				"${non2xx:-0}" "${sockerr:-none}" "$load" | tee -a "$OUT/summary.tsv" >&2
+			printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$s" "$c" "$i" "$rps" "$p50" "$p99" \
+				"${non2xx:-0}" "${sockerr:-none}" "$load" "$steal" | tee -a "$OUT/summary.tsv" >&2
 		done
 	done
 done
@@ -208,7 +215,7 @@ done
 for s in $SERIES; do
 	[[ $s == bare ]] && continue
 	curl -s "http://127.0.0.1:${PORT[$s]}/metrics" | grep -E '^numen_(http_requests_total|lookups_total|auth_failures_total)' >"$OUT/metrics-$s.txt"
-	(cd "${DATA[$s]}" && du -b numen.db*) >>"$OUT/metrics-$s.txt"
+	(cd "${DATA[$s]}" && du -b numen.db* results-log) >>"$OUT/metrics-$s.txt"
 done
 
 # Medians per server and connection count, and numen's ratio to bare.

@@ -50,7 +50,8 @@ type indexState struct {
 	// has committed: a read waits until indexed reaches what logged was
 	// when it began (caughtUp).
 	logged, indexed int64
-	// progress is closed and replaced at each commit of the indexer.
+	// progress is closed and replaced at each commit of the indexer, and
+	// when a transaction fails: waiters look again (publish).
 	progress chan struct{}
 	// err is the error of the indexer's last transaction if it failed
 	// (it tries again), nil after one commits.
@@ -62,6 +63,12 @@ type indexState struct {
 	// directory: the indexer deletes from it up to the segment of the
 	// last result it committed.
 	firstSegment uint64
+}
+
+// publish wakes the goroutines waiting on progress. The caller holds mu.
+func (x *indexState) publish() {
+	close(x.progress)
+	x.progress = make(chan struct{})
 }
 
 // toIndex hands results that are in the log to the indexer. It is called
@@ -154,6 +161,7 @@ func (s *Store) index() {
 	defer close(s.idxDone)
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
+	var batch []logged // the indexer's copy of the results it commits
 	for {
 		select {
 		case <-s.idxWork:
@@ -172,8 +180,13 @@ func (s *Store) index() {
 		}
 		for {
 			s.idx.mu.Lock()
-			batch := s.idx.queue[:min(len(s.idx.queue), indexBatch)]
-			s.idx.queue = s.idx.queue[len(batch):]
+			// Copied out, and cleared in the queue, so that the queue's
+			// array, which append reuses, does not keep the results (and
+			// their groups' buffers) after they are committed.
+			n := min(len(s.idx.queue), indexBatch)
+			batch = append(batch[:0], s.idx.queue[:n]...)
+			clear(s.idx.queue[:n])
+			s.idx.queue = s.idx.queue[n:]
 			if len(s.idx.queue) == 0 {
 				s.idx.queue = nil // let the array go
 			}
@@ -190,6 +203,7 @@ func (s *Store) index() {
 				s.idx.mu.Lock()
 				s.idx.err = fmt.Errorf("sqlitestore: index %d results in %s: %w", len(batch), s.path, err)
 				closing = s.idx.closing
+				s.idx.publish()
 				s.idx.mu.Unlock()
 				if closing {
 					return
@@ -203,6 +217,7 @@ func (s *Store) index() {
 				}
 			}
 			s.indexed(batch)
+			clear(batch)
 		}
 		if closing {
 			return
@@ -223,15 +238,46 @@ func (s *Store) indexed(batch []logged) {
 	}
 	s.idx.indexed += int64(len(batch))
 	s.idx.err = nil
-	close(s.idx.progress)
-	s.idx.progress = make(chan struct{})
+	s.idx.publish()
 	first := s.idx.firstSegment
-	s.idx.firstSegment = max(first, last.segment)
 	s.idx.mu.Unlock()
-	for seg := first; seg < last.segment; seg++ {
-		os.Remove(filepath.Join(s.logDir, segmentName(seg))) // one that stays is deleted by the next Open
+	if first < last.segment && s.syncDatabase() == nil {
+		// The commits are on disk: the segments they hold can go.
+		for seg := first; seg < last.segment; seg++ {
+			os.Remove(filepath.Join(s.logDir, segmentName(seg))) // one that stays is deleted by the next Open
+		}
+		s.idx.mu.Lock()
+		s.idx.firstSegment = last.segment
+		s.idx.mu.Unlock()
 	}
 	signal(s.wake)
+}
+
+// syncDatabase makes every transaction the indexer has committed durable.
+// Its commits do not wait for the disk (synchronous=NORMAL): the results
+// are durable in the log already, and the log position commits with them,
+// so a commit lost with the machine is committed again by the next Open.
+// Before the indexer deletes a segment, though, what it committed from it
+// must be on disk: syncDatabase flushes the WAL file, which is what
+// synchronous=FULL does at each COMMIT and makes every transaction
+// committed before it durable (SQLite forum, "Switching pragma synchronous
+// to upgrade durability", 2021), and the directory, which holds the WAL's
+// name. With no WAL file, a checkpoint has copied everything into the
+// database file (and synced it), and SQLite removed the WAL: the database
+// file is flushed.
+func (s *Store) syncDatabase() error {
+	f, err := os.Open(s.path + "-wal")
+	if errors.Is(err, os.ErrNotExist) {
+		f, err = os.Open(s.path)
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := datasync(f); err != nil {
+		return err
+	}
+	return syncDir(filepath.Dir(s.path))
 }
 
 // indexBatch commits batch to the database with the log position after

@@ -425,6 +425,11 @@ func (s *Store) recover(ctx context.Context) error {
 			return fmt.Errorf("commit %d results of the results log to the database: %w", len(replay), err)
 		}
 	}
+	if len(replay) > 0 {
+		if err := s.syncDatabase(); err != nil {
+			return fmt.Errorf("flush the database before deleting segments of the results log: %w", err)
+		}
+	}
 	for _, n := range segs {
 		if n >= uint64(seg) && n < last {
 			if err := os.Remove(filepath.Join(s.logDir, segmentName(n))); err != nil {
@@ -502,9 +507,9 @@ func dsn(path string, o options, role connRole) string {
 		q.Add("_pragma", "journal_size_limit(67108864)")
 	case indexerConn:
 		q.Add("_pragma", "journal_mode(WAL)")
-		// The indexer's commits are durable (FULL: the WAL is flushed at
-		// each COMMIT) before it deletes the segments of the log they hold.
-		q.Add("_pragma", "synchronous(FULL)")
+		// The indexer's commits do not wait for the disk: the log holds
+		// their results until syncDatabase has flushed them.
+		q.Add("_pragma", "synchronous(NORMAL)")
 		// After a burst, truncate the WAL back to 64 MiB once checkpointed.
 		q.Add("_pragma", "journal_size_limit(67108864)")
 		// A multi-row INSERT (insertRows) keeps a statement journal, to undo
