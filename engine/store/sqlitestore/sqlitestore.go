@@ -32,11 +32,13 @@
 // acknowledged id.
 //
 // The indexer goroutine then copies the results into the database, in
-// transactions of up to 4,096 results that it commits with
-// synchronous=FULL, together with the log position after them, and
-// deletes the segments it has all of. This is the expensive part (about
-// 15 µs of CPU per result in the driver), and it is off the lookups' path:
-// the results of a 50 ms window (WithIndexDelay) share a transaction. Open
+// transactions of up to 4,096 results, together with the log position
+// after them. Its commits do not wait for the disk (synchronous=NORMAL):
+// before it deletes a segment it has all of, it flushes the database's
+// WAL once (syncDatabase), so a result leaves the log only once it is
+// durable in the database. Indexing is the expensive part (15-20 µs of
+// CPU per result in the driver), and it is off the lookups' path: the
+// results of a 50 ms window (WithIndexDelay) share a transaction. Open
 // commits what the log has past the database's position, so the results
 // of a process that died before its indexer caught up are in the database
 // once the next Open returns. A record cut short at the end of the last
