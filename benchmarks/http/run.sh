@@ -191,23 +191,30 @@ for s in $SERIES; do runwrk "$s" 32 5 "$WORK/warmup-$s.txt"; done
 # the time the hypervisor gave this VM's CPUs to others: a run with much of
 # it measured a slower machine.
 cpustat() { awk '/^cpu / { print $9, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9 }' /proc/stat; }
+# proctime SERVER: the CPU time (user and system, clock ticks) the server's
+# process has used so far.
+proctime() { awk '{ print $14 + $15 }' "/proc/${PID[$1]}/stat"; }
+TICK=$(getconf CLK_TCK)
 
-printf 'server\tconns\trun\trps\tp50_ms\tp99_ms\tnon2xx\tsocket_errors\tload1\tsteal_pct\n' >"$OUT/summary.tsv"
+printf 'server\tconns\trun\trps\tp50_ms\tp99_ms\tnon2xx\tsocket_errors\tload1\tsteal_pct\tcpu_us_per_req\n' >"$OUT/summary.tsv"
 for c in $CONNS; do
 	for i in $(seq "$RUNS"); do
 		for s in $SERIES; do
 			f="$OUT/wrk-$s-c$c-run$i.txt"
 			load=$(cut -d' ' -f1 /proc/loadavg)
-			before=$(cpustat)
+			before=$(cpustat) cpu0=$(proctime "$s")
 			runwrk "$s" "$c" "$DURATION" "$f"
 			steal=$(echo "$before $(cpustat)" | awk '{ printf "%.1f", 100 * ($3 - $1) / ($4 - $2) }')
+			# The server's CPU time per request: what it costs, whatever
+			# share of the machine it got.
+			cpu=$(awk -v a="$cpu0" -v b="$(proctime "$s")" -v t="$TICK" '/requests in/ { printf "%.0f", 1e6 * (b - a) / t / $1 }' "$f")
 			rps=$(awk '/^Requests\/sec:/ {print $2}' "$f")
 			p50=$(to_ms "$(awk '$1 == "50%" {print $2}' "$f")")
 			p99=$(to_ms "$(awk '$1 == "99%" {print $2}' "$f")")
 			non2xx=$(awk '/Non-2xx or 3xx responses:/ {print $NF}' "$f")
 			sockerr=$(awk '/Socket errors:/ {sub(/.*Socket errors: /, ""); print}' "$f")
-			printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$s" "$c" "$i" "$rps" "$p50" "$p99" \
-				"${non2xx:-0}" "${sockerr:-none}" "$load" "$steal" | tee -a "$OUT/summary.tsv" >&2
+			printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$s" "$c" "$i" "$rps" "$p50" "$p99" \
+				"${non2xx:-0}" "${sockerr:-none}" "$load" "$steal" "$cpu" | tee -a "$OUT/summary.tsv" >&2
 		done
 	done
 done
@@ -222,6 +229,7 @@ done
 awk -F'\t' '
 	NR == 1 { next }
 	{ k = $1 SUBSEP $2; n[k]++; rps[k, n[k]] = $4; p50[k, n[k]] = $5; p99[k, n[k]] = $6; bad[k] += $7
+	  cpu[k, n[k]] = $11; steal[k, n[k]] = $10
 	  if ($8 != "none") serr[k]++; servers[$1] = 1; conns[$2] = 1 }
 	function median(a, k, m,    i, j, t, v) {
 		for (i = 1; i <= m; i++) v[i] = a[k, i] + 0
@@ -229,7 +237,7 @@ awk -F'\t' '
 		return m % 2 ? v[(m + 1) / 2] : (v[m / 2] + v[m / 2 + 1]) / 2
 	}
 	END {
-		printf "%-12s %6s %5s %12s %9s %9s %10s %8s %13s\n", "server", "conns", "runs", "median rps", "p50 ms", "p99 ms", "vs bare", "non-2xx", "socket errs"
+		printf "%-12s %6s %5s %12s %9s %9s %10s %8s %13s %13s %8s\n", "server", "conns", "runs", "median rps", "p50 ms", "p99 ms", "vs bare", "non-2xx", "socket errs", "CPU us/req", "steal%"
 		for (c in conns) for (s in servers) {
 			k = s SUBSEP c; if (!(k in n)) continue
 			med[k] = median(rps, k, n[k])
@@ -237,7 +245,7 @@ awk -F'\t' '
 		for (c in conns) for (s in servers) {
 			k = s SUBSEP c; if (!(k in n)) continue
 			b = (("bare" SUBSEP c) in med) ? sprintf("%.1f%%", 100 * med[k] / med["bare" SUBSEP c]) : "-"
-			printf "%-12s %6s %5d %12.0f %9.2f %9.2f %10s %8d %13d\n", s, c, n[k], med[k], median(p50, k, n[k]), median(p99, k, n[k]), b, bad[k], serr[k]
+			printf "%-12s %6s %5d %12.0f %9.2f %9.2f %10s %8d %13d %13.0f %8.1f\n", s, c, n[k], med[k], median(p50, k, n[k]), median(p99, k, n[k]), b, bad[k], serr[k], median(cpu, k, n[k]), median(steal, k, n[k])
 		}
 	}' "$OUT/summary.tsv" | (read -r h; echo "$h"; sort -k2,2n -k1,1) >"$OUT/summary.txt"
 cat "$OUT/summary.txt"

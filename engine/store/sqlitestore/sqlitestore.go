@@ -75,13 +75,18 @@
 // # Group commit
 //
 // A flush per result would bound the store at the disk's fsyncs per
-// second, and each costs CPU too. Instead the writer takes the first
-// result queued, waits up to DefaultMaxDelay (500 µs, WithGroupCommit) for
-// more, and flushes them all at once; the results that arrive during the
-// flush form the next group. On the machine of benchmarks/README.md the
-// delay nearly doubled the sidecar's throughput at 32 connections, because
-// fewer, larger flushes leave the CPU to the lookups; it adds up to 0.5 ms
-// to a Record.
+// second, and each costs CPU too. Instead the writer takes every result
+// queued and flushes them all at once; the results that arrive during the
+// flush form the next group. When the last group held more than one result
+// (results arrive concurrently), the writer also waits up to
+// DefaultMaxDelay (500 µs, WithGroupCommit) for more before it flushes: in
+// the sidecar at 32 connections on the machine of benchmarks/README.md,
+// where the CPU is the limit, the delay raised throughput by half or more
+// (fewer, larger flushes leave the CPU to the lookups). A Record that comes
+// alone does not wait for it (0.27 ms, BenchmarkRecord/writers=1); a store
+// whose callers are many but whose CPU is idle pays it (BenchmarkRecord at
+// 16 writers: about 5,500 records/s with the delay, 12,000 without), and
+// WithGroupCommit(0, 0) turns it off.
 //
 // A result whose id is already recorded fails alone, with
 // store.ErrDuplicateID, and the others of its group are appended. The
@@ -173,10 +178,11 @@ type options struct {
 
 // WithGroupCommit sets how many results one flush of the log takes at
 // most (default DefaultMaxBatch; a negative or zero maxBatch keeps it) and
-// how long the writer waits for more results once one is waiting before it
-// flushes (default DefaultMaxDelay; zero flushes whatever is queued at
-// once). The delay adds up to that much latency to every Record and saves
-// flushes under load: see "Group commit" in the package documentation.
+// how long the writer waits for more results, when the last group held
+// more than one, before it flushes (default DefaultMaxDelay; zero flushes
+// whatever is queued at once). The delay adds up to that much latency to a
+// Record under concurrency and saves flushes: see "Group commit" in the
+// package documentation.
 func WithGroupCommit(maxBatch int, maxDelay time.Duration) Option {
 	return func(o *options) {
 		if maxBatch > 0 {

@@ -565,3 +565,15 @@ func TestCheckpointer(t *testing.T) {
 		return walSequence() > start
 	}, 20*time.Second, 20*time.Millisecond, "the WAL never started again")
 }
+
+// The group-commit delay applies only when results arrive together: a
+// Record that comes alone is flushed at once, however long the delay.
+func TestLoneRecordDoesNotWaitForTheDelay(t *testing.T) {
+	s := open(t, t.TempDir(), sqlitestore.WithGroupCommit(0, time.Hour))
+	defer s.Close()
+	for i := range 3 {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		require.NoError(t, s.Record(ctx, record(fmt.Sprintf("alone%07d", i), i)))
+		cancel()
+	}
+}

@@ -29,14 +29,16 @@ func (s *Store) write() {
 	batch := make([]*pending, 0, s.opts.maxBatch)
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
+	alone := true // the last group held one result
 	for {
 		p, ok := <-s.queue
 		if !ok {
 			return
 		}
 		batch = append(batch[:0], p)
-		open := s.collect(&batch, timer)
+		open := s.collect(&batch, timer, alone)
 		s.logGroup(batch)
+		alone = len(batch) == 1
 		clear(batch) // let the entries go
 		if !open {
 			return
@@ -168,11 +170,12 @@ func (s *Store) broken() error {
 	return nil
 }
 
-// collect adds to batch what arrives within the group-commit delay, up to
-// the batch size. It returns false when the queue is closed (and drained).
-func (s *Store) collect(batch *[]*pending, timer *time.Timer) (open bool) {
+// collect adds to batch what is queued, and, unless the last group was
+// alone, what arrives within the group-commit delay, up to the batch size.
+// It returns false when the queue is closed (and drained).
+func (s *Store) collect(batch *[]*pending, timer *time.Timer, alone bool) (open bool) {
 	max, delay := s.opts.maxBatch, s.opts.maxDelay
-	if delay <= 0 {
+	if delay <= 0 || alone {
 		for len(*batch) < max {
 			select {
 			case p, ok := <-s.queue:
