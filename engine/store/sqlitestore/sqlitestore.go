@@ -83,9 +83,9 @@
 // the sidecar at 32 connections on the machine of benchmarks/README.md,
 // where the CPU is the limit, the delay raised throughput by half or more
 // (fewer, larger flushes leave the CPU to the lookups). A Record that comes
-// alone does not wait for it (0.27 ms, BenchmarkRecord/writers=1); a store
+// alone does not wait for it (0.25 ms, BenchmarkRecord/writers=1); a store
 // whose callers are many but whose CPU is idle pays it (BenchmarkRecord at
-// 16 writers: about 5,500 records/s with the delay, 12,000 without), and
+// 16 writers: about 9,600 records/s with the delay, 14,500 without), and
 // WithGroupCommit(0, 0) turns it off.
 //
 // A result whose id is already recorded fails alone, with
@@ -97,8 +97,10 @@
 // # Performance
 //
 // Measured on the 2-vCPU machine of benchmarks/README.md ("Stored
-// results"): BenchmarkRecord for one goroutine and for many, the indexer's
-// cost per result, Reports (0.09 ms for an account with 12 reports whether
+// results"): one goroutine records about 4,000 results per second (0.25 ms
+// each, a flush of the log) and 64 goroutines together 23,000-28,000
+// (BenchmarkRecord); the indexer spends 15-20 µs of CPU per result;
+// Reports takes 0.09 ms for an account with 12 reports whether
 // they hold 10,000 results or 100,000, where aggregating the results took
 // 41 ms and 0.5 s: BenchmarkReports), and Export (about 350,000 results
 // per second as JSON and 34,000 as CSV, which decodes each result:
