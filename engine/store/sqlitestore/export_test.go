@@ -48,3 +48,6 @@ func WithSegmentSize(n int64) Option {
 func WithIndexRetry(d time.Duration) Option {
 	return func(o *options) { o.indexRetry = d }
 }
+
+// GroupTarget returns how many results the writer's next group waits for.
+func GroupTarget(s *Store) int64 { return s.groupTarget.Load() }

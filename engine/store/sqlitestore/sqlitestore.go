@@ -77,16 +77,17 @@
 // A flush per result would bound the store at the disk's fsyncs per
 // second, and each costs CPU too. Instead the writer takes every result
 // queued and flushes them all at once; the results that arrive during the
-// flush form the next group. When the last group held more than one result
-// (results arrive concurrently), the writer also waits up to
-// DefaultMaxDelay (500 µs, WithGroupCommit) for more before it flushes: in
-// the sidecar at 32 connections on the machine of benchmarks/README.md,
-// where the CPU is the limit, the delay raised throughput by half or more
-// (fewer, larger flushes leave the CPU to the lookups). A Record that comes
-// alone does not wait for it (0.25 ms, BenchmarkRecord/writers=1); a store
-// whose callers are many but whose CPU is idle pays it (BenchmarkRecord at
-// 16 writers: about 9,600 records/s with the delay, 14,500 without), and
-// WithGroupCommit(0, 0) turns it off.
+// flush form the next group. When the group is smaller than the last one
+// (results arrive concurrently, and some of their callers have not come
+// back yet), the writer also waits up to DefaultMaxDelay (500 µs,
+// WithGroupCommit) for the rest before it flushes; after a group cut short
+// by the delay, the next waits for nearly as many (an eighth fewer), so a
+// burst's size is forgotten over a few groups, not at once. Fewer, larger
+// flushes leave the CPU to the lookups: a flush costs about 90 µs of CPU
+// on the virtual machine of benchmarks/README.md. A Record that comes
+// alone after the store has been idle does not wait (0.18 ms,
+// BenchmarkRecord/writers=1), and WithGroupCommit(0, 0) turns the delay
+// off.
 //
 // A result whose id is already recorded fails alone, with
 // store.ErrDuplicateID, and the others of its group are appended. The
@@ -247,6 +248,8 @@ type Store struct {
 	opts   options
 	lock   *os.File // LockName, locked while the store is open
 
+	groupTarget atomic.Int64 // how many results the writer's next group waits for (tests)
+
 	wdb *sql.DB // one connection, the indexer's
 	rdb *sql.DB // read-only connections
 	cdb *sql.DB // one connection, the checkpointer's
@@ -324,6 +327,7 @@ func Open(dir string, opts ...Option) (*Store, error) {
 		s.release()
 		return fail(err)
 	}
+	s.groupTarget.Store(1)
 	go s.write()
 	go s.index()
 	go s.checkpointer()

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/numenhq/numen/engine"
@@ -566,8 +567,43 @@ func TestCheckpointer(t *testing.T) {
 	}, 20*time.Second, 20*time.Millisecond, "the WAL never started again")
 }
 
+// After a group of many results, the writer waits for about as many
+// again, and forgets the size over a few groups once they stop coming: a
+// lone Record is then flushed at once again. A group of one must not keep
+// the target up (the decay of at least one a group).
+func TestGroupTargetFollowsTheLoad(t *testing.T) {
+	s := open(t, t.TempDir(), sqlitestore.WithGroupCommit(0, 20*time.Millisecond))
+	defer s.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	require.EqualValues(t, 1, sqlitestore.GroupTarget(s))
+
+	// A burst: Records held back by a slow flush gather in one group.
+	const burst = 24
+	var wg sync.WaitGroup
+	for i := range burst {
+		wg.Go(func() { assert.NoError(t, s.Record(ctx, record(fmt.Sprintf("burst%07d", i), i))) })
+	}
+	wg.Wait()
+	require.Eventually(t, func() bool { return sqlitestore.GroupTarget(s) > 1 }, 10*time.Second, time.Millisecond,
+		"no group of the burst held more than one result")
+
+	// Lone Records, one after another: each group of one lowers the
+	// target, by an eighth or by one, until it is one again.
+	for i := range burst + 1 {
+		if sqlitestore.GroupTarget(s) == 1 {
+			break
+		}
+		require.NoError(t, s.Record(ctx, record(fmt.Sprintf("lone%08d", i), i)))
+		require.Eventually(t, func() bool { return sqlitestore.Queued(s) == 0 }, 10*time.Second, time.Millisecond)
+	}
+	require.Eventually(t, func() bool { return sqlitestore.GroupTarget(s) == 1 }, 10*time.Second, time.Millisecond,
+		"the writer still waits for %d results after %d lone ones", sqlitestore.GroupTarget(s), burst+1)
+}
+
 // The group-commit delay applies only when results arrive together: a
-// Record that comes alone is flushed at once, however long the delay.
+// Record that comes alone to an idle store is flushed at once, however
+// long the delay.
 func TestLoneRecordDoesNotWaitForTheDelay(t *testing.T) {
 	s := open(t, t.TempDir(), sqlitestore.WithGroupCommit(0, time.Hour))
 	defer s.Close()

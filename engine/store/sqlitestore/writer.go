@@ -29,16 +29,20 @@ func (s *Store) write() {
 	batch := make([]*pending, 0, s.opts.maxBatch)
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
-	alone := true // the last group held one result
+	last := 1 // how many results the next group waits for (collect)
 	for {
+		s.groupTarget.Store(int64(last)) // 1 already, from Open
 		p, ok := <-s.queue
 		if !ok {
 			return
 		}
 		batch = append(batch[:0], p)
-		open := s.collect(&batch, timer, alone)
+		open := s.collect(&batch, timer, last)
 		s.logGroup(batch)
-		alone = len(batch) == 1
+		// The next group waits for as many results as this one held, or
+		// for nearly as many as the one before: a group cut short by the
+		// delay does not shrink the next at once.
+		last = max(len(batch), last-max(1, last/8))
 		clear(batch) // let the entries go
 		if !open {
 			return
@@ -170,28 +174,23 @@ func (s *Store) broken() error {
 	return nil
 }
 
-// collect adds to batch what is queued, and, unless the last group was
-// alone, what arrives within the group-commit delay, up to the batch size.
-// It returns false when the queue is closed (and drained).
-func (s *Store) collect(batch *[]*pending, timer *time.Timer, alone bool) (open bool) {
-	max, delay := s.opts.maxBatch, s.opts.maxDelay
-	if delay <= 0 || alone {
-		for len(*batch) < max {
-			select {
-			case p, ok := <-s.queue:
-				if !ok {
-					return false
-				}
-				*batch = append(*batch, p)
-			default:
-				return true
-			}
-		}
+// collect adds to batch what is queued, up to the batch size. When that
+// leaves the group smaller than the last one (its callers have not all
+// come back yet), it waits up to the group-commit delay for the rest, and
+// then takes what else is queued. It returns false when the queue is
+// closed (and drained).
+func (s *Store) collect(batch *[]*pending, timer *time.Timer, last int) (open bool) {
+	max := s.opts.maxBatch
+	if !s.drain(batch) {
+		return false
+	}
+	want := min(last, max)
+	if len(*batch) >= want || s.opts.maxDelay <= 0 {
 		return true
 	}
-	timer.Reset(delay)
+	timer.Reset(s.opts.maxDelay)
 	defer timer.Stop()
-	for len(*batch) < max {
+	for len(*batch) < want {
 		select {
 		case p, ok := <-s.queue:
 			if !ok {
@@ -199,6 +198,23 @@ func (s *Store) collect(batch *[]*pending, timer *time.Timer, alone bool) (open 
 			}
 			*batch = append(*batch, p)
 		case <-timer.C:
+			return true
+		}
+	}
+	return s.drain(batch)
+}
+
+// drain adds to batch what is queued, without waiting, up to the batch
+// size. It returns false when the queue is closed (and drained).
+func (s *Store) drain(batch *[]*pending) (open bool) {
+	for len(*batch) < s.opts.maxBatch {
+		select {
+		case p, ok := <-s.queue:
+			if !ok {
+				return false
+			}
+			*batch = append(*batch, p)
+		default:
 			return true
 		}
 	}
