@@ -18,7 +18,7 @@ const DefaultMaxSkew = 30 * time.Second
 
 // dummySecret stands in for the secret of an unknown API key, so that rejecting an unknown key
 // costs the same HMAC as rejecting a bad signature. Its value does not matter.
-var dummySecret = []byte("numen-auth-dummy-secret-for-unknown-keys")
+const dummySecret = "numen-auth-dummy-secret-for-unknown-keys"
 
 // Verifier authenticates requests to the lookup API. Build one with [NewVerifier]; it is
 // immutable and safe for concurrent use as long as its [Credentials] are.
@@ -26,6 +26,7 @@ type Verifier struct {
 	creds   Credentials
 	xbasic  XBasicLookup // nil when creds cannot serve X-Basic
 	maxSkew int64        // seconds
+	macs    macCache
 }
 
 // VerifierOption configures [NewVerifier].
@@ -164,11 +165,11 @@ func (v *Verifier) digest(req *http.Request, relPath string, body []byte, now ti
 	if len(secrets) == 0 {
 		// Spend one HMAC, as for a known key, so that timing does not tell whether the key exists.
 		var sum [sha256.Size]byte
-		_ = hmac.Equal(digestMAC(sum[:0], dummySecret, prefix, body), got[:])
+		_ = hmac.Equal(v.macs.sum(sum[:0], dummySecret, prefix, body), got[:])
 	}
 	for _, secret := range secrets {
 		var sum [sha256.Size]byte
-		if hmac.Equal(digestMAC(sum[:0], []byte(secret), prefix, body), got[:]) {
+		if hmac.Equal(v.macs.sum(sum[:0], secret, prefix, body), got[:]) {
 			matched = 1 // keep going: every secret costs the same whichever one matches
 		}
 	}
@@ -247,7 +248,7 @@ func (v *Verifier) basic(h http.Header) (Identity, error) {
 	secrets, known := v.creds.Secrets(key)
 	matched := 0
 	if len(secrets) == 0 {
-		want := sha256.Sum256(dummySecret)
+		want := sha256.Sum256([]byte(dummySecret))
 		_ = subtle.ConstantTimeCompare(want[:], got[:])
 	}
 	for _, s := range secrets {
