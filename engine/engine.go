@@ -54,6 +54,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"sync/atomic"
 	"time"
 
 	"github.com/numenhq/numen/engine/apiv2"
@@ -128,6 +129,7 @@ type Engine struct {
 	sink     Sink
 	clock    func() time.Time
 	ids      *idSource
+	months   *atomic.Pointer[monthReports] // storageName's, of the last month asked for; shared by WithSink's copies
 }
 
 // New builds an Engine.
@@ -166,6 +168,7 @@ func New(o Options) (*Engine, error) {
 		e.clock = time.Now
 	}
 	e.ids = newIDSource(o.Random, e.clock)
+	e.months = new(atomic.Pointer[monthReports])
 	for _, r := range o.Coverage.Routes {
 		e.products[r.ID] = r.Product
 	}
@@ -351,6 +354,48 @@ func Timestamp(t time.Time) string { return t.Format(timestampLayout) }
 
 // MaxStorageLength bounds a report name chosen by the caller.
 const MaxStorageLength = 100
+
+// monthReports are the default report names of one month (StorageName).
+type monthReports struct {
+	year   int
+	month  time.Month
+	suffix string       // "-2026-11"
+	names  [2][3]string // [async][HLR, MNP, NT]
+}
+
+// storageName is StorageName, with the month's default names made once.
+func (e *Engine) storageName(storage string, product routing.Product, async bool, t time.Time) string {
+	if e.months == nil {
+		return StorageName(storage, product, async, t)
+	}
+	year, month, _ := t.UTC().Date()
+	m := e.months.Load()
+	if m == nil || m.year != year || m.month != month {
+		m = &monthReports{year: year, month: month, suffix: t.UTC().Format("-2006-01")}
+		for i, async := range []bool{false, true} {
+			for j, p := range []routing.Product{routing.HLR, routing.MNP, routing.NT} {
+				m.names[i][j] = StorageName("", p, async, t)
+			}
+		}
+		e.months.Store(m)
+	}
+	if storage != "" {
+		return storage + m.suffix
+	}
+	i := 0
+	if async {
+		i = 1
+	}
+	switch product {
+	case routing.HLR:
+		return m.names[i][0]
+	case routing.MNP:
+		return m.names[i][1]
+	case routing.NT:
+		return m.names[i][2]
+	}
+	return StorageName(storage, product, async, t)
+}
 
 // StorageName returns the report a result of product goes to: the caller's
 // name, or SYNC-API / ASYNC-API with -NT or -MNP for those products, then

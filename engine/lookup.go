@@ -173,7 +173,7 @@ func (e *Engine) hlrLookup(ctx context.Context, a *Account, req Request, encode 
 func (e *Engine) finishHLR(ctx context.Context, a *Account, req Request, encode bool, out *apiv2.HLRResult, product routing.Product, route string, status mnp.Status, code mnp.ErrorCode, detail string) (*apiv2.HLRResult, []byte, error) {
 	out.ProcessingStatus = status.String()
 	out.ErrorCode, out.ErrorDescription = errorFields(code, detail)
-	body, err := e.finish(ctx, a, req, encode, routing.HLR, product, route, status.Charged(), out.ID, out, &out.Cost, &out.Timestamp, &out.Storage)
+	body, err := e.finish(ctx, a, req, encode, routing.HLR, product, route, status.Charged(), out.ID, out, nil, &out.Cost, &out.Timestamp, &out.Storage)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -196,14 +196,15 @@ func errorFields(code mnp.ErrorCode, detail string) (*int, *string) {
 // finish fills a result's cost (the price of priced over route when
 // charged), timestamp and storage (the report of product) and records it;
 // see encodeAndRecord for encode and the JSON it returns.
-func (e *Engine) finish(ctx context.Context, a *Account, req Request, encode bool, product, priced routing.Product, route string, charged bool, id string, result any, cost, timestamp, storage **string) ([]byte, error) {
+// f, when not nil, holds the three strings.
+func (e *Engine) finish(ctx context.Context, a *Account, req Request, encode bool, product, priced routing.Product, route string, charged bool, id string, result any, f *fields, cost, timestamp, storage **string) ([]byte, error) {
 	now := e.clock()
 	price := Money(0)
 	if charged {
 		price = a.prices.Of(priced, route)
 	}
-	report := StorageName(req.Storage, product, req.Async, now)
-	*cost, *timestamp, *storage = apiv2.String(price.String()), apiv2.String(Timestamp(now)), apiv2.String(report)
+	report := e.storageName(req.Storage, product, req.Async, now)
+	*cost, *timestamp, *storage = f.str(price.String()), f.str(Timestamp(now)), f.str(report)
 	return e.encodeAndRecord(ctx, Record{Account: a.key, Product: product, Storage: report, ID: id, Time: now, Cost: price, Result: result}, encode)
 }
 
@@ -488,7 +489,7 @@ func (e *Engine) finishMNP(ctx context.Context, a *Account, req Request, encode 
 		out.QueryStatus = "FAILED"
 	}
 	out.ErrorCode, out.ErrorDescription = errorFields(code, detail)
-	body, err := e.finish(ctx, a, req, encode, routing.MNP, routing.MNP, route, status.Charged(), out.ID, out, &out.Cost, &out.Timestamp, &out.Storage)
+	body, err := e.finish(ctx, a, req, encode, routing.MNP, routing.MNP, route, status.Charged(), out.ID, out, nil, &out.Cost, &out.Timestamp, &out.Storage)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -518,10 +519,12 @@ func (e *Engine) ntLookup(ctx context.Context, a *Account, req Request, encode b
 	if err != nil {
 		return nil, nil, err
 	}
-	out := NTResultOf(&res)
+	box := new(ntBox) // the result and its fields: one allocation
+	out := &box.out
+	ntResultOf(out, &res, &box.f)
 	out.ID = id
-	out.Route = apiv2.String(route)
-	body, err := e.finish(ctx, a, req, encode, routing.NT, routing.NT, route, res.Status == numbering.StatusOK, id, out, &out.Cost, &out.Timestamp, &out.Storage)
+	out.Route = box.f.str(route)
+	body, err := e.finish(ctx, a, req, encode, routing.NT, routing.NT, route, res.Status == numbering.StatusOK, id, out, &box.f, &out.Cost, &out.Timestamp, &out.Storage)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -532,30 +535,74 @@ func (e *Engine) ntLookup(ctx context.Context, a *Account, req Request, encode b
 // null rules of numbering.Result.AppendJSON; the lookup's id, cost,
 // timestamp, storage and route are left for the caller.
 func NTResultOf(res *numbering.Result) *apiv2.NTResult {
+	box := new(ntBox)
+	ntResultOf(&box.out, res, &box.f)
+	return &box.out
+}
+
+// ntBox is an NT result with room for the values its pointers refer to.
+type ntBox struct {
+	out apiv2.NTResult
+	f   fields
+}
+
+// ntResultOf is NTResultOf into out, with the values of its pointers in f.
+func ntResultOf(out *apiv2.NTResult, res *numbering.Result, f *fields) {
 	ok := res.Status == numbering.StatusOK
-	out := &apiv2.NTResult{
+	*out = apiv2.NTResult{
 		Number:                numberText(res),
 		NumberType:            res.Type.String(),
 		QueryStatus:           res.Status.String(),
-		IsValid:               apiv2.Bool(res.Valid),
-		InvalidReason:         apiv2.String(res.Reason.String()),
-		MCCMNC:                apiv2.String(res.MCCMNC),
-		MCC:                   apiv2.String(res.MCC()),
-		MNC:                   apiv2.String(res.MNC()),
-		OriginalNetworkName:   apiv2.String(res.Network),
-		OriginalCountryName:   apiv2.String(res.CountryName),
-		OriginalCountryCode:   apiv2.String(res.CountryCode),
-		OriginalCountryPrefix: apiv2.String(res.CountryPrefix),
+		IsValid:               f.bool(res.Valid),
+		InvalidReason:         f.str(res.Reason.String()),
+		MCCMNC:                f.str(res.MCCMNC),
+		MCC:                   f.str(res.MCC()),
+		MNC:                   f.str(res.MNC()),
+		OriginalNetworkName:   f.str(res.Network),
+		OriginalCountryName:   f.str(res.CountryName),
+		OriginalCountryCode:   f.str(res.CountryCode),
+		OriginalCountryPrefix: f.str(res.CountryPrefix),
 		Regions:               res.Regions,
 		Timezones:             res.Timezones,
-		InfoText:              apiv2.String(res.Info),
+		InfoText:              f.str(res.Info),
 	}
 	if res.Valid {
-		out.IsPossiblyPorted = apiv2.Bool(res.PossiblyPorted)
+		out.IsPossiblyPorted = f.bool(res.PossiblyPorted)
 	}
 	if ok {
-		out.IsVanityNumber = apiv2.Bool(res.Number.IsVanity())
-		out.QualifiesForHLRLookup = apiv2.Bool(res.QualifiesForHLR)
+		out.IsVanityNumber = f.bool(res.Number.IsVanity())
+		out.QualifiesForHLRLookup = f.bool(res.QualifiesForHLR)
 	}
-	return out
+}
+
+// fields holds the values that a result's nullable fields point to, so
+// that a result and its values take one allocation instead of one each.
+// The nil *fields allocates each value apart (apiv2.String, apiv2.Bool),
+// as does a full one.
+type fields struct {
+	s      [14]string
+	b      [4]bool
+	ns, nb int
+}
+
+// str is apiv2.String(v), kept in f.
+func (f *fields) str(v string) *string {
+	if f == nil || f.ns == len(f.s) || v == "" {
+		return apiv2.String(v)
+	}
+	p := &f.s[f.ns]
+	f.ns++
+	*p = v
+	return p
+}
+
+// bool is apiv2.Bool(v), kept in f.
+func (f *fields) bool(v bool) *bool {
+	if f == nil || f.nb == len(f.b) {
+		return apiv2.Bool(v)
+	}
+	p := &f.b[f.nb]
+	f.nb++
+	*p = v
+	return p
 }

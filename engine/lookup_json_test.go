@@ -3,9 +3,11 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/numenhq/numen/routing"
 	"github.com/stretchr/testify/require"
 )
 
@@ -54,4 +56,38 @@ func TestLookupJSON(t *testing.T) {
 	want, err = json.Marshal(nres)
 	require.NoError(t, err)
 	require.Equal(t, string(want), string(body), "encoded without a sink")
+}
+
+// The engine's storageName, which keeps the month's default names, names
+// every report as StorageName does, across months (also going back).
+func TestStorageNameOfTheMonth(t *testing.T) {
+	e := Engine{months: new(atomic.Pointer[monthReports])}
+	for _, ts := range []string{"2026-11-30T23:59:59Z", "2026-12-01T00:00:00Z", "2026-11-15T12:00:00+05:00", "2027-01-01T00:30:00+01:00", "2026-12-31T23:59:59Z"} {
+		now, err := time.Parse(time.RFC3339, ts)
+		require.NoError(t, err)
+		for _, storage := range []string{"", "CAMPAIGN"} {
+			for _, p := range []routing.Product{routing.HLR, routing.MNP, routing.NT, "OTHER"} {
+				for _, async := range []bool{false, true} {
+					require.Equal(t, StorageName(storage, p, async, now), e.storageName(storage, p, async, now), "%s %q %s async=%v", ts, storage, p, async)
+				}
+			}
+		}
+	}
+}
+
+// An NT result's values share one allocation with it (ntBox) and come out
+// as NTResultOf's used to: each nullable field nil exactly when empty.
+func TestNTResultFields(t *testing.T) {
+	var f fields
+	for i := range len(f.s) + 2 { // past the room: allocated apart
+		v := string(rune('a' + i))
+		require.Equal(t, v, *f.str(v))
+		require.Nil(t, f.str(""))
+	}
+	for i := range len(f.b) + 2 {
+		require.Equal(t, i%2 == 0, *f.bool(i%2 == 0))
+	}
+	var none *fields
+	require.Equal(t, "x", *none.str("x"))
+	require.True(t, *none.bool(true))
 }
