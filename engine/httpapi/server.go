@@ -33,6 +33,7 @@ import (
 	"math"
 	"net/http"
 	"net/netip"
+	"path"
 	"sort"
 	"strings"
 	"sync"
@@ -220,6 +221,14 @@ func Endpoints() []string {
 }
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// The API's requests go straight to api, without the mux's matching
+	// (three allocations a request), when the mux would send them there
+	// unchanged: a clean path under the API's base. Others (an unclean
+	// path, which the mux redirects) take the mux.
+	if p := r.URL.Path; strings.HasPrefix(p, apiv2.Base+"/") && path.Clean(p) == p && r.Method != http.MethodConnect {
+		h.api(w, r)
+		return
+	}
 	h.mux.ServeHTTP(w, r)
 }
 

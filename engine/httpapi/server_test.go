@@ -387,6 +387,29 @@ func TestErrorStatuses(t *testing.T) {
 	require.Equal(t, []string{"service unavailable: the result could not be stored; nothing was charged, try again"}, errorsOf(t, b))
 }
 
+// API requests skip the mux only when it would pass them on unchanged: an
+// unclean path under the API is redirected to the clean one, as the mux
+// does for every path.
+func TestUncleanAPIPaths(t *testing.T) {
+	s := newServer(t, nil)
+	for _, tc := range []struct{ path, location string }{
+		{"/api/v2//time", "/api/v2/time"},
+		{"/api/v2/./time", "/api/v2/time"},
+		{"/api/v2/x/../time", "/api/v2/time"},
+	} {
+		w := httptest.NewRecorder()
+		s.h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, tc.path, nil))
+		require.Contains(t, []int{http.StatusMovedPermanently, http.StatusTemporaryRedirect}, w.Code, tc.path)
+		require.Equal(t, tc.location, w.Header().Get("Location"), tc.path)
+	}
+	w := httptest.NewRecorder()
+	s.h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/api/v2/time", nil))
+	require.Equal(t, http.StatusOK, w.Code, "%s", w.Body)
+	w = httptest.NewRecorder() // the mux's way to api: a path it keeps
+	s.h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/api/v2/time/", nil))
+	require.Equal(t, http.StatusNotFound, w.Code, "%s", w.Body)
+}
+
 type stubBulk struct{ calls atomic.Int32 }
 
 func (b *stubBulk) Submit(ctx context.Context, a *Account, product string, numbers []string, route, storage, idem string, body []byte) (*apiv2.Receipt, error) {
