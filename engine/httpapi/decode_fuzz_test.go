@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
 
+	"github.com/numenhq/numen/engine"
 	"github.com/numenhq/numen/engine/apiv2"
 )
 
@@ -129,4 +130,54 @@ func errorsOfRecorder(t *testing.T, b []byte) []string {
 		t.Fatalf("error body %q: %v", b, err)
 	}
 	return e.Errors
+}
+
+// FuzzDecodeLookup: decodeLookupFast, the encoding/json-free path of the
+// single lookups, accepts only bodies that decode accepts, with the same
+// values; decodeLookup answers as decode does.
+func FuzzDecodeLookup(f *testing.F) {
+	for _, s := range decodeSeeds {
+		f.Add([]byte(s))
+	}
+	for _, s := range []string{
+		`{"number":"+44 20 7946 0000"}`, `{"number": "1", "route": "", "storage": "s"}`, `{"number":"1","number":"2"}`,
+		`{"Number":"1"}`, `{"number":"1",}`, `{"number":"1"}x`, `{"number":"\u0031"}`, "{\"number\":\"\x7f\"}",
+		`{"number":"é"}`, `{"route":"GT1"}`, `{"storage":"x","number":"1","route":"NT1"}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		for _, field := range []string{"msisdn", "number"} {
+			ref := httptest.NewRecorder()
+			var want engine.Request
+			var refOK bool
+			if field == "number" {
+				var b apiv2.NTLookupRequest
+				if refOK = decode(ref, body, &b, field); refOK {
+					want = engine.Request{Number: b.Number, Route: apiv2.Deref(b.Route), Storage: apiv2.Deref(b.Storage)}
+				}
+			} else {
+				var b apiv2.HLRLookupRequest
+				if refOK = decode(ref, body, &b, field); refOK {
+					want = engine.Request{Number: b.MSISDN, Route: apiv2.Deref(b.Route), Storage: apiv2.Deref(b.Storage)}
+				}
+			}
+			if got, ok := decodeLookupFast(body, field); ok {
+				if !refOK {
+					t.Fatalf("%s body %q: the fast path accepts what decode answers with %s", field, body, ref.Body)
+				}
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Fatalf("%s body %q: decoded differently (-decode +fast):\n%s", field, body, diff)
+				}
+			}
+			w := httptest.NewRecorder()
+			got, ok := decodeLookup(w, body, field)
+			if ok != refOK || w.Code != ref.Code || w.Body.String() != ref.Body.String() {
+				t.Fatalf("%s body %q: decodeLookup %v %d %s; decode %v %d %s", field, body, ok, w.Code, w.Body, refOK, ref.Code, ref.Body)
+			}
+			if diff := cmp.Diff(want, got); ok && diff != "" {
+				t.Fatalf("%s body %q: decodeLookup differs (-decode +decodeLookup):\n%s", field, body, diff)
+			}
+		}
+	})
 }

@@ -41,13 +41,11 @@ func (h *Handler) authTest(w http.ResponseWriter, r *request) {
 }
 
 func (h *Handler) hlrLookup(w http.ResponseWriter, r *request) {
-	var body apiv2.HLRLookupRequest
-	if !decode(w, r.body, &body, "msisdn") {
+	req, ok := decodeLookup(w, r.body, "msisdn")
+	if !ok {
 		return
 	}
-	res, encoded, err := h.cfg.Engine.HLRLookupJSON(r.Context(), r.account.Engine, engine.Request{
-		Number: body.MSISDN, Route: apiv2.Deref(body.Route), Storage: apiv2.Deref(body.Storage),
-	})
+	res, encoded, err := h.cfg.Engine.HLRLookupJSON(r.Context(), r.account.Engine, req)
 	if h.lookupError(w, err) {
 		return
 	}
@@ -56,13 +54,11 @@ func (h *Handler) hlrLookup(w http.ResponseWriter, r *request) {
 }
 
 func (h *Handler) mnpLookup(w http.ResponseWriter, r *request) {
-	var body apiv2.MNPLookupRequest
-	if !decode(w, r.body, &body, "msisdn") {
+	req, ok := decodeLookup(w, r.body, "msisdn")
+	if !ok {
 		return
 	}
-	res, encoded, err := h.cfg.Engine.MNPLookupJSON(r.Context(), r.account.Engine, engine.Request{
-		Number: body.MSISDN, Route: apiv2.Deref(body.Route), Storage: apiv2.Deref(body.Storage),
-	})
+	res, encoded, err := h.cfg.Engine.MNPLookupJSON(r.Context(), r.account.Engine, req)
 	if h.lookupError(w, err) {
 		return
 	}
@@ -71,13 +67,11 @@ func (h *Handler) mnpLookup(w http.ResponseWriter, r *request) {
 }
 
 func (h *Handler) ntLookup(w http.ResponseWriter, r *request) {
-	var body apiv2.NTLookupRequest
-	if !decode(w, r.body, &body, "number") {
+	req, ok := decodeLookup(w, r.body, "number")
+	if !ok {
 		return
 	}
-	res, encoded, err := h.cfg.Engine.NTLookupJSON(r.Context(), r.account.Engine, engine.Request{
-		Number: body.Number, Route: apiv2.Deref(body.Route), Storage: apiv2.Deref(body.Storage),
-	})
+	res, encoded, err := h.cfg.Engine.NTLookupJSON(r.Context(), r.account.Engine, req)
 	if h.lookupError(w, err) {
 		return
 	}
@@ -203,6 +197,109 @@ func (e *PreconditionError) Error() string { return e.Message }
 // trailing data, types as documented; required names the field that must
 // be present, and not null, under exactly that name. It answers 400 itself,
 // naming the field, and returns false. The body is decoded once; the
+
+// decodeLookup decodes the body of a single lookup, whose number is the
+// member named field ("msisdn" or "number"), as decode does; it answers a
+// bad body and returns false.
+func decodeLookup(w http.ResponseWriter, body []byte, field string) (engine.Request, bool) {
+	if req, ok := decodeLookupFast(body, field); ok {
+		return req, true
+	}
+	var number string
+	var route, storage *string
+	if field == "number" {
+		var b apiv2.NTLookupRequest
+		if !decode(w, body, &b, field) {
+			return engine.Request{}, false
+		}
+		number, route, storage = b.Number, b.Route, b.Storage
+	} else {
+		var b apiv2.HLRLookupRequest
+		if !decode(w, body, &b, field) {
+			return engine.Request{}, false
+		}
+		number, route, storage = b.MSISDN, b.Route, b.Storage
+	}
+	return engine.Request{Number: number, Route: apiv2.Deref(route), Storage: apiv2.Deref(storage)}, true
+}
+
+// decodeLookupFast decodes the usual body of a single lookup without
+// encoding/json: an object of the members field, "route" and "storage",
+// each at most once, named exactly so, with string values of printable
+// ASCII without escapes, between JSON's white space; field is required.
+// Any other body, valid or not, is left to decode (false), which accepts
+// every body this does, with the same values (FuzzDecodeLookup).
+func decodeLookupFast(body []byte, field string) (engine.Request, bool) {
+	var vals [3]string // field, route, storage
+	var seen [3]bool
+	i := skipSpace(body, 0)
+	if i >= len(body) || body[i] != '{' {
+		return engine.Request{}, false
+	}
+	i = skipSpace(body, i+1)
+	s := string(body) // one allocation for every value
+	for {
+		next, ok := fastString(body, i)
+		if !ok {
+			return engine.Request{}, false
+		}
+		m := -1
+		switch s[i+1 : next-1] {
+		case field:
+			m = 0
+		case "route":
+			m = 1
+		case "storage":
+			m = 2
+		}
+		if m < 0 || seen[m] {
+			return engine.Request{}, false
+		}
+		i = skipSpace(body, next)
+		if i >= len(body) || body[i] != ':' {
+			return engine.Request{}, false
+		}
+		start := skipSpace(body, i+1)
+		next, ok = fastString(body, start)
+		if !ok {
+			return engine.Request{}, false
+		}
+		vals[m], seen[m] = s[start+1:next-1], true
+		i = skipSpace(body, next)
+		if i >= len(body) {
+			return engine.Request{}, false
+		}
+		if body[i] == '}' {
+			break
+		}
+		if body[i] != ',' {
+			return engine.Request{}, false
+		}
+		i = skipSpace(body, i+1)
+	}
+	if skipSpace(body, i+1) != len(body) || !seen[0] {
+		return engine.Request{}, false
+	}
+	return engine.Request{Number: vals[0], Route: vals[1], Storage: vals[2]}, true
+}
+
+// fastString reads the JSON string at body[i:] when it is printable ASCII
+// without escapes, and returns the index after its closing quote.
+func fastString(body []byte, i int) (next int, ok bool) {
+	if i >= len(body) || body[i] != '"' {
+		return 0, false
+	}
+	for j := i + 1; j < len(body); j++ {
+		switch c := body[j]; {
+		case c == '"':
+			return j + 1, true
+		case c < 0x20 || c >= 0x7f || c == '\\':
+			return 0, false
+		}
+	}
+	return 0, false
+}
+
 // required field is found by hasMember's scan of the decoded bytes.
 func decode(w http.ResponseWriter, body []byte, v any, required string) bool {
 	if len(bytes.TrimSpace(body)) == 0 {
