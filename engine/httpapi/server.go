@@ -135,9 +135,21 @@ type endpoint struct {
 // request is one authenticated API request.
 type request struct {
 	*http.Request
+	ctx     context.Context // the Request's, with the request timeout
 	account *Account
 	body    []byte
 	client  netip.Addr
+}
+
+// Context returns the request's context, which ends at the request
+// timeout: the handlers' context (without a copy of the Request that
+// WithContext would make).
+func (r *request) Context() context.Context { return r.ctx }
+
+// exchange is what api allocates for a request: once, not per part.
+type exchange struct {
+	rw  statusWriter
+	req request
 }
 
 // New builds a Handler.
@@ -235,7 +247,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // api serves everything under /api/v2/.
 func (h *Handler) api(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	rw := &statusWriter{ResponseWriter: w}
+	x := &exchange{rw: statusWriter{ResponseWriter: w}}
+	rw := &x.rw
 	rel := strings.TrimPrefix(r.URL.Path, apiv2.Base)
 	e := h.routes[strings.ToLower(rel)]
 	name := "unknown"
@@ -275,12 +288,12 @@ func (h *Handler) api(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), h.cfg.RequestTimeout)
 	defer cancel()
-	r = r.WithContext(ctx)
 	body, ok := h.readBody(rw, r)
 	if !ok {
 		return
 	}
-	req := &request{Request: r, body: body, client: h.clientAddr(r)}
+	req := &x.req
+	*req = request{Request: r, ctx: ctx, body: body, client: h.clientAddr(r)}
 	if !e.public {
 		id, err := h.verifier.Authenticate(r, e.path, body, h.cfg.Clock())
 		if err != nil {

@@ -387,6 +387,23 @@ func TestErrorStatuses(t *testing.T) {
 	require.Equal(t, []string{"service unavailable: the result could not be stored; nothing was charged, try again"}, errorsOf(t, b))
 }
 
+// The request timeout reaches the lookup: a store that does not answer
+// within it leaves the request a 503, not a request that hangs.
+func TestRequestTimeout(t *testing.T) {
+	s := newServer(t, func(cfg *Config, a *Account) { cfg.RequestTimeout = 50 * time.Millisecond })
+	s.sinkTo.Store(engine.SinkFunc(func(ctx context.Context, r engine.Record) error {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(5 * time.Second):
+			return nil // recorded: the context had no deadline
+		}
+	}))
+	status, _, b := s.do(t, "POST", "/api/v2/nt-lookup", `{"number": "+4915123456789"}`, digest(secret, 0))
+	require.Equal(t, http.StatusServiceUnavailable, status, "%s", b)
+	require.Equal(t, []string{"service unavailable: the result could not be stored; nothing was charged, try again"}, errorsOf(t, b))
+}
+
 // API requests skip the mux only when it would pass them on unchanged: an
 // unclean path under the API is redirected to the clean one, as the mux
 // does for every path.
