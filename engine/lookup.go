@@ -587,8 +587,13 @@ type fields struct {
 
 // str is apiv2.String(v), kept in f.
 func (f *fields) str(v string) *string {
-	if f == nil || f.ns == len(f.s) || v == "" {
-		return apiv2.String(v)
+	if v == "" {
+		return nil
+	}
+	if f == nil || f.ns == len(f.s) {
+		p := new(string) // here, not apiv2.String: its v would be moved to the heap on every call
+		*p = v
+		return p
 	}
 	p := &f.s[f.ns]
 	f.ns++
@@ -599,7 +604,9 @@ func (f *fields) str(v string) *string {
 // bool is apiv2.Bool(v), kept in f.
 func (f *fields) bool(v bool) *bool {
 	if f == nil || f.nb == len(f.b) {
-		return apiv2.Bool(v)
+		p := new(bool)
+		*p = v
+		return p
 	}
 	p := &f.b[f.nb]
 	f.nb++
