@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/numenhq/numen/routing"
 )
@@ -403,7 +404,11 @@ func (s *Store) insertRows(tx *sql.Tx, batch []logged) error {
 		args := s.args[:0]
 		for i := range chunk {
 			e := &chunk[i].entry
-			args = append(args, e.ID, e.Account, e.Storage, string(e.Product), e.Millis, int64(e.Cost), string(e.Result))
+			// The body as a string without copying it: e.Result is a part
+			// of its group's log buffer, which nothing modifies after
+			// logGroup wrote it, and the driver copies the text it binds.
+			body := unsafe.String(unsafe.SliceData(e.Result), len(e.Result))
+			args = append(args, e.ID, e.Account, e.Storage, string(e.Product), e.Millis, int64(e.Cost), body)
 		}
 		res, err := tx.Stmt(stmt).Exec(args...)
 		clear(args)

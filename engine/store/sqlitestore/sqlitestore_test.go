@@ -572,21 +572,39 @@ func TestCheckpointer(t *testing.T) {
 // lone Record is then flushed at once again. A group of one must not keep
 // the target up (the decay of at least one a group).
 func TestGroupTargetFollowsTheLoad(t *testing.T) {
-	s := open(t, t.TempDir(), sqlitestore.WithGroupCommit(0, 20*time.Millisecond))
+	// The first flush is held until the burst is queued behind it.
+	entered, release := make(chan struct{}), make(chan struct{})
+	var held atomic.Bool
+	hold := sqlitestore.WithSync(func() error {
+		if held.CompareAndSwap(false, true) {
+			close(entered)
+			<-release
+		}
+		return nil
+	})
+	s := open(t, t.TempDir(), sqlitestore.WithGroupCommit(0, 20*time.Millisecond), hold)
 	defer s.Close()
+	var once sync.Once
+	free := func() { once.Do(func() { close(release) }) }
+	defer free() // before Close, should the test fail while the flush is held
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	require.EqualValues(t, 1, sqlitestore.GroupTarget(s))
 
-	// A burst: Records held back by a slow flush gather in one group.
+	// A burst: it queues while a first Record's flush is held, and forms
+	// one group.
 	const burst = 24
 	var wg sync.WaitGroup
+	wg.Go(func() { assert.NoError(t, s.Record(ctx, record("first000000", 0))) })
+	<-entered
 	for i := range burst {
 		wg.Go(func() { assert.NoError(t, s.Record(ctx, record(fmt.Sprintf("burst%07d", i), i))) })
 	}
+	require.Eventually(t, func() bool { return sqlitestore.Queued(s) == burst }, 10*time.Second, time.Millisecond)
+	free()
 	wg.Wait()
-	require.Eventually(t, func() bool { return sqlitestore.GroupTarget(s) > 1 }, 10*time.Second, time.Millisecond,
-		"no group of the burst held more than one result")
+	require.Eventually(t, func() bool { return sqlitestore.GroupTarget(s) == burst }, 10*time.Second, time.Millisecond,
+		"the writer waits for %d results after a group of %d", sqlitestore.GroupTarget(s), burst)
 
 	// Lone Records, one after another: each group of one lowers the
 	// target, by an eighth or by one, until it is one again.
