@@ -477,13 +477,18 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // response body: what writeJSON writes for the value, without encoding it
 // again. body is not modified (the engine's sink may hold it too).
 func writeEncoded(w http.ResponseWriter, status int, body []byte) {
-	w.Header().Set("Content-Type", "application/json")
+	w.Header()["Content-Type"] = jsonContentType
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
 	_, _ = w.Write(newline)
 }
 
 var newline = []byte{'\n'}
+
+// jsonContentType is the Content-Type header's value of JSON answers, one
+// slice for all (Header.Set would allocate one per answer): net/http only
+// reads it, and copies it when the header is written.
+var jsonContentType = []string{"application/json"}
 
 // writeErrors writes {"errors": [...]}.
 func writeErrors(w http.ResponseWriter, status int, msgs ...string) {
