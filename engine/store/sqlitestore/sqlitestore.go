@@ -81,11 +81,12 @@
 // (results arrive concurrently, and some of their callers have not come
 // back yet), the writer also waits up to DefaultMaxDelay (500 µs,
 // WithGroupCommit) for the rest before it flushes; after a group cut short
-// by the delay, the next waits for nearly as many (an eighth fewer), so a
+// by the delay, the next waits for nearly as many (an eighth fewer, at
+// least one fewer), so a
 // burst's size is forgotten over a few groups, not at once. Fewer, larger
-// flushes leave the CPU to the lookups: a flush costs about 90 µs of CPU
-// on the virtual machine of benchmarks/README.md. A Record that comes
-// alone after the store has been idle does not wait (0.18 ms,
+// flushes leave the CPU to the lookups: a flush costs 67-90 µs of CPU on
+// the virtual machine B of benchmarks/README.md. A Record that comes
+// alone after the store has been idle does not wait (0.14 ms,
 // BenchmarkRecord/writers=1), and WithGroupCommit(0, 0) turns the delay
 // off.
 //
@@ -97,15 +98,15 @@
 //
 // # Performance
 //
-// Measured on the 2-vCPU machine of benchmarks/README.md ("Stored
-// results"): one goroutine records about 4,000 results per second (0.25 ms
-// each, a flush of the log) and 64 goroutines together 23,000-28,000
-// (BenchmarkRecord); the indexer spends 15-20 µs of CPU per result;
-// Reports takes 0.09 ms for an account with 12 reports whether
-// they hold 10,000 results or 100,000, where aggregating the results took
-// 41 ms and 0.5 s: BenchmarkReports), and Export (about 350,000 results
-// per second as JSON and 34,000 as CSV, which decodes each result:
-// BenchmarkExport). Export and Results walk the results_report index in
+// Measured on the 2-vCPU machine B of benchmarks/README.md ("Stored
+// results"): one goroutine records about 7,000 results per second (0.14 ms
+// each, a flush of the log) and 64 goroutines together 66,000-72,000
+// (BenchmarkRecord), and the indexer spends about 6 µs of CPU per result
+// in the sidecar. Reports takes 0.03 ms for an account with 12 reports,
+// whether they hold 10,000 results or 100,000 (aggregating the results
+// took 21 ms and 0.3 s: BenchmarkReports). Export writes about 600,000
+// results per second as JSON and 83,000 as CSV, which decodes each result
+// (BenchmarkExport). Export and Results walk the results_report index in
 // order, with no sort; Export streams, one result at a time.
 //
 // # Thread safety
@@ -181,8 +182,8 @@ type options struct {
 
 // WithGroupCommit sets how many results one flush of the log takes at
 // most (default DefaultMaxBatch; a negative or zero maxBatch keeps it) and
-// how long the writer waits for more results, when the last group held
-// more than one, before it flushes (default DefaultMaxDelay; zero flushes
+// how long the writer waits, for a group smaller than the last one, for
+// the rest before it flushes (default DefaultMaxDelay; zero flushes
 // whatever is queued at once). The delay adds up to that much latency to a
 // Record under concurrency and saves flushes: see "Group commit" in the
 // package documentation.
