@@ -3,6 +3,7 @@ package httpapi
 import (
 	"encoding/json"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -180,4 +181,20 @@ func FuzzDecodeLookup(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A body longer than maxFastBody is left to decode, which still reads it:
+// the fast path's values share the body's one copy, and a long body must
+// not be kept alive by a short value.
+func TestDecodeLookupLongBody(t *testing.T) {
+	body := []byte(`{"number":"+4915123456789","storage":"` + strings.Repeat("s", maxFastBody) + `"}`)
+	_, fast := decodeLookupFast(body, "number")
+	require.False(t, fast)
+	w := httptest.NewRecorder()
+	req, ok := decodeLookup(w, body, "number")
+	require.True(t, ok, "%s", w.Body)
+	require.Equal(t, engine.Request{Number: "+4915123456789", Storage: strings.Repeat("s", maxFastBody)}, req)
+	short := []byte(`{"number":"+4915123456789"}`)
+	_, fast = decodeLookupFast(short, "number")
+	require.True(t, fast)
 }

@@ -226,10 +226,16 @@ func decodeLookup(w http.ResponseWriter, body []byte, field string) (engine.Requ
 // decodeLookupFast decodes the usual body of a single lookup without
 // encoding/json: an object of the members field, "route" and "storage",
 // each at most once, named exactly so, with string values of printable
-// ASCII without escapes, between JSON's white space; field is required.
+// ASCII without escapes, between JSON's white space, in at most
+// maxFastBody bytes; field is required.
 // Any other body, valid or not, is left to decode (false), which accepts
 // every body this does, with the same values (FuzzDecodeLookup).
 func decodeLookupFast(body []byte, field string) (engine.Request, bool) {
+	// The values share one copy of the body: only for a short body, so
+	// that a value kept long (a cached result's route) keeps little.
+	if len(body) > maxFastBody {
+		return engine.Request{}, false
+	}
 	var vals [3]string // field, route, storage
 	var seen [3]bool
 	i := skipSpace(body, 0)
@@ -282,6 +288,9 @@ func decodeLookupFast(body []byte, field string) (engine.Request, bool) {
 	}
 	return engine.Request{Number: vals[0], Route: vals[1], Storage: vals[2]}, true
 }
+
+// maxFastBody is the longest body decodeLookupFast reads.
+const maxFastBody = 512
 
 // fastString reads the JSON string at body[i:] when it is printable ASCII
 // without escapes, and returns the index after its closing quote.
