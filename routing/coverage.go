@@ -21,7 +21,8 @@ const (
 	NT  Product = "NT"
 )
 
-// Route is one route a lookup can take, identified by 3 characters.
+// Route is one route a lookup can take, identified by 3 printable ASCII
+// characters.
 type Route struct {
 	ID      string  `json:"id"`
 	Product Product `json:"product"`
@@ -62,7 +63,7 @@ const (
 )
 
 // ParseCoverage reads coverage data from JSON and checks it: route
-// identifiers of 3 characters and a known product, MCCMNCs of 5 or 6
+// identifiers of 3 printable ASCII characters and a known product, MCCMNCs of 5 or 6
 // digits with an ISO country, scores from 0 to 100 for declared routes and
 // networks, nothing twice. All problems are reported together.
 func ParseCoverage(b []byte) (*Coverage, error) {
@@ -106,8 +107,8 @@ func (c *Coverage) check() error {
 	routes := map[string]Product{}
 	for i, r := range c.Routes {
 		switch {
-		case len(r.ID) != 3 || r.ID == RejectRoute:
-			add("routes[%d].id %q: want 3 characters", i, r.ID)
+		case len(r.ID) != 3 || r.ID == RejectRoute || !printableASCII(r.ID):
+			add("routes[%d].id %q: want 3 characters, printable ASCII", i, r.ID)
 		case r.Product != HLR && r.Product != MNP && r.Product != NT:
 			add("routes[%d].product %q: want HLR, MNP or NT", i, r.Product)
 		case routes[r.ID] != "":
@@ -189,4 +190,16 @@ func (e *MapError) Error() string {
 		return what + ": " + e.Problems[0]
 	}
 	return fmt.Sprintf("%s: %d problems: %s", what, len(e.Problems), strings.Join(e.Problems, "; "))
+}
+
+// printableASCII reports whether s is made of the bytes 0x20-0x7E only: a
+// route id the API's JSON writes with strconv.AppendQuote (json.go), and
+// routing instructions and logs show as it is.
+func printableASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return true
 }

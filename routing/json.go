@@ -21,8 +21,8 @@ func (d Decision) AppendJSON(b []byte) []byte {
 func (d Decision) MarshalJSON() ([]byte, error) { return d.AppendJSON(make([]byte, 0, 96)), nil }
 
 // appendNullable appends s quoted, or null when empty. Decisions hold only
-// route identifiers, origin names and MCCMNC digits, which need no escaping
-// beyond what strconv.AppendQuote does for ASCII.
+// route identifiers (printable ASCII: Coverage checks them), origin names
+// and MCCMNC digits, for which strconv.AppendQuote writes valid JSON.
 func appendNullable(b []byte, s string) []byte {
 	if s == "" {
 		return append(b, "null"...)

@@ -169,6 +169,11 @@ func TestCoverageValidation(t *testing.T) {
 
 	_, err = ParseCoverage([]byte(`{"routes": [], "bogus": 1}`))
 	require.ErrorContains(t, err, "bogus")
+	// A route id that strconv.AppendQuote would write as invalid JSON.
+	for _, id := range []string{`H\u0001A`, `\u00e9A`, `H\u007fA`} {
+		_, err = ParseCoverage([]byte(`{"routes": [{"id": "` + id + `", "product": "HLR"}]}`))
+		require.ErrorContains(t, err, "want 3 characters, printable ASCII", id)
+	}
 }
 
 func TestDefaults(t *testing.T) {

@@ -118,7 +118,7 @@ func TestRouteBadInputs(t *testing.T) {
 	cov := writeTemp(t, "cov.json", `{"routes": [{"id": "AB", "product": "HLR"}], "networks": [], "scores": []}`)
 	code, _, errOut = runCLI(t, nil, "route", "--coverage", cov, "1")
 	require.Equal(t, exitError, code)
-	require.Contains(t, errOut, `coverage: routes[0].id "AB": want 3 characters`)
+	require.Contains(t, errOut, `coverage: routes[0].id "AB": want 3 characters, printable ASCII`)
 
 	code, _, _ = runCLI(t, nil, "route", "--bogus")
 	require.Equal(t, exitUsage, code)
