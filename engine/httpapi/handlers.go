@@ -193,11 +193,6 @@ type PreconditionError struct {
 
 func (e *PreconditionError) Error() string { return e.Message }
 
-// decode reads a JSON object into v strictly: no unknown fields, no
-// trailing data, types as documented; required names the field that must
-// be present, and not null, under exactly that name. It answers 400 itself,
-// naming the field, and returns false. The body is decoded once; the
-
 // decodeLookup decodes the body of a single lookup, whose number is the
 // member named field ("msisdn" or "number"), as decode does; it answers a
 // bad body and returns false.
@@ -309,6 +304,10 @@ func fastString(body []byte, i int) (next int, ok bool) {
 	return 0, false
 }
 
+// decode reads a JSON object into v strictly: no unknown fields, no
+// trailing data, types as documented; required names the field that must
+// be present, and not null, under exactly that name. It answers 400 itself,
+// naming the field, and returns false. The body is decoded once; the
 // required field is found by hasMember's scan of the decoded bytes.
 func decode(w http.ResponseWriter, body []byte, v any, required string) bool {
 	if len(bytes.TrimSpace(body)) == 0 {

@@ -405,8 +405,9 @@ func (s *Store) insertRows(tx *sql.Tx, batch []logged) error {
 		for i := range chunk {
 			e := &chunk[i].entry
 			// The body as a string without copying it: e.Result is a part
-			// of its group's log buffer, which nothing modifies after
-			// logGroup wrote it, and the driver copies the text it binds.
+			// of its group's log buffer (logGroup) or of a segment read at
+			// Open (readSegment), which nothing modifies, and the driver
+			// copies the text it binds.
 			body := unsafe.String(unsafe.SliceData(e.Result), len(e.Result))
 			args = append(args, e.ID, e.Account, e.Storage, string(e.Product), e.Millis, int64(e.Cost), body)
 		}
