@@ -168,9 +168,10 @@ func (h *Handler) lookupError(w http.ResponseWriter, err error) bool {
 	case errors.As(err, &pe):
 		writeErrors(w, pe.Status, pe.Message)
 	case errors.Is(err, context.Canceled):
-		// The client went away while its result was being recorded; the
-		// result may still be committed. Not a store failure.
-		h.log.Info("client gone before the answer", "error", err)
+		// A backend or store gave up on a canceled context of its own
+		// (the request's ends only at its timeout); the result may still
+		// be committed. Not a store failure.
+		h.log.Info("lookup canceled before the answer", "error", err)
 		writeErrors(w, http.StatusServiceUnavailable, "service unavailable: the request was canceled")
 	case errors.Is(err, engine.ErrNotRecorded):
 		h.log.Error("result not recorded", "error", err)

@@ -82,7 +82,10 @@ type Config struct {
 	// MaxBodyBytes bounds request bodies (413 beyond); default 1 MiB,
 	// room for a bulk request of 1000 numbers many times over.
 	MaxBodyBytes int64
-	// RequestTimeout bounds the work of one request; default 30 s.
+	// RequestTimeout bounds the work of one request (up to 10 ms more:
+	// requests that start together share a deadline); default 30 s. A
+	// request whose client goes away is not cut short: its lookup is
+	// finished and recorded, and only the answer is lost.
 	RequestTimeout time.Duration
 	// MaxSkew is the digest timestamp window; default 30 s.
 	MaxSkew time.Duration
@@ -119,6 +122,7 @@ type Handler struct {
 	verifier *auth.Verifier
 	limits   sync.Map // key -> *bucket
 	metrics  *Metrics
+	timeouts deadlines // the requests' contexts (RequestTimeout)
 	log      *slog.Logger
 	routes   map[string]*endpoint // path relative to the API base -> endpoint
 	mux      *http.ServeMux
@@ -135,7 +139,7 @@ type endpoint struct {
 // request is one authenticated API request.
 type request struct {
 	*http.Request
-	ctx     context.Context // the Request's, with the request timeout
+	ctx     context.Context // ends at the request timeout (requestContext)
 	account *Account
 	body    []byte
 	client  netip.Addr
@@ -150,6 +154,7 @@ func (r *request) Context() context.Context { return r.ctx }
 type exchange struct {
 	rw  statusWriter
 	req request
+	ctx requestContext
 }
 
 // New builds a Handler.
@@ -173,6 +178,7 @@ func New(cfg Config) (*Handler, error) {
 		cfg.Clock = time.Now
 	}
 	h := &Handler{cfg: cfg, accounts: map[string]*Account{}, log: cfg.Logger, metrics: cfg.Metrics}
+	h.timeouts.timeout = cfg.RequestTimeout
 	if h.metrics == nil {
 		h.metrics = NewMetrics()
 	}
@@ -286,14 +292,13 @@ func (h *Handler) api(w http.ResponseWriter, r *http.Request) {
 		writeErrors(rw, http.StatusMethodNotAllowed, fmt.Sprintf("%s %s: method not allowed; use %s", r.Method, r.URL.Path, e.method))
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), h.cfg.RequestTimeout)
-	defer cancel()
 	body, ok := h.readBody(rw, r)
 	if !ok {
 		return
 	}
+	x.ctx = requestContext{Context: h.timeouts.get(start), values: r.Context()}
 	req := &x.req
-	*req = request{Request: r, ctx: ctx, body: body, client: h.clientAddr(r)}
+	*req = request{Request: r, ctx: &x.ctx, body: body, client: h.clientAddr(r)}
 	if !e.public {
 		id, err := h.verifier.Authenticate(r, e.path, body, h.cfg.Clock())
 		if err != nil {
