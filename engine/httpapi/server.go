@@ -348,6 +348,9 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool
 		}
 		return nil, false
 	}
+	// Read to its end: closed, net/http does not look for more of it
+	// before answering (an io.CopyN and its allocation).
+	r.Body.Close()
 	return body, true
 }
 
