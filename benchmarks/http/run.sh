@@ -15,6 +15,9 @@
 #   TMPFS     1: also run a second numen whose database is on /dev/shm, where
 #             fsync costs nothing (a measurement of the disk's share, not a
 #             deployment)
+#   BASE      a git revision: also run numen built from it ("numen-base"),
+#             interleaved with the others, to compare two versions on a
+#             machine whose pace drifts
 #   NUMEN_LOG where numen's request log (stderr, one slog line per request)
 #             goes; default /dev/null
 #   OUT       directory of the raw outputs (default benchmarks/results/http)
@@ -32,6 +35,7 @@ DURATION=${DURATION:-15}
 CONNS=${CONNS:-"32 64 128"}
 THREADS=${THREADS:-2}
 TMPFS=${TMPFS:-0}
+BASE=${BASE:-}
 NUMEN_LOG=${NUMEN_LOG:-/dev/null}
 OUT=${OUT:-$ROOT/benchmarks/results/http}
 
@@ -108,6 +112,11 @@ sign() {
 
 echo "run.sh: building into $WORK" >&2
 (cd "$ROOT" && go build -o "$WORK/numen" ./cmd/numen && go build -o "$WORK/bare" ./benchmarks/http/bare)
+if [[ -n $BASE ]]; then
+	mkdir "$WORK/base-src"
+	git -C "$ROOT" archive "$BASE" | tar -x -C "$WORK/base-src"
+	(cd "$WORK/base-src" && go build -o "$WORK/numen-base" ./cmd/numen)
+fi
 
 SERIES="bare numen"
 free_port bare
@@ -131,6 +140,16 @@ if [[ $TMPFS == 1 ]]; then
 	wait_up numen-tmpfs "http://127.0.0.1:${PORT[numen-tmpfs]}/healthz"
 fi
 
+if [[ -n $BASE ]]; then
+	SERIES="$SERIES numen-base"
+	free_port numen-base
+	DATA[numen-base]=$WORK/data-base
+	"$WORK/numen-base" serve --config "$HERE/numen-bench.json" --addr "127.0.0.1:${PORT[numen-base]}" \
+		--data "${DATA[numen-base]}" >"$WORK/numen-base.out" 2>"$NUMEN_LOG" &
+	PID[numen-base]=$!
+	wait_up numen-base "http://127.0.0.1:${PORT[numen-base]}/healthz"
+fi
+
 url() { echo "http://127.0.0.1:${PORT[$1]}/api/v2${API_PATH}"; }
 
 mkdir -p "$OUT"
@@ -141,6 +160,7 @@ rm -f "$OUT"/wrk-*.txt "$OUT"/summary.tsv "$OUT"/summary.txt "$OUT"/metrics-*.tx
 sign
 {
 	echo "# $(date -u +%FT%TZ) commit $(git -C "$ROOT" rev-parse --short HEAD) $(go version | cut -d' ' -f3-)"
+	[[ -z $BASE ]] || echo "# numen-base: commit $(git -C "$ROOT" rev-parse --short "$BASE")"
 	echo "# $(wrk --version 2>&1 | head -1 | cut -d' ' -f1-2), nproc $(nproc), $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //')"
 	echo "# numen stderr (request log) -> $NUMEN_LOG"
 	echo "\$ curl $(url bare) (same request)"
