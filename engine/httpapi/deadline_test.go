@@ -57,10 +57,10 @@ func TestRequestContextEnds(t *testing.T) {
 // recorded with a context that did not end.
 func TestClientGoneLookupRecorded(t *testing.T) {
 	s := newServer(t, nil)
-	entered, recorded := make(chan struct{}), make(chan error, 1)
+	entered, recorded := make(chan context.Context, 1), make(chan error, 1)
 	release := make(chan struct{})
 	s.sinkTo.Store(engine.SinkFunc(func(ctx context.Context, r engine.Record) error {
-		close(entered)
+		entered <- ctx
 		<-release
 		recorded <- ctx.Err()
 		return ctx.Err()
@@ -78,14 +78,19 @@ func TestClientGoneLookupRecorded(t *testing.T) {
 		}
 		done <- err
 	}()
+	var inStore context.Context
 	select { // the request is in the store: the client leaves
-	case <-entered:
+	case inStore = <-entered:
 	case <-time.After(10 * time.Second):
 		t.Fatal("the lookup did not reach the store")
 	}
 	cancel()
 	require.ErrorIs(t, <-done, context.Canceled)
-	time.Sleep(20 * time.Millisecond) // the server sees the connection closed
+	select { // net/http has seen the connection go: the Request's context ended
+	case <-inStore.(*requestContext).values.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the server did not see the client go")
+	}
 	close(release)
 	select {
 	case err := <-recorded:
