@@ -38,9 +38,9 @@ func TestClassifyDoesNotAllocate(t *testing.T) {
 	}
 }
 
-// TestMCCMNCLookupDoesNotAllocate proves the MCCMNC index allocation-free on
-// its own, for numbers with and without a known network.
-func TestMCCMNCLookupDoesNotAllocate(t *testing.T) {
+// TestRangeLookupDoesNotAllocate proves the original-network index
+// allocation-free on its own, for numbers with and without a known network.
+func TestRangeLookupDoesNotAllocate(t *testing.T) {
 	p := plan(t)
 	for in, want := range map[string]string{
 		"4915112345678": "26201", "447400123456": "23420", "12025550123": "", "99912345": "",
@@ -48,12 +48,12 @@ func TestMCCMNCLookupDoesNotAllocate(t *testing.T) {
 		var got string
 		allocs := testing.AllocsPerRun(100, func() {
 			got = ""
-			if v := p.mccmncs.LookupKey(prefixmap.KeyOf(in)); v != prefixmap.None {
-				got = p.mccmncOf[v]
+			if v := p.ranges.Lookup([]byte(in)); v != prefixmap.None {
+				got = p.rangeNet[v].mccmnc
 			}
 		})
 		if allocs != 0 {
-			t.Errorf("MCCMNC lookup of %s allocates %.1f times", in, allocs)
+			t.Errorf("range lookup of %s allocates %.1f times", in, allocs)
 		}
 		if got != want {
 			t.Errorf("MCCMNC of %s: %q, want %q", in, got, want)

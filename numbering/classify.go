@@ -28,6 +28,9 @@ type Result struct {
 	// MCCMNC is the mobile country and network code of the original network
 	// (the one the number's range was assigned to), 5 or 6 digits; "" when
 	// the shipped data does not know it (see data/README.md for coverage).
+	// Network and MCCMNC always come from the same range: a range whose
+	// operator has no known code has an empty MCCMNC, never the code of an
+	// enclosing range of another operator.
 	MCCMNC string
 	// CountryCode is the ISO 3166-1 alpha-2 code of the number's country; ""
 	// for non-geographic numbers (such as +800) and when not determined.
@@ -139,12 +142,9 @@ func (p *Plan) Classify(n Number) Result {
 	res.PossiblyPorted = res.QualifiesForHLR && r.mnp
 	all := n.all()
 	if t == typeMobile || t == typeFixedOrMobile || t == typePager {
-		key := prefixmap.KeyOf(all)
-		if v := p.carriers.LookupKey(key); v != prefixmap.None {
-			res.Network = p.networks[v]
-		}
-		if v := p.mccmncs.LookupKey(key); v != prefixmap.None {
-			res.MCCMNC = p.mccmncOf[v]
+		if v := p.ranges.Lookup(all); v != prefixmap.None {
+			nw := &p.rangeNet[v]
+			res.Network, res.MCCMNC = nw.name, nw.mccmnc
 		}
 	}
 	res.Regions = p.describe(cc, r, t, n)

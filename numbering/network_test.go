@@ -1,7 +1,13 @@
 package numbering
 
 import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
 	"testing"
+
+	"github.com/numenhq/numen/data"
 
 	"github.com/stretchr/testify/require"
 )
@@ -69,4 +75,156 @@ func TestRegionOfMCCAndCountry(t *testing.T) {
 	require.False(t, ok)
 	_, ok = p.Country("001")
 	require.False(t, ok, "non-geographic services are not countries")
+}
+
+// carrierRanges reads the shipped carrier table (prefix -> network name)
+// and MCCMNC table (prefix -> MCCMNC) as the generator wrote them.
+func carrierRanges(t *testing.T) (names, codes map[string]string) {
+	t.Helper()
+	read := func(name string) map[string]string {
+		raw, err := data.ReadFile(name)
+		require.NoError(t, err)
+		out := map[string]string{}
+		for _, line := range strings.Split(strings.TrimSuffix(string(raw), "\n"), "\n") {
+			prefix, value, ok := strings.Cut(line, "\t")
+			require.True(t, ok, "%s: %q", name, line)
+			out[prefix] = value
+		}
+		return out
+	}
+	return read("numbering/carrier_en.tsv.gz"), read("numbering/mccmnc.tsv.gz")
+}
+
+// numberInRange finds a valid number whose longest carrier range is prefix
+// and whose type has an original network (mobile, mobile or landline,
+// pager): a bounded depth-first walk of the region automata of the prefix's
+// calling code that stays out of the longer ranges inside prefix. ok is
+// false when the plan has no such number within the walk's budget.
+func numberInRange(p *Plan, prefix string, isRange map[string]string) (res Result, ok bool) {
+	cc, national, found := p.SplitCallingCode(prefix)
+	if !found {
+		return Result{}, false
+	}
+	ccLen := len(prefix) - len(national)
+	var buf [maxDigits]byte
+	copy(buf[:], prefix)
+	var budget int
+	var walk func(r *region, s int32, n int) bool
+	walk = func(r *region, s int32, n int) bool {
+		if budget--; budget < 0 {
+			return false
+		}
+		if n > len(prefix) && isRange[string(buf[:n])] != "" {
+			return false // a longer range: not this one's number
+		}
+		if r.typeOfMask(r.types.accept[s], n-ccLen) != typeNone {
+			num := Number{n: uint8(n), ccLen: uint8(ccLen)}
+			copy(num.digits[:], buf[:n])
+			if res = p.Classify(num); res.Valid && (res.Type.IsMobile() || res.Type == Pager) {
+				return true
+			}
+		}
+		if n-ccLen >= maxNationalDigits {
+			return false
+		}
+		for d := range 10 {
+			if next := r.types.next[int(s)*10+d]; next != deadState {
+				buf[n] = byte('0' + d)
+				if walk(r, next, n+1) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	for _, i := range p.codes[p.byCC[cc]].regions {
+		r := &p.regions[i]
+		s := int32(0)
+		for j := 0; j < len(national) && s != deadState; j++ {
+			s = r.types.next[int(s)*10+int(national[j]-'0')]
+		}
+		budget = 4000
+		if s != deadState && walk(r, s, len(prefix)) {
+			return res, true
+		}
+	}
+	return Result{}, false
+}
+
+// TestMCCMNCBelongsToTheRangesNetwork checks a property of the whole
+// shipped table: a number of any carrier range answers that range's network
+// name, and an MCCMNC that the generator assigned to that same name (within
+// the calling code) or none, never the code of a shorter range of another
+// operator.
+func TestMCCMNCBelongsToTheRangesNetwork(t *testing.T) {
+	p := plan(t)
+	names, codes := carrierRanges(t)
+	assigned := map[[2]string]map[string]bool{} // (calling code, name) -> MCCMNCs
+	key := func(prefix string) [2]string {
+		cc, _, _ := p.SplitCallingCode(prefix)
+		return [2]string{fmt.Sprint(cc), names[prefix]}
+	}
+	for prefix, code := range codes {
+		if _, ok := names[prefix]; !ok {
+			t.Fatalf("MCCMNC table prefix %s is not a carrier range", prefix)
+		}
+		k := key(prefix)
+		if assigned[k] == nil {
+			assigned[k] = map[string]bool{}
+		}
+		assigned[k][code] = true
+	}
+	prefixes := slices.Sorted(maps.Keys(names))
+	checked, withCode, none := 0, 0, 0
+	var bad []string
+	for _, prefix := range prefixes {
+		res, ok := numberInRange(p, prefix, names)
+		if !ok {
+			none++
+			continue
+		}
+		checked++
+		name := names[prefix]
+		switch {
+		case res.Network != name:
+			bad = append(bad, fmt.Sprintf("%v (range %s %q): network %q", res.Number, prefix, name, res.Network))
+		case res.MCCMNC == "":
+		case !assigned[key(prefix)][res.MCCMNC]:
+			bad = append(bad, fmt.Sprintf("%v (range %s %q): MCCMNC %s is not one of %q's", res.Number, prefix, name, res.MCCMNC, name))
+		default:
+			withCode++
+			require.Equal(t, res.MCCMNC[:3], res.MCC())
+			require.Equal(t, res.MCCMNC[3:], res.MNC())
+		}
+	}
+	t.Logf("%d ranges checked (%d answer an MCCMNC); %d have no valid mobile or pager number", checked, withCode, none)
+	if len(bad) > 0 {
+		t.Fatalf("%d ranges answer another network's name or code, such as:\n%s", len(bad), strings.Join(bad[:min(len(bad), 20)], "\n"))
+	}
+	// Most ranges hold valid mobile numbers: a walk that finds few would
+	// make this test vacuous.
+	require.Greater(t, checked, len(names)*9/10)
+}
+
+// TestNamedRangeWithoutCode: a range whose operator has no resolved MCCMNC
+// answers its name with null mccmnc, mcc and mnc, not the code of the
+// enclosing range of another operator (Claro's 37002, Digicel's 33805,
+// True's 52099, Docomo's 44010).
+func TestNamedRangeWithoutCode(t *testing.T) {
+	p := plan(t)
+	for in, network := range map[string]string{
+		"+1 809 310 1234":  "Tricom",
+		"+1 876 501 2345":  "Cable & Wireless",
+		"+66 80 398 1234":  "AIS",
+		"+81 70 4512 3456": "KDDI",
+	} {
+		res := p.ClassifyString(in)
+		require.True(t, res.Valid, in)
+		require.Equal(t, network, res.Network, in)
+		require.Empty(t, res.MCCMNC, in)
+		require.Empty(t, res.MCC(), in)
+		require.Empty(t, res.MNC(), in)
+		js := string(res.AppendJSON(nil))
+		require.Contains(t, js, `"mccmnc":null,"mcc":null,"mnc":null,"original_network_name":"`+network+`"`, in)
+	}
 }

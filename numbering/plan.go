@@ -3,7 +3,9 @@ package numbering
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -21,10 +23,11 @@ type Plan struct {
 	codes    []callingCode
 	byRegion map[string]int // ISO region code -> calling code (non-geographic "001" excluded)
 	regions  []region
-	carriers prefixmap.Table[int32]
-	networks []string // carrier names, by carriers value
-	mccmncs  prefixmap.Table[int32]
-	mccmncOf []string // MCCMNCs, by mccmncs value
+	// ranges maps a number to the original network of its longest
+	// assigned range: name and MCCMNC come from that one range, so that
+	// an answer never pairs one operator's name with another's code.
+	ranges   prefixmap.Table[int32]
+	rangeNet []rangeNetwork // by ranges value
 	geo      prefixmap.Table[int32]
 	places   [][]string // one-element slices of geocoding descriptions
 	zones    prefixmap.Table[int32]
@@ -282,12 +285,15 @@ func newNationalPrefix(m *phonenumbers.PhoneMetadata) (*nationalPrefix, error) {
 	return np, nil
 }
 
+// rangeNetwork is the network a number range was originally assigned to.
+type rangeNetwork struct {
+	name   string // "" when the range has no name (a hole in a named range)
+	mccmnc string // "" when the name resolved to no single MCCMNC
+}
+
 func (p *Plan) loadTables() error {
 	var err error
-	if p.carriers, p.networks, err = loadPrefixFile("numbering/carrier_en.tsv.gz"); err != nil {
-		return err
-	}
-	if p.mccmncs, p.mccmncOf, err = loadPrefixFile("numbering/mccmnc.tsv.gz"); err != nil {
+	if err = p.loadRanges(); err != nil {
 		return err
 	}
 	var places []string
@@ -309,25 +315,70 @@ func (p *Plan) loadTables() error {
 	return nil
 }
 
+// loadRanges joins the carrier table (prefix -> network name) with the
+// MCCMNC table (prefix -> MCCMNC, for the carrier prefixes whose name
+// resolved to one network) into one table. The MCCMNC of a range is that
+// of the range itself or none: a shorter range's code never shows through
+// a longer range of another name. An MCCMNC line whose prefix is not a
+// carrier range is an error, not a code without a name.
+func (p *Plan) loadRanges() error {
+	const mccmncFile = "numbering/mccmnc.tsv.gz"
+	codes := map[string]string{}
+	if err := readPrefixFile(mccmncFile, func(_ int, prefix, value []byte) error {
+		if len(value) < 5 || len(value) > 6 || !isDigits(value) {
+			return fmt.Errorf("MCCMNC %q is not 5 or 6 digits", value)
+		}
+		codes[string(prefix)] = string(value)
+		return nil
+	}); err != nil {
+		return err
+	}
+	index := map[rangeNetwork]int32{}
+	var entries []prefixmap.Entry[int32]
+	err := readPrefixFile("numbering/carrier_en.tsv.gz", func(_ int, prefix, value []byte) error {
+		pre, err := prefixmap.ParsePrefix(prefix)
+		if err != nil {
+			return err
+		}
+		nw := rangeNetwork{name: string(value), mccmnc: codes[string(prefix)]}
+		delete(codes, string(prefix))
+		v, ok := index[nw]
+		if !ok {
+			v = int32(len(p.rangeNet))
+			p.rangeNet = append(p.rangeNet, nw)
+			index[nw] = v
+		}
+		entries = append(entries, prefixmap.Entry[int32]{Prefix: pre, Value: v})
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if len(codes) > 0 {
+		return fmt.Errorf("numbering: %s: prefix %s has an MCCMNC but no carrier range", mccmncFile, slices.Min(slices.Collect(maps.Keys(codes))))
+	}
+	p.ranges = prefixmap.New(entries, prefixmap.None)
+	return nil
+}
+
+func isDigits(b []byte) bool {
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return len(b) > 0
+}
+
 // loadPrefixFile reads a generated "prefix<TAB>value" file into a prefix
 // table over interned values.
 func loadPrefixFile(name string) (prefixmap.Table[int32], []string, error) {
-	raw, err := data.ReadFile(name)
-	if err != nil {
-		return prefixmap.Table[int32]{}, nil, err
-	}
 	var (
 		values  []string
 		index   = map[string]int32{}
-		entries = make([]prefixmap.Entry[int32], 0, bytes.Count(raw, []byte{'\n'}))
+		entries []prefixmap.Entry[int32]
 	)
-	for line := 1; len(raw) > 0; line++ {
-		var text []byte
-		text, raw, _ = bytes.Cut(raw, []byte{'\n'})
-		prefix, value, ok := bytes.Cut(text, []byte{'\t'})
-		if !ok {
-			return prefixmap.Table[int32]{}, nil, fmt.Errorf("numbering: %s line %d: no tab", name, line)
-		}
+	err := readPrefixFile(name, func(_ int, prefix, value []byte) error {
 		v, ok := index[string(value)]
 		if !ok {
 			v = int32(len(values))
@@ -336,9 +387,34 @@ func loadPrefixFile(name string) (prefixmap.Table[int32], []string, error) {
 		}
 		pre, err := prefixmap.ParsePrefix(prefix)
 		if err != nil {
-			return prefixmap.Table[int32]{}, nil, fmt.Errorf("numbering: %s line %d: %w", name, line, err)
+			return err
 		}
 		entries = append(entries, prefixmap.Entry[int32]{Prefix: pre, Value: v})
+		return nil
+	})
+	if err != nil {
+		return prefixmap.Table[int32]{}, nil, err
 	}
 	return prefixmap.New(entries, prefixmap.None), values, nil
+}
+
+// readPrefixFile calls line for each "prefix<TAB>value" line of a generated
+// file; an error names the file and line.
+func readPrefixFile(name string, line func(n int, prefix, value []byte) error) error {
+	raw, err := data.ReadFile(name)
+	if err != nil {
+		return err
+	}
+	for n := 1; len(raw) > 0; n++ {
+		var text []byte
+		text, raw, _ = bytes.Cut(raw, []byte{'\n'})
+		prefix, value, ok := bytes.Cut(text, []byte{'\t'})
+		if !ok {
+			return fmt.Errorf("numbering: %s line %d: no tab", name, n)
+		}
+		if err := line(n, prefix, value); err != nil {
+			return fmt.Errorf("numbering: %s line %d: %w", name, n, err)
+		}
+	}
+	return nil
 }
