@@ -239,3 +239,37 @@ func TestRadixAgreesWithTables(t *testing.T) {
 		require.Equal(t, routeOf(p.rules, digits), got.global, digits)
 	}
 }
+
+// TestMCCMNCRuleOnlyForItsOperator is the regression test for ranges that
+// answered a shorter range's MCCMNC: an account's MCCMNC rule for one
+// operator must catch that operator's numbers and never those of another
+// operator's range nested inside it, which have no MCCMNC of their own.
+func TestMCCMNCRuleOnlyForItsOperator(t *testing.T) {
+	r := resolver(t, "", `{"defaultRoute": "HA1", "mccmncs": [
+		{"mccmnc": "37002", "route": "HC1"}, {"mccmnc": "33805", "route": "HB1"},
+		{"mccmnc": "52099", "route": "HC1"}, {"mccmnc": "44010", "route": "HB1"}]}`)
+	for _, tc := range []struct {
+		in, network, mccmnc, route string
+	}{
+		{"+1 809 350 1234", "Claro", "37002", "HC1"},
+		{"+1 809 310 1234", "Tricom", "", "HA1"}, // inside Claro's +1 809 3
+		{"+1 876 503 1234", "Digicel", "33805", "HB1"},
+		{"+1 876 501 2345", "Cable & Wireless", "", "HA1"}, // inside Digicel's +1 876 50
+		{"+66 61 010 1234", "True Move", "52099", "HC1"},
+		{"+66 80 398 1234", "AIS", "", "HA1"}, // inside True's +66 80 39
+		{"+81 80 1234 5678", "NTT Docomo", "44010", "HB1"},
+		{"+81 70 4512 3456", "KDDI", "", "HA1"}, // inside Docomo's +81 70 4
+	} {
+		res := plan(t).ClassifyString(tc.in)
+		require.Equal(t, tc.network, res.Network, tc.in)
+		require.Equal(t, tc.mccmnc, res.MCCMNC, tc.in)
+		d := r.Resolve(&res)
+		require.Equal(t, tc.mccmnc, d.MCCMNC, tc.in)
+		require.Equal(t, tc.route, d.Route, tc.in)
+		if tc.mccmnc == "" {
+			require.Equal(t, OriginUserDefault, d.Origin, tc.in)
+		} else {
+			require.Equal(t, OriginUserMCCMNC, d.Origin, tc.in)
+		}
+	}
+}
