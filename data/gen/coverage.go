@@ -229,3 +229,75 @@ func slicesContainsRegion(cands []string, region string) bool {
 	}
 	return false
 }
+
+// nestedWithoutCode counts, per region, the carrier ranges that have no
+// MCCMNC of their own but lie inside a shorter range of another operator
+// that has one. Numbers of such a range answer their own operator's name
+// with a null MCCMNC; a lookup that took the longest MCCMNC prefix on its
+// own would borrow the enclosing operator's code instead (as Numen did
+// before the two tables became one). Each is a candidate for an alias.
+func nestedWithoutCode(carrierTSV, mccmncTSV []byte) map[string]*nestedCount {
+	names, codes := map[string]string{}, map[string]string{}
+	for _, l := range strings.Split(strings.TrimSuffix(string(carrierTSV), "\n"), "\n") {
+		prefix, name, _ := strings.Cut(l, "\t")
+		names[prefix] = name
+	}
+	for _, l := range strings.Split(strings.TrimSuffix(string(mccmncTSV), "\n"), "\n") {
+		prefix, code, _ := strings.Cut(l, "\t")
+		codes[prefix] = code
+	}
+	out := map[string]*nestedCount{}
+	for prefix, name := range names {
+		if codes[prefix] != "" {
+			continue
+		}
+		for l := len(prefix) - 1; l > 0; l-- {
+			outer := prefix[:l]
+			if codes[outer] == "" {
+				continue
+			}
+			if names[outer] != name { // the longest prefix with a code: what the old lookup answered
+				cc, _ := callingCodeOf(prefix)
+				region := regionsOfPrefix(cc, prefix[len(fmt.Sprint(cc)):])[0]
+				c := out[region]
+				if c == nil {
+					c = &nestedCount{names: map[string]bool{}}
+					out[region] = c
+				}
+				c.ranges++
+				c.names[name] = true
+			}
+			break
+		}
+	}
+	return out
+}
+
+type nestedCount struct {
+	ranges int
+	names  map[string]bool
+}
+
+// writeNested writes nestedWithoutCode's counts as a Markdown table.
+func writeNested(w io.Writer, counts map[string]*nestedCount) {
+	regions := make([]string, 0, len(counts))
+	total, names := 0, 0
+	for r, c := range counts {
+		regions = append(regions, r)
+		total += c.ranges
+		names += len(c.names)
+	}
+	sort.Strings(regions)
+	fmt.Fprintf(w, "\n%d carrier ranges of %d operator names (counted per region) have no MCCMNC of their own inside a range of another operator that has one; they answer their name with a null MCCMNC.\n\n", total, names)
+	fmt.Fprintln(w, "| region | ranges | operators |")
+	fmt.Fprintln(w, "|---|---:|---|")
+	for _, r := range regions {
+		c := counts[r]
+		ns := make([]string, 0, len(c.names))
+		for n := range c.names {
+			ns = append(ns, n)
+		}
+		sort.Strings(ns)
+		fmt.Fprintf(w, "| %s | %d | %s |\n", r, c.ranges, strings.Join(ns, ", "))
+	}
+}

@@ -104,7 +104,7 @@ func printCoverage(out, moduleDir, tarball string) error {
 	if err != nil {
 		return err
 	}
-	_, _, matches, err := mccmncTables(carrier, list, os.DirFS(filepath.Join(out, "curated")))
+	mccmnc, _, matches, err := mccmncTables(carrier, list, os.DirFS(filepath.Join(out, "curated")))
 	if err != nil {
 		return err
 	}
@@ -114,6 +114,7 @@ func printCoverage(out, moduleDir, tarball string) error {
 	}
 	cov := coverage(plan, carrier, matches)
 	writeCoverage(os.Stdout, cov)
+	writeNested(os.Stdout, nestedWithoutCode(carrier, mccmnc))
 	entries, err := parseMCCMNCList(list)
 	if err != nil {
 		return err
