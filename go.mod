@@ -5,13 +5,13 @@ go 1.26.0
 require (
 	github.com/armon/go-radix v1.0.0
 	github.com/google/go-cmp v0.7.0
-	github.com/nyaruka/phonenumbers/v2 v2.0.7
+	github.com/nyaruka/phonenumbers/v2 v2.0.12
 	github.com/riverqueue/river v0.31.0
 	github.com/riverqueue/river/riverdriver/riversqlite v0.31.0
 	github.com/riverqueue/river/rivertype v0.31.0
 	github.com/stretchr/testify v1.12.1
 	golang.org/x/sys v0.49.0
-	golang.org/x/text v0.34.0
+	golang.org/x/text v0.41.0
 	modernc.org/sqlite v1.61.1
 )
 

@@ -14,7 +14,7 @@ func ExampleLoad() {
 		log.Fatal(err)
 	}
 	fmt.Println(plan.Version().Libphonenumber)
-	// Output: v9.0.36
+	// Output: v9.0.38
 }
 
 func ExamplePlan_Parse() {

@@ -42,11 +42,11 @@ type Plan struct {
 
 // Version identifies the numbering data a Plan was loaded from.
 type Version struct {
-	Libphonenumber string // libphonenumber metadata release, such as "v9.0.36"
+	Libphonenumber string // libphonenumber metadata release, such as "v9.0.38"
 	Tables         string // digest of Numen's generated tables in package data
 }
 
-// String returns "libphonenumber v9.0.36 + numen-data <digest>".
+// String returns "libphonenumber v9.0.38 + numen-data <digest>".
 func (v Version) String() string {
 	return "libphonenumber " + v.Libphonenumber + " + numen-data " + v.Tables
 }
