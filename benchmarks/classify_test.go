@@ -15,7 +15,7 @@ import (
 // Loading the plan takes a fifth of a second and testing calls each
 // benchmark function several times while it sizes b.N, so load it once.
 var (
-	loadPlan    = sync.OnceValues(numbering.Load)
+	loadPlan    = sync.OnceValues(func() (*numbering.Plan, error) { return numbering.Load() })
 	benchCorpus = sync.OnceValue(Corpus)
 	// benchPlusCorpus is the corpus as libphonenumber gets it: "00"
 	// rewritten to "+", the only form it accepts without a default region.

@@ -1,56 +1,46 @@
 // Package data holds the numbering and routing data shipped with Numen,
 // embedded into every binary with go:embed, and the provenance of each table.
 //
-// The tables under numbering/ are generated: run
+// numbering/plan.bin is the compiled numbering plan that package numbering
+// reads in place (numbering.Load). It and the TSV tables beside it, which
+// are its readable sources, are generated: run
 //
 //	go run ./data/gen
 //
 // from the repository root to rebuild them from their sources (see README.md
-// in this directory). Never edit them by hand; the package's tests fail when
-// the committed files differ from what the generator produces.
+// in this directory). Never edit them by hand; the generator's tests fail
+// when the committed files differ from what it produces.
 package data
 
 import (
-	"bytes"
-	"compress/gzip"
 	"embed"
-	"encoding/binary"
 	"fmt"
-	"strings"
 )
 
 //go:generate go run ./gen -o .
 
-//go:embed numbering/*.gz numbering/*.tsv routing/*.json
+//go:embed routing/*.json
 var files embed.FS
 
+//go:embed numbering/plan.bin
+var plan []byte
+
+// Plan returns the compiled numbering plan file. The bytes are shared and
+// must not be modified.
+func Plan() []byte { return plan }
+
 // Version describes the data generation: the libphonenumber metadata release
-// plus a digest of Numen's own generated tables.
+// plus a digest of the compiled plan.
 func Version() string {
 	return "libphonenumber " + LibphonenumberVersion + " + numen-data " + TablesDigest
 }
 
-// ReadFile returns the contents of an embedded data file, gunzipped when its
-// name ends in .gz. The name is relative to this directory, for example
-// "numbering/countries.tsv".
+// ReadFile returns the contents of an embedded routing file, such as
+// "routing/coverage.json" (the name is relative to this directory).
 func ReadFile(name string) ([]byte, error) {
 	b, err := files.ReadFile(name)
 	if err != nil {
 		return nil, fmt.Errorf("data: %w", err)
 	}
-	if !strings.HasSuffix(name, ".gz") {
-		return b, nil
-	}
-	zr, err := gzip.NewReader(bytes.NewReader(b))
-	if err != nil {
-		return nil, fmt.Errorf("data: %s: %w", name, err)
-	}
-	var out bytes.Buffer
-	if len(b) >= 4 { // gzip's trailer ends with the uncompressed size, mod 2^32
-		out.Grow(int(binary.LittleEndian.Uint32(b[len(b)-4:])) + bytes.MinRead)
-	}
-	if _, err := out.ReadFrom(zr); err != nil {
-		return nil, fmt.Errorf("data: %s: %w", name, err)
-	}
-	return out.Bytes(), nil
+	return b, nil
 }

@@ -6,17 +6,23 @@ import (
 )
 
 func TestReadFile(t *testing.T) {
-	for _, name := range []string{"numbering/countries.tsv", "numbering/carrier_en.tsv.gz", "numbering/geocoding_en.tsv.gz", "numbering/timezones.tsv.gz"} {
+	for _, name := range []string{"routing/coverage.json", "routing/platform.json"} {
 		b, err := ReadFile(name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(b) < 1000 || !strings.Contains(string(b), "\t") {
-			t.Errorf("%s: %d bytes, not a TSV table", name, len(b))
+		if len(b) < 100 || b[0] != '{' {
+			t.Errorf("%s: %d bytes, not a JSON object", name, len(b))
 		}
 	}
 	if _, err := ReadFile("numbering/missing.tsv"); err == nil {
 		t.Error("missing file read without error")
+	}
+}
+
+func TestPlan(t *testing.T) {
+	if p := Plan(); len(p) < 1<<20 || string(p[:8]) != "NUMNPLAN" {
+		t.Errorf("Plan(): %d bytes, not a plan file", len(p))
 	}
 }
 

@@ -5,8 +5,8 @@ package data
 // LibphonenumberVersion is the libphonenumber metadata release the tables were built from.
 const LibphonenumberVersion = "v9.0.38"
 
-// TablesDigest identifies the generated tables: the first 12 hex digits of a SHA-256 over them.
-const TablesDigest = "7bbe49304805"
+// TablesDigest identifies the compiled plan: the first 12 hex digits of its digest.
+const TablesDigest = "d105d9696d48"
 
 // MCCMNCListVersion is the version of the npm package mcc-mnc-list the MCCMNC tables were built from.
 const MCCMNCListVersion = "1.1.11"

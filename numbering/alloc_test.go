@@ -3,7 +3,7 @@ package numbering
 import (
 	"testing"
 
-	"github.com/numenhq/numen/numbering/prefixmap"
+	"github.com/numenhq/numen/numbering/internal/planfmt"
 )
 
 // TestClassifyDoesNotAllocate proves the hot path allocation-free: parsing
@@ -48,7 +48,7 @@ func TestRangeLookupDoesNotAllocate(t *testing.T) {
 		var got string
 		allocs := testing.AllocsPerRun(100, func() {
 			got = ""
-			if v := p.ranges.Lookup([]byte(in)); v != prefixmap.None {
+			if v := p.ranges.lookup(planfmt.Key(in)); v >= 0 {
 				got = p.rangeNet[v].mccmnc
 			}
 		})

@@ -1,6 +1,6 @@
 package numbering
 
-import "github.com/numenhq/numen/numbering/prefixmap"
+import "github.com/numenhq/numen/numbering/internal/planfmt"
 
 // Result is the numbering part of an NT lookup result: every field of the
 // API's NT result that the numbering plan decides. Strings and slices in it
@@ -141,17 +141,19 @@ func (p *Plan) Classify(n Number) Result {
 	res.QualifiesForHLR = res.Type.IsMobile()
 	res.PossiblyPorted = res.QualifiesForHLR && r.mnp
 	all := n.all()
+	key := planfmt.Key(all)
 	if t == typeMobile || t == typeFixedOrMobile || t == typePager {
-		if v := p.ranges.Lookup(all); v != prefixmap.None {
+		if v := p.ranges.lookup(key); v >= 0 {
 			nw := &p.rangeNet[v]
 			res.Network, res.MCCMNC = nw.name, nw.mccmnc
 		}
 	}
-	res.Regions = p.describe(cc, r, t, n)
-	if t.geographic(code) {
-		res.Timezones = p.zonesFor(all)
-	} else {
-		res.Timezones = p.zonesFor(all[:n.ccLen])
+	res.Regions = p.describe(cc, r, t, n, key)
+	if !t.geographic(code) {
+		key = planfmt.Key(all[:n.ccLen])
+	}
+	if v := p.zones.lookup(key); v >= 0 {
+		res.Timezones = p.zoneSets[v]
 	}
 	return res
 }
@@ -165,33 +167,25 @@ func (p *Plan) setCountry(res *Result, r *region) {
 	}
 }
 
-func (p *Plan) zonesFor(digits []byte) []string {
-	if v := p.zones.Lookup(digits); v != prefixmap.None {
-		return p.zoneSets[v]
-	}
-	return nil
-}
-
 // describe ports libphonenumber's geocoder (GetDescriptionForNumber): the
 // area of a geographic number, else the name of the country; one element.
 // Where libphonenumber gives no country name because the number is valid in
 // several regions of its calling code (Italian mobiles are valid in the
 // Vatican too), it names the region that GetRegionCodeForNumber picked, r.
-func (p *Plan) describe(cc *callingCode, r *region, t lpnType, n Number) []string {
+func (p *Plan) describe(cc *callingCode, r *region, t lpnType, n Number, key uint32) []string {
 	if !t.geographic(cc.code) {
 		return r.nameList
 	}
-	lookup := n.all()
-	var buf [maxDigits]byte
 	if cc.code == 54 && len(n.national()) > 0 && n.national()[0] == '9' {
 		// Argentina's mobile token 9 stands before the area code; the
 		// geocoder looks the number up without it.
-		k := copy(buf[:], lookup[:n.ccLen])
+		var buf [maxDigits]byte
+		k := copy(buf[:], n.all()[:n.ccLen])
 		k += copy(buf[k:], n.national()[1:])
-		lookup = buf[:k]
+		key = planfmt.Key(buf[:k])
 	}
-	if v := p.geo.Lookup(lookup); v != prefixmap.None {
-		return p.places[v]
+	if v := p.geo.lookup(key); v >= 0 {
+		return p.places[v : v+1 : v+1]
 	}
 	return r.nameList
 }
@@ -207,7 +201,7 @@ func (p *Plan) regionAndType(cc *callingCode, national []byte) (*region, lpnType
 	}
 	for _, i := range cc.regions {
 		r := &p.regions[i]
-		if r.leading != nil {
+		if r.hasLead {
 			if r.leading.longestPrefix(national) > 0 {
 				return r, r.typeOf(national)
 			}

@@ -72,28 +72,3 @@ func TestAutomataAgainstRegexp(t *testing.T) {
 	}
 	t.Logf("%d strings checked against %d regions", checked, len(coll.Metadata))
 }
-
-func TestCompileDFALimits(t *testing.T) {
-	if _, err := compileDFA(make([]string, 17), 10); err == nil {
-		t.Error("17 patterns accepted")
-	}
-	if _, err := compileDFA([]string{"("}, 10); err == nil {
-		t.Error("bad pattern accepted")
-	}
-	// \d{1,30} has 31 states: over a limit of 10.
-	if _, err := compileDFA([]string{`\d{1,30}`}, 10); err == nil {
-		t.Error("state limit not enforced")
-	}
-	d, err := compileDFA([]string{`12\d`, `1[0-5]`, ``}, 100)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for in, want := range map[string]uint16{"123": 1, "12": 2, "15": 2, "1": 0, "1234": 0, "": 0} {
-		if got := d.match([]byte(in)); got != want {
-			t.Errorf("match(%q) = %b, want %b", in, got, want)
-		}
-	}
-	if n := d.longestPrefix([]byte("12345")); n != 3 {
-		t.Errorf("longestPrefix = %d, want 3", n)
-	}
-}

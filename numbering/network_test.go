@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/numenhq/numen/data"
 
 	"github.com/stretchr/testify/require"
 )
@@ -82,8 +81,7 @@ func TestRegionOfMCCAndCountry(t *testing.T) {
 func carrierRanges(t *testing.T) (names, codes map[string]string) {
 	t.Helper()
 	read := func(name string) map[string]string {
-		raw, err := data.ReadFile(name)
-		require.NoError(t, err)
+		raw := readGenerated(t, name)
 		out := map[string]string{}
 		for _, line := range strings.Split(strings.TrimSuffix(string(raw), "\n"), "\n") {
 			prefix, value, ok := strings.Cut(line, "\t")
@@ -92,7 +90,7 @@ func carrierRanges(t *testing.T) (names, codes map[string]string) {
 		}
 		return out
 	}
-	return read("numbering/carrier_en.tsv.gz"), read("numbering/mccmnc.tsv.gz")
+	return read("carrier_en.tsv.gz"), read("mccmnc.tsv.gz")
 }
 
 // numberInRange finds a valid number whose longest carrier range is prefix
@@ -109,15 +107,15 @@ func numberInRange(p *Plan, prefix string, isRange map[string]string) (res Resul
 	var buf [maxDigits]byte
 	copy(buf[:], prefix)
 	var budget int
-	var walk func(r *region, s int32, n int) bool
-	walk = func(r *region, s int32, n int) bool {
+	var walk func(r *region, s, n int) bool
+	walk = func(r *region, s, n int) bool {
 		if budget--; budget < 0 {
 			return false
 		}
 		if n > len(prefix) && isRange[string(buf[:n])] != "" {
 			return false // a longer range: not this one's number
 		}
-		if r.typeOfMask(r.types.accept[s], n-ccLen) != typeNone {
+		if r.typeOfMask(r.types.acceptOf(s), n-ccLen) != typeNone {
 			num := Number{n: uint8(n), ccLen: uint8(ccLen)}
 			copy(num.digits[:], buf[:n])
 			if res = p.Classify(num); res.Valid && (res.Type.IsMobile() || res.Type == Pager) {
@@ -128,7 +126,7 @@ func numberInRange(p *Plan, prefix string, isRange map[string]string) (res Resul
 			return false
 		}
 		for d := range 10 {
-			if next := r.types.next[int(s)*10+d]; next != deadState {
+			if next := r.types.step(s, d); next >= 0 {
 				buf[n] = byte('0' + d)
 				if walk(r, next, n+1) {
 					return true
@@ -139,12 +137,12 @@ func numberInRange(p *Plan, prefix string, isRange map[string]string) (res Resul
 	}
 	for _, i := range p.codes[p.byCC[cc]].regions {
 		r := &p.regions[i]
-		s := int32(0)
-		for j := 0; j < len(national) && s != deadState; j++ {
-			s = r.types.next[int(s)*10+int(national[j]-'0')]
+		s := 0
+		for j := 0; j < len(national) && s >= 0; j++ {
+			s = r.types.step(s, int(national[j]-'0'))
 		}
 		budget = 4000
-		if s != deadState && walk(r, s, len(prefix)) {
+		if s >= 0 && walk(r, s, len(prefix)) {
 			return res, true
 		}
 	}

@@ -1,7 +1,6 @@
 package numbering
 
 import (
-	"bytes"
 	"strings"
 	"unicode/utf8"
 )
@@ -152,8 +151,9 @@ func (p *Plan) parse(s string) (n Number, cc *callingCode, reason Reason, offset
 	if len(national) < minNationalDigits {
 		return n, cc, TooShort, -1
 	}
+	var stripped [maxStripped]byte
 	if cc.strip != nil {
-		if nsn, ok := p.stripNationalPrefix(cc, national); ok {
+		if nsn, ok := p.stripNationalPrefix(cc, national, &stripped); ok {
 			national = nsn
 		}
 	}
@@ -219,57 +219,19 @@ func countLetters(s string) int {
 	return n
 }
 
-// stripNationalPrefix ports libphonenumber's maybeStripNationalPrefixAndCarrierCode
-// and the length check its parser applies after it. It returns the national
-// number to use and true, or false to keep national as it is. The common case,
-// where no national prefix can start the number, is decided by an automaton
-// without allocating; the rest runs the regular expression.
-func (p *Plan) stripNationalPrefix(cc *callingCode, national []byte) ([]byte, bool) {
-	np := cc.strip
-	if !np.always && np.quick.longestPrefix(national) == 0 {
-		return nil, false // at most an empty match, which changes nothing
-	}
-	// The regular expression keeps its argument: give it a copy, so that
-	// the caller's buffers stay on the stack.
-	work := bytes.Clone(national)
-	loc := np.re.FindSubmatchIndex(work)
-	if loc == nil {
-		return nil, false
-	}
-	main := &p.regions[cc.regions[0]]
-	viable := func(nsn []byte) bool { return main.types.match(nsn)&(1<<descGeneral) != 0 }
-	viableOriginal := viable(work)
-	groups := len(loc)/2 - 1
-	var out []byte
-	if np.transform == "" || groups == 0 || loc[2*groups] < 0 {
-		out = work[loc[1]:]
-	} else {
-		out = np.re.Expand(nil, []byte(np.transform), work, loc)
-		out = append(out, work[loc[1]:]...)
-	}
-	if viableOriginal && !viable(out) {
-		return nil, false
-	}
-	switch main.testLength(len(out)) {
-	case TooShort, LocalOnly, InvalidLength:
-		return nil, false
-	}
-	return out, true
-}
-
 // testLength ports libphonenumber's testNumberLength for the general
 // description: NoReason when the length is possible.
 func (r *region) testLength(l int) Reason {
-	if len(r.possible) == 0 || r.possible[0] == -1 {
+	if r.possMin < 0 {
 		return InvalidLength
 	}
-	if l < 32 && r.localOnly&(1<<l) != 0 {
+	if l < 32 && r.local&(1<<l) != 0 {
 		return LocalOnly
 	}
 	switch {
-	case l < int(r.possible[0]):
+	case l < r.possMin:
 		return TooShort
-	case l > int(r.possible[len(r.possible)-1]):
+	case l > r.possMax:
 		return TooLong
 	case l < 32 && r.lengths[descGeneral]&(1<<l) != 0:
 		return NoReason

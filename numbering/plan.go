@@ -1,49 +1,42 @@
 package numbering
 
 import (
-	"bytes"
 	"fmt"
-	"maps"
-	"regexp"
-	"slices"
-	"strconv"
-	"strings"
+	"os"
 
 	"github.com/numenhq/numen/data"
-	"github.com/numenhq/numen/numbering/prefixmap"
-	"github.com/nyaruka/phonenumbers/v2"
+	"github.com/numenhq/numen/numbering/internal/planfmt"
 )
 
-// Plan is the world's numbering plan loaded into memory: every calling code
-// and region with its number ranges compiled into digit automata, and the
-// prefix tables for original networks, geographic regions and time zones.
-// Load it once and share it; it is immutable and safe for concurrent use.
+// Plan is the world's numbering plan: every calling code and region with
+// its number ranges compiled into digit automata, and the prefix tables for
+// original networks, geographic regions and time zones. It is read in place
+// from a compiled plan file (see Open). Load it once and share it; it is
+// immutable and safe for concurrent use.
 type Plan struct {
-	byCC     [1000]int16 // calling code -> index into codes, -1 when unassigned
+	file     []byte // the plan file; strings and tables point into it
+	strings  stringPool
+	byCC     [planfmt.MaxCallingCode]int16 // calling code -> index into codes, -1 when unassigned
 	codes    []callingCode
-	byRegion map[string]int // ISO region code -> calling code (non-geographic "001" excluded)
 	regions  []region
+	byRegion [26 * 26]int16 // ISO code (two letters) -> index into regions, -1 when none
 	// ranges maps a number to the original network of its longest
 	// assigned range: name and MCCMNC come from that one range, so that
 	// an answer never pairs one operator's name with another's code.
-	ranges   prefixmap.Table[int32]
+	ranges   prefixTable
 	rangeNet []rangeNetwork // by ranges value
-	geo      prefixmap.Table[int32]
-	places   [][]string // one-element slices of geocoding descriptions
-	zones    prefixmap.Table[int32]
+	geo      prefixTable
+	places   []string // geocoding descriptions, by geo value: Regions slices them
+	zones    prefixTable
 	zoneSets [][]string // time-zone lists, by zones value
-	// The MCC-MNC list: networks by MCCMNC, operational networks by
-	// region, and the home region of each MCC.
-	networkList []Network
-	networksOf  map[string][]Network
-	mccRegion   map[string]string
-	version     Version
+	networks networkList
+	version  Version
 }
 
 // Version identifies the numbering data a Plan was loaded from.
 type Version struct {
 	Libphonenumber string // libphonenumber metadata release, such as "v9.0.38"
-	Tables         string // digest of Numen's generated tables in package data
+	Tables         string // the first 12 hex digits of the plan file's digest
 }
 
 // String returns "libphonenumber v9.0.38 + numen-data <digest>".
@@ -51,8 +44,7 @@ func (v Version) String() string {
 	return "libphonenumber " + v.Libphonenumber + " + numen-data " + v.Tables
 }
 
-// Version returns the version of the data the plan was loaded from; the API
-// sends it with every answer.
+// Version returns the version of the data the plan was loaded from.
 func (p *Plan) Version() Version { return p.version }
 
 type callingCode struct {
@@ -61,16 +53,6 @@ type callingCode struct {
 	regions []int    // indexes into Plan.regions, main region first
 	ids     []string // their codes, in the same order
 	strip   *nationalPrefix
-}
-
-// nationalPrefix strips a national (trunk) prefix written after the calling
-// code, as in "+44 (0)20 7946 0000", exactly as libphonenumber's parser does
-// with the main region's national_prefix_for_parsing.
-type nationalPrefix struct {
-	re        *regexp.Regexp // ^(?:national_prefix_for_parsing)
-	transform string         // national_prefix_transform_rule in Go's ${n} syntax
-	quick     *digitDFA      // over-approximates the non-empty prefix matches of re
-	always    bool           // an empty match may capture: always run re
 }
 
 // Number-type descriptions in the order of the bits of region.types.
@@ -90,42 +72,315 @@ const (
 )
 
 type region struct {
-	id        string // ISO 3166-1 alpha-2, or "001" for a non-geographic calling code
-	name      string // English name
-	nameList  []string
-	mnp       bool
-	sameMF    bool              // same_mobile_and_fixed_line_pattern
-	types     *digitDFA         // one pattern per desc
-	lengths   [descCount]uint32 // bit l: length l possible; all ones when unrestricted
-	possible  []int32           // general desc possible lengths, ascending
-	localOnly uint32            // general desc local-only lengths
-	leading   *digitDFA         // leading_digits, for calling codes shared by regions
+	id       string // ISO 3166-1 alpha-2, or "001" for a non-geographic calling code
+	name     string // English name
+	nameList []string
+	cc       int
+	mnp      bool
+	sameMF   bool              // same_mobile_and_fixed_line_pattern
+	types    automaton         // one pattern per desc
+	lengths  [descCount]uint32 // bit l: length l possible; all ones when unrestricted
+	possMin  int               // shortest possible length of the general desc; -1 when none
+	possMax  int               // longest
+	local    uint32            // general desc local-only lengths
+	leading  automaton         // leading_digits, for calling codes shared by regions
+	hasLead  bool              // leading is set
 }
 
-// maxDFAStates bounds one automaton; the largest region needs a few thousand.
-const maxDFAStates = 1 << 17
+// The automata's patterns are planfmt's descs, in its order.
+var _ [descCount - planfmt.Descs]struct{}
+var _ [planfmt.Descs - descCount]struct{}
 
-// Load builds a Plan from the data embedded in package data and the
-// libphonenumber metadata of github.com/nyaruka/phonenumbers/v2. It takes
-// about a fifth of a second (see the package documentation); do it once.
-func Load() (*Plan, error) {
-	p := &Plan{
-		version:  Version{Libphonenumber: data.LibphonenumberVersion, Tables: data.TablesDigest},
-		byRegion: make(map[string]int, 256),
+// rangeNetwork is the network a number range was originally assigned to.
+type rangeNetwork struct {
+	name   string // "" when the range has no name (a hole in a named range)
+	mccmnc string // "" when the name resolved to no single MCCMNC
+}
+
+// Option configures Load, Open and OpenBytes.
+type Option func(*options)
+
+type options struct{}
+
+// Load opens the plan compiled into the binary (package data): about a
+// millisecond, with a few hundred kilobytes allocated (see the package
+// documentation). Do it once and share the Plan.
+func Load(opts ...Option) (*Plan, error) {
+	return OpenBytes(data.Plan(), opts...)
+}
+
+// Open reads a plan file, such as one written by go run ./data/gen from
+// newer libphonenumber metadata, so that a program can use newer data
+// without being rebuilt. A file that is not a plan file, is damaged
+// (checksums) or is of another format version gives a *FormatError.
+func Open(path string, opts ...Option) (*Plan, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("numbering: %w", err)
 	}
-	for i := range p.byCC {
-		p.byCC[i] = -1
+	p, err := OpenBytes(b, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("%w (%s)", err, path)
 	}
-	if err := p.loadRegions(); err != nil {
+	return p, nil
+}
+
+// OpenBytes reads a plan from the bytes of a plan file, in place: the Plan
+// keeps b and its strings and tables point into it, so b must not be
+// modified afterwards. It checks the header, the checksum of the whole file
+// and the structure every lookup relies on; Verify checks more.
+func OpenBytes(b []byte, opts ...Option) (*Plan, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	raw, err := readHeader(b)
+	if err != nil {
 		return nil, err
 	}
-	if err := p.loadTables(); err != nil {
-		return nil, err
-	}
-	if err := p.loadNetworks(); err != nil {
+	p := &Plan{file: b, version: raw.version}
+	if err := p.read(raw); err != nil {
 		return nil, err
 	}
 	return p, nil
+}
+
+func (p *Plan) read(raw *rawPlan) error {
+	sec := func(id uint32) *reader {
+		s, ok := raw.sections[id]
+		if !ok {
+			return nil
+		}
+		return &reader{name: planfmt.SectionName(id) + " section", base: s.off, b: s.of(raw.file)}
+	}
+	strs := sec(planfmt.SecStrings)
+	p.strings = readStrings(strs)
+	if strs.err != nil {
+		return strs.err
+	}
+	automata := sec(planfmt.SecAutomata)
+	np := sec(planfmt.SecNationalPrefix)
+	progs := readPrograms(np, automata)
+	if err := firstErr(np.err, automata.err); err != nil {
+		return err
+	}
+	codes := sec(planfmt.SecCodes)
+	p.readCodes(codes, automata, progs)
+	if err := firstErr(codes.err, automata.err); err != nil {
+		return err
+	}
+	if r := sec(planfmt.SecRanges); r != nil {
+		p.readRanges(r)
+		if r.err != nil {
+			return r.err
+		}
+	}
+	if r := sec(planfmt.SecGeocoding); r != nil {
+		p.readGeocoding(r)
+		if r.err != nil {
+			return r.err
+		}
+	}
+	if r := sec(planfmt.SecTimezones); r != nil {
+		p.readZones(r)
+		if r.err != nil {
+			return r.err
+		}
+	}
+	if r := sec(planfmt.SecNetworks); r != nil {
+		p.networks.read(r, &p.strings)
+		if r.err != nil {
+			return r.err
+		}
+	}
+	return nil
+}
+
+func firstErr(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readCodes decodes the small directory of calling codes and regions; the
+// automata stay in the file.
+func (p *Plan) readCodes(r *reader, automata *reader, progs []nationalPrefix) {
+	for cc := range p.byCC {
+		v := r.u16(2 * cc)
+		p.byCC[cc] = -1
+		if v != planfmt.NoIndex {
+			p.byCC[cc] = int16(v)
+		}
+	}
+	off := 2 * planfmt.MaxCallingCode
+	nCodes, nRegions := int(r.u32(off)), int(r.u32(off+4))
+	off += 8
+	if r.err != nil {
+		return
+	}
+	if nCodes > planfmt.MaxCallingCode || nRegions >= planfmt.NoIndex {
+		r.fail(off-8, "%d calling codes and %d regions: impossible", nCodes, nRegions)
+		return
+	}
+	codesAt := off
+	regionsAt := codesAt + nCodes*planfmt.CodeSize
+	orderAt := regionsAt + nRegions*planfmt.RegionSize
+	p.regions = make([]region, nRegions)
+	names := make([]string, nRegions)
+	for i := range p.regions {
+		at := regionsAt + i*planfmt.RegionSize
+		rg := &p.regions[i]
+		rg.id = r.str(&p.strings, at+planfmt.RegionID)
+		rg.name = r.str(&p.strings, at+planfmt.RegionName)
+		names[i] = rg.name
+		rg.nameList = names[i : i+1 : i+1]
+		flags := r.u32(at + planfmt.RegionFlags)
+		rg.mnp, rg.sameMF = flags&planfmt.FlagMNP != 0, flags&planfmt.FlagSameMobileAndFixed != 0
+		rg.types = readAutomaton(automata, r.u32(at+planfmt.RegionTypes), "region "+rg.id+" types")
+		if lead := r.u32(at + planfmt.RegionLeading); lead != planfmt.NoOffset {
+			rg.leading, rg.hasLead = readAutomaton(automata, lead, "region "+rg.id+" leading digits"), true
+		}
+		rg.local = r.u32(at + planfmt.RegionLocalOnly)
+		if s := r.slice(at+planfmt.RegionPossibleMin, 2); s != nil {
+			rg.possMin, rg.possMax = int(int8(s[0])), int(int8(s[1]))
+			if rg.possMin > rg.possMax || rg.possMin < -1 {
+				r.fail(at+planfmt.RegionPossibleMin, "region %s: possible lengths %d to %d", rg.id, rg.possMin, rg.possMax)
+			}
+		}
+		for d := range rg.lengths {
+			rg.lengths[d] = r.u32(at + planfmt.RegionLengths + 4*d)
+		}
+		if r.err != nil || automata.err != nil {
+			return
+		}
+		if len(rg.id) == 2 && rg.id[0] >= 'A' && rg.id[0] <= 'Z' && rg.id[1] >= 'A' && rg.id[1] <= 'Z' {
+			p.byRegion[regionKey(rg.id)] = int16(i) + 1 // + 1: the zero value means none
+		} else if rg.id != nonGeoRegion {
+			r.fail(at+planfmt.RegionID, "region code %q", rg.id)
+			return
+		}
+	}
+	order := make([]int, 0, nRegions)
+	ids := make([]string, 0, nRegions)
+	p.codes = make([]callingCode, nCodes)
+	for i := range p.codes {
+		at := codesAt + i*planfmt.CodeSize
+		c := &p.codes[i]
+		c.code = int(r.u16(at + planfmt.CodeCC))
+		first, count, prog := int(r.u16(at+planfmt.CodeFirstRegion)), int(r.u16(at+planfmt.CodeRegionCount)), int(r.u16(at+planfmt.CodeProgram))
+		c.prefix = r.str(&p.strings, at+planfmt.CodePrefixString)
+		if r.err != nil {
+			return
+		}
+		if c.code <= 0 || c.code >= planfmt.MaxCallingCode || int(p.byCC[c.code]) != i || count == 0 || first != len(order) || first+count > nRegions {
+			r.fail(at, "calling code record %d (+%d) is inconsistent with the index", i, c.code)
+			return
+		}
+		if prog != planfmt.NoIndex {
+			if prog >= len(progs) {
+				r.fail(at+planfmt.CodeProgram, "+%d: national prefix program %d of %d", c.code, prog, len(progs))
+				return
+			}
+			c.strip = &progs[prog]
+		}
+		start := len(order)
+		for j := range count {
+			ri := int(r.u16(orderAt + 2*(first+j)))
+			if r.err != nil {
+				return
+			}
+			if ri >= nRegions || p.regions[ri].cc != 0 {
+				r.fail(orderAt+2*(first+j), "+%d: region %d listed twice or out of range", c.code, ri)
+				return
+			}
+			p.regions[ri].cc = c.code
+			order = append(order, ri)
+			ids = append(ids, p.regions[ri].id)
+		}
+		c.regions, c.ids = order[start:len(order):len(order)], ids[start:len(ids):len(ids)]
+	}
+	for cc, v := range p.byCC {
+		if v >= int16(nCodes) {
+			r.fail(2*cc, "+%d: code record %d of %d", cc, v, nCodes)
+			return
+		}
+	}
+	if len(order) != nRegions {
+		r.fail(orderAt, "%d regions, %d in calling codes", nRegions, len(order))
+	}
+}
+
+func regionKey(id string) int { return int(id[0]-'A')*26 + int(id[1]-'A') }
+
+// regionByID returns the region with an ISO code, or nil.
+func (p *Plan) regionByID(id string) *region {
+	if len(id) != 2 || id[0] < 'A' || id[0] > 'Z' || id[1] < 'A' || id[1] > 'Z' {
+		return nil
+	}
+	if i := p.byRegion[regionKey(id)]; i > 0 {
+		return &p.regions[i-1]
+	}
+	return nil
+}
+
+func (p *Plan) readRanges(r *reader) {
+	t, values, at := readTable(r)
+	if r.err != nil {
+		return
+	}
+	p.rangeNet = make([]rangeNetwork, values)
+	for i := range p.rangeNet {
+		p.rangeNet[i].name = r.str(&p.strings, at+8*i)
+		if id := r.u32(at + 8*i + 4); id != planfmt.NoString {
+			p.rangeNet[i].mccmnc = r.str(&p.strings, at+8*i+4)
+		}
+	}
+	p.ranges = t
+}
+
+func (p *Plan) readGeocoding(r *reader) {
+	t, values, at := readTable(r)
+	if r.err != nil {
+		return
+	}
+	p.places = make([]string, values)
+	for i := range p.places {
+		p.places[i] = r.str(&p.strings, at+4*i)
+	}
+	p.geo = t
+}
+
+func (p *Plan) readZones(r *reader) {
+	t, values, at := readTable(r)
+	if r.err != nil {
+		return
+	}
+	listAt := at + 8*values + 4
+	total := int(r.u32(at + 8*values))
+	if r.err != nil {
+		return
+	}
+	if total > len(r.b)/4 {
+		r.fail(at+8*values, "%d zone names cannot fit", total)
+		return
+	}
+	names := make([]string, total)
+	for i := range names {
+		names[i] = r.str(&p.strings, listAt+4*i)
+	}
+	p.zoneSets = make([][]string, values)
+	for i := range p.zoneSets {
+		first, n := int(r.u32(at+8*i)), int(r.u32(at+8*i+4))
+		if first > total || n > total-first || n == 0 {
+			r.fail(at+8*i, "zone list %d: %d names at %d of %d", i, n, first, total)
+			return
+		}
+		p.zoneSets[i] = names[first : first+n : first+n]
+	}
+	p.zones = t
 }
 
 // Regions returns the codes of the regions that share calling code cc, main
@@ -141,7 +396,12 @@ func (p *Plan) Regions(cc int) []string {
 
 // CallingCode returns the country calling code of an ISO 3166-1 alpha-2
 // region code (upper case), or 0 when the plan has no such region.
-func (p *Plan) CallingCode(region string) int { return p.byRegion[region] }
+func (p *Plan) CallingCode(region string) int {
+	if r := p.regionByID(region); r != nil {
+		return r.cc
+	}
+	return 0
+}
 
 // SplitCallingCode splits a digit string in international form (no plus
 // sign) into its calling code and the rest. ok is false when the digits do
@@ -159,262 +419,4 @@ func (p *Plan) SplitCallingCode(digits string) (cc int, rest string, ok bool) {
 		}
 	}
 	return 0, "", false
-}
-
-func (p *Plan) loadRegions() error {
-	countries, err := data.ReadFile("numbering/countries.tsv")
-	if err != nil {
-		return err
-	}
-	coll, err := phonenumbers.MetadataCollection()
-	if err != nil {
-		return fmt.Errorf("numbering: libphonenumber metadata: %w", err)
-	}
-	type key struct {
-		id string
-		cc int32
-	}
-	meta := make(map[key]*phonenumbers.PhoneMetadata, len(coll.Metadata))
-	for _, m := range coll.Metadata {
-		meta[key{m.GetId(), m.GetCountryCode()}] = m
-	}
-	lines := strings.Split(strings.TrimSpace(string(countries)), "\n")
-	p.regions = make([]region, 0, len(lines))
-	for n, line := range lines {
-		if strings.HasPrefix(line, "#") {
-			continue
-		}
-		f := strings.Split(line, "\t")
-		if len(f) != 3 {
-			return fmt.Errorf("numbering: countries.tsv line %d: want 3 fields, have %d", n+1, len(f))
-		}
-		cc, err := strconv.Atoi(f[0])
-		if err != nil || cc <= 0 || cc >= len(p.byCC) {
-			return fmt.Errorf("numbering: countries.tsv line %d: bad calling code %q", n+1, f[0])
-		}
-		m := meta[key{f[1], int32(cc)}]
-		if m == nil {
-			return fmt.Errorf("numbering: countries.tsv line %d: no metadata for %s +%d", n+1, f[1], cc)
-		}
-		if p.byCC[cc] < 0 {
-			p.byCC[cc] = int16(len(p.codes))
-			p.codes = append(p.codes, callingCode{code: cc, prefix: "+" + f[0]})
-		}
-		r, err := newRegion(f[1], f[2], m)
-		if err != nil {
-			return err
-		}
-		code := &p.codes[p.byCC[cc]]
-		code.regions = append(code.regions, len(p.regions))
-		code.ids = append(code.ids, f[1])
-		if f[1] != nonGeoRegion {
-			p.byRegion[f[1]] = cc
-		}
-		if len(code.regions) == 1 { // the main region decides national prefixes
-			if code.strip, err = newNationalPrefix(m); err != nil {
-				return fmt.Errorf("numbering: region %s: %w", f[1], err)
-			}
-		}
-		p.regions = append(p.regions, r)
-	}
-	return nil
-}
-
-func newRegion(id, name string, m *phonenumbers.PhoneMetadata) (region, error) {
-	r := region{id: id, name: name, nameList: []string{name}, mnp: m.GetMobileNumberPortableRegion(), sameMF: m.GetSameMobileAndFixedLinePattern()}
-	descs := [descCount]*phonenumbers.PhoneNumberDesc{
-		descGeneral: m.GetGeneralDesc(), descFixed: m.GetFixedLine(), descMobile: m.GetMobile(),
-		descTollFree: m.GetTollFree(), descPremium: m.GetPremiumRate(), descShared: m.GetSharedCost(),
-		descPersonal: m.GetPersonalNumber(), descVoIP: m.GetVoip(), descPager: m.GetPager(),
-		descUAN: m.GetUan(), descVoicemail: m.GetVoicemail(),
-	}
-	patterns := make([]string, descCount)
-	for d, desc := range descs {
-		patterns[d] = desc.GetNationalNumberPattern()
-		r.lengths[d] = ^uint32(0)
-		if desc != nil && len(desc.PossibleLength) > 0 {
-			r.lengths[d] = lengthMask(desc.PossibleLength)
-		}
-	}
-	var err error
-	if r.types, err = compileDFA(patterns, maxDFAStates); err != nil {
-		return r, fmt.Errorf("numbering: region %s: %w", id, err)
-	}
-	general := m.GetGeneralDesc()
-	r.possible = general.GetPossibleLength()
-	r.localOnly = lengthMask(general.GetPossibleLengthLocalOnly())
-	if ld := m.GetLeadingDigits(); ld != "" {
-		if r.leading, err = compileDFA([]string{ld}, maxDFAStates); err != nil {
-			return r, fmt.Errorf("numbering: region %s leading digits: %w", id, err)
-		}
-	}
-	return r, nil
-}
-
-// lengthMask sets bit l for every length l in lengths (-1, "no numbers of
-// this type", sets nothing).
-func lengthMask(lengths []int32) uint32 {
-	var m uint32
-	for _, l := range lengths {
-		if l >= 0 && l < 32 {
-			m |= 1 << l
-		}
-	}
-	return m
-}
-
-func newNationalPrefix(m *phonenumbers.PhoneMetadata) (*nationalPrefix, error) {
-	npfp := m.GetNationalPrefixForParsing()
-	if npfp == "" {
-		return nil, nil
-	}
-	re, err := regexp.Compile("^(?:" + npfp + ")")
-	if err != nil {
-		return nil, fmt.Errorf("national prefix pattern %q: %w", npfp, err)
-	}
-	quick, err := compileDFA([]string{npfp}, maxDFAStates)
-	if err != nil {
-		return nil, err
-	}
-	np := &nationalPrefix{re: re, quick: quick}
-	if rule := m.GetNationalPrefixTransformRule(); rule != "" {
-		// Java's $1 becomes Go's ${1}, so that "$15" cannot read as group 15.
-		np.transform = regexp.MustCompile(`\$(\d)`).ReplaceAllString(rule, "$${$1}")
-		np.always = re.MatchString("")
-	}
-	return np, nil
-}
-
-// rangeNetwork is the network a number range was originally assigned to.
-type rangeNetwork struct {
-	name   string // "" when the range has no name (a hole in a named range)
-	mccmnc string // "" when the name resolved to no single MCCMNC
-}
-
-func (p *Plan) loadTables() error {
-	var err error
-	if err = p.loadRanges(); err != nil {
-		return err
-	}
-	var places []string
-	if p.geo, places, err = loadPrefixFile("numbering/geocoding_en.tsv.gz"); err != nil {
-		return err
-	}
-	p.places = make([][]string, len(places))
-	for i := range places {
-		p.places[i] = places[i : i+1 : i+1]
-	}
-	var zones []string
-	if p.zones, zones, err = loadPrefixFile("numbering/timezones.tsv.gz"); err != nil {
-		return err
-	}
-	p.zoneSets = make([][]string, len(zones))
-	for i, z := range zones {
-		p.zoneSets[i] = strings.Split(z, "&")
-	}
-	return nil
-}
-
-// loadRanges joins the carrier table (prefix -> network name) with the
-// MCCMNC table (prefix -> MCCMNC, for the carrier prefixes whose name
-// resolved to one network) into one table. The MCCMNC of a range is that
-// of the range itself or none: a shorter range's code never shows through
-// a longer range of another name. An MCCMNC line whose prefix is not a
-// carrier range is an error, not a code without a name.
-func (p *Plan) loadRanges() error {
-	const mccmncFile = "numbering/mccmnc.tsv.gz"
-	codes := map[string]string{}
-	if err := readPrefixFile(mccmncFile, func(_ int, prefix, value []byte) error {
-		if len(value) < 5 || len(value) > 6 || !isDigits(value) {
-			return fmt.Errorf("MCCMNC %q is not 5 or 6 digits", value)
-		}
-		codes[string(prefix)] = string(value)
-		return nil
-	}); err != nil {
-		return err
-	}
-	index := map[rangeNetwork]int32{}
-	var entries []prefixmap.Entry[int32]
-	err := readPrefixFile("numbering/carrier_en.tsv.gz", func(_ int, prefix, value []byte) error {
-		pre, err := prefixmap.ParsePrefix(prefix)
-		if err != nil {
-			return err
-		}
-		nw := rangeNetwork{name: string(value), mccmnc: codes[string(prefix)]}
-		delete(codes, string(prefix))
-		v, ok := index[nw]
-		if !ok {
-			v = int32(len(p.rangeNet))
-			p.rangeNet = append(p.rangeNet, nw)
-			index[nw] = v
-		}
-		entries = append(entries, prefixmap.Entry[int32]{Prefix: pre, Value: v})
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	if len(codes) > 0 {
-		return fmt.Errorf("numbering: %s: prefix %s has an MCCMNC but no carrier range", mccmncFile, slices.Min(slices.Collect(maps.Keys(codes))))
-	}
-	p.ranges = prefixmap.New(entries, prefixmap.None)
-	return nil
-}
-
-func isDigits(b []byte) bool {
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return len(b) > 0
-}
-
-// loadPrefixFile reads a generated "prefix<TAB>value" file into a prefix
-// table over interned values.
-func loadPrefixFile(name string) (prefixmap.Table[int32], []string, error) {
-	var (
-		values  []string
-		index   = map[string]int32{}
-		entries []prefixmap.Entry[int32]
-	)
-	err := readPrefixFile(name, func(_ int, prefix, value []byte) error {
-		v, ok := index[string(value)]
-		if !ok {
-			v = int32(len(values))
-			values = append(values, string(value))
-			index[values[v]] = v
-		}
-		pre, err := prefixmap.ParsePrefix(prefix)
-		if err != nil {
-			return err
-		}
-		entries = append(entries, prefixmap.Entry[int32]{Prefix: pre, Value: v})
-		return nil
-	})
-	if err != nil {
-		return prefixmap.Table[int32]{}, nil, err
-	}
-	return prefixmap.New(entries, prefixmap.None), values, nil
-}
-
-// readPrefixFile calls line for each "prefix<TAB>value" line of a generated
-// file; an error names the file and line.
-func readPrefixFile(name string, line func(n int, prefix, value []byte) error) error {
-	raw, err := data.ReadFile(name)
-	if err != nil {
-		return err
-	}
-	for n := 1; len(raw) > 0; n++ {
-		var text []byte
-		text, raw, _ = bytes.Cut(raw, []byte{'\n'})
-		prefix, value, ok := bytes.Cut(text, []byte{'\t'})
-		if !ok {
-			return fmt.Errorf("numbering: %s line %d: no tab", name, n)
-		}
-		if err := line(n, prefix, value); err != nil {
-			return fmt.Errorf("numbering: %s line %d: %w", name, n, err)
-		}
-	}
-	return nil
 }

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	radix "github.com/armon/go-radix"
-	"github.com/numenhq/numen/data"
 	"github.com/numenhq/numen/numbering/prefixmap"
 )
 
@@ -17,14 +16,11 @@ import (
 // benchmarks/README.md for the figures.
 
 func geocodingPrefixes(tb testing.TB) (keys [][]byte, values []int32) {
-	return tablePrefixes(tb, "numbering/geocoding_en.tsv.gz")
+	return tablePrefixes(tb, "geocoding_en.tsv.gz")
 }
 
 func tablePrefixes(tb testing.TB, name string) (keys [][]byte, values []int32) {
-	raw, err := data.ReadFile(name)
-	if err != nil {
-		tb.Fatal(err)
-	}
+	raw := readGenerated(tb, name)
 	index := map[string]int32{}
 	for line := range bytes.Lines(raw) {
 		if line[0] == '#' {
@@ -86,8 +82,8 @@ func TestRadixAgreesWithPrefixTable(t *testing.T) {
 
 func BenchmarkPrefixIndex(b *testing.B) {
 	for _, table := range []struct{ name, file string }{
-		{"geocoding", "numbering/geocoding_en.tsv.gz"},
-		{"mccmnc", "numbering/mccmnc.tsv.gz"},
+		{"geocoding", "geocoding_en.tsv.gz"},
+		{"mccmnc", "mccmnc.tsv.gz"},
 	} {
 		keys, values := tablePrefixes(b, table.file)
 		queries := prefixQueries(keys, 1<<16)

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-var testPlan = sync.OnceValues(numbering.Load)
+var testPlan = sync.OnceValues(func() (*numbering.Plan, error) { return numbering.Load() })
 
 func plan(t testing.TB) *numbering.Plan {
 	t.Helper()

@@ -51,7 +51,7 @@ func main() {
 // run runs the command line args (without the program name) and returns the
 // exit status.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	c := &cli{stdin: stdin, stdout: stdout, stderr: stderr, loadPlan: numbering.Load}
+	c := &cli{stdin: stdin, stdout: stdout, stderr: stderr, loadPlan: func() (*numbering.Plan, error) { return numbering.Load() }}
 	return c.run(args)
 }
 

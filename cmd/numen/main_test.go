@@ -14,7 +14,7 @@ import (
 
 // sharedPlan loads the plan once for all tests; run itself loads it on
 // every call, which the tests of run() without the helper cover.
-var sharedPlan = sync.OnceValues(numbering.Load)
+var sharedPlan = sync.OnceValues(func() (*numbering.Plan, error) { return numbering.Load() })
 
 func testPlan(t testing.TB) *numbering.Plan {
 	t.Helper()

@@ -26,7 +26,7 @@ import (
 	"github.com/numenhq/numen/numbering"
 )
 
-var sharedPlan = sync.OnceValues(numbering.Load)
+var sharedPlan = sync.OnceValues(func() (*numbering.Plan, error) { return numbering.Load() })
 
 type connected struct{}
 

@@ -13,7 +13,7 @@ import (
 	"github.com/numenhq/numen/numbering"
 )
 
-var sharedPlan = sync.OnceValues(numbering.Load)
+var sharedPlan = sync.OnceValues(func() (*numbering.Plan, error) { return numbering.Load() })
 
 func testPlan(t testing.TB) *numbering.Plan {
 	t.Helper()

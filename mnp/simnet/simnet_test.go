@@ -20,7 +20,7 @@ import (
 
 // loadPlan is numbering.Load, once per test binary: it takes a fifth of a
 // second.
-var loadPlan = sync.OnceValues(numbering.Load)
+var loadPlan = sync.OnceValues(func() (*numbering.Plan, error) { return numbering.Load() })
 
 func plan(t testing.TB) *numbering.Plan {
 	t.Helper()

@@ -1,4 +1,4 @@
-package numbering
+package compile
 
 import (
 	"fmt"
@@ -13,7 +13,8 @@ import (
 //
 // libphonenumber's patterns describe finite languages of short digit strings,
 // which makes their subset construction small: a few hundred states for most
-// regions. Walking it costs one table load per digit and allocates nothing.
+// regions. The plan file stores it as it is (see planfmt); numbering walks it
+// there, one table load per digit.
 type digitDFA struct {
 	next   []int32  // next[state*10+digit]; deadState when no pattern can match any more
 	accept []uint16 // accept[state]: bit i set when pattern i matches the input read so far
@@ -23,31 +24,15 @@ const deadState = -1
 
 // match walks digits (ASCII '0'..'9') from the start state and returns the
 // mask of patterns that match the whole input.
-func (d *digitDFA) match(digits []byte) uint16 {
+func (d *digitDFA) match(digits string) uint16 {
 	s := int32(0)
-	for _, c := range digits {
-		s = d.next[int(s)*10+int(c-'0')]
+	for i := 0; i < len(digits); i++ {
+		s = d.next[int(s)*10+int(digits[i]-'0')]
 		if s == deadState {
 			return 0
 		}
 	}
 	return d.accept[s]
-}
-
-// longestPrefix walks digits and returns the length of the longest non-empty
-// prefix that some pattern matches, or 0 when none does.
-func (d *digitDFA) longestPrefix(digits []byte) int {
-	s, n := int32(0), 0
-	for i, c := range digits {
-		s = d.next[int(s)*10+int(c-'0')]
-		if s == deadState {
-			break
-		}
-		if d.accept[s] != 0 {
-			n = i + 1
-		}
-	}
-	return n
 }
 
 // compileDFA compiles patterns (RE2 syntax; libphonenumber's are a subset)
@@ -57,7 +42,7 @@ func (d *digitDFA) longestPrefix(digits []byte) int {
 // patterns must allow for. maxStates bounds the work on hostile input.
 func compileDFA(patterns []string, maxStates int) (*digitDFA, error) {
 	if len(patterns) > 16 {
-		return nil, fmt.Errorf("numbering: %d patterns in one automaton, at most 16", len(patterns))
+		return nil, fmt.Errorf("%d patterns in one automaton, at most 16", len(patterns))
 	}
 	progs := make([]*syntax.Prog, len(patterns))
 	for i, p := range patterns {
@@ -66,11 +51,11 @@ func compileDFA(patterns []string, maxStates int) (*digitDFA, error) {
 		}
 		re, err := syntax.Parse(p, syntax.Perl)
 		if err != nil {
-			return nil, fmt.Errorf("numbering: pattern %q: %w", p, err)
+			return nil, fmt.Errorf("pattern %q: %w", p, err)
 		}
 		prog, err := syntax.Compile(re.Simplify())
 		if err != nil {
-			return nil, fmt.Errorf("numbering: pattern %q: %w", p, err)
+			return nil, fmt.Errorf("pattern %q: %w", p, err)
 		}
 		progs[i] = prog
 	}
@@ -91,7 +76,7 @@ func compileDFA(patterns []string, maxStates int) (*digitDFA, error) {
 	b.add(start)
 	for s := 0; s < len(b.states); s++ {
 		if len(b.states) > maxStates {
-			return nil, fmt.Errorf("numbering: automaton exceeds %d states", maxStates)
+			return nil, fmt.Errorf("automaton exceeds %d states", maxStates)
 		}
 		for digit := rune('0'); digit <= '9'; digit++ {
 			b.epoch++

@@ -1,0 +1,111 @@
+package compile
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+	"slices"
+
+	"github.com/numenhq/numen/numbering/internal/planfmt"
+)
+
+// writer builds one section's bytes.
+type writer struct{ b []byte }
+
+func (w *writer) u16(v uint16) { w.b = binary.LittleEndian.AppendUint16(w.b, v) }
+func (w *writer) u32(v uint32) { w.b = binary.LittleEndian.AppendUint32(w.b, v) }
+func (w *writer) bytes(b []byte) {
+	w.b = append(w.b, b...)
+}
+
+// pad appends zeros up to a multiple of n.
+func (w *writer) pad(n int) {
+	for len(w.b)%n != 0 {
+		w.b = append(w.b, 0)
+	}
+}
+
+// strings is the plan's string pool: each distinct string once, in the
+// order of first use, so that the output depends on the input alone.
+type stringPool struct {
+	index map[string]uint32
+	list  []string
+}
+
+func newStringPool() *stringPool { return &stringPool{index: map[string]uint32{}} }
+
+func (p *stringPool) id(s string) uint32 {
+	if i, ok := p.index[s]; ok {
+		return i
+	}
+	i := uint32(len(p.list))
+	p.index[s] = i
+	p.list = append(p.list, s)
+	return i
+}
+
+func (p *stringPool) encode() []byte {
+	var w writer
+	w.u32(uint32(len(p.list)))
+	off := uint32(0)
+	for _, s := range p.list {
+		w.u32(off)
+		off += uint32(len(s))
+	}
+	w.u32(off)
+	for _, s := range p.list {
+		w.b = append(w.b, s...)
+	}
+	return w.b
+}
+
+// section is one section of a plan file.
+type section struct {
+	id   uint32
+	data []byte
+}
+
+// assemble writes a plan file: header, directory and sections (in
+// ascending id order, each at a multiple of 8), with the digest and the
+// checksums filled in.
+func assemble(libphonenumber string, sections []section) ([]byte, error) {
+	if len(libphonenumber) > 16 {
+		return nil, fmt.Errorf("libphonenumber version %q: longer than 16 bytes", libphonenumber)
+	}
+	slices.SortFunc(sections, func(a, b section) int { return int(a.id) - int(b.id) })
+	size := planfmt.HeaderSize + planfmt.DirEntrySize*len(sections)
+	size = (size + 7) &^ 7
+	dir := make([]byte, 0, planfmt.DirEntrySize*len(sections))
+	for _, s := range sections {
+		dir = binary.LittleEndian.AppendUint32(dir, s.id)
+		dir = binary.LittleEndian.AppendUint32(dir, uint32(size))
+		dir = binary.LittleEndian.AppendUint32(dir, uint32(len(s.data)))
+		dir = binary.LittleEndian.AppendUint32(dir, 0)
+		size += (len(s.data) + 7) &^ 7
+	}
+	if size > 1<<31 {
+		return nil, fmt.Errorf("plan of %d bytes: too large", size)
+	}
+	out := make([]byte, planfmt.HeaderSize, size)
+	out = append(out, dir...)
+	for len(out)%8 != 0 {
+		out = append(out, 0)
+	}
+	for _, s := range sections {
+		out = append(out, s.data...)
+		for len(out)%8 != 0 {
+			out = append(out, 0)
+		}
+	}
+	copy(out, planfmt.Magic)
+	binary.LittleEndian.PutUint16(out[planfmt.OffVersion:], planfmt.Version)
+	binary.LittleEndian.PutUint16(out[planfmt.OffSections:], uint16(len(sections)))
+	binary.LittleEndian.PutUint32(out[planfmt.OffLength:], uint32(len(out)))
+	copy(out[planfmt.OffLibphonenumber:planfmt.OffLibphonenumber+16], libphonenumber)
+	body := out[planfmt.HeaderSize:]
+	sum := sha256.Sum256(body)
+	copy(out[planfmt.OffDigest:planfmt.OffDigest+16], sum[:16])
+	binary.LittleEndian.PutUint32(out[planfmt.OffBodyCRC:], planfmt.Checksum(body))
+	binary.LittleEndian.PutUint32(out[planfmt.OffHeaderCRC:], planfmt.Checksum(out[:planfmt.OffHeaderCRC]))
+	return out, nil
+}

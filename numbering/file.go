@@ -1,0 +1,357 @@
+package numbering
+
+import (
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"unsafe"
+
+	"github.com/numenhq/numen/numbering/internal/planfmt"
+)
+
+// ErrFormat is wrapped by every error about a plan file that is not one,
+// is damaged or is of another format version.
+var ErrFormat = errors.New("not a valid numbering plan file")
+
+// FormatError reports a plan file that cannot be used: truncated, damaged
+// (its checksum does not match), of another format version, or with a
+// section whose contents are inconsistent. It wraps ErrFormat.
+type FormatError struct {
+	Section string // the section at fault, or "header"
+	Offset  int    // byte offset in the file where the problem was found, -1 if none
+	Msg     string
+}
+
+func (e *FormatError) Error() string {
+	if e.Offset >= 0 {
+		return fmt.Sprintf("numbering: plan file: %s at byte %d: %s", e.Section, e.Offset, e.Msg)
+	}
+	return fmt.Sprintf("numbering: plan file: %s: %s", e.Section, e.Msg)
+}
+
+func (e *FormatError) Unwrap() error { return ErrFormat }
+
+func formatErr(section string, off int, format string, args ...any) error {
+	return &FormatError{Section: section, Offset: off, Msg: fmt.Sprintf(format, args...)}
+}
+
+// rawPlan is a plan file split into its sections, with the header checked.
+type rawPlan struct {
+	file     []byte
+	sections map[uint32]span
+	version  Version
+}
+
+type span struct{ off, n int }
+
+func (s span) of(b []byte) []byte { return b[s.off : s.off+s.n] }
+
+// readHeader checks a plan file's header, checksums and section directory.
+// It reads the header only; the body is only checksummed.
+func readHeader(b []byte) (*rawPlan, error) {
+	if len(b) < planfmt.HeaderSize {
+		return nil, formatErr("header", -1, "%d bytes, shorter than the %d-byte header (truncated?)", len(b), planfmt.HeaderSize)
+	}
+	if string(b[:len(planfmt.Magic)]) != planfmt.Magic {
+		return nil, formatErr("header", 0, "no %q signature: not a numbering plan file", planfmt.Magic)
+	}
+	if got, want := planfmt.Checksum(b[:planfmt.OffHeaderCRC]), planfmt.U32(b, planfmt.OffHeaderCRC); got != want {
+		return nil, formatErr("header", planfmt.OffHeaderCRC, "checksum %08x, the header says %08x: the header is damaged", got, want)
+	}
+	if v := planfmt.U16(b, planfmt.OffVersion); v != planfmt.Version {
+		return nil, formatErr("header", planfmt.OffVersion, "format version %d; this build of numbering reads version %d only", v, planfmt.Version)
+	}
+	if n := int(planfmt.U32(b, planfmt.OffLength)); n != len(b) {
+		return nil, formatErr("header", planfmt.OffLength, "the header says %d bytes, the file has %d (truncated or extended)", n, len(b))
+	}
+	body := b[planfmt.HeaderSize:]
+	if got, want := planfmt.Checksum(body), planfmt.U32(b, planfmt.OffBodyCRC); got != want {
+		return nil, formatErr("body", planfmt.HeaderSize, "checksum %08x, the header says %08x: the file is damaged", got, want)
+	}
+	r := &rawPlan{file: b, sections: map[uint32]span{}}
+	lpn := b[planfmt.OffLibphonenumber : planfmt.OffLibphonenumber+16]
+	if i := strings.IndexByte(string(lpn), 0); i >= 0 {
+		lpn = lpn[:i]
+	}
+	r.version = Version{
+		Libphonenumber: string(lpn),
+		Tables:         hex.EncodeToString(b[planfmt.OffDigest : planfmt.OffDigest+6]),
+	}
+	count := int(planfmt.U16(b, planfmt.OffSections))
+	dirEnd := planfmt.HeaderSize + count*planfmt.DirEntrySize
+	if dirEnd > len(b) {
+		return nil, formatErr("directory", planfmt.HeaderSize, "%d sections do not fit in %d bytes", count, len(b))
+	}
+	prev := uint32(0)
+	for i := range count {
+		at := planfmt.HeaderSize + i*planfmt.DirEntrySize
+		id, off, n := planfmt.U32(b, at), int(planfmt.U32(b, at+4)), int(planfmt.U32(b, at+8))
+		if id <= prev {
+			return nil, formatErr("directory", at, "section %d after section %d: out of order", id, prev)
+		}
+		prev = id
+		if off < dirEnd || off%8 != 0 || n > len(b)-off {
+			return nil, formatErr("directory", at, "%s section at %d+%d lies outside the file", planfmt.SectionName(id), off, n)
+		}
+		r.sections[id] = span{off, n}
+	}
+	for _, id := range []uint32{planfmt.SecStrings, planfmt.SecCodes, planfmt.SecAutomata, planfmt.SecNationalPrefix} {
+		if _, ok := r.sections[id]; !ok {
+			return nil, formatErr("directory", planfmt.HeaderSize, "no %s section: a plan file needs one", planfmt.SectionName(id))
+		}
+	}
+	return r, nil
+}
+
+// reader reads one section, turning every out-of-range access into an
+// error that names the section and the offset, so that a damaged or
+// crafted file cannot make numbering read outside it.
+type reader struct {
+	name string
+	base int // offset of the section in the file, for messages
+	b    []byte
+	err  error
+}
+
+func (r *reader) fail(off int, format string, args ...any) {
+	if r.err == nil {
+		r.err = formatErr(r.name, r.base+off, format, args...)
+	}
+}
+
+// slice returns n bytes at off, or nil after recording an error.
+func (r *reader) slice(off, n int) []byte {
+	if off < 0 || n < 0 || off > len(r.b) || n > len(r.b)-off {
+		r.fail(off, "%d bytes at %d: beyond the section's %d bytes", n, off, len(r.b))
+		return nil
+	}
+	return r.b[off : off+n : off+n]
+}
+
+func (r *reader) u32(off int) uint32 {
+	if s := r.slice(off, 4); s != nil {
+		return planfmt.U32(s, 0)
+	}
+	return 0
+}
+
+func (r *reader) u16(off int) uint16 {
+	if s := r.slice(off, 2); s != nil {
+		return planfmt.U16(s, 0)
+	}
+	return 0
+}
+
+// stringPool is the Strings section read in place.
+type stringPool struct {
+	offsets []byte // uint32[count+1]
+	text    []byte
+	count   int
+}
+
+func readStrings(r *reader) stringPool {
+	n := int(r.u32(0))
+	if n > len(r.b)/4 {
+		r.fail(0, "%d strings cannot fit in %d bytes", n, len(r.b))
+		return stringPool{}
+	}
+	p := stringPool{offsets: r.slice(4, 4*(n+1)), count: n}
+	if r.err != nil {
+		return stringPool{}
+	}
+	p.text = r.b[4+4*(n+1):]
+	prev := uint32(0)
+	for i := 0; i <= n; i++ {
+		o := planfmt.U32(p.offsets, 4*i)
+		if o < prev || int(o) > len(p.text) {
+			r.fail(4+4*i, "string %d at %d: out of order or beyond the %d bytes of text", i, o, len(p.text))
+			return stringPool{}
+		}
+		prev = o
+	}
+	return p
+}
+
+// get returns string id, sharing the file's bytes. Callers check ids with
+// valid first.
+func (p *stringPool) get(id uint32) string {
+	lo, hi := planfmt.U32(p.offsets, 4*int(id)), planfmt.U32(p.offsets, 4*int(id)+4)
+	if lo == hi {
+		return ""
+	}
+	return unsafe.String(&p.text[lo], int(hi-lo))
+}
+
+func (p *stringPool) valid(id uint32) bool { return int64(id) < int64(p.count) }
+
+// str reads a string id at off and returns the string; a bad id is an error.
+func (r *reader) str(p *stringPool, off int) string {
+	id := r.u32(off)
+	if r.err != nil {
+		return ""
+	}
+	if !p.valid(id) {
+		r.fail(off, "string %d: there are %d", id, p.count)
+		return ""
+	}
+	return p.get(id)
+}
+
+// automaton is a digit automaton read in place (see planfmt): one uint16
+// load per digit.
+type automaton struct {
+	accept []byte // uint16 per state
+	next   []byte // uint16 per state and digit; planfmt.NoState when dead
+}
+
+// readAutomaton reads the automaton at off in the Automata section and
+// checks every transition, so that a walk stays within it.
+func readAutomaton(r *reader, off uint32, what string) automaton {
+	if off%4 != 0 {
+		r.fail(int(off), "%s automaton at %d: not aligned", what, off)
+		return automaton{}
+	}
+	states := int(r.u32(int(off)))
+	if states == 0 || states > planfmt.MaxStates {
+		r.fail(int(off), "%s automaton of %d states", what, states)
+		return automaton{}
+	}
+	accBytes := (2*states + 3) &^ 3
+	a := automaton{accept: r.slice(int(off)+4, 2*states), next: r.slice(int(off)+4+accBytes, 20*states)}
+	if r.err != nil {
+		return automaton{}
+	}
+	for i := 0; i < 10*states; i++ {
+		if s := planfmt.U16(a.next, 2*i); s != planfmt.NoState && int(s) >= states {
+			r.fail(int(off)+4+accBytes+2*i, "%s automaton: transition to state %d of %d", what, s, states)
+			return automaton{}
+		}
+	}
+	return a
+}
+
+// match walks digits (ASCII '0'..'9') from the start state and returns the
+// mask of patterns that match the whole input.
+func (a *automaton) match(digits []byte) uint16 {
+	s := 0
+	next := a.next
+	for _, c := range digits {
+		s = int(planfmt.U16(next, 2*(s*10+int(c-'0'))))
+		if s == planfmt.NoState {
+			return 0
+		}
+	}
+	return planfmt.U16(a.accept, 2*s)
+}
+
+// longestPrefix walks digits and returns the length of the longest non-empty
+// prefix that some pattern matches, or 0 when none does.
+func (a *automaton) longestPrefix(digits []byte) int {
+	s, n := 0, 0
+	for i, c := range digits {
+		s = int(planfmt.U16(a.next, 2*(s*10+int(c-'0'))))
+		if s == planfmt.NoState {
+			break
+		}
+		if planfmt.U16(a.accept, 2*s) != 0 {
+			n = i + 1
+		}
+	}
+	return n
+}
+
+func (a *automaton) states() int { return len(a.accept) / 2 }
+
+// step returns the state after digit d (0-9) from state s, or -1.
+func (a *automaton) step(s, d int) int {
+	n := int(planfmt.U16(a.next, 2*(s*10+d)))
+	if n == planfmt.NoState {
+		return -1
+	}
+	return n
+}
+
+func (a *automaton) acceptOf(s int) uint16 { return planfmt.U16(a.accept, 2*s) }
+
+// prefixTable is a prefix table read in place (see planfmt): a bucket
+// index and a binary search over key segments.
+type prefixTable struct {
+	starts []byte // uint32 per segment
+	values []byte // uint16 per segment
+	first  []byte // uint32 per bucket, and one more
+	shift  uint32 // keys per bucket
+	n      int    // segments
+}
+
+// readTable reads a prefix table at the start of a section and returns it
+// with the number of values and the offset of the values' payload. Values
+// and segment order are checked, so that lookups stay within the table.
+func readTable(r *reader) (t prefixTable, values, payload int) {
+	n, buckets, values := int(r.u32(0)), int(r.u32(4)), int(r.u32(8))
+	if r.err != nil {
+		return prefixTable{}, 0, 0
+	}
+	if n == 0 || n > len(r.b)/6 || buckets > planfmt.MaxBucketDigits || values > planfmt.NoValue {
+		r.fail(0, "table of %d segments, %d bucket digits, %d values: impossible", n, buckets, values)
+		return prefixTable{}, 0, 0
+	}
+	nb := int(planfmt.Pow11(buckets))
+	off := planfmt.TableHeaderSize
+	t.starts = r.slice(off, 4*n)
+	off += 4 * n
+	t.values = r.slice(off, 2*n)
+	off += (2*n + 3) &^ 3
+	t.first = r.slice(off, 4*(nb+1))
+	off += 4 * (nb + 1)
+	if r.err != nil {
+		return prefixTable{}, 0, 0
+	}
+	t.shift, t.n = planfmt.Pow11(planfmt.KeyDigits-buckets), n
+	if planfmt.U32(t.starts, 0) != 0 {
+		r.fail(planfmt.TableHeaderSize, "first segment starts at key %d, not 0", planfmt.U32(t.starts, 0))
+	}
+	for i := 1; i < n && r.err == nil; i++ {
+		if s := planfmt.U32(t.starts, 4*i); s <= planfmt.U32(t.starts, 4*i-4) || s >= planfmt.KeySpan {
+			r.fail(planfmt.TableHeaderSize+4*i, "segment %d starts at key %d: out of order", i, s)
+		}
+	}
+	for i := 0; i < n && r.err == nil; i++ {
+		if v := planfmt.U16(t.values, 2*i); v != planfmt.NoValue && int(v) >= values {
+			r.fail(planfmt.TableHeaderSize+4*n+2*i, "segment %d has value %d of %d", i, v, values)
+		}
+	}
+	for b := 0; b <= nb && r.err == nil; b++ {
+		f := planfmt.U32(t.first, 4*b)
+		if int(f) >= n || b > 0 && f < planfmt.U32(t.first, 4*b-4) || b == nb && int(f) != n-1 {
+			r.fail(off-4*(nb+1-b), "bucket %d starts at segment %d of %d", b, f, n)
+		}
+	}
+	if r.err != nil {
+		return prefixTable{}, 0, 0
+	}
+	return t, values, off
+}
+
+// lookup returns the value of the longest prefix of the digits with key k,
+// or -1. The zero table has no prefixes.
+func (t *prefixTable) lookup(k uint32) int {
+	if t.n == 0 {
+		return -1
+	}
+	b := int(k / t.shift)
+	lo := int(planfmt.U32(t.first, 4*b))
+	n := int(planfmt.U32(t.first, 4*b+4)) + 1 - lo
+	starts := t.starts
+	for n > 1 {
+		half := n >> 1
+		if planfmt.U32(starts, 4*(lo+half)) <= k {
+			lo += half
+		}
+		n -= half
+	}
+	if v := planfmt.U16(t.values, 2*lo); v != planfmt.NoValue {
+		return int(v)
+	}
+	return -1
+}

@@ -1,0 +1,297 @@
+// Package planfmt defines the binary numbering-plan file that package
+// numbering reads in place and package numbering/compile writes: its
+// header, section directory, section identifiers and the encodings the two
+// sides share. Everything is little-endian; every section starts at a
+// multiple of 8 bytes.
+//
+// # File
+//
+//	offset size  field
+//	0      8     magic "NUMNPLAN"
+//	8      2     format version (Version)
+//	10     2     number of sections n
+//	12     4     file length in bytes
+//	16     16    libphonenumber release the plan was compiled from, NUL-padded ASCII
+//	32     16    digest: the first 16 bytes of SHA-256 over the bytes after the header
+//	48     4     CRC-32C (Castagnoli) of the bytes after the header
+//	52     4     CRC-32C of bytes 0-51
+//	56     8     zero
+//	64     16*n  section directory: id, offset, length, zero (uint32 each), by ascending id
+//
+// A file holds the core sections (Strings, Codes, Automata, NationalPrefix)
+// and any of the optional ones (Ranges, Networks, Geocoding, Timezones); a
+// plan without an optional section answers the fields it feeds as unknown.
+//
+// # Sections
+//
+// Strings: uint32 count N, uint32 offsets[N+1] relative to the text, then
+// the text (UTF-8). Other sections name strings by their index.
+//
+// Codes: uint16 byCC[1000] (code record index, NoIndex for unassigned
+// calling codes); uint32 codes C; uint32 regions R; C code records
+// (CodeSize bytes); R region records (RegionSize bytes); uint16 region
+// order (the code records' regions, main region first).
+//
+// Automata: digit automata, each at a multiple of 4: uint32 states S,
+// uint16 accept[S] (padded to 4 bytes), uint16 next[S*10] (NoState for
+// the dead state). State 0 is the start.
+//
+// NationalPrefix: programs that strip a national prefix (see Inst).
+//
+// Ranges, Geocoding, Timezones: prefix tables (see Table). Ranges' values
+// are uint32 pairs (network name string, MCCMNC string or NoString);
+// Geocoding's are uint32 strings; Timezones' are uint32 pairs (first
+// index into the zone list that follows the values, count), and the zone
+// list is uint32 strings.
+//
+// Networks: uint32 count N, then N records of NetworkSize bytes by
+// ascending MCCMNC; uint32 region-list length L and L uint32 region-code
+// strings (the networks' region lists); uint32 MCCs M and M records of
+// (uint32 MCC as a number, uint32 home region string).
+package planfmt
+
+import (
+	"encoding/binary"
+	"hash/crc32"
+)
+
+// Magic starts every plan file.
+const Magic = "NUMNPLAN"
+
+// Version is the format version this package describes. A reader refuses
+// any other.
+const Version = 1
+
+// HeaderSize is the size of the fixed header; the section directory
+// follows it.
+const HeaderSize = 64
+
+// DirEntrySize is the size of one section directory entry.
+const DirEntrySize = 16
+
+// Header field offsets.
+const (
+	OffVersion        = 8
+	OffSections       = 10
+	OffLength         = 12
+	OffLibphonenumber = 16
+	OffDigest         = 32
+	OffBodyCRC        = 48
+	OffHeaderCRC      = 52
+)
+
+// Section identifiers, in the order the directory lists them.
+const (
+	SecStrings        = 1
+	SecCodes          = 2
+	SecAutomata       = 3
+	SecNationalPrefix = 4
+	SecRanges         = 5
+	SecNetworks       = 6
+	SecGeocoding      = 7
+	SecTimezones      = 8
+)
+
+// SectionName names a section identifier for error messages.
+func SectionName(id uint32) string {
+	switch id {
+	case SecStrings:
+		return "strings"
+	case SecCodes:
+		return "calling codes"
+	case SecAutomata:
+		return "automata"
+	case SecNationalPrefix:
+		return "national prefixes"
+	case SecRanges:
+		return "network ranges"
+	case SecNetworks:
+		return "networks"
+	case SecGeocoding:
+		return "geocoding"
+	case SecTimezones:
+		return "time zones"
+	}
+	return "unknown"
+}
+
+// Sentinels.
+const (
+	NoIndex  = 0xFFFF     // no code record, no region, no program
+	NoState  = 0xFFFF     // the dead state of an automaton
+	NoValue  = 0xFFFF     // a prefix-table segment without a value
+	NoString = 0xFFFFFFFF // no string
+	NoOffset = 0xFFFFFFFF // no automaton
+)
+
+// MaxCallingCode bounds calling codes: byCC has this many entries.
+const MaxCallingCode = 1000
+
+// Code record layout (CodeSize bytes).
+const (
+	CodeSize         = 16
+	CodeCC           = 0  // uint16 calling code
+	CodeFirstRegion  = 2  // uint16 index into the region order
+	CodeRegionCount  = 4  // uint16
+	CodeProgram      = 6  // uint16 national-prefix program, NoIndex for none
+	CodePrefixString = 8  // uint32 string "+49"
+	CodeReserved     = 12 // uint32 zero
+)
+
+// Region record layout (RegionSize bytes). Description (desc) numbers are
+// libphonenumber's: general, fixed line, mobile, toll free, premium rate,
+// shared cost, personal number, VoIP, pager, UAN, voicemail.
+const (
+	RegionSize        = 72
+	RegionID          = 0  // uint32 string: ISO 3166-1 alpha-2, or "001"
+	RegionName        = 4  // uint32 string: English name
+	RegionFlags       = 8  // uint32: FlagMNP | FlagSameMobileAndFixed
+	RegionTypes       = 12 // uint32 offset of the types automaton in Automata
+	RegionLeading     = 16 // uint32 offset of the leading-digits automaton, NoOffset for none
+	RegionLocalOnly   = 20 // uint32 mask of local-only lengths
+	RegionPossibleMin = 24 // int8 shortest possible length; -1 when the region has none
+	RegionPossibleMax = 25 // int8 longest possible length
+	RegionReserved    = 26 // uint16 zero
+	RegionLengths     = 28 // uint32[Descs]: bit l set when length l is possible for the desc
+)
+
+// Descs is the number of number-type descriptions (automaton patterns) of
+// a region.
+const Descs = 11
+
+// Region flags.
+const (
+	FlagMNP                = 1 << 0 // the region has mobile number portability
+	FlagSameMobileAndFixed = 1 << 1 // libphonenumber's same_mobile_and_fixed_line_pattern
+)
+
+// MaxStates bounds the states of one automaton: state numbers are uint16
+// and NoState is reserved.
+const MaxStates = NoState
+
+// National-prefix programs. The section is: uint32 programs P, uint32
+// offsets[P] of the programs within the section. A program is:
+//
+//	uint32 quick automaton offset in Automata (over-approximates the
+//	       non-empty matches: a number it rejects needs no run)
+//	uint32 flags: ProgAlways (an empty match may capture: always run)
+//	uint32 capture slots (2 per group, group 0 included)
+//	uint32 instructions I
+//	uint32 transform length T
+//	I instructions of InstSize bytes
+//	T transform bytes, padded to 4: ASCII digits, and TransformGroup|n
+//	  for the text of group n
+//
+// The program is a regular expression anchored at the start of the
+// national number, compiled by regexp/syntax and run by a backtracking
+// matcher with leftmost-first (Perl) semantics, as Go's regexp would.
+const (
+	ProgAlways     = 1 << 0
+	ProgHeaderSize = 20
+	TransformGroup = 0x80
+)
+
+// Instruction layout (InstSize bytes): op, out, arg, digit set.
+const (
+	InstSize   = 12
+	InstOp     = 0 // uint8
+	InstArg8   = 1 // uint8: capture slot (OpCapture) or empty-width condition (OpEmpty)
+	InstDigits = 2 // uint16: digits matched (bit d for digit d) (OpDigit)
+	InstOut    = 4 // uint32 next instruction
+	InstArg    = 8 // uint32 alternative (OpAlt)
+)
+
+// Instruction opcodes.
+const (
+	OpFail    = 0
+	OpMatch   = 1
+	OpDigit   = 2 // consume a digit in the set, then Out
+	OpAlt     = 3 // try Out, then Arg
+	OpCapture = 4 // record the position in slot Arg8, then Out
+	OpEmpty   = 5 // check the condition Arg8, then Out
+	OpNop     = 6
+)
+
+// Empty-width conditions (OpEmpty).
+const (
+	EmptyBegin = 1 << 0 // at the start of the input
+	EmptyEnd   = 1 << 1 // at the end of the input
+)
+
+// MaxProgram bounds a program's instructions, MaxSlots its capture slots
+// and MaxInput the input it runs on, so that the matcher's state fits in
+// fixed arrays.
+const (
+	MaxProgram = 512
+	MaxSlots   = 8
+	MaxInput   = 24
+)
+
+// Prefix tables. A table maps digit strings to the value of their longest
+// prefix in it. Prefixes have at most KeyDigits digits; the first KeyDigits
+// digits of a string encode as a base-11 number (digit d as d+1, a missing
+// digit as 0), which orders a prefix before every string that extends it,
+// so that the table is a list of disjoint key segments, each with the
+// value of the longest prefix covering it:
+//
+//	uint32 segments S, uint32 bucket digits B, uint32 values V, uint32 zero
+//	uint32 starts[S]   ascending; starts[0] == 0
+//	uint16 values[S]   padded to 4; NoValue where no prefix covers the segment
+//	uint32 first[11^B+1]: the segment holding the first key of each
+//	       bucket of B leading digits; first[11^B] == S-1
+//	the values' payload (per section)
+const (
+	KeyDigits       = 9
+	TableHeaderSize = 16
+	MaxBucketDigits = 4
+)
+
+// KeySpan is 11^KeyDigits, the number of keys.
+const KeySpan = 2357947691
+
+// Pow11 returns 11^n for n <= KeyDigits.
+func Pow11(n int) uint32 {
+	p := uint32(1)
+	for ; n > 0; n-- {
+		p *= 11
+	}
+	return p
+}
+
+// Key encodes the first KeyDigits ASCII digits of s.
+func Key[S ~string | ~[]byte](s S) uint32 {
+	n := min(len(s), KeyDigits)
+	var k uint32
+	for i := 0; i < n; i++ {
+		k = k*11 + uint32(s[i]-'0') + 1
+	}
+	for i := n; i < KeyDigits; i++ {
+		k *= 11
+	}
+	return k
+}
+
+// Network record layout (NetworkSize bytes).
+const (
+	NetworkSize        = 24
+	NetworkMCCMNC      = 0  // uint32 string
+	NetworkBrand       = 4  // uint32 string
+	NetworkOperator    = 8  // uint32 string
+	NetworkFirstRegion = 12 // uint32 index into the region list; home region first
+	NetworkRegionCount = 16 // uint32
+	NetworkFlags       = 20 // uint32: NetworkOperational
+)
+
+// NetworkOperational marks a network the MCC-MNC list calls operational.
+const NetworkOperational = 1
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// Checksum returns the CRC-32C of b.
+func Checksum(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }
+
+// U16 and U32 read little-endian integers at byte offset off.
+func U16(b []byte, off int) uint16 { return binary.LittleEndian.Uint16(b[off:]) }
+
+// U32 reads a little-endian uint32 at byte offset off.
+func U32(b []byte, off int) uint32 { return binary.LittleEndian.Uint32(b[off:]) }

@@ -1,0 +1,206 @@
+package numbering
+
+import "github.com/numenhq/numen/numbering/internal/planfmt"
+
+// nationalPrefix strips a national (trunk) prefix written after the calling
+// code, as in "+44 (0)20 7946 0000", exactly as libphonenumber's parser does
+// with the main region's national_prefix_for_parsing and
+// national_prefix_transform_rule. The rule is a regular expression compiled
+// ahead of time (see package compile) into a program that a small
+// backtracking matcher runs on the stack, without allocating.
+type nationalPrefix struct {
+	quick     automaton // over-approximates the non-empty prefix matches
+	always    bool      // an empty match may capture: always run the program
+	slots     int       // capture slots, 2 per group, group 0 included
+	insts     []byte    // planfmt.InstSize each
+	transform []byte    // digits, and planfmt.TransformGroup|n for group n
+}
+
+// readPrograms reads the NationalPrefix section, checking every
+// instruction so that the matcher stays within the program.
+func readPrograms(r *reader, automata *reader) []nationalPrefix {
+	n := int(r.u32(0))
+	if n > len(r.b)/planfmt.ProgHeaderSize {
+		r.fail(0, "%d programs cannot fit in %d bytes", n, len(r.b))
+		return nil
+	}
+	progs := make([]nationalPrefix, n)
+	for i := range progs {
+		at := int(r.u32(4 + 4*i))
+		p := &progs[i]
+		p.quick = readAutomaton(automata, r.u32(at), "national prefix")
+		p.always = r.u32(at+4)&planfmt.ProgAlways != 0
+		p.slots = int(r.u32(at + 8))
+		count, tlen := int(r.u32(at+12)), int(r.u32(at+16))
+		if r.err != nil || automata.err != nil {
+			return nil
+		}
+		if count == 0 || count > planfmt.MaxProgram || p.slots < 2 || p.slots > planfmt.MaxSlots || p.slots%2 != 0 || tlen > 16 {
+			r.fail(at, "program %d: %d instructions, %d slots, %d transform bytes: impossible", i, count, p.slots, tlen)
+			return nil
+		}
+		p.insts = r.slice(at+planfmt.ProgHeaderSize, count*planfmt.InstSize)
+		p.transform = r.slice(at+planfmt.ProgHeaderSize+count*planfmt.InstSize, tlen)
+		if r.err != nil {
+			return nil
+		}
+		for pc := 0; pc < count; pc++ {
+			in := p.insts[pc*planfmt.InstSize:]
+			op, out, arg := in[planfmt.InstOp], int(planfmt.U32(in, planfmt.InstOut)), int(planfmt.U32(in, planfmt.InstArg))
+			bad := out >= count
+			switch op {
+			case planfmt.OpFail, planfmt.OpMatch, planfmt.OpDigit, planfmt.OpNop, planfmt.OpEmpty:
+			case planfmt.OpAlt:
+				bad = bad || arg >= count
+			case planfmt.OpCapture:
+				bad = bad || int(in[planfmt.InstArg8]) >= p.slots
+			default:
+				bad = true
+			}
+			if bad {
+				r.fail(at+planfmt.ProgHeaderSize+pc*planfmt.InstSize, "program %d instruction %d: invalid", i, pc)
+				return nil
+			}
+		}
+		for j, c := range p.transform {
+			if c&planfmt.TransformGroup != 0 && 2*int(c&^planfmt.TransformGroup)+1 >= p.slots || c&planfmt.TransformGroup == 0 && (c < '0' || c > '9') {
+				r.fail(at+planfmt.ProgHeaderSize+count*planfmt.InstSize+j, "program %d: transform byte %#x", i, c)
+				return nil
+			}
+		}
+	}
+	return progs
+}
+
+// matchState is the backtracking matcher's state: the capture slots and
+// the (instruction, position) pairs already tried, which bound the work to
+// instructions × positions. It holds no slices, so that it stays on the
+// caller's stack.
+type matchState struct {
+	width   int // input length + 1
+	caps    [planfmt.MaxSlots]int
+	visited [(planfmt.MaxProgram*(planfmt.MaxInput+1) + 63) / 64]uint64
+}
+
+// run matches the program against the start of input (at most
+// planfmt.MaxInput digits) with leftmost-first semantics, as Go's regexp
+// FindSubmatchIndex would on "^(?:pattern)"; st.caps holds the slots
+// (-1 for groups that did not take part). It reports whether the program
+// matched.
+func (p *nationalPrefix) run(st *matchState, input []byte) bool {
+	if len(input) > planfmt.MaxInput {
+		return false
+	}
+	st.width = len(input) + 1
+	for i := range st.caps {
+		st.caps[i] = -1
+	}
+	if !st.try(p.insts, input, 0, 0) {
+		return false
+	}
+	st.caps[0] = 0
+	return true
+}
+
+func (st *matchState) try(insts, input []byte, pc, pos int) bool {
+	for {
+		bit := pc*st.width + pos
+		if st.visited[bit>>6]&(1<<(bit&63)) != 0 {
+			return false // tried before, and it failed: it would again
+		}
+		st.visited[bit>>6] |= 1 << (bit & 63)
+		in := insts[pc*planfmt.InstSize : (pc+1)*planfmt.InstSize]
+		out := int(planfmt.U32(in, planfmt.InstOut))
+		switch in[planfmt.InstOp] {
+		case planfmt.OpMatch:
+			st.caps[1] = pos
+			return true
+		case planfmt.OpDigit:
+			if pos >= len(input) || planfmt.U16(in, planfmt.InstDigits)&(1<<(input[pos]-'0')) == 0 {
+				return false
+			}
+			pc, pos = out, pos+1
+		case planfmt.OpAlt:
+			if st.try(insts, input, out, pos) {
+				return true
+			}
+			pc = int(planfmt.U32(in, planfmt.InstArg))
+		case planfmt.OpCapture:
+			slot := in[planfmt.InstArg8]
+			old := st.caps[slot]
+			st.caps[slot] = pos
+			if st.try(insts, input, out, pos) {
+				return true
+			}
+			st.caps[slot] = old
+			return false
+		case planfmt.OpEmpty:
+			cond := in[planfmt.InstArg8]
+			if cond&planfmt.EmptyBegin != 0 && pos != 0 || cond&planfmt.EmptyEnd != 0 && pos != len(input) {
+				return false
+			}
+			pc = out
+		case planfmt.OpNop:
+			pc = out
+		default: // OpFail
+			return false
+		}
+	}
+}
+
+// maxStripped bounds a national number after the transform rule.
+const maxStripped = planfmt.MaxInput + 16
+
+// stripNationalPrefix ports libphonenumber's maybeStripNationalPrefixAndCarrierCode
+// and the length check its parser applies after it. It writes the national
+// number to use into buf and returns it and true, or returns false to keep
+// national as it is. The common case, where no national prefix can start
+// the number, is decided by an automaton alone.
+func (p *Plan) stripNationalPrefix(cc *callingCode, national []byte, buf *[maxStripped]byte) ([]byte, bool) {
+	np := cc.strip
+	if !np.always && np.quick.longestPrefix(national) == 0 {
+		return nil, false // at most an empty match, which changes nothing
+	}
+	var st matchState
+	if !np.run(&st, national) {
+		return nil, false
+	}
+	main := &p.regions[cc.regions[0]]
+	viable := func(nsn []byte) bool { return main.types.match(nsn)&(1<<descGeneral) != 0 }
+	viableOriginal := viable(national)
+	groups := np.slots/2 - 1
+	n := 0 // bytes of buf in use
+	if len(np.transform) > 0 && groups > 0 && st.caps[2*groups] >= 0 {
+		for _, c := range np.transform {
+			if c&planfmt.TransformGroup == 0 {
+				if n == len(buf) {
+					return nil, false
+				}
+				buf[n] = c
+				n++
+				continue
+			}
+			g := int(c &^ planfmt.TransformGroup)
+			if lo, hi := st.caps[2*g], st.caps[2*g+1]; lo >= 0 && hi >= lo {
+				if n+hi-lo > len(buf) {
+					return nil, false // longer than any number: no rule of real data does this
+				}
+				n += copy(buf[n:], national[lo:hi])
+			}
+		}
+	}
+	rest := national[st.caps[1]:]
+	if n+len(rest) > len(buf) {
+		return nil, false
+	}
+	n += copy(buf[n:], rest)
+	out := buf[:n]
+	if viableOriginal && !viable(out) {
+		return nil, false
+	}
+	switch main.testLength(len(out)) {
+	case TooShort, LocalOnly, InvalidLength:
+		return nil, false
+	}
+	return out, true
+}
