@@ -211,6 +211,42 @@ func numenAnswer(res Result) lpnAnswer {
 	return a
 }
 
+// differsFromLibphonenumber classifies s with both Numen and phonenumbers
+// and returns a description of the difference, "" when they agree on the
+// normalised number, validity, type, region, carrier, geocoding and time
+// zones. valid reports libphonenumber's verdict.
+func differsFromLibphonenumber(p *Plan, s string) (diff string, valid bool) {
+	want, ok := libphonenumberAnswer(s)
+	got := numenAnswer(p.ClassifyString(s))
+	if !ok {
+		if got.Valid {
+			return fmt.Sprintf("numen valid %v, libphonenumber does not parse it", got.Type), false
+		}
+		return "", false
+	}
+	if want.Valid && want.Geo == "" && got.Geo == got.CountryName {
+		// Deliberate: where libphonenumber has no description (numbers
+		// valid in several regions of a shared calling code, such as
+		// Italian mobiles also valid in the Vatican, and non-geographic
+		// services like +800), Numen names the country it determined.
+		got.Geo = ""
+	}
+	if strings.HasPrefix(want.E164, "+353") && slices.Equal(got.Zones, []string{"Europe/Dublin"}) {
+		got.Zones = want.Zones // data/curated/timezone_overrides.tsv corrects Ireland
+	}
+	if !want.Valid {
+		want.Region, got.Region = "", ""
+		// phonenumbers writes at most 10 leading zeros of a national
+		// number ("defensively", against hostile input); Numen keeps the
+		// digits. No valid number has so many.
+		got.E164 = capLeadingZeros(p, got.E164)
+	}
+	if d := cmp.Diff(want, got, cmpopts.IgnoreFields(lpnAnswer{}, "CountryName")); d != "" {
+		return "(-libphonenumber +numen)\n" + d, want.Valid
+	}
+	return "", want.Valid
+}
+
 // TestAgainstLibphonenumber classifies the example numbers and thousands of
 // mutations of them with both Numen and phonenumbers, and requires the same
 // answer: normalised number, validity, type, region, carrier, geocoding and
@@ -223,35 +259,16 @@ func TestAgainstLibphonenumber(t *testing.T) {
 	}
 	var valid, invalid, mismatches int
 	for _, s := range corpus {
-		want, ok := libphonenumberAnswer(s)
-		got := numenAnswer(p.ClassifyString(s))
-		if !ok {
-			if got.Valid {
-				t.Errorf("%s: numen valid %v, libphonenumber does not parse it", s, got.Type)
-				mismatches++
-			}
-			continue
-		}
-		if want.Valid && want.Geo == "" && got.Geo == got.CountryName {
-			// Deliberate: where libphonenumber has no description (numbers
-			// valid in several regions of a shared calling code, such as
-			// Italian mobiles also valid in the Vatican, and non-geographic
-			// services like +800), Numen names the country it determined.
-			got.Geo = ""
-		}
-		if strings.HasPrefix(want.E164, "+353") && slices.Equal(got.Zones, []string{"Europe/Dublin"}) {
-			got.Zones = want.Zones // data/curated/timezone_overrides.tsv corrects Ireland
-		}
-		if want.Valid {
+		diff, ok := differsFromLibphonenumber(p, s)
+		if ok {
 			valid++
 		} else {
 			invalid++
-			want.Region, got.Region = "", ""
 		}
-		if diff := cmp.Diff(want, got, cmpopts.IgnoreFields(lpnAnswer{}, "CountryName")); diff != "" {
+		if diff != "" {
 			mismatches++
 			if mismatches <= 300 {
-				t.Errorf("%s: (-libphonenumber +numen)\n%s", s, diff)
+				t.Errorf("%s: %s", s, diff)
 			}
 		}
 	}
@@ -259,4 +276,46 @@ func TestAgainstLibphonenumber(t *testing.T) {
 	if valid < 5000 || invalid < 5000 {
 		t.Errorf("corpus too one-sided: %d valid, %d invalid", valid, invalid)
 	}
+}
+
+// FuzzAgainstLibphonenumber compares the compiled plan with libphonenumber
+// on numbers the fuzzer makes: the digits of its input after a "+", so that
+// every input is a number in international format both accept.
+func FuzzAgainstLibphonenumber(f *testing.F) {
+	for i, s := range differentialCorpus() {
+		if i%97 == 0 {
+			f.Add(s[1:])
+		}
+	}
+	p := plan(f)
+	f.Fuzz(func(t *testing.T, in string) {
+		digits := make([]byte, 0, 20)
+		for i := 0; i < len(in) && len(digits) < 20; i++ {
+			if in[i] >= '0' && in[i] <= '9' {
+				digits = append(digits, in[i])
+			}
+		}
+		s := "+" + string(digits)
+		if diff, _ := differsFromLibphonenumber(p, s); diff != "" {
+			t.Fatalf("%s: %s", s, diff)
+		}
+	})
+}
+
+// capLeadingZeros cuts the leading zeros of the national part of an E.164
+// number to 10, as phonenumbers' GetNationalSignificantNumber does (the last
+// digit of a national number of zeros does not count as leading).
+func capLeadingZeros(p *Plan, e164 string) string {
+	cc, national, ok := p.SplitCallingCode(strings.TrimPrefix(e164, "+"))
+	if !ok {
+		return e164
+	}
+	lead := 0
+	for lead < len(national)-1 && national[lead] == '0' {
+		lead++
+	}
+	if lead <= 10 {
+		return e164
+	}
+	return fmt.Sprintf("+%d%s", cc, national[lead-10:])
 }

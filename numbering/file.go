@@ -261,8 +261,6 @@ func (a *automaton) longestPrefix(digits []byte) int {
 	return n
 }
 
-func (a *automaton) states() int { return len(a.accept) / 2 }
-
 // step returns the state after digit d (0-9) from state s, or -1.
 func (a *automaton) step(s, d int) int {
 	n := int(planfmt.U16(a.next, 2*(s*10+d)))
@@ -321,10 +319,18 @@ func readTable(r *reader) (t prefixTable, values, payload int) {
 			r.fail(planfmt.TableHeaderSize+4*n+2*i, "segment %d has value %d of %d", i, v, values)
 		}
 	}
+	// Each bucket must name the segment holding its first key, or a
+	// lookup would search the wrong segments.
 	for b := 0; b <= nb && r.err == nil; b++ {
-		f := planfmt.U32(t.first, 4*b)
-		if int(f) >= n || b > 0 && f < planfmt.U32(t.first, 4*b-4) || b == nb && int(f) != n-1 {
+		f := int(planfmt.U32(t.first, 4*b))
+		switch {
+		case f >= n || b == nb && f != n-1:
 			r.fail(off-4*(nb+1-b), "bucket %d starts at segment %d of %d", b, f, n)
+		case b < nb:
+			key := uint32(b) * t.shift
+			if planfmt.U32(t.starts, 4*f) > key || f+1 < n && planfmt.U32(t.starts, 4*f+4) <= key {
+				r.fail(off-4*(nb+1-b), "bucket %d names segment %d, which does not hold its first key", b, f)
+			}
 		}
 	}
 	if r.err != nil {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/numenhq/numen/numbering/internal/planfmt"
 	"github.com/nyaruka/phonenumbers/v2"
 )
 
@@ -71,4 +72,63 @@ func TestAutomataAgainstRegexp(t *testing.T) {
 		}
 	}
 	t.Logf("%d strings checked against %d regions", checked, len(coll.Metadata))
+}
+
+// TestNationalPrefixAgainstRegexp runs every national-prefix program of the
+// plan and Go's regexp on the same pattern over digit strings, and
+// requires the same match and the same capture groups.
+func TestNationalPrefixAgainstRegexp(t *testing.T) {
+	p := plan(t)
+	coll, err := phonenumbers.MetadataCollection()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(5, 7))
+	checked := 0
+	for _, m := range coll.Metadata {
+		code := p.byCC[m.GetCountryCode()]
+		cc := &p.codes[code]
+		if p.regions[cc.regions[0]].id != m.GetId() || m.GetNationalPrefixForParsing() == "" {
+			continue // only the main region's rule is used
+		}
+		re := regexp.MustCompile("^(?:" + m.GetNationalPrefixForParsing() + ")")
+		var inputs []string
+		for _, desc := range []*phonenumbers.PhoneNumberDesc{m.GetFixedLine(), m.GetMobile(), m.GetTollFree()} {
+			if ex := desc.GetExampleNumber(); ex != "" {
+				for _, np := range []string{"", "0", "8", "1", "15", "90", "06", m.GetNationalPrefix()} {
+					inputs = append(inputs, np+ex)
+				}
+			}
+		}
+		for range 300 {
+			var b strings.Builder
+			for l := rng.IntN(planfmt.MaxInput + 1); l > 0; l-- {
+				b.WriteByte(byte('0' + rng.IntN(10)))
+			}
+			inputs = append(inputs, b.String())
+		}
+		for _, in := range inputs {
+			if len(in) > planfmt.MaxInput {
+				continue
+			}
+			want := re.FindStringSubmatchIndex(in)
+			var st matchState
+			ok := cc.strip.run(&st, []byte(in))
+			if ok != (want != nil) {
+				t.Fatalf("%s %q on %q: matcher %v, regexp %v", m.GetId(), re, in, ok, want)
+			}
+			if ok {
+				for i, w := range want {
+					if st.caps[i] != w {
+						t.Fatalf("%s %q on %q: slots %v, regexp %v", m.GetId(), re, in, st.caps[:len(want)], want)
+					}
+				}
+			}
+			checked++
+		}
+	}
+	t.Logf("%d inputs checked", checked)
+	if checked < 10000 {
+		t.Fatalf("only %d inputs checked", checked)
+	}
 }

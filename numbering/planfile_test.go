@@ -1,0 +1,276 @@
+package numbering
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/numenhq/numen/data"
+	"github.com/numenhq/numen/numbering/compile"
+	"github.com/numenhq/numen/numbering/internal/planfmt"
+	"github.com/nyaruka/phonenumbers/v2"
+	"github.com/stretchr/testify/require"
+)
+
+// reseal recomputes a plan file's digest and checksums after a test has
+// changed it, so that the change reaches the structural checks behind them.
+func reseal(b []byte, digest bool) {
+	body := b[planfmt.HeaderSize:]
+	if digest {
+		sum := sha256.Sum256(body)
+		copy(b[planfmt.OffDigest:], sum[:16])
+	}
+	binary.LittleEndian.PutUint32(b[planfmt.OffBodyCRC:], planfmt.Checksum(body))
+	binary.LittleEndian.PutUint32(b[planfmt.OffHeaderCRC:], planfmt.Checksum(b[:planfmt.OffHeaderCRC]))
+}
+
+// sectionOf returns the offset and length of a section of a plan file.
+func sectionOf(t *testing.T, b []byte, id uint32) (int, int) {
+	t.Helper()
+	n := int(planfmt.U16(b, planfmt.OffSections))
+	for i := range n {
+		at := planfmt.HeaderSize + i*planfmt.DirEntrySize
+		if planfmt.U32(b, at) == id {
+			return int(planfmt.U32(b, at+4)), int(planfmt.U32(b, at+8))
+		}
+	}
+	t.Fatalf("no section %d", id)
+	return 0, 0
+}
+
+func put32(b []byte, off int, v uint32) { binary.LittleEndian.PutUint32(b[off:], v) }
+
+// TestCorruptPlanFiles damages the shipped plan file in the ways files get
+// damaged (truncated, extended, bits flipped, another version) and in ways
+// only a crafted file with correct checksums can be (indexes out of range,
+// segments out of order): each must give a *FormatError naming the problem,
+// never a plan that answers.
+func TestCorruptPlanFiles(t *testing.T) {
+	good := data.Plan()
+	geoAt, _ := sectionOf(t, good, planfmt.SecGeocoding)
+	autoAt, _ := sectionOf(t, good, planfmt.SecAutomata)
+	strAt, _ := sectionOf(t, good, planfmt.SecStrings)
+	codesAt, _ := sectionOf(t, good, planfmt.SecCodes)
+	npAt, _ := sectionOf(t, good, planfmt.SecNationalPrefix)
+	geoStarts := geoAt + planfmt.TableHeaderSize
+	geoSegments := int(planfmt.U32(good, geoAt))
+	geoFirst := geoStarts + 4*geoSegments + (2*geoSegments+3)&^3
+	for _, tc := range []struct {
+		name   string
+		damage func([]byte) []byte
+		want   string
+	}{
+		{"empty", func([]byte) []byte { return nil }, "shorter than the 64-byte header"},
+		{"a few bytes", func(b []byte) []byte { return b[:10] }, "shorter than the 64-byte header"},
+		{"not a plan", func([]byte) []byte { return bytes.Repeat([]byte("numbers\n"), 100) }, "not a numbering plan file"},
+		{"truncated by half", func(b []byte) []byte { return b[:len(b)/2] }, "truncated"},
+		{"truncated by one byte", func(b []byte) []byte { return b[:len(b)-1] }, "truncated"},
+		{"one byte appended", func(b []byte) []byte { return append(b, 0) }, "extended"},
+		{"bit flipped in the body", func(b []byte) []byte { b[geoAt+100] ^= 0x10; return b }, "the file is damaged"},
+		{"bit flipped in the header", func(b []byte) []byte { b[planfmt.OffLength] ^= 1; return b }, "the header is damaged"},
+		{"bit flipped in the checksum", func(b []byte) []byte { b[planfmt.OffBodyCRC] ^= 1; return b }, "the header is damaged"},
+		{"another format version", func(b []byte) []byte {
+			binary.LittleEndian.PutUint16(b[planfmt.OffVersion:], planfmt.Version+1)
+			reseal(b, true)
+			return b
+		}, "format version 2; this build of numbering reads version 1 only"},
+		{"section outside the file", func(b []byte) []byte {
+			put32(b, planfmt.HeaderSize+4, uint32(len(b)))
+			reseal(b, true)
+			return b
+		}, "lies outside the file"},
+		{"transition to a missing state", func(b []byte) []byte {
+			states := planfmt.U32(b, autoAt)
+			binary.LittleEndian.PutUint16(b[autoAt+4+int(2*states+3)&^3:], uint16(states)+3)
+			reseal(b, true)
+			return b
+		}, "transition to state"},
+		{"string beyond the text", func(b []byte) []byte {
+			put32(b, strAt+8, 0xFFFFFFF0)
+			reseal(b, true)
+			return b
+		}, "out of order or beyond"},
+		{"segments out of order", func(b []byte) []byte {
+			put32(b, geoStarts+8, planfmt.U32(b, geoStarts+4))
+			reseal(b, true)
+			return b
+		}, "out of order"},
+		{"bucket index pointing elsewhere", func(b []byte) []byte {
+			put32(b, geoFirst+4*500, planfmt.U32(b, geoFirst+4*500)+1)
+			reseal(b, true)
+			return b
+		}, "does not hold its first key"},
+		{"too many regions", func(b []byte) []byte {
+			put32(b, codesAt+2*planfmt.MaxCallingCode+4, 0xFFFF)
+			reseal(b, true)
+			return b
+		}, "impossible"},
+		{"national prefix program jumping out", func(b []byte) []byte {
+			prog := npAt + int(planfmt.U32(b, npAt+4))
+			put32(b, prog+planfmt.ProgHeaderSize+planfmt.InstOut, 9999)
+			reseal(b, true)
+			return b
+		}, "instruction 0: invalid"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := tc.damage(bytes.Clone(good))
+			p, err := OpenBytes(b)
+			require.Nil(t, p)
+			require.Error(t, err)
+			require.ErrorIs(t, err, ErrFormat)
+			var fe *FormatError
+			require.True(t, errors.As(err, &fe))
+			require.Contains(t, err.Error(), tc.want)
+		})
+	}
+}
+
+// TestEveryFlippedBitIsCaught flips single bits all over the file: CRC-32C
+// catches every one, so a damaged file never answers.
+func TestEveryFlippedBitIsCaught(t *testing.T) {
+	good := data.Plan()
+	rng := rand.New(rand.NewPCG(8, 9))
+	b := bytes.Clone(good)
+	for range 300 {
+		i, bit := rng.IntN(len(b)), byte(1)<<rng.IntN(8)
+		b[i] ^= bit
+		_, err := OpenBytes(b)
+		require.ErrorIs(t, err, ErrFormat, "bit %d of byte %d", bit, i)
+		b[i] ^= bit
+	}
+}
+
+func TestVerify(t *testing.T) {
+	require.NoError(t, plan(t).Verify())
+
+	// A crafted change with fresh checksums but the old digest: Open takes
+	// it (its structure is sound), Verify does not.
+	b := bytes.Clone(data.Plan())
+	strAt, _ := sectionOf(t, b, planfmt.SecStrings)
+	text := strAt + 4 + 4*(int(planfmt.U32(b, strAt))+1)
+	b[text] = 0xFF
+	reseal(b, false)
+	p, err := OpenBytes(b)
+	require.NoError(t, err)
+	require.ErrorContains(t, p.Verify(), "digest")
+
+	// With the digest resealed too, Verify finds the broken string.
+	reseal(b, true)
+	p, err = OpenBytes(b)
+	require.NoError(t, err)
+	require.ErrorContains(t, p.Verify(), "not valid UTF-8")
+}
+
+func TestOpen(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "plan.bin")
+	require.NoError(t, os.WriteFile(path, data.Plan(), 0o644))
+	p, err := Open(path)
+	require.NoError(t, err)
+	require.Equal(t, plan(t).Version(), p.Version())
+	require.Equal(t, "+4915123456789", p.ClassifyString("+49 151 23456789").Number.String())
+
+	require.NoError(t, os.WriteFile(path, data.Plan()[:1000], 0o644))
+	_, err = Open(path)
+	require.ErrorIs(t, err, ErrFormat)
+	require.True(t, strings.HasSuffix(err.Error(), "("+path+")"), err.Error())
+
+	_, err = Open(filepath.Join(dir, "missing.bin"))
+	require.ErrorIs(t, err, os.ErrNotExist)
+}
+
+// TestVersionFromFile: the version comes from the file's header, and agrees
+// with what the generator stamped into package data.
+func TestVersionFromFile(t *testing.T) {
+	v := plan(t).Version()
+	require.Equal(t, data.LibphonenumberVersion, v.Libphonenumber)
+	require.Equal(t, data.TablesDigest, v.Tables)
+	require.Equal(t, data.Version(), v.String())
+}
+
+// smallPlan compiles a plan of a few calling codes (Germany, Argentina,
+// the +800 service) with tiny tables: a seed the fuzzer can mutate.
+func smallPlan(tb testing.TB) []byte {
+	tb.Helper()
+	coll, err := phonenumbers.MetadataCollection()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	b, err := compile.Plan(compile.Input{
+		Metadata:       coll,
+		Libphonenumber: "v0.0.0-test",
+		Countries:      []byte("49\tDE\tGermany\n54\tAR\tArgentina\n800\t001\tInternational Freephone Service\n"),
+		Carriers:       []byte("49151\tTelekom\n49152\tVodafone\n491521\tLyca\n5491\tClaro\n"),
+		MCCMNC:         []byte("49151\t26201\n49152\t26202\n"),
+		Networks:       []byte("26201\tDE\tTelekom\tTelekom Deutschland\tOperational\n26202\tDE\tVodafone\tVodafone GmbH\tOperational\n"),
+		Geocoding:      []byte("4930\tBerlin\n4989\tMunich\n54911\tBuenos Aires\n"),
+		Timezones:      []byte("49\tEurope/Berlin\n54\tAmerica/Buenos_Aires\n800\tEtc/Unknown&UTC\n"),
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
+}
+
+func TestSmallPlan(t *testing.T) {
+	p, err := OpenBytes(smallPlan(t))
+	require.NoError(t, err)
+	require.NoError(t, p.Verify())
+	res := p.ClassifyString("+49 1521 2345678")
+	require.True(t, res.Valid)
+	require.Equal(t, "Lyca", res.Network)
+	require.Empty(t, res.MCCMNC, "Lyca's range has no code of its own: Vodafone's must not show through")
+	res = p.ClassifyString("+49 151 23456789")
+	require.Equal(t, "26201", res.MCCMNC)
+	require.Equal(t, []string{"Europe/Berlin"}, res.Timezones)
+	require.Equal(t, []string{"Berlin"}, p.ClassifyString("+49 30 1234567").Regions)
+	require.Equal(t, InvalidCountryCode, p.ClassifyString("+44 20 7946 0000").Reason)
+	nw, ok := p.Network("26202")
+	require.True(t, ok)
+	require.Equal(t, "Vodafone", nw.Name())
+	require.Equal(t, "DE", p.RegionOfMCC("262"))
+}
+
+// FuzzOpenBytes opens mutated plan files: as they are (the checksums
+// refuse nearly all) and resealed (so that the mutation reaches the
+// structural checks). Neither may panic, and a plan that opens must answer
+// lookups without panicking.
+func FuzzOpenBytes(f *testing.F) {
+	small := smallPlan(f)
+	f.Add(small)
+	f.Add(small[:len(small)/2])
+	f.Add([]byte(planfmt.Magic))
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		use := func(p *Plan) {
+			_ = p.Verify()
+			for _, s := range []string{"+49 151 23456789", "+49 30 1234567", "+54 9 11 2345 6789", "+800 1234 5678", "+49 1", "+1 650 253 0000"} {
+				res := p.ClassifyString(s)
+				_ = res.AppendJSON(nil)
+			}
+			p.Network("26201")
+			p.Networks("DE")
+			p.RegionOfMCC("262")
+			p.Country("DE")
+			p.Regions(49)
+		}
+		if p, err := OpenBytes(b); err == nil {
+			use(p)
+		}
+		if len(b) >= planfmt.HeaderSize {
+			c := bytes.Clone(b)
+			reseal(c, true)
+			if p, err := OpenBytes(c); err == nil {
+				use(p)
+			} else if !errors.Is(err, ErrFormat) {
+				t.Fatalf("error %v does not wrap ErrFormat", err)
+			}
+		}
+	})
+}

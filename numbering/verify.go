@@ -1,0 +1,87 @@
+package numbering
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"slices"
+	"unicode/utf8"
+
+	"github.com/numenhq/numen/numbering/internal/planfmt"
+)
+
+// Verify checks the plan file beyond what Open does: the SHA-256 digest of
+// its body against the header, that sections do not overlap, that every
+// string is valid UTF-8, that region codes are unique and that each
+// national-prefix program can match. Open already rejects damaged files
+// (checksums) and any structure a lookup could trip on; Verify is for
+// files from elsewhere, before they are put to use (numen plan verify).
+// It returns a *FormatError.
+func (p *Plan) Verify() error {
+	raw, err := readHeader(p.file)
+	if err != nil {
+		return err
+	}
+	b := p.file
+	if sum := sha256.Sum256(b[planfmt.HeaderSize:]); !bytes.Equal(sum[:16], b[planfmt.OffDigest:planfmt.OffDigest+16]) {
+		return formatErr("header", planfmt.OffDigest, "digest %x, the header says %x", sum[:16], b[planfmt.OffDigest:planfmt.OffDigest+16])
+	}
+	spans := make([]span, 0, len(raw.sections))
+	for _, s := range raw.sections {
+		spans = append(spans, s)
+	}
+	slices.SortFunc(spans, func(a, b span) int { return a.off - b.off })
+	for i := 1; i < len(spans); i++ {
+		if spans[i].off < spans[i-1].off+spans[i-1].n {
+			return formatErr("directory", planfmt.HeaderSize, "sections at %d and %d overlap", spans[i-1].off, spans[i].off)
+		}
+	}
+	for i := range p.strings.count {
+		if s := p.strings.get(uint32(i)); !utf8.ValidString(s) {
+			return formatErr("strings section", raw.sections[planfmt.SecStrings].off, "string %d (%q) is not valid UTF-8", i, s)
+		}
+	}
+	seen := map[string]bool{}
+	for _, r := range p.regions {
+		if r.id != nonGeoRegion && seen[r.id] {
+			return formatErr("calling codes section", raw.sections[planfmt.SecCodes].off, "region %s listed twice", r.id)
+		}
+		seen[r.id] = true
+		if r.possMax >= 32 {
+			return formatErr("calling codes section", raw.sections[planfmt.SecCodes].off, "region %s: possible length %d", r.id, r.possMax)
+		}
+	}
+	for _, c := range p.codes {
+		if c.strip == nil {
+			continue
+		}
+		matches := false
+		for pc := 0; pc < len(c.strip.insts); pc += planfmt.InstSize {
+			matches = matches || c.strip.insts[pc+planfmt.InstOp] == planfmt.OpMatch
+		}
+		if !matches {
+			return formatErr("national prefixes section", raw.sections[planfmt.SecNationalPrefix].off, "+%d: the program cannot match", c.code)
+		}
+	}
+	if p.networks.n > 0 {
+		for i := range p.networks.n {
+			if code := p.networks.code(i); len(code) < 5 || len(code) > 6 || !isDigits(code) {
+				return formatErr("networks section", raw.sections[planfmt.SecNetworks].off, "network %d: MCCMNC %q", i, code)
+			}
+		}
+	}
+	for _, nw := range p.rangeNet {
+		if nw.mccmnc != "" && (len(nw.mccmnc) < 5 || len(nw.mccmnc) > 6 || !isDigits(nw.mccmnc)) {
+			return formatErr("network ranges section", raw.sections[planfmt.SecRanges].off, "network %q: MCCMNC %q", nw.name, nw.mccmnc)
+		}
+	}
+	return nil
+}
+
+func isDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return len(s) > 0
+}
