@@ -115,6 +115,14 @@ func (p *Plan) Classify(n Number) Result {
 	national := n.national()
 
 	r, t := p.regionAndType(cc, national)
+	var ov *overlayEntry
+	if p.overlay != nil {
+		// An overlay line's type applies to numbers of its lengths; its
+		// network to numbers whose type has one.
+		if ov = p.overlay.lookup(n.all()); ov != nil && !ov.keepTyp && len(national) < 32 && ov.lengths&(1<<len(national)) != 0 {
+			r, t = ov.region, ov.typ
+		}
+	}
 	if r == nil && len(cc.regions) == 1 {
 		r = &p.regions[cc.regions[0]]
 	}
@@ -143,7 +151,9 @@ func (p *Plan) Classify(n Number) Result {
 	all := n.all()
 	key := planfmt.Key(all)
 	if t == typeMobile || t == typeFixedOrMobile || t == typePager {
-		if v := p.ranges.lookup(key); v >= 0 {
+		if ov != nil && !ov.keepNet {
+			res.Network, res.MCCMNC = ov.network, ov.mccmnc
+		} else if v := p.ranges.lookup(key); v >= 0 {
 			nw := &p.rangeNet[v]
 			res.Network, res.MCCMNC = nw.name, nw.mccmnc
 		}

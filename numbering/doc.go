@@ -55,6 +55,42 @@
 // area code, invalid prefix) gives query_status OK and is_valid false, with
 // the country filled in.
 //
+// # Overlays
+//
+// libphonenumber lags real allocations by months. An overlay corrects the
+// plan and adds ranges without waiting for a new release:
+// Load(WithOverlay(r)) or WithOverlayFile(path) compile it over the plan
+// when it loads. It is UTF-8 text, one line per prefix; blank lines and
+// lines starting with # are ignored; fields are separated by tabs:
+//
+//	# prefix	type	network	MCCMNC	note (optional)
+//	+49 1540	MOBILE	Example Mobil	26299	allocated 2026-10, not yet in libphonenumber
+//	+31 6 41	-	T-Mobile	20416	T-Mobile Netherlands' own code
+//	+1 355	MOBILE_OR_LANDLINE	-	-	a new area code
+//
+// The fields:
+//
+//   - prefix: digits in international form, calling code first ("+" and
+//     spaces allowed). A number takes the line of its longest prefix.
+//   - type: an API type (MOBILE, LANDLINE, MOBILE_OR_LANDLINE, TOLL_FREE,
+//     PREMIUM_RATE, SHARED_COST, VOIP, PAGER, UAN, VOICEMAIL): numbers of
+//     the prefix with a length the region allows for the type (else any
+//     length its numbers have) are valid numbers of that type; other
+//     lengths are answered by the plan. "-" keeps the plan's type and
+//     validity. The region is the one libphonenumber would pick (leading
+//     digits, else the region with numbers under the prefix, else the
+//     calling code's main region).
+//   - network: the original network's name for numbers whose type has one
+//     (mobile, mobile or landline, pager), or "-" to keep the plan's.
+//   - MCCMNC: 5 or 6 digits, or "-" for none. It goes with the network: a
+//     line that keeps the plan's network keeps its code too ("-").
+//   - note: free text for people (Plan.Overlay returns it).
+//
+// A line with a bad field, a calling code no country has, a prefix given
+// twice (in one overlay or across several) or no change at all fails the
+// load with an *OverlayError naming the line. Plan.Version names each
+// overlay with its number of lines and a digest of its text.
+//
 // # Performance
 //
 // Load reads the plan file in place: it checks the file's checksum and

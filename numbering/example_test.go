@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"strings"
 
 	"github.com/numenhq/numen/numbering"
 )
@@ -104,4 +105,35 @@ func ExamplePlan_Network() {
 	country, _ := plan.Country(nw.Region)
 	fmt.Println(nw.Name(), nw.MCC(), nw.MNC(), country.Name, country.Prefix)
 	// Output: O2 262 03 Germany +49
+}
+
+// An overlay adds a range libphonenumber does not know yet and corrects a
+// network's code, without a new plan file.
+func ExampleWithOverlay() {
+	overlay := strings.Join([]string{
+		"# prefix\ttype\tnetwork\tMCCMNC\tnote",
+		"+49 1540\tMOBILE\tExample Mobil\t26299\tallocated 2026-10",
+		"+31 6 41\t-\tT-Mobile\t20416\tT-Mobile Netherlands' own code",
+	}, "\n")
+	plan, err := numbering.Load(numbering.WithOverlay(strings.NewReader(overlay)))
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, in := range []string{"+49 1540 1234567", "+31 6 41 123456"} {
+		res := plan.ClassifyString(in)
+		fmt.Println(res.Number, res.Valid, res.Type, res.Network, res.MCCMNC)
+	}
+	fmt.Println(strings.HasPrefix(plan.Version().Overlay, "overlay (2 lines, "))
+	// Output:
+	// +4915401234567 true MOBILE Example Mobil 26299
+	// +31641123456 true MOBILE T-Mobile 20416
+	// true
+}
+
+// Open reads a plan file from disk, such as one generated from newer
+// libphonenumber metadata; a damaged file is an error, never wrong answers.
+func ExampleOpen() {
+	_, err := numbering.Open("testdata/not-a-plan.bin")
+	fmt.Println(errors.Is(err, numbering.ErrFormat))
+	// Output: true
 }

@@ -2,6 +2,7 @@ package numbering
 
 import (
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/numenhq/numen/data"
@@ -30,6 +31,7 @@ type Plan struct {
 	zones    prefixTable
 	zoneSets [][]string // time-zone lists, by zones value
 	networks networkList
+	overlay  *overlay // nil without overlays
 	version  Version
 }
 
@@ -37,14 +39,24 @@ type Plan struct {
 type Version struct {
 	Libphonenumber string // libphonenumber metadata release, such as "v9.0.38"
 	Tables         string // the first 12 hex digits of the plan file's digest
+	// Overlay names the overlays compiled over the plan (WithOverlay), each
+	// as "name (N lines, digest)" where digest is the first 12 hex digits
+	// of the SHA-256 of its text; "" without overlays.
+	Overlay string
 }
 
-// String returns "libphonenumber v9.0.38 + numen-data <digest>".
+// String returns "libphonenumber v9.0.38 + numen-data <digest>", followed by
+// " + overlay <Overlay>" when overlays apply.
 func (v Version) String() string {
-	return "libphonenumber " + v.Libphonenumber + " + numen-data " + v.Tables
+	s := "libphonenumber " + v.Libphonenumber + " + numen-data " + v.Tables
+	if v.Overlay != "" {
+		s += " + overlay " + v.Overlay
+	}
+	return s
 }
 
-// Version returns the version of the data the plan was loaded from.
+// Version returns the version of the data the plan was loaded from: the
+// plan file's, and the overlays' when there are any.
 func (p *Plan) Version() Version { return p.version }
 
 type callingCode struct {
@@ -100,7 +112,30 @@ type rangeNetwork struct {
 // Option configures Load, Open and OpenBytes.
 type Option func(*options)
 
-type options struct{}
+type options struct {
+	overlays []overlaySource
+}
+
+type overlaySource struct {
+	name string
+	r    io.Reader // nil: open the file name
+}
+
+// WithOverlay compiles an overlay over the plan: corrections and new ranges
+// in the text format of the package documentation (# Overlays), read from
+// r when the plan loads. Numbers in its prefixes are answered by it, and
+// Plan.Version names it. A line that cannot be compiled (a bad field, an
+// unknown calling code, a prefix given twice) fails the load with an
+// *OverlayError naming the line. The option may be given more than once.
+func WithOverlay(r io.Reader) Option {
+	return func(o *options) { o.overlays = append(o.overlays, overlaySource{name: "overlay", r: r}) }
+}
+
+// WithOverlayFile is WithOverlay for a file; its path names the overlay in
+// Plan.Version and in errors.
+func WithOverlayFile(path string) Option {
+	return func(o *options) { o.overlays = append(o.overlays, overlaySource{name: path}) }
+}
 
 // Load opens the plan compiled into the binary (package data): about a
 // millisecond, with a few hundred kilobytes allocated (see the package
@@ -141,6 +176,11 @@ func OpenBytes(b []byte, opts ...Option) (*Plan, error) {
 	p := &Plan{file: b, version: raw.version}
 	if err := p.read(raw); err != nil {
 		return nil, err
+	}
+	if len(o.overlays) > 0 {
+		if err := p.applyOverlays(o.overlays); err != nil {
+			return nil, err
+		}
 	}
 	return p, nil
 }

@@ -35,6 +35,9 @@ type serveConfig struct {
 	// Coverage and PlatformMap are files replacing the embedded routing data.
 	Coverage    string `json:"coverage"`
 	PlatformMap string `json:"platform_map"`
+	// Overlays are files of corrections and new ranges compiled over the
+	// numbering plan (numbering.WithOverlayFile), after those of --overlay.
+	Overlays []string `json:"overlays"`
 	// Prices is the default price table.
 	Prices *priceConfig `json:"prices"`
 	// Cache sets the result cache lifetimes.
@@ -159,6 +162,9 @@ func loadConfig(path string) (*serveConfig, error) {
 	rel(&cfg.Data)
 	rel(&cfg.Coverage)
 	rel(&cfg.PlatformMap)
+	for i := range cfg.Overlays {
+		rel(&cfg.Overlays[i])
+	}
 	for i := range cfg.Routes {
 		for j := range cfg.Routes[i].Backends {
 			rel(&cfg.Routes[i].Backends[j].File)

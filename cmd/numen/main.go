@@ -25,6 +25,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"strings"
 
 	"github.com/numenhq/numen/numbering"
 )
@@ -51,22 +52,34 @@ func main() {
 // run runs the command line args (without the program name) and returns the
 // exit status.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	c := &cli{stdin: stdin, stdout: stdout, stderr: stderr, loadPlan: func() (*numbering.Plan, error) { return numbering.Load() }}
+	c := &cli{stdin: stdin, stdout: stdout, stderr: stderr, loadPlan: numbering.Load}
 	return c.run(args)
 }
 
-// cli is one invocation of the command: its standard streams and the way it
-// loads the numbering plan (tests share one loaded plan between runs).
+// cli is one invocation of the command: its standard streams, the way it
+// loads the numbering plan (tests share one loaded plan between runs) and
+// the overlays given with --overlay.
 type cli struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
-	loadPlan       func() (*numbering.Plan, error)
+	loadPlan       func(...numbering.Option) (*numbering.Plan, error)
+	overlays       []string
+}
+
+// plan loads the numbering plan with the --overlay files and more (those
+// of a serve config).
+func (c *cli) plan(more ...string) (*numbering.Plan, error) {
+	var opts []numbering.Option
+	for _, path := range append(c.overlays[:len(c.overlays):len(c.overlays)], more...) {
+		opts = append(opts, numbering.WithOverlayFile(path))
+	}
+	return c.loadPlan(opts...)
 }
 
 const usageText = `Numen classifies phone numbers offline: type, validity, country and network.
 
 Usage:
-  numen <command> [arguments]
+  numen [--overlay FILE]... <command> [arguments]
 
 Commands:
   nt        classify phone numbers (from arguments or standard input)
@@ -77,10 +90,24 @@ Commands:
   version   print the numen version and the numbering data version
   help      show this help, or a command's: numen help <command>
 
+--overlay FILE compiles an overlay over the numbering plan: corrections and
+new ranges, one per line, as "prefix<TAB>type<TAB>network<TAB>MCCMNC<TAB>note"
+(see go doc numbering, section Overlays). It may be given more than once.
+
 Run "numen help nt" for the options of nt.
 `
 
 func (c *cli) run(args []string) int {
+	for len(args) > 0 && (args[0] == "--overlay" || args[0] == "-overlay" || strings.HasPrefix(args[0], "--overlay=") || strings.HasPrefix(args[0], "-overlay=")) {
+		if _, file, ok := strings.Cut(args[0], "="); ok {
+			c.overlays, args = append(c.overlays, file), args[1:]
+		} else if len(args) < 2 || args[1] == "" {
+			fmt.Fprintf(c.stderr, "numen: --overlay needs a file\nRun \"numen help\" for usage.\n")
+			return exitUsage
+		} else {
+			c.overlays, args = append(c.overlays, args[1]), args[2:]
+		}
+	}
 	if len(args) == 0 {
 		fmt.Fprint(c.stderr, usageText)
 		return exitUsage
@@ -144,7 +171,7 @@ func (c *cli) version(args []string) int {
 	if fs.NArg() > 0 {
 		return c.usageError("version", "unexpected argument %q", fs.Arg(0))
 	}
-	plan, err := c.loadPlan()
+	plan, err := c.plan()
 	if err != nil {
 		fmt.Fprintf(c.stderr, "numen version: loading numbering data: %v\n", err)
 		return exitError

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -12,9 +14,18 @@ import (
 	"github.com/numenhq/numen/numbering"
 )
 
-// sharedPlan loads the plan once for all tests; run itself loads it on
+// loadShared loads the plan once for all tests; run itself loads it on
 // every call, which the tests of run() without the helper cover.
-var sharedPlan = sync.OnceValues(func() (*numbering.Plan, error) { return numbering.Load() })
+var loadShared = sync.OnceValues(func() (*numbering.Plan, error) { return numbering.Load() })
+
+// sharedPlan is cli.loadPlan for tests: the shared plan, unless overlays
+// ask for a plan of their own.
+func sharedPlan(opts ...numbering.Option) (*numbering.Plan, error) {
+	if len(opts) > 0 {
+		return numbering.Load(opts...)
+	}
+	return loadShared()
+}
 
 func testPlan(t testing.TB) *numbering.Plan {
 	t.Helper()
@@ -46,6 +57,35 @@ func TestRunVersion(t *testing.T) {
 	want := "numen devel\nnumbering data: " + testPlan(t).Version().String() + "\n"
 	require.Equal(t, want, out.String())
 	require.Contains(t, out.String(), "libphonenumber v")
+}
+
+func TestOverlayFlag(t *testing.T) {
+	dir := t.TempDir()
+	overlay := filepath.Join(dir, "corrections.tsv")
+	require.NoError(t, os.WriteFile(overlay, []byte("+49 1540\tMOBILE\tExample Mobil\t26299\tnew range\n"), 0o644))
+
+	code, out, errOut := runCLI(t, nil, "--overlay", overlay, "nt", "+49 1540 1234567")
+	require.Equal(t, exitOK, code, errOut)
+	require.Contains(t, out, `"number_type":"MOBILE","query_status":"OK","is_valid":true`)
+	require.Contains(t, out, `"mccmnc":"26299"`)
+	require.Contains(t, out, `"original_network_name":"Example Mobil"`)
+
+	code, out, _ = runCLI(t, nil, "--overlay="+overlay, "version")
+	require.Equal(t, exitOK, code)
+	require.Contains(t, out, " + overlay "+overlay+" (1 lines, ")
+
+	code, out, _ = runCLI(t, nil, "nt", "+49 1540 1234567")
+	require.Equal(t, exitOK, code)
+	require.Contains(t, out, `"is_valid":false`, "without the overlay")
+
+	require.NoError(t, os.WriteFile(overlay, []byte("+49 1540\tCELL\tExample Mobil\t26299\n"), 0o644))
+	code, _, errOut = runCLI(t, nil, "--overlay", overlay, "nt", "+49 1540 1234567")
+	require.Equal(t, exitError, code)
+	require.Contains(t, errOut, overlay+` line 1: type "CELL"`)
+
+	code, _, errOut = runCLI(t, nil, "--overlay")
+	require.Equal(t, exitUsage, code)
+	require.Contains(t, errOut, "--overlay needs a file")
 }
 
 func TestVersionLinkerOverride(t *testing.T) {

@@ -46,6 +46,10 @@ results database under --data before it is answered.
                   or the config's); created on first start
   --log           log format: text or json (default text)
 
+Overlays of corrections and new ranges (numen --overlay FILE serve ..., and
+the config's "overlays") are compiled over the numbering plan at start; every
+API answer names the data that made it in its Numen-Data-Version header.
+
 The server stops on SIGINT or SIGTERM after finishing the requests in flight
 (at most 30 s).
 `
@@ -117,7 +121,7 @@ func (c *cli) serve(args []string) int {
 // runServer builds everything from cfg and serves until ctx ends. ready,
 // when not nil, receives the listener's address once it accepts.
 func (c *cli) runServer(ctx context.Context, cfg *serveConfig, demo bool, logger *slog.Logger, ready chan<- string) error {
-	plan, err := c.loadPlan()
+	plan, err := c.plan(cfg.Overlays...)
 	if err != nil {
 		return fmt.Errorf("loading numbering data: %w", err)
 	}

@@ -6,6 +6,9 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -201,4 +204,30 @@ func TestServeRefusesBadSetups(t *testing.T) {
 		require.Error(t, err)
 		require.Contains(t, err.Error(), tc.msg)
 	}
+}
+
+// TestServeOverlay: the config's overlays answer, and every answer's
+// Numen-Data-Version header names them.
+func TestServeOverlay(t *testing.T) {
+	dir := t.TempDir()
+	overlay := filepath.Join(dir, "corrections.tsv")
+	require.NoError(t, os.WriteFile(overlay, []byte("+49 1540\tMOBILE\tExample Mobil\t26299\n"), 0o644))
+	r := startServer(t, &serveConfig{Overlays: []string{overlay}}, true)
+	c, _, _ := demoClient(t, r)
+	nt, err := c.NTLookup(context.Background(), "+49 1540 1234567", nil)
+	require.NoError(t, err)
+	require.True(t, *nt.IsValid)
+	require.Equal(t, "Example Mobil", *nt.OriginalNetworkName)
+	require.Equal(t, "26299", *nt.MCCMNC)
+
+	resp, err := http.Get(r.base + "/time")
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Contains(t, resp.Header.Get("Numen-Data-Version"), " + overlay "+overlay+" (1 lines, ")
+
+	// A config whose overlay does not compile does not serve.
+	require.NoError(t, os.WriteFile(overlay, []byte("+999 1\tMOBILE\tX\t-\n"), 0o644))
+	c2 := &cli{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard, loadPlan: sharedPlan}
+	err = c2.runServer(context.Background(), &serveConfig{Addr: "127.0.0.1:0", Data: t.TempDir(), Overlays: []string{overlay}}, true, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
+	require.ErrorContains(t, err, overlay+" line 1: prefix +999 1: no country uses")
 }

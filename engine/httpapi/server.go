@@ -126,7 +126,15 @@ type Handler struct {
 	log      *slog.Logger
 	routes   map[string]*endpoint // path relative to the API base -> endpoint
 	mux      *http.ServeMux
+	// dataVersion is the Numen-Data-Version header's value: the numbering
+	// data (and overlays) every answer was made with. One slice for all
+	// answers, which net/http only reads.
+	dataVersion []string
 }
+
+// DataVersionHeader names the header of every API answer that says which
+// numbering data answered: the plan's version, with its overlays.
+const DataVersionHeader = "Numen-Data-Version"
 
 // endpoint is one path of the API with its method's handler.
 type endpoint struct {
@@ -178,6 +186,7 @@ func New(cfg Config) (*Handler, error) {
 		cfg.Clock = time.Now
 	}
 	h := &Handler{cfg: cfg, accounts: map[string]*Account{}, log: cfg.Logger, metrics: cfg.Metrics}
+	h.dataVersion = []string{cfg.Engine.Plan().Version().String()}
 	h.timeouts.timeout = cfg.RequestTimeout
 	if h.metrics == nil {
 		h.metrics = NewMetrics()
@@ -255,6 +264,7 @@ func (h *Handler) api(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	x := &exchange{rw: statusWriter{ResponseWriter: w}}
 	rw := &x.rw
+	w.Header()[DataVersionHeader] = h.dataVersion
 	rel := strings.TrimPrefix(r.URL.Path, apiv2.Base)
 	e := h.routes[strings.ToLower(rel)]
 	name := "unknown"

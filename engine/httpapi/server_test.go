@@ -238,6 +238,7 @@ func TestEveryEndpointOverLoopback(t *testing.T) {
 			status, hdr, b := s.do(t, tc.method, tc.path, tc.body, sign)
 			require.Equal(t, http.StatusOK, status, "%s", b)
 			require.Equal(t, "application/json", hdr.Get("Content-Type"))
+			require.Equal(t, loadPlan(t).Version().String(), hdr.Get(DataVersionHeader))
 			tc.check(t, b)
 		})
 	}

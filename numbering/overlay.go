@@ -1,0 +1,329 @@
+package numbering
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/numenhq/numen/numbering/prefixmap"
+)
+
+// ErrOverlay is wrapped by every *OverlayError.
+var ErrOverlay = errors.New("invalid overlay")
+
+// OverlayError reports a line of an overlay that cannot be compiled over
+// the plan: its source, its line and the problem. It wraps ErrOverlay.
+type OverlayError struct {
+	Name string // the overlay's name: its file, or "overlay"
+	Line int    // 1-based; 0 when the problem is not one line's
+	Msg  string
+	Err  error // the underlying error, such as the file's, or nil
+}
+
+func (e *OverlayError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("numbering: %s line %d: %s", e.Name, e.Line, e.Msg)
+	}
+	return fmt.Sprintf("numbering: %s: %s", e.Name, e.Msg)
+}
+
+// Unwrap returns ErrOverlay and the underlying error, if any.
+func (e *OverlayError) Unwrap() []error {
+	if e.Err != nil {
+		return []error{ErrOverlay, e.Err}
+	}
+	return []error{ErrOverlay}
+}
+
+// overlay is the lines of the overlays given to Load, compiled over the
+// plan: a longest-prefix table over the full digits (calling code
+// included), consulted before the plan's own answer.
+type overlay struct {
+	table   prefixmap.Table[int32]
+	entries []overlayEntry
+}
+
+// overlayEntry is one line of an overlay.
+type overlayEntry struct {
+	prefix  string // digits, calling code included
+	typ     lpnType
+	keepTyp bool   // "-": the plan's type and validity stand
+	lengths uint32 // national lengths the type applies to
+	region  *region
+	keepNet bool // "-": the plan's network stands
+	network string
+	mccmnc  string
+	note    string
+	name    string // the overlay it came from
+	line    int
+}
+
+// maxOverlayLines bounds one overlay, so that a wrong file given as an
+// overlay fails fast rather than filling memory.
+const maxOverlayLines = 1 << 20
+
+// overlayTypes are the type names an overlay line may give, and the
+// libphonenumber types they stand for.
+var overlayTypes = map[string]lpnType{
+	"LANDLINE": typeFixed, "MOBILE": typeMobile, "MOBILE_OR_LANDLINE": typeFixedOrMobile,
+	"TOLL_FREE": typeTollFree, "PREMIUM_RATE": typePremium, "SHARED_COST": typeShared,
+	"VOIP": typeVoIP, "PAGER": typePager, "UAN": typeUAN, "VOICEMAIL": typeVoicemail,
+}
+
+// typeDesc is the automaton pattern (desc) whose possible lengths a type
+// uses.
+var typeDesc = map[lpnType][]int{
+	typeFixed: {descFixed}, typeMobile: {descMobile}, typeFixedOrMobile: {descFixed, descMobile},
+	typeTollFree: {descTollFree}, typePremium: {descPremium}, typeShared: {descShared},
+	typeVoIP: {descVoIP}, typePager: {descPager}, typeUAN: {descUAN}, typeVoicemail: {descVoicemail},
+}
+
+// applyOverlays reads and compiles the overlays, and sets the plan's
+// version to name them.
+func (p *Plan) applyOverlays(sources []overlaySource) error {
+	ov := &overlay{}
+	seen := map[string]int{} // prefix -> index in ov.entries
+	var names []string
+	for _, src := range sources {
+		r := src.r
+		if r == nil {
+			f, err := os.Open(src.name)
+			if err != nil {
+				return &OverlayError{Name: src.name, Msg: err.Error(), Err: err}
+			}
+			defer f.Close()
+			r = f
+		}
+		sum := sha256.New()
+		lines, err := p.parseOverlay(src.name, io.TeeReader(r, sum), func(e overlayEntry) error {
+			if i, ok := seen[e.prefix]; ok {
+				prev := &ov.entries[i]
+				return fmt.Errorf("prefix +%s is also given in %s line %d: one line per prefix", e.prefix, prev.name, prev.line)
+			}
+			seen[e.prefix] = len(ov.entries)
+			ov.entries = append(ov.entries, e)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		names = append(names, fmt.Sprintf("%s (%d lines, %s)", src.name, lines, hex.EncodeToString(sum.Sum(nil))[:12]))
+	}
+	list := make([]prefixmap.Entry[int32], len(ov.entries))
+	for i, e := range ov.entries {
+		pre, err := prefixmap.ParsePrefix(e.prefix)
+		if err != nil {
+			return &OverlayError{Name: e.name, Line: e.line, Msg: err.Error()}
+		}
+		list[i] = prefixmap.Entry[int32]{Prefix: pre, Value: int32(i)}
+	}
+	ov.table = prefixmap.New(list, prefixmap.None)
+	p.overlay = ov
+	p.version.Overlay = strings.Join(names, ", ")
+	return nil
+}
+
+// parseOverlay reads one overlay and calls add for each line; it returns
+// the number of lines that are not comments or blank.
+func (p *Plan) parseOverlay(name string, r io.Reader, add func(overlayEntry) error) (int, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 4096), 64<<10)
+	n, count := 0, 0
+	for sc.Scan() {
+		n++
+		if n > maxOverlayLines {
+			return 0, &OverlayError{Name: name, Line: n, Msg: fmt.Sprintf("more than %d lines", maxOverlayLines)}
+		}
+		line := strings.TrimSuffix(sc.Text(), "\r")
+		if strings.TrimSpace(line) == "" || strings.HasPrefix(strings.TrimSpace(line), "#") {
+			continue
+		}
+		count++
+		e, err := p.overlayLine(line)
+		if err == nil {
+			e.name, e.line = name, n
+			err = add(e)
+		}
+		if err != nil {
+			return 0, &OverlayError{Name: name, Line: n, Msg: err.Error()}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return 0, &OverlayError{Name: name, Line: n + 1, Msg: "line longer than 64 KiB"}
+		}
+		return 0, &OverlayError{Name: name, Msg: err.Error(), Err: err}
+	}
+	if count == 0 {
+		return 0, &OverlayError{Name: name, Msg: "no lines: an overlay needs at least one"}
+	}
+	return count, nil
+}
+
+// overlayLine compiles one line: prefix, type, network, MCCMNC and an
+// optional note, separated by tabs.
+func (p *Plan) overlayLine(line string) (overlayEntry, error) {
+	var e overlayEntry
+	if !utf8.ValidString(line) {
+		return e, errors.New("not valid UTF-8")
+	}
+	f := strings.Split(line, "\t")
+	if len(f) < 4 || len(f) > 5 {
+		return e, fmt.Errorf("%d tab-separated fields; want prefix, type, network, MCCMNC and an optional note (fields are separated by tabs, not spaces)", len(f))
+	}
+	for i := range f {
+		f[i] = strings.TrimSpace(f[i])
+	}
+	prefix := strings.ReplaceAll(strings.TrimPrefix(f[0], "+"), " ", "")
+	if prefix == "" || !isDigits(prefix) {
+		return e, fmt.Errorf("prefix %q: want digits in international form, such as +4915510 or +49 15510", f[0])
+	}
+	cc, national, ok := p.SplitCallingCode(prefix)
+	switch {
+	case !ok:
+		return e, fmt.Errorf("prefix %s: no country uses its leading digits as a calling code", f[0])
+	case national == "":
+		return e, fmt.Errorf("prefix %s: a whole calling code; give at least one digit after it", f[0])
+	case len(national) > maxNationalDigits:
+		return e, fmt.Errorf("prefix %s: longer than any number", f[0])
+	}
+	e.prefix = prefix
+	code := &p.codes[p.byCC[cc]]
+	e.region = p.overlayRegion(code, national)
+
+	if f[1] == "-" {
+		e.keepTyp = true
+	} else {
+		t, ok := overlayTypes[f[1]]
+		if !ok {
+			return e, fmt.Errorf("type %q: want one of MOBILE, LANDLINE, MOBILE_OR_LANDLINE, TOLL_FREE, PREMIUM_RATE, SHARED_COST, VOIP, PAGER, UAN, VOICEMAIL, or - to keep the plan's", f[1])
+		}
+		e.typ = t
+		for _, d := range typeDesc[t] {
+			if l := e.region.lengths[d]; l != ^uint32(0) {
+				e.lengths |= l
+			}
+		}
+		if e.lengths == 0 { // the region has no numbers of the type: its numbers' lengths
+			e.lengths = e.region.lengths[descGeneral]
+		}
+	}
+
+	switch {
+	case f[2] == "-" && f[3] != "-":
+		return e, fmt.Errorf("MCCMNC %s without a network: a code goes with the network it belongs to (give the network's name, or - for both)", f[3])
+	case f[2] == "-":
+		e.keepNet = true
+	case f[2] == "":
+		return e, errors.New("empty network name: give the name, or - to keep the plan's network")
+	default:
+		e.network = f[2]
+		if f[3] != "-" {
+			if len(f[3]) < 5 || len(f[3]) > 6 || !isDigits(f[3]) {
+				return e, fmt.Errorf("MCCMNC %q: want 5 or 6 digits, or - for none", f[3])
+			}
+			e.mccmnc = f[3]
+		}
+	}
+	if e.keepTyp && e.keepNet {
+		return e, errors.New("type and network are both -: the line changes nothing")
+	}
+	if len(f) == 5 {
+		e.note = f[4]
+	}
+	return e, nil
+}
+
+// overlayRegion decides which region of a calling code an overlay prefix
+// belongs to, as libphonenumber decides for a number: the first region
+// whose leading digits the prefix starts with; else the first region
+// without leading digits that has numbers of some type starting with the
+// prefix (the NANPA countries share +1 and differ by area code); else the
+// main region (a range the plan does not know at all).
+func (p *Plan) overlayRegion(code *callingCode, national string) *region {
+	if len(code.regions) > 1 {
+		digits := []byte(national)
+		for _, i := range code.regions {
+			if r := &p.regions[i]; r.hasLead && r.leading.longestPrefix(digits) > 0 {
+				return r
+			}
+		}
+		for _, i := range code.regions {
+			if r := &p.regions[i]; !r.hasLead && r.hasTypedNumbers(national) {
+				return r
+			}
+		}
+	}
+	return &p.regions[code.regions[0]]
+}
+
+// hasTypedNumbers reports whether some number of the region that starts
+// with prefix matches one of its number types, not only its general
+// pattern: a search of the automaton's states from the prefix's.
+func (r *region) hasTypedNumbers(prefix string) bool {
+	s := 0
+	for j := 0; j < len(prefix) && s >= 0; j++ {
+		s = r.types.step(s, int(prefix[j]-'0'))
+	}
+	if s < 0 {
+		return false
+	}
+	seen := map[int]bool{s: true}
+	for queue := []int{s}; len(queue) > 0; queue = queue[1:] {
+		if r.types.acceptOf(queue[0])&^(1<<descGeneral) != 0 {
+			return true
+		}
+		for d := range 10 {
+			if n := r.types.step(queue[0], d); n >= 0 && !seen[n] {
+				seen[n] = true
+				queue = append(queue, n)
+			}
+		}
+	}
+	return false
+}
+
+// lookup returns the overlay line of the longest prefix of digits, or nil.
+func (ov *overlay) lookup(digits []byte) *overlayEntry {
+	if v := ov.table.Lookup(digits); v != prefixmap.None {
+		return &ov.entries[v]
+	}
+	return nil
+}
+
+// OverlayLine is one line of an overlay as Plan.Overlay reports it.
+type OverlayLine struct {
+	Source  string // the overlay's name
+	Line    int
+	Prefix  string // E.164 prefix, such as "+4915510"
+	Type    string // API type, or "-" when the line keeps the plan's
+	Network string // "-" when the line keeps the plan's network
+	MCCMNC  string // "" for none
+	Note    string
+}
+
+// Overlay returns the lines of the overlays compiled over the plan, in the
+// order given; nil without overlays.
+func (p *Plan) Overlay() []OverlayLine {
+	if p.overlay == nil {
+		return nil
+	}
+	out := make([]OverlayLine, len(p.overlay.entries))
+	for i, e := range p.overlay.entries {
+		l := OverlayLine{Source: e.name, Line: e.line, Prefix: "+" + e.prefix, Type: "-", Network: "-", MCCMNC: e.mccmnc, Note: e.note}
+		if !e.keepTyp {
+			l.Type = e.typ.api().String()
+		}
+		if !e.keepNet {
+			l.Network = e.network
+		}
+		out[i] = l
+	}
+	return out
+}
