@@ -2,6 +2,7 @@ package benchmarks
 
 import (
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 
@@ -16,7 +17,7 @@ import (
 // benchmark function several times while it sizes b.N, so load it once.
 var (
 	loadPlan    = sync.OnceValues(func() (*numbering.Plan, error) { return numbering.Load() })
-	benchCorpus = sync.OnceValue(Corpus)
+	benchCorpus = sync.OnceValue(func() []string { return packed(Corpus()) })
 	// benchPlusCorpus is the corpus as libphonenumber gets it: "00"
 	// rewritten to "+", the only form it accepts without a default region.
 	// It also warms libphonenumber up: its metadata, and the carrier,
@@ -28,20 +29,42 @@ var (
 			c[i] = PlusForm(s)
 			classifyFull(c[i])
 		}
-		return c
+		return packed(c)
 	})
 )
 
+// packed returns the strings copied into one backing array, in order, so
+// that reading the corpus costs the loops no cache misses of its own (each
+// string built apart lies somewhere on the heap).
+func packed(ss []string) []string {
+	n := 0
+	for _, s := range ss {
+		n += len(s)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, s := range ss {
+		b.WriteString(s)
+	}
+	all := b.String()
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i], all = all[:len(s)], all[len(s):]
+	}
+	return out
+}
+
 // Sinks keep the compiler from discarding the work being measured.
 var (
-	resultSink  numbering.Result
-	numberSink  numbering.Number
-	pnSink      *phonenumbers.PhoneNumber
-	typeSink    phonenumbers.PhoneNumberType
-	boolSink    bool
-	stringSink  string
-	stringsSink []string
-	errSink     error
+	resultSink   numbering.Result
+	validitySink numbering.Validity
+	numberSink   numbering.Number
+	pnSink       *phonenumbers.PhoneNumber
+	typeSink     phonenumbers.PhoneNumberType
+	boolSink     bool
+	stringSink   string
+	stringsSink  []string
+	errSink      error
 )
 
 func plan(b *testing.B) *numbering.Plan {
@@ -87,6 +110,41 @@ func BenchmarkClassify(b *testing.B) {
 		b.ResetTimer()
 		for i := range b.N {
 			classifyFull(c[i%len(c)])
+		}
+	})
+}
+
+// BenchmarkValidate measures the first question about a number, on the
+// corpus in E.164 form: is it valid, and of which type. numen is
+// Plan.Validate (validity, type and country); phonenumbers is Parse,
+// IsValidNumber and GetNumberType (validity and type).
+func BenchmarkValidate(b *testing.B) {
+	e164 := sync.OnceValue(func() []string { return packed(E164Form(benchCorpus())) })
+	b.Run("impl=numen", func(b *testing.B) {
+		p, c := plan(b), e164()
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := range b.N {
+			validitySink = p.Validate(c[i%len(c)])
+		}
+	})
+	b.Run("impl=phonenumbers", func(b *testing.B) {
+		c := e164()
+		for _, s := range c { // warm up: metadata and regular expressions
+			if num, err := phonenumbers.Parse(s, "ZZ"); err == nil {
+				phonenumbers.GetNumberType(num)
+			}
+		}
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := range b.N {
+			num, err := phonenumbers.Parse(c[i%len(c)], "ZZ")
+			if err != nil {
+				errSink = err
+				continue
+			}
+			boolSink = phonenumbers.IsValidNumber(num)
+			typeSink = phonenumbers.GetNumberType(num)
 		}
 	})
 }

@@ -83,6 +83,21 @@ func PlusForm(s string) string {
 	return s
 }
 
+// E164Form rewrites the corpus into E.164 strings, as machines exchange
+// numbers: each entry that libphonenumber parses becomes "+" and its digits
+// (valid or not); the rest stay as they are. It is the input of the
+// validity benchmark.
+func E164Form(corpus []string) []string {
+	out := make([]string, len(corpus))
+	for i, s := range corpus {
+		out[i] = s
+		if n, err := phonenumbers.Parse(PlusForm(s), "ZZ"); err == nil {
+			out[i] = phonenumbers.Format(n, phonenumbers.E164)
+		}
+	}
+	return out
+}
+
 // exampleNumbers returns libphonenumber's example numbers for every type of
 // every region, then of every non-geographic calling code, each once, in a
 // fixed order.

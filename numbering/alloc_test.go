@@ -8,9 +8,7 @@ import (
 
 // TestClassifyDoesNotAllocate proves the hot path allocation-free: parsing
 // and classifying numbers of many countries and types, valid and invalid.
-// (Numbers that start with their national prefix after the calling code,
-// such as "+1 1 650...", and Argentinian numbers run a regular expression and
-// do allocate; the package documentation says so.)
+// National-prefix rules (Argentina's, "+44 (0)20 ...") included.
 func TestClassifyDoesNotAllocate(t *testing.T) {
 	p := plan(t)
 	inputs := []string{
@@ -18,12 +16,16 @@ func TestClassifyDoesNotAllocate(t *testing.T) {
 		"+33 6 12 34 56 78", "+91 98765 43210", "+234 803 123 4567", "+86 138 0013 8000",
 		"+7 495 123 45 67", "+39 06 1234 5678", "+800 1234 5678", "+49 1", "+999 123",
 		"hello", "", "+1 023 456 7890", "00447400123456", "4915123456789",
+		"+54 9 11 2345 6789", "+44 (0)20 7946 0000", "+7 8 495 123 45 67", "+262 269 61 23 45",
 	}
 	for _, in := range inputs {
 		var res Result
 		allocs := testing.AllocsPerRun(100, func() { res = p.ClassifyString(in) })
 		if allocs != 0 {
 			t.Errorf("ClassifyString(%q) allocates %.1f times", in, allocs)
+		}
+		if allocs := testing.AllocsPerRun(100, func() { p.Validate(in) }); allocs != 0 {
+			t.Errorf("Validate(%q) allocates %.1f times", in, allocs)
 		}
 		if !res.Number.IsZero() {
 			if allocs := testing.AllocsPerRun(100, func() { res = p.Classify(res.Number) }); allocs != 0 {

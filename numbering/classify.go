@@ -75,8 +75,8 @@ const (
 
 // ClassifyString parses and classifies s in one step. Input that does not
 // parse gives an invalid Result with the Reason, and with Status
-// StatusFailed unless its calling code could be read. It never panics and,
-// apart from the cases named in the package overview, does not allocate.
+// StatusFailed unless its calling code could be read. It never panics and
+// does not allocate.
 func (p *Plan) ClassifyString(s string) Result {
 	n, cc, reason, _ := p.parse(s)
 	if reason != NoReason {
@@ -95,37 +95,106 @@ func (p *Plan) ClassifyString(s string) Result {
 	return res
 }
 
+// verdict is what decides a number's validity: its calling code, the
+// region and libphonenumber type it matched (typeNone when invalid), and
+// the overlay line of its prefix, if any.
+type verdict struct {
+	cc *callingCode
+	r  *region // nil when the calling code is shared and no region matches
+	t  lpnType
+	ov *overlayEntry
+}
+
+// judge decides the type and region of a parsed number, with the
+// overlays. It fails with NotANumber for the zero Number and with
+// InvalidCountryCode for a calling code no country has.
+func (p *Plan) judge(n *Number) (v verdict, failed Reason) {
+	if n.IsZero() || int(n.ccLen) > len(n.digits) {
+		return v, NotANumber
+	}
+	code := n.CountryCode()
+	if code >= len(p.byCC) || p.byCC[code] < 0 {
+		return v, InvalidCountryCode
+	}
+	v.cc = &p.codes[p.byCC[code]]
+	national := n.national()
+	v.r, v.t = p.regionAndType(v.cc, national)
+	if p.overlay != nil {
+		// An overlay line's type applies to numbers of its lengths; its
+		// network to numbers whose type has one.
+		if v.ov = p.overlay.lookup(n.all()); v.ov != nil && !v.ov.keepTyp && len(national) < 32 && v.ov.lengths&(1<<len(national)) != 0 {
+			v.r, v.t = v.ov.region, v.ov.typ
+		}
+	}
+	if v.r == nil && len(v.cc.regions) == 1 {
+		v.r = &p.regions[v.cc.regions[0]]
+	}
+	return v, NoReason
+}
+
+// invalidReason says why a number its calling code's regions do not match
+// is invalid: its length, by the main region's rules, else its prefix.
+func (p *Plan) invalidReason(cc *callingCode, n *Number) Reason {
+	if reason := p.regions[cc.regions[0]].testLength(len(n.national())); reason != NoReason {
+		return reason
+	}
+	return InvalidPrefix
+}
+
+// Validity answers the first questions about a number: is it valid, of
+// which type, in which country; the fields of Result that decide them.
+type Validity struct {
+	Number Number // the normalised number; the zero Number when parsing failed
+	Valid  bool
+	Type   Type   // Unknown for invalid numbers
+	Reason Reason // why it is invalid; NoReason when valid
+	// Region is the ISO 3166-1 alpha-2 code of the number's country; "" for
+	// non-geographic numbers and when it is not determined.
+	Region string
+}
+
+// Validate parses s and decides its validity, type and country only:
+// ClassifyString without the network, geography, time zones and texts, at
+// a fraction of the cost. The answers are ClassifyString's. It never panics
+// and does not allocate.
+func (p *Plan) Validate(s string) Validity {
+	n, cc, reason, _ := p.parse(s)
+	if reason != NoReason {
+		v := Validity{Reason: reason}
+		if cc != nil && len(cc.regions) == 1 && p.regions[cc.regions[0]].id != nonGeoRegion {
+			v.Region = p.regions[cc.regions[0]].id
+		}
+		return v
+	}
+	v, failed := p.judge(&n)
+	out := Validity{Number: n, Reason: failed}
+	switch {
+	case failed != NoReason:
+		return out
+	case v.t == typeNone:
+		out.Reason = p.invalidReason(v.cc, &n)
+	default:
+		out.Valid, out.Type = true, v.t.api()
+	}
+	if v.r != nil && v.r.id != nonGeoRegion {
+		out.Region = v.r.id
+	}
+	return out
+}
+
 // Classify classifies a parsed number: its type, validity and reason,
 // country, original network, geographic regions and time zones. It follows
 // libphonenumber's rules exactly (the package tests compare the two on every
 // example number and on mutations of them) and allocates nothing.
 func (p *Plan) Classify(n Number) Result {
 	res := Result{Number: n, Status: StatusOK}
-	if n.IsZero() || int(n.ccLen) > len(n.digits) {
-		res.Status, res.Reason = StatusFailed, NotANumber
+	v, failed := p.judge(&n)
+	if failed != NoReason {
+		res.Status, res.Reason = StatusFailed, failed
 		return res
 	}
-	code := n.CountryCode()
-	if code >= len(p.byCC) || p.byCC[code] < 0 {
-		res.Status, res.Reason = StatusFailed, InvalidCountryCode
-		return res
-	}
-	cc := &p.codes[p.byCC[code]]
+	cc, r, t := v.cc, v.r, v.t
 	res.CountryPrefix = cc.prefix
-	national := n.national()
-
-	r, t := p.regionAndType(cc, national)
-	var ov *overlayEntry
-	if p.overlay != nil {
-		// An overlay line's type applies to numbers of its lengths; its
-		// network to numbers whose type has one.
-		if ov = p.overlay.lookup(n.all()); ov != nil && !ov.keepTyp && len(national) < 32 && ov.lengths&(1<<len(national)) != 0 {
-			r, t = ov.region, ov.typ
-		}
-	}
-	if r == nil && len(cc.regions) == 1 {
-		r = &p.regions[cc.regions[0]]
-	}
 	if r != nil {
 		p.setCountry(&res, r)
 	} else {
@@ -135,10 +204,7 @@ func (p *Plan) Classify(n Number) Result {
 		res.Info = infoPersonal
 	}
 	if t == typeNone {
-		res.Reason = p.regions[cc.regions[0]].testLength(len(national))
-		if res.Reason == NoReason {
-			res.Reason = InvalidPrefix
-		}
+		res.Reason = p.invalidReason(cc, &n)
 		return res
 	}
 	res.Valid = true
@@ -151,19 +217,19 @@ func (p *Plan) Classify(n Number) Result {
 	all := n.all()
 	key := planfmt.Key(all)
 	if t == typeMobile || t == typeFixedOrMobile || t == typePager {
-		if ov != nil && !ov.keepNet {
-			res.Network, res.MCCMNC = ov.network, ov.mccmnc
-		} else if v := p.ranges.lookup(key); v >= 0 {
-			nw := &p.rangeNet[v]
+		if v.ov != nil && !v.ov.keepNet {
+			res.Network, res.MCCMNC = v.ov.network, v.ov.mccmnc
+		} else if i := p.ranges.lookup(key); i >= 0 {
+			nw := &p.rangeNet[i]
 			res.Network, res.MCCMNC = nw.name, nw.mccmnc
 		}
 	}
 	res.Regions = p.describe(cc, r, t, n, key)
-	if !t.geographic(code) {
+	if !t.geographic(cc.code) {
 		key = planfmt.Key(all[:n.ccLen])
 	}
-	if v := p.zones.lookup(key); v >= 0 {
-		res.Timezones = p.zoneSets[v]
+	if i := p.zones.lookup(key); i >= 0 {
+		res.Timezones = p.zoneSets[i]
 	}
 	return res
 }
@@ -209,7 +275,15 @@ func (p *Plan) regionAndType(cc *callingCode, national []byte) (*region, lpnType
 		r := &p.regions[cc.regions[0]]
 		return r, r.typeOf(national)
 	}
-	for _, i := range cc.regions {
+	candidates := ^uint32(0)
+	if cc.dispatch != nil && len(national) >= planfmt.DispatchDigits {
+		k := int(national[0]-'0')*100 + int(national[1]-'0')*10 + int(national[2]-'0')
+		candidates = planfmt.U32(cc.dispatch, 4*k)
+	}
+	for j, i := range cc.regions {
+		if candidates&(1<<j) == 0 {
+			continue // not a region of these first digits: its walk would fail
+		}
 		r := &p.regions[i]
 		if r.hasLead {
 			if r.leading.longestPrefix(national) > 0 {

@@ -259,6 +259,10 @@ func TestAgainstLibphonenumber(t *testing.T) {
 	}
 	var valid, invalid, mismatches int
 	for _, s := range corpus {
+		res := p.ClassifyString(s)
+		if v := p.Validate(s); v != (Validity{Number: res.Number, Valid: res.Valid, Type: res.Type, Reason: res.Reason, Region: res.CountryCode}) {
+			t.Errorf("%s: Validate %+v, ClassifyString %+v", s, v, res)
+		}
 		diff, ok := differsFromLibphonenumber(p, s)
 		if ok {
 			valid++

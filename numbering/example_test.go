@@ -137,3 +137,20 @@ func ExampleOpen() {
 	fmt.Println(errors.Is(err, numbering.ErrFormat))
 	// Output: true
 }
+
+// Validate answers validity, type and country alone, for forms and
+// routers that need no more, faster than ClassifyString.
+func ExamplePlan_Validate() {
+	plan, err := numbering.Load()
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, in := range []string{"+49 151 23456789", "+33 6 12", "+800 1234 5678"} {
+		v := plan.Validate(in)
+		fmt.Printf("%s: valid=%v type=%v region=%q reason=%q\n", in, v.Valid, v.Type, v.Region, v.Reason)
+	}
+	// Output:
+	// +49 151 23456789: valid=true type=MOBILE region="DE" reason=""
+	// +33 6 12: valid=false type=UNKNOWN region="FR" reason="too short"
+	// +800 1234 5678: valid=true type=TOLL_FREE region="" reason=""
+}

@@ -91,7 +91,7 @@ func readHeader(b []byte) (*rawPlan, error) {
 			return nil, formatErr("directory", at, "section %d after section %d: out of order", id, prev)
 		}
 		prev = id
-		if off < dirEnd || off%8 != 0 || n > len(b)-off {
+		if off < dirEnd || off%planfmt.SectionAlign != 0 || n > len(b)-off {
 			return nil, formatErr("directory", at, "%s section at %d+%d lies outside the file", planfmt.SectionName(id), off, n)
 		}
 		r.sections[id] = span{off, n}
@@ -198,51 +198,111 @@ func (r *reader) str(p *stringPool, off int) string {
 	return p.get(id)
 }
 
-// automaton is a digit automaton read in place (see planfmt): one uint16
-// load per digit.
+// automaton is a digit automaton read in place (see planfmt): one row per
+// state, each within a cache line, so that a walk costs one memory access
+// per digit, and none for the digits of a run.
 type automaton struct {
-	accept []byte // uint16 per state
-	next   []byte // uint16 per state and digit; planfmt.NoState when dead
+	rows  []byte // planfmt.NarrowRow or WideRow bytes per state
+	wide  bool   // uint16 state numbers; else uint8
+	count int    // states
 }
 
 // readAutomaton reads the automaton at off in the Automata section and
-// checks every transition, so that a walk stays within it.
+// checks every transition and run, so that a walk stays within it.
 func readAutomaton(r *reader, off uint32, what string) automaton {
-	if off%4 != 0 {
+	if off%planfmt.WideRow != 0 {
 		r.fail(int(off), "%s automaton at %d: not aligned", what, off)
 		return automaton{}
 	}
-	states := int(r.u32(int(off)))
-	if states == 0 || states > planfmt.MaxStates {
+	head := r.u32(int(off))
+	states, wide := int(head&^planfmt.WideFlag), head&planfmt.WideFlag != 0
+	row := planfmt.NarrowRow
+	if wide {
+		row = planfmt.WideRow
+	}
+	if states == 0 || states > planfmt.MaxStates || !wide && states > planfmt.MaxNarrow {
 		r.fail(int(off), "%s automaton of %d states", what, states)
 		return automaton{}
 	}
-	accBytes := (2*states + 3) &^ 3
-	a := automaton{accept: r.slice(int(off)+4, 2*states), next: r.slice(int(off)+4+accBytes, 20*states)}
+	a := automaton{rows: r.slice(int(off)+row, row*states), wide: wide, count: states}
 	if r.err != nil {
 		return automaton{}
 	}
-	for i := 0; i < 10*states; i++ {
-		if s := planfmt.U16(a.next, 2*i); s != planfmt.NoState && int(s) >= states {
-			r.fail(int(off)+4+accBytes+2*i, "%s automaton: transition to state %d of %d", what, s, states)
+	for st := 0; st < states; st++ {
+		for d := 0; d < 10; d++ {
+			if n := a.step(st, d); n >= states {
+				r.fail(int(off)+row*(st+1), "%s automaton: state %d leads to state %d of %d", what, st, n, states)
+				return automaton{}
+			}
+		}
+		// A run promises the walk a chain of states, which it skips
+		// without looking: every state of it must lead on to the next.
+		run := int(a.word(st) >> planfmt.RunShift)
+		if run == 0 {
+			continue
+		}
+		ok := st+1 < states && int(a.word(st+1)>>planfmt.RunShift) >= run-1
+		for d := 0; ok && d < 10; d++ {
+			ok = a.step(st, d) == st+1
+		}
+		if !ok {
+			r.fail(int(off)+row*(st+1), "%s automaton: state %d's run of %d is not a chain", what, st, run)
 			return automaton{}
 		}
 	}
 	return a
 }
 
+// word returns state s's accept word: patterns and run.
+func (a *automaton) word(s int) uint16 {
+	if a.wide {
+		return planfmt.U16(a.rows, s*planfmt.WideRow)
+	}
+	return planfmt.U16(a.rows, s*planfmt.NarrowRow)
+}
+
 // match walks digits (ASCII '0'..'9') from the start state and returns the
-// mask of patterns that match the whole input.
+// mask of patterns that match the whole input. Where a run of states
+// follows whatever the digits (the \d{7} of most patterns), it jumps.
 func (a *automaton) match(digits []byte) uint16 {
-	s := 0
-	next := a.next
-	for _, c := range digits {
-		s = int(planfmt.U16(next, 2*(s*10+int(c-'0'))))
-		if s == planfmt.NoState {
+	if a.wide {
+		return a.matchWide(digits)
+	}
+	rows := a.rows
+	s, i := 0, 0
+	for i < len(digits) {
+		row := rows[s*planfmt.NarrowRow : s*planfmt.NarrowRow+planfmt.NarrowRow]
+		if run := int(planfmt.U16(row, 0) >> planfmt.RunShift); run > 0 {
+			run = min(run, len(digits)-i)
+			s, i = s+run, i+run
+			continue
+		}
+		next := row[2+(digits[i]-'0')%10]
+		if next == planfmt.NarrowDead {
 			return 0
 		}
+		s, i = int(next), i+1
 	}
-	return planfmt.U16(a.accept, 2*s)
+	return planfmt.U16(rows, s*planfmt.NarrowRow) & planfmt.PatternMask
+}
+
+func (a *automaton) matchWide(digits []byte) uint16 {
+	rows := a.rows
+	s, i := 0, 0
+	for i < len(digits) {
+		row := rows[s*planfmt.WideRow : s*planfmt.WideRow+planfmt.WideRow]
+		if run := int(planfmt.U16(row, 0) >> planfmt.RunShift); run > 0 {
+			run = min(run, len(digits)-i)
+			s, i = s+run, i+run
+			continue
+		}
+		next := planfmt.U16(row, 2+2*int((digits[i]-'0')%10))
+		if next == planfmt.NoState {
+			return 0
+		}
+		s, i = int(next), i+1
+	}
+	return planfmt.U16(rows, s*planfmt.WideRow) & planfmt.PatternMask
 }
 
 // longestPrefix walks digits and returns the length of the longest non-empty
@@ -250,11 +310,10 @@ func (a *automaton) match(digits []byte) uint16 {
 func (a *automaton) longestPrefix(digits []byte) int {
 	s, n := 0, 0
 	for i, c := range digits {
-		s = int(planfmt.U16(a.next, 2*(s*10+int(c-'0'))))
-		if s == planfmt.NoState {
+		if s = a.step(s, int(c-'0')); s < 0 {
 			break
 		}
-		if planfmt.U16(a.accept, 2*s) != 0 {
+		if a.acceptOf(s) != 0 {
 			n = i + 1
 		}
 	}
@@ -263,14 +322,20 @@ func (a *automaton) longestPrefix(digits []byte) int {
 
 // step returns the state after digit d (0-9) from state s, or -1.
 func (a *automaton) step(s, d int) int {
-	n := int(planfmt.U16(a.next, 2*(s*10+d)))
-	if n == planfmt.NoState {
+	if a.wide {
+		if n := planfmt.U16(a.rows, s*planfmt.WideRow+2+2*d); n != planfmt.NoState {
+			return int(n)
+		}
 		return -1
 	}
-	return n
+	if n := a.rows[s*planfmt.NarrowRow+2+d]; n != planfmt.NarrowDead {
+		return int(n)
+	}
+	return -1
 }
 
-func (a *automaton) acceptOf(s int) uint16 { return planfmt.U16(a.accept, 2*s) }
+// acceptOf returns the patterns that match on reaching state s.
+func (a *automaton) acceptOf(s int) uint16 { return a.word(s) & planfmt.PatternMask }
 
 // prefixTable is a prefix table read in place (see planfmt): a bucket
 // index and a binary search over key segments.
@@ -345,7 +410,16 @@ func (t *prefixTable) lookup(k uint32) int {
 	if t.n == 0 {
 		return -1
 	}
-	b := int(k / t.shift)
+	// Division by a constant is a multiplication; by t.shift, a division.
+	var b int
+	switch t.shift {
+	case 161051: // 11^5: four bucket digits
+		b = int(k / 161051)
+	case 1771561: // 11^6
+		b = int(k / 1771561)
+	default:
+		b = int(k / t.shift)
+	}
 	lo := int(planfmt.U32(t.first, 4*b))
 	n := int(planfmt.U32(t.first, 4*b+4)) + 1 - lo
 	starts := t.starts

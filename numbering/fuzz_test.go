@@ -22,6 +22,9 @@ func FuzzClassify(f *testing.F) {
 	p := plan(f)
 	f.Fuzz(func(t *testing.T, s string) {
 		res := p.ClassifyString(s)
+		if v := p.Validate(s); v != (Validity{Number: res.Number, Valid: res.Valid, Type: res.Type, Reason: res.Reason, Region: res.CountryCode}) {
+			t.Fatalf("%q: Validate %+v, ClassifyString %+v", s, v, res)
+		}
 		out := res.AppendJSON(nil)
 		if !json.Valid(out) {
 			t.Fatalf("%q: invalid JSON %s", s, out)
@@ -55,4 +58,23 @@ func FuzzClassify(f *testing.F) {
 func withoutVanity(n Number) Number {
 	n.vanity = false
 	return n
+}
+
+// FuzzParseFastPath checks parse's one-pass reading of simple input
+// against the general path on the same input.
+func FuzzParseFastPath(f *testing.F) {
+	for _, s := range []string{"+49 151 23456789", "0049-30-1234567", " +1 (650) 253-0000 ", "++1", "1+2", "+", "  ", "+49 30 . 1234", "[+44] 20/7946.0000"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var fast, slow [maxDigits + 4]byte
+		nd, plus, ok := collectSimple(s, &fast)
+		if !ok {
+			return
+		}
+		snd, splus, letters, reason, _ := collect(s, &slow)
+		if reason != NoReason || letters || snd != nd || splus != plus || fast != slow {
+			t.Fatalf("%q: fast path %d %v %q, general path %d %v %v %q", s, nd, plus, fast[:min(nd, len(fast))], snd, splus, reason, slow[:min(snd, len(slow))])
+		}
+	})
 }

@@ -58,65 +58,36 @@ func isSeparator(r rune) bool {
 	return false
 }
 
+// simpleByte marks the bytes that the common input is made of: ASCII
+// digits, the plus sign, the space and the ASCII separators. Input of these
+// bytes only can have no extension, letters, "tel:" or other white space, so
+// parse reads it in one pass.
+var simpleByte = func() (t [256]bool) {
+	for _, c := range []byte("0123456789+ -.()/[]") {
+		t[c] = true
+	}
+	return t
+}()
+
 // parse is Parse without allocation. For failures it returns the reason and,
 // where a single character is at fault, its byte offset (else -1). The
 // calling code is returned whenever it could be read, even on failure, so
 // that results can still name the country.
 func (p *Plan) parse(s string) (n Number, cc *callingCode, reason Reason, offset int) {
-	start := len(s) - len(strings.TrimLeftFunc(s, isSpace))
-	s = strings.TrimRightFunc(s, isSpace)
-	if start >= len(s) {
-		return n, nil, Empty, -1
-	}
-	if len(s) > maxInputLength {
-		return n, nil, InputTooLong, -1
-	}
-	if len(s)-start >= 4 && strings.EqualFold(s[start:start+4], "tel:") {
-		start += 4
-	}
-	if hasExtension(s[start:]) {
-		return n, nil, ExtensionUnsupported, -1
-	}
-
 	var (
 		buf     [maxDigits + 4]byte // room to see that there are too many digits
 		nd      int                 // digits read (may exceed len(buf))
-		real    int                 // digits written as digits
 		plus    bool
 		letters bool
 	)
-	for i := start; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == '+' || r == '\uFF0B':
-			if nd > 0 || plus {
-				return n, nil, NotANumber, i
-			}
-			plus = true
-		case r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z':
-			if real < 3 { // libphonenumber: vanity letters follow at least three digits
-				return n, nil, NotANumber, i
-			}
-			letters = true
-			if nd < len(buf) {
-				buf[nd] = keypad[(r|0x20)-'a']
-			}
-			nd++
-		default:
-			if d, ok := digitValue(r); ok {
-				if nd < len(buf) {
-					buf[nd] = d
-				}
-				nd++
-				real++
-			} else if !isSeparator(r) {
-				return n, nil, InvalidCharacter, i
-			}
+	// The common case: one pass over simple bytes. Anything else, and any
+	// failure, takes the general path, which decides every case.
+	nd, plus, simple := collectSimple(s, &buf)
+	if !simple {
+		nd, plus, letters, reason, offset = collect(s, &buf)
+		if reason != NoReason {
+			return n, nil, reason, offset
 		}
-		i += size
-	}
-	if nd == 0 {
-		return n, nil, NotANumber, -1
 	}
 	if nd > len(buf) {
 		return n, nil, InputTooLong, -1
@@ -166,6 +137,87 @@ func (p *Plan) parse(s string) (n Number, cc *callingCode, reason Reason, offset
 	n.ccLen = uint8(ccLen)
 	n.vanity = letters
 	return n, cc, NoReason, -1
+}
+
+// collectSimple is the fast path of parse: it reads the digits of input
+// made of simple bytes only, with at most one plus sign before them, into
+// buf; ok is false for any other input, which collect then reads. For the
+// input it takes, it returns what collect would.
+func collectSimple(s string, buf *[maxDigits + 4]byte) (nd int, plus, ok bool) {
+	if len(s) > maxInputLength {
+		return 0, false, false
+	}
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= '0' && c <= '9':
+			if nd < len(buf) {
+				buf[nd] = c
+			}
+			nd++
+		case c == '+':
+			if nd > 0 || plus {
+				return 0, false, false
+			}
+			plus = true
+		case !simpleByte[c]:
+			return 0, false, false
+		}
+	}
+	return nd, plus, nd > 0
+}
+
+// collect is the general path of parse: it reads the digits of any input
+// into buf (counting those that do not fit) or says why it is not a number.
+func collect(s string, buf *[maxDigits + 4]byte) (nd int, plus, letters bool, reason Reason, offset int) {
+	start := len(s) - len(strings.TrimLeftFunc(s, isSpace))
+	s = strings.TrimRightFunc(s, isSpace)
+	if start >= len(s) {
+		return 0, false, false, Empty, -1
+	}
+	if len(s) > maxInputLength {
+		return 0, false, false, InputTooLong, -1
+	}
+	if len(s)-start >= 4 && strings.EqualFold(s[start:start+4], "tel:") {
+		start += 4
+	}
+	if hasExtension(s[start:]) {
+		return 0, false, false, ExtensionUnsupported, -1
+	}
+	real := 0 // digits written as digits
+	for i := start; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == '+' || r == '\uFF0B':
+			if nd > 0 || plus {
+				return 0, false, false, NotANumber, i
+			}
+			plus = true
+		case r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z':
+			if real < 3 { // libphonenumber: vanity letters follow at least three digits
+				return 0, false, false, NotANumber, i
+			}
+			letters = true
+			if nd < len(buf) {
+				buf[nd] = keypad[(r|0x20)-'a']
+			}
+			nd++
+		default:
+			if d, ok := digitValue(r); ok {
+				if nd < len(buf) {
+					buf[nd] = d
+				}
+				nd++
+				real++
+			} else if !isSeparator(r) {
+				return 0, false, false, InvalidCharacter, i
+			}
+		}
+		i += size
+	}
+	if nd == 0 {
+		return 0, false, false, NotANumber, -1
+	}
+	return nd, plus, letters, NoReason, -1
 }
 
 func isSpace(r rune) bool {

@@ -65,6 +65,10 @@ type callingCode struct {
 	regions []int    // indexes into Plan.regions, main region first
 	ids     []string // their codes, in the same order
 	strip   *nationalPrefix
+	// dispatch narrows a shared code's regions by the first national
+	// digits (planfmt.DispatchDigits): a uint32 mask of candidate regions
+	// (bit j for regions[j]) for each; nil for a code of one region.
+	dispatch []byte
 }
 
 // Number-type descriptions in the order of the bits of region.types.
@@ -341,6 +345,21 @@ func (p *Plan) readCodes(r *reader, automata *reader, progs []nationalPrefix) {
 			ids = append(ids, p.regions[ri].id)
 		}
 		c.regions, c.ids = order[start:len(order):len(order)], ids[start:len(ids):len(ids)]
+		if at := int(r.u32(at + planfmt.CodeDispatch)); at != 0 || count > 1 {
+			if count == 1 || count > planfmt.MaxSharedRegions || at%4 != 0 {
+				r.fail(at, "+%d: dispatch table at %d for %d regions", c.code, at, count)
+				return
+			}
+			c.dispatch = r.slice(at, 4*planfmt.DispatchSize)
+			for k := 0; r.err == nil && k < planfmt.DispatchSize; k++ {
+				if m := planfmt.U32(c.dispatch, 4*k); count < 32 && m>>count != 0 {
+					r.fail(at+4*k, "+%d: dispatch mask %#x names regions beyond its %d", c.code, m, count)
+				}
+			}
+			if r.err != nil {
+				return
+			}
+		}
 	}
 	for cc, v := range p.byCC {
 		if v >= int16(nCodes) {

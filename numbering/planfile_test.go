@@ -86,11 +86,26 @@ func TestCorruptPlanFiles(t *testing.T) {
 			return b
 		}, "lies outside the file"},
 		{"transition to a missing state", func(b []byte) []byte {
-			states := planfmt.U32(b, autoAt)
-			binary.LittleEndian.PutUint16(b[autoAt+4+int(2*states+3)&^3:], uint16(states)+3)
+			head := planfmt.U32(b, autoAt)
+			states := head &^ planfmt.WideFlag
+			if head&planfmt.WideFlag != 0 {
+				binary.LittleEndian.PutUint16(b[autoAt+2*planfmt.WideRow+2:], uint16(states)+3)
+			} else {
+				b[autoAt+2*planfmt.NarrowRow+2] = byte(min(states+3, planfmt.NarrowDead-1))
+			}
 			reseal(b, true)
 			return b
-		}, "transition to state"},
+		}, "automaton: state 1 leads to state"},
+		{"a run that is no chain", func(b []byte) []byte {
+			head := planfmt.U32(b, autoAt)
+			row := planfmt.NarrowRow
+			if head&planfmt.WideFlag != 0 {
+				row = planfmt.WideRow
+			}
+			b[autoAt+row+1] |= 0x80 // state 0: a run of 16
+			reseal(b, true)
+			return b
+		}, "state 0's run of 16 is not a chain"},
 		{"string beyond the text", func(b []byte) []byte {
 			put32(b, strAt+8, 0xFFFFFFF0)
 			reseal(b, true)

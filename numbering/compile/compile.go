@@ -106,24 +106,44 @@ type compiler struct {
 	progAt   []uint32 // automaton offset of each program's quick automaton
 }
 
-// automaton appends d to the automata section and returns its offset.
+// automaton appends d to the automata section, in rows of one cache line
+// each (see planfmt), and returns its offset.
 func (c *compiler) automaton(d *digitDFA) (uint32, error) {
 	states := len(d.accept)
 	if states > maxStates {
 		return 0, fmt.Errorf("automaton of %d states, at most %d", states, maxStates)
 	}
-	c.automata.pad(4)
-	off := uint32(len(c.automata.b))
-	c.automata.u32(uint32(states))
-	for _, a := range d.accept {
-		c.automata.u16(a)
+	wide := states > planfmt.MaxNarrow
+	row := planfmt.NarrowRow
+	if wide {
+		row = planfmt.WideRow
 	}
-	c.automata.pad(4)
-	for _, n := range d.next {
-		if n == deadState {
-			c.automata.u16(planfmt.NoState)
-		} else {
-			c.automata.u16(uint16(n))
+	c.automata.pad(planfmt.WideRow)
+	off := uint32(len(c.automata.b))
+	if wide {
+		c.automata.u32(uint32(states) | planfmt.WideFlag)
+	} else {
+		c.automata.u32(uint32(states))
+	}
+	c.automata.pad(row) // the header takes a row, so that rows stay aligned
+	runs := d.runs()
+	for s, a := range d.accept {
+		start := len(c.automata.b)
+		c.automata.u16(a | runs[s]<<planfmt.RunShift)
+		for _, n := range d.next[s*10 : s*10+10] {
+			switch {
+			case wide && n == deadState:
+				c.automata.u16(planfmt.NoState)
+			case wide:
+				c.automata.u16(uint16(n))
+			case n == deadState:
+				c.automata.b = append(c.automata.b, planfmt.NarrowDead)
+			default:
+				c.automata.b = append(c.automata.b, byte(n))
+			}
+		}
+		for len(c.automata.b)-start < row {
+			c.automata.b = append(c.automata.b, 0)
 		}
 	}
 	return off, nil
@@ -159,6 +179,8 @@ func (c *compiler) codes(coll *phonenumbers.PhoneMetadataCollection, countries [
 		codeList []*code
 		byCC     [planfmt.MaxCallingCode]*code
 		regions  []regionRec
+		dfas     []*digitDFA // each region's types automaton
+		leads    []*digitDFA // and its leading digits', or nil
 		seen     = map[string]bool{}
 	)
 	for n, line := range strings.Split(strings.TrimSpace(string(countries)), "\n") {
@@ -196,10 +218,11 @@ func (c *compiler) codes(coll *phonenumbers.PhoneMetadataCollection, countries [
 				c.progs = append(c.progs, p)
 			}
 		}
-		r, err := c.region(f[1], f[2], m)
+		r, dfa, lead, err := c.region(f[1], f[2], m)
 		if err != nil {
 			return nil, fmt.Errorf("region %s: %w", f[1], err)
 		}
+		dfas, leads = append(dfas, dfa), append(leads, lead)
 		cd.regions = append(cd.regions, len(regions))
 		regions = append(regions, r)
 	}
@@ -228,6 +251,7 @@ func (c *compiler) codes(coll *phonenumbers.PhoneMetadataCollection, countries [
 	}
 	w.u32(uint32(len(codeList)))
 	w.u32(uint32(len(regions)))
+	codesAt := len(w.b)
 	order := 0
 	for _, cd := range codeList {
 		w.u16(uint16(cd.cc))
@@ -256,12 +280,32 @@ func (c *compiler) codes(coll *phonenumbers.PhoneMetadataCollection, countries [
 			w.u16(uint16(r))
 		}
 	}
+	w.pad(4)
+	for i, cd := range codeList {
+		if len(cd.regions) < 2 {
+			continue
+		}
+		if len(cd.regions) > planfmt.MaxSharedRegions {
+			return nil, fmt.Errorf("+%d: %d regions, at most %d", cd.cc, len(cd.regions), planfmt.MaxSharedRegions)
+		}
+		putAt(w.b, codesAt+i*planfmt.CodeSize+planfmt.CodeDispatch, uint32(len(w.b)))
+		for p := range planfmt.DispatchSize {
+			digits := fmt.Sprintf("%0*d", planfmt.DispatchDigits, p)
+			var mask uint32
+			for j, ri := range cd.regions {
+				if dfas[ri].candidate(digits, leads[ri]) {
+					mask |= 1 << j
+				}
+			}
+			w.u32(mask)
+		}
+	}
 	return w.b, nil
 }
 
 // region compiles one region's patterns and lengths.
-func (c *compiler) region(id, name string, m *phonenumbers.PhoneMetadata) (regionRec, error) {
-	r := regionRec{id: id, name: name, leading: planfmt.NoOffset}
+func (c *compiler) region(id, name string, m *phonenumbers.PhoneMetadata) (r regionRec, types, leading *digitDFA, err error) {
+	r = regionRec{id: id, name: name, leading: planfmt.NoOffset}
 	if m.GetMobileNumberPortableRegion() {
 		r.flags |= planfmt.FlagMNP
 	}
@@ -280,12 +324,11 @@ func (c *compiler) region(id, name string, m *phonenumbers.PhoneMetadata) (regio
 			r.lengths[d] = lengthMask(desc.PossibleLength)
 		}
 	}
-	dfa, err := compileDFA(patterns, maxStates)
-	if err != nil {
-		return r, err
+	if types, err = compileDFA(patterns, maxStates); err != nil {
+		return r, nil, nil, err
 	}
-	if r.types, err = c.automaton(dfa); err != nil {
-		return r, err
+	if r.types, err = c.automaton(types); err != nil {
+		return r, nil, nil, err
 	}
 	general := m.GetGeneralDesc()
 	possible := general.GetPossibleLength()
@@ -293,21 +336,20 @@ func (c *compiler) region(id, name string, m *phonenumbers.PhoneMetadata) (regio
 	case len(possible) == 0 || possible[0] == -1:
 		r.possMin, r.possMax = -1, -1
 	case !slices.IsSorted(possible) || possible[len(possible)-1] > 127:
-		return r, fmt.Errorf("possible lengths %v: not ascending small numbers", possible)
+		return r, nil, nil, fmt.Errorf("possible lengths %v: not ascending small numbers", possible)
 	default:
 		r.possMin, r.possMax = int8(possible[0]), int8(possible[len(possible)-1])
 	}
 	r.localOnly = lengthMask(general.GetPossibleLengthLocalOnly())
 	if ld := m.GetLeadingDigits(); ld != "" {
-		lead, err := compileDFA([]string{ld}, maxStates)
-		if err != nil {
-			return r, fmt.Errorf("leading digits: %w", err)
+		if leading, err = compileDFA([]string{ld}, maxStates); err != nil {
+			return r, nil, nil, fmt.Errorf("leading digits: %w", err)
 		}
-		if r.leading, err = c.automaton(lead); err != nil {
-			return r, err
+		if r.leading, err = c.automaton(leading); err != nil {
+			return r, nil, nil, err
 		}
 	}
-	return r, nil
+	return r, types, leading, nil
 }
 
 // lengthMask sets bit l for every length l in lengths (-1, "no numbers of

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp/syntax"
 	"slices"
+
+	"github.com/numenhq/numen/numbering/internal/planfmt"
 )
 
 // digitDFA is a deterministic finite automaton over the ten decimal digits,
@@ -41,8 +43,8 @@ func (d *digitDFA) match(digits string) uint16 {
 // them and an over-approximation otherwise, which callers that use such
 // patterns must allow for. maxStates bounds the work on hostile input.
 func compileDFA(patterns []string, maxStates int) (*digitDFA, error) {
-	if len(patterns) > 16 {
-		return nil, fmt.Errorf("%d patterns in one automaton, at most 16", len(patterns))
+	if len(patterns) > planfmt.MaxPatterns {
+		return nil, fmt.Errorf("%d patterns in one automaton, at most %d", len(patterns), planfmt.MaxPatterns)
 	}
 	progs := make([]*syntax.Prog, len(patterns))
 	for i, p := range patterns {
@@ -95,7 +97,7 @@ func compileDFA(patterns []string, maxStates int) (*digitDFA, error) {
 			b.dfa.next = append(b.dfa.next, b.add(set))
 		}
 	}
-	return &b.dfa, nil
+	return b.dfa.minimize().chainOrdered(), nil
 }
 
 type stateSet struct {
@@ -158,4 +160,218 @@ func (b *dfaBuilder) add(set stateSet) int32 {
 	b.states = append(b.states, set.threads)
 	b.dfa.accept = append(b.dfa.accept, set.accept)
 	return s
+}
+
+// minimize returns the smallest automaton that answers every input as d
+// does (Moore's partition refinement), with the states from which no
+// pattern can match any more folded into the dead state, and the states
+// numbered in breadth-first order from the start, so that the states a
+// walk visits first lie together.
+func (d *digitDFA) minimize() *digitDFA {
+	n := len(d.accept)
+	// live[s]: some pattern can still match from s.
+	live := make([]bool, n)
+	for changed := true; changed; {
+		changed = false
+		for s := range n {
+			if live[s] {
+				continue
+			}
+			if d.accept[s] != 0 {
+				live[s], changed = true, true
+				continue
+			}
+			for _, t := range d.next[s*10 : s*10+10] {
+				if t != deadState && live[t] {
+					live[s], changed = true, true
+					break
+				}
+			}
+		}
+	}
+	// class[s] for live states; -1 stands for the dead state.
+	class := make([]int32, n)
+	classes := 0
+	{
+		byMask := map[uint16]int32{}
+		for s := range n {
+			if !live[s] {
+				class[s] = -1
+				continue
+			}
+			c, ok := byMask[d.accept[s]]
+			if !ok {
+				c = int32(len(byMask))
+				byMask[d.accept[s]] = c
+			}
+			class[s] = c
+		}
+		classes = len(byMask)
+	}
+	for {
+		type sig [11]int32
+		index := map[sig]int32{}
+		next := make([]int32, n)
+		for s := range n {
+			if class[s] < 0 {
+				next[s] = -1
+				continue
+			}
+			var k sig
+			k[0] = class[s]
+			for digit, t := range d.next[s*10 : s*10+10] {
+				k[digit+1] = -1
+				if t != deadState {
+					k[digit+1] = class[t]
+				}
+			}
+			c, ok := index[k]
+			if !ok {
+				c = int32(len(index))
+				index[k] = c
+			}
+			next[s] = c
+		}
+		class = next
+		if len(index) == classes {
+			break
+		}
+		classes = len(index)
+	}
+	if class[0] < 0 { // nothing can match: one state without way out
+		return &digitDFA{next: []int32{deadState, deadState, deadState, deadState, deadState, deadState, deadState, deadState, deadState, deadState}, accept: []uint16{0}}
+	}
+	// A representative of each class, then breadth-first numbering.
+	rep := make([]int, classes)
+	for s := n - 1; s >= 0; s-- {
+		if class[s] >= 0 {
+			rep[class[s]] = s
+		}
+	}
+	order := make([]int32, classes) // class -> new state, -1 until numbered
+	for i := range order {
+		order[i] = -1
+	}
+	out := &digitDFA{}
+	queue := []int32{class[0]}
+	order[class[0]] = 0
+	count := int32(1)
+	for len(queue) > 0 {
+		c := queue[0]
+		queue = queue[1:]
+		s := rep[c]
+		out.accept = append(out.accept, d.accept[s])
+		for _, t := range d.next[s*10 : s*10+10] {
+			if t == deadState || class[t] < 0 {
+				out.next = append(out.next, deadState)
+				continue
+			}
+			tc := class[t]
+			if order[tc] < 0 {
+				order[tc] = count
+				count++
+				queue = append(queue, tc)
+			}
+			out.next = append(out.next, order[tc])
+		}
+	}
+	return out
+}
+
+// candidate reports whether a region with types automaton d and leading
+// digits lead (nil for none) can hold a number starting with digits, as
+// numbering's region choice would see it: with leading digits, when they
+// match within digits or may match after them; without, when d is alive
+// after digits.
+func (d *digitDFA) candidate(digits string, lead *digitDFA) bool {
+	if lead != nil {
+		d = lead
+	}
+	s := int32(0)
+	for i := 0; i < len(digits); i++ {
+		if s = d.next[int(s)*10+int(digits[i]-'0')]; s == deadState {
+			return false
+		}
+		if lead != nil && d.accept[s] != 0 {
+			return true
+		}
+	}
+	return true
+}
+
+// uniform returns the state every digit leads to from s, or -1 when the
+// digits lead to different states or nowhere.
+func (d *digitDFA) uniform(s int) int32 {
+	t := d.next[s*10]
+	if t == deadState {
+		return -1
+	}
+	for _, u := range d.next[s*10+1 : s*10+10] {
+		if u != t {
+			return -1
+		}
+	}
+	return t
+}
+
+// chainOrdered renumbers the states so that each chain of uniform states
+// (where every digit leads to the same next state, as in the \d{7} that
+// ends most number patterns) is numbered consecutively: a walk can then
+// skip a chain in one step (see planfmt's run lengths). The start stays
+// state 0; the rest follow in breadth-first order.
+func (d *digitDFA) chainOrdered() *digitDFA {
+	n := len(d.accept)
+	order := make([]int32, n) // old state -> new
+	for i := range order {
+		order[i] = -1
+	}
+	var queue []int32
+	count := int32(0)
+	number := func(s int32) {
+		for x := s; x >= 0 && order[x] < 0; x = d.uniform(int(x)) {
+			order[x] = count
+			count++
+			queue = append(queue, x)
+		}
+	}
+	number(0)
+	for len(queue) > 0 {
+		s := queue[0]
+		queue = queue[1:]
+		for _, t := range d.next[s*10 : s*10+10] {
+			if t != deadState {
+				number(t)
+			}
+		}
+	}
+	out := &digitDFA{accept: make([]uint16, count), next: make([]int32, 10*int(count))}
+	for old := range n {
+		s := order[old]
+		if s < 0 {
+			continue // unreachable
+		}
+		out.accept[s] = d.accept[old]
+		for digit, t := range d.next[old*10 : old*10+10] {
+			if t == deadState {
+				out.next[int(s)*10+digit] = deadState
+			} else {
+				out.next[int(s)*10+digit] = order[t]
+			}
+		}
+	}
+	return out
+}
+
+// runs returns, for each state, how many states after it a walk can skip
+// whatever the digits: the length of the chain of uniform states that
+// starts there and is numbered consecutively, at most planfmt.MaxRun.
+func (d *digitDFA) runs() []uint16 {
+	n := len(d.accept)
+	run := make([]uint16, n)
+	for s := n - 2; s >= 0; s-- {
+		if d.uniform(s) == int32(s+1) {
+			run[s] = min(run[s+1]+1, planfmt.MaxRun)
+		}
+	}
+	return run
 }

@@ -66,34 +66,35 @@ type section struct {
 }
 
 // assemble writes a plan file: header, directory and sections (in
-// ascending id order, each at a multiple of 8), with the digest and the
-// checksums filled in.
+// ascending id order, each at a multiple of planfmt.SectionAlign), with the
+// digest and the checksums filled in.
 func assemble(libphonenumber string, sections []section) ([]byte, error) {
 	if len(libphonenumber) > 16 {
 		return nil, fmt.Errorf("libphonenumber version %q: longer than 16 bytes", libphonenumber)
 	}
 	slices.SortFunc(sections, func(a, b section) int { return int(a.id) - int(b.id) })
+	const align = planfmt.SectionAlign
 	size := planfmt.HeaderSize + planfmt.DirEntrySize*len(sections)
-	size = (size + 7) &^ 7
+	size = (size + align - 1) &^ (align - 1)
 	dir := make([]byte, 0, planfmt.DirEntrySize*len(sections))
 	for _, s := range sections {
 		dir = binary.LittleEndian.AppendUint32(dir, s.id)
 		dir = binary.LittleEndian.AppendUint32(dir, uint32(size))
 		dir = binary.LittleEndian.AppendUint32(dir, uint32(len(s.data)))
 		dir = binary.LittleEndian.AppendUint32(dir, 0)
-		size += (len(s.data) + 7) &^ 7
+		size += (len(s.data) + align - 1) &^ (align - 1)
 	}
 	if size > 1<<31 {
 		return nil, fmt.Errorf("plan of %d bytes: too large", size)
 	}
 	out := make([]byte, planfmt.HeaderSize, size)
 	out = append(out, dir...)
-	for len(out)%8 != 0 {
+	for len(out)%align != 0 {
 		out = append(out, 0)
 	}
 	for _, s := range sections {
 		out = append(out, s.data...)
-		for len(out)%8 != 0 {
+		for len(out)%align != 0 {
 			out = append(out, 0)
 		}
 	}

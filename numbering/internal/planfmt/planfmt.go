@@ -30,11 +30,19 @@
 // Codes: uint16 byCC[1000] (code record index, NoIndex for unassigned
 // calling codes); uint32 codes C; uint32 regions R; C code records
 // (CodeSize bytes); R region records (RegionSize bytes); uint16 region
-// order (the code records' regions, main region first).
+// order (the code records' regions, main region first), padded to 4; the
+// dispatch tables of shared calling codes.
 //
-// Automata: digit automata, each at a multiple of 4: uint32 states S,
-// uint16 accept[S] (padded to 4 bytes), uint16 next[S*10] (NoState for
-// the dead state). State 0 is the start.
+// Automata: digit automata, each at a multiple of WideRow: uint32 states S
+// (bit 31 set for a wide automaton) padded to a row, then S rows, one per
+// state, each within one cache line: a narrow row (NarrowRow bytes, for S <= MaxNarrow) is
+// uint16 accept and uint8 next[10] (NarrowDead for the dead state); a wide
+// row (WideRow bytes) is uint16 accept and uint16 next[10] (NoState for
+// the dead state); the rest of a row is zero. State 0 is the start. The low
+// MaxPatterns bits of accept are the patterns that match on reaching the
+// state; the bits from RunShift up are its run r: states s to s+r form a
+// chain in which every digit leads from one state to the next, so that a
+// walk with r or more digits left may jump r states ahead unread.
 //
 // NationalPrefix: programs that strip a national prefix (see Inst).
 //
@@ -61,6 +69,9 @@ const Magic = "NUMNPLAN"
 // Version is the format version this package describes. A reader refuses
 // any other.
 const Version = 1
+
+// SectionAlign aligns sections in the file.
+const SectionAlign = 64
 
 // HeaderSize is the size of the fixed header; the section directory
 // follows it.
@@ -135,7 +146,20 @@ const (
 	CodeRegionCount  = 4  // uint16
 	CodeProgram      = 6  // uint16 national-prefix program, NoIndex for none
 	CodePrefixString = 8  // uint32 string "+49"
-	CodeReserved     = 12 // uint32 zero
+	CodeDispatch     = 12 // uint32 offset of the dispatch table in Codes; 0 for none
+)
+
+// Dispatch tables narrow the regions of a shared calling code (such as the
+// 25 of +1) to those that can hold a number, by its first DispatchDigits
+// national digits: 10^DispatchDigits uint32 masks, bit i for the code's
+// i-th region. A region without leading digits is a candidate when its
+// types automaton is alive after those digits; one with leading digits when
+// they can match within or after them. A shared calling code has at most
+// MaxSharedRegions regions.
+const (
+	DispatchDigits   = 3
+	DispatchSize     = 1000
+	MaxSharedRegions = 32
 )
 
 // Region record layout (RegionSize bytes). Description (desc) numbers are
@@ -168,6 +192,23 @@ const (
 // MaxStates bounds the states of one automaton: state numbers are uint16
 // and NoState is reserved.
 const MaxStates = NoState
+
+// Automaton rows.
+const (
+	NarrowRow  = 16
+	WideRow    = 32
+	MaxNarrow  = 255
+	NarrowDead = 0xFF
+	WideFlag   = 1 << 31
+)
+
+// Automaton accept words: MaxPatterns pattern bits, then the run.
+const (
+	MaxPatterns = 11
+	RunShift    = MaxPatterns
+	PatternMask = 1<<MaxPatterns - 1
+	MaxRun      = 1<<(16-RunShift) - 1
+)
 
 // National-prefix programs. The section is: uint32 programs P, uint32
 // offsets[P] of the programs within the section. A program is:
