@@ -12,10 +12,7 @@
 // when the committed files differ from what it produces.
 package data
 
-import (
-	"embed"
-	"fmt"
-)
+import "embed"
 
 //go:generate go run ./gen -o .
 
@@ -40,7 +37,14 @@ func Version() string {
 func ReadFile(name string) ([]byte, error) {
 	b, err := files.ReadFile(name)
 	if err != nil {
-		return nil, fmt.Errorf("data: %w", err)
+		return nil, &dataError{err}
 	}
 	return b, nil
 }
+
+// dataError prefixes an error with the package's name, without package fmt
+// (which the browser module, built on package numbering, does without).
+type dataError struct{ err error }
+
+func (e *dataError) Error() string { return "data: " + e.err.Error() }
+func (e *dataError) Unwrap() error { return e.err }

@@ -1,9 +1,7 @@
 package numbering
 
 import (
-	"encoding/hex"
 	"errors"
-	"fmt"
 	"strings"
 	"unsafe"
 
@@ -25,15 +23,15 @@ type FormatError struct {
 
 func (e *FormatError) Error() string {
 	if e.Offset >= 0 {
-		return fmt.Sprintf("numbering: plan file: %s at byte %d: %s", e.Section, e.Offset, e.Msg)
+		return sprintf("numbering: plan file: %s at byte %d: %s", e.Section, e.Offset, e.Msg)
 	}
-	return fmt.Sprintf("numbering: plan file: %s: %s", e.Section, e.Msg)
+	return sprintf("numbering: plan file: %s: %s", e.Section, e.Msg)
 }
 
 func (e *FormatError) Unwrap() error { return ErrFormat }
 
 func formatErr(section string, off int, format string, args ...any) error {
-	return &FormatError{Section: section, Offset: off, Msg: fmt.Sprintf(format, args...)}
+	return &FormatError{Section: section, Offset: off, Msg: sprintf(format, args...)}
 }
 
 // rawPlan is a plan file split into its sections, with the header checked.
@@ -76,7 +74,7 @@ func readHeader(b []byte) (*rawPlan, error) {
 	}
 	r.version = Version{
 		Libphonenumber: string(lpn),
-		Tables:         hex.EncodeToString(b[planfmt.OffDigest : planfmt.OffDigest+6]),
+		Tables:         hexString(b[planfmt.OffDigest : planfmt.OffDigest+6]),
 	}
 	count := int(planfmt.U16(b, planfmt.OffSections))
 	dirEnd := planfmt.HeaderSize + count*planfmt.DirEntrySize
@@ -120,6 +118,15 @@ func (r *reader) fail(off int, format string, args ...any) {
 	}
 }
 
+// sub returns a reader of the rest of the section from off (empty when off
+// is beyond it), whose errors name this section.
+func (r *reader) sub(off int) *reader {
+	if off < 0 || off > len(r.b) {
+		off = len(r.b)
+	}
+	return &reader{name: r.name, base: r.base + off, b: r.b[off:]}
+}
+
 // slice returns n bytes at off, or nil after recording an error.
 func (r *reader) slice(off, n int) []byte {
 	if off < 0 || n < 0 || off > len(r.b) || n > len(r.b)-off {
@@ -152,6 +159,9 @@ type stringPool struct {
 
 func readStrings(r *reader) stringPool {
 	n := int(r.u32(0))
+	if r.err != nil {
+		return stringPool{}
+	}
 	if n > len(r.b)/4 {
 		r.fail(0, "%d strings cannot fit in %d bytes", n, len(r.b))
 		return stringPool{}
@@ -434,4 +444,15 @@ func (t *prefixTable) lookup(k uint32) int {
 		return int(v)
 	}
 	return -1
+}
+
+// hexString is hex.EncodeToString, without the package in the browser
+// module.
+func hexString(b []byte) string {
+	const digits = "0123456789abcdef"
+	out := make([]byte, 2*len(b))
+	for i, c := range b {
+		out[2*i], out[2*i+1] = digits[c>>4], digits[c&15]
+	}
+	return string(out)
 }

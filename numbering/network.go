@@ -44,16 +44,45 @@ func (n Network) MNC() string { return n.MCCMNC[min(3, len(n.MCCMNC)):] }
 type networkList struct {
 	records []byte // planfmt.NetworkSize each, by ascending MCCMNC
 	n       int
-	strings *stringPool
-	regions []string // the records' region lists
-	mccs    []byte   // (uint32 MCC, uint32 home region string) by ascending MCC
-	home    []string // home region of each MCC record
+	pool    stringPool  // the section's strings
+	strings *stringPool // &pool
+	regions []string    // the records' region lists
+	mccs    []byte      // (uint32 MCC, uint32 home region string) by ascending MCC
+	home    []string    // home region of each MCC record
 
 	once     sync.Once
 	byRegion map[string][]Network // operational networks by region, built on first use
 }
 
-func (l *networkList) read(r *reader, strs *stringPool) {
+func (l *networkList) read(r *reader) {
+	// The section's strings follow its tables: find them first.
+	n := int(r.u32(0))
+	if n > len(r.b)/planfmt.NetworkSize {
+		r.fail(0, "%d networks cannot fit in %d bytes", n, len(r.b))
+		return
+	}
+	at := 4 + n*planfmt.NetworkSize
+	total := int(r.u32(at))
+	if r.err != nil || total > len(r.b)/4 {
+		r.fail(at, "%d network regions cannot fit", total)
+		return
+	}
+	mccsAt := at + 4 + 4*total
+	mccs := int(r.u32(mccsAt))
+	if r.err != nil || mccs > len(r.b)/8 {
+		r.fail(mccsAt, "%d MCCs cannot fit", mccs)
+		return
+	}
+	pool := r.sub(mccsAt + 4 + 8*mccs)
+	l.pool = readStrings(pool)
+	if pool.err != nil {
+		r.err = pool.err
+		return
+	}
+	l.decode(r, &l.pool)
+}
+
+func (l *networkList) decode(r *reader, strs *stringPool) {
 	n := int(r.u32(0))
 	if n > len(r.b)/planfmt.NetworkSize {
 		r.fail(0, "%d networks cannot fit in %d bytes", n, len(r.b))

@@ -1,10 +1,5 @@
 package numbering
 
-import (
-	"fmt"
-	"strconv"
-)
-
 // Lengths from libphonenumber: a calling code has at most 3 digits and a
 // national significant number at most 17 (ITU-T E.164 allows 15 in all; some
 // plans exceed it).
@@ -75,7 +70,7 @@ func (n Number) AppendTo(b []byte) []byte {
 func (n Number) MarshalText() ([]byte, error) { return n.AppendTo(nil), nil }
 
 // GoString makes %#v readable in test failures.
-func (n Number) GoString() string { return "numbering.Number(" + strconv.Quote(n.String()) + ")" }
+func (n Number) GoString() string { return "numbering.Number(\"" + n.String() + "\")" }
 
 // ParseError is returned by Plan.Parse for input that is not a phone number
 // in international format. Branch on Reason.
@@ -89,7 +84,7 @@ type ParseError struct {
 
 func (e *ParseError) Error() string {
 	if e.Offset >= 0 && e.Offset < len(e.Input) {
-		return fmt.Sprintf("numbering: parsing %q: %s at byte %d", e.Input, e.Reason, e.Offset)
+		return sprintf("numbering: parsing %q: %s at byte %d", e.Input, e.Reason, e.Offset)
 	}
-	return fmt.Sprintf("numbering: parsing %q: %s", e.Input, e.Reason)
+	return sprintf("numbering: parsing %q: %s", e.Input, e.Reason)
 }

@@ -1,11 +1,9 @@
 package numbering
 
 import (
-	"bufio"
-	"crypto/sha256"
-	"encoding/hex"
+	"bytes"
 	"errors"
-	"fmt"
+	"hash/crc32"
 	"io"
 	"os"
 	"strings"
@@ -28,9 +26,9 @@ type OverlayError struct {
 
 func (e *OverlayError) Error() string {
 	if e.Line > 0 {
-		return fmt.Sprintf("numbering: %s line %d: %s", e.Name, e.Line, e.Msg)
+		return sprintf("numbering: %s line %d: %s", e.Name, e.Line, e.Msg)
 	}
-	return fmt.Sprintf("numbering: %s: %s", e.Name, e.Msg)
+	return sprintf("numbering: %s: %s", e.Name, e.Msg)
 }
 
 // Unwrap returns ErrOverlay and the underlying error, if any.
@@ -40,6 +38,8 @@ func (e *OverlayError) Unwrap() []error {
 	}
 	return []error{ErrOverlay}
 }
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // overlay is the lines of the overlays given to Load, compiled over the
 // plan: a longest-prefix table over the full digits (calling code
@@ -63,10 +63,6 @@ type overlayEntry struct {
 	name    string // the overlay it came from
 	line    int
 }
-
-// maxOverlayLines bounds one overlay, so that a wrong file given as an
-// overlay fails fast rather than filling memory.
-const maxOverlayLines = 1 << 20
 
 // overlayTypes are the type names an overlay line may give, and the
 // libphonenumber types they stand for.
@@ -100,11 +96,11 @@ func (p *Plan) applyOverlays(sources []overlaySource) error {
 			defer f.Close()
 			r = f
 		}
-		sum := sha256.New()
+		sum := crc32.New(castagnoli)
 		lines, err := p.parseOverlay(src.name, io.TeeReader(r, sum), func(e overlayEntry) error {
 			if i, ok := seen[e.prefix]; ok {
 				prev := &ov.entries[i]
-				return fmt.Errorf("prefix +%s is also given in %s line %d: one line per prefix", e.prefix, prev.name, prev.line)
+				return errorf("prefix +%s is also given in %s line %d: one line per prefix", e.prefix, prev.name, prev.line)
 			}
 			seen[e.prefix] = len(ov.entries)
 			ov.entries = append(ov.entries, e)
@@ -113,7 +109,7 @@ func (p *Plan) applyOverlays(sources []overlaySource) error {
 		if err != nil {
 			return err
 		}
-		names = append(names, fmt.Sprintf("%s (%d lines, %s)", src.name, lines, hex.EncodeToString(sum.Sum(nil))[:12]))
+		names = append(names, sprintf("%s (%d lines, crc32c %s)", src.name, lines, hexString(sum.Sum(nil))))
 	}
 	list := make([]prefixmap.Entry[int32], len(ov.entries))
 	for i, e := range ov.entries {
@@ -129,18 +125,32 @@ func (p *Plan) applyOverlays(sources []overlaySource) error {
 	return nil
 }
 
+// Bounds of one overlay, so that a wrong file given as an overlay fails
+// fast rather than filling memory.
+const (
+	maxOverlayBytes = 64 << 20
+	maxOverlayLine  = 64 << 10
+)
+
 // parseOverlay reads one overlay and calls add for each line; it returns
 // the number of lines that are not comments or blank.
 func (p *Plan) parseOverlay(name string, r io.Reader, add func(overlayEntry) error) (int, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 4096), 64<<10)
+	text, err := io.ReadAll(io.LimitReader(r, maxOverlayBytes+1))
+	switch {
+	case err != nil:
+		return 0, &OverlayError{Name: name, Msg: err.Error(), Err: err}
+	case len(text) > maxOverlayBytes:
+		return 0, &OverlayError{Name: name, Msg: sprintf("larger than %d MiB", maxOverlayBytes>>20)}
+	}
 	n, count := 0, 0
-	for sc.Scan() {
+	for len(text) > 0 {
+		var raw []byte
+		raw, text, _ = bytes.Cut(text, []byte{'\n'})
 		n++
-		if n > maxOverlayLines {
-			return 0, &OverlayError{Name: name, Line: n, Msg: fmt.Sprintf("more than %d lines", maxOverlayLines)}
+		if len(raw) > maxOverlayLine {
+			return 0, &OverlayError{Name: name, Line: n, Msg: sprintf("line longer than %d KiB", maxOverlayLine>>10)}
 		}
-		line := strings.TrimSuffix(sc.Text(), "\r")
+		line := strings.TrimSuffix(string(raw), "\r")
 		if strings.TrimSpace(line) == "" || strings.HasPrefix(strings.TrimSpace(line), "#") {
 			continue
 		}
@@ -153,12 +163,6 @@ func (p *Plan) parseOverlay(name string, r io.Reader, add func(overlayEntry) err
 		if err != nil {
 			return 0, &OverlayError{Name: name, Line: n, Msg: err.Error()}
 		}
-	}
-	if err := sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			return 0, &OverlayError{Name: name, Line: n + 1, Msg: "line longer than 64 KiB"}
-		}
-		return 0, &OverlayError{Name: name, Msg: err.Error(), Err: err}
 	}
 	if count == 0 {
 		return 0, &OverlayError{Name: name, Msg: "no lines: an overlay needs at least one"}
@@ -175,23 +179,23 @@ func (p *Plan) overlayLine(line string) (overlayEntry, error) {
 	}
 	f := strings.Split(line, "\t")
 	if len(f) < 4 || len(f) > 5 {
-		return e, fmt.Errorf("%d tab-separated fields; want prefix, type, network, MCCMNC and an optional note (fields are separated by tabs, not spaces)", len(f))
+		return e, errorf("%d tab-separated fields; want prefix, type, network, MCCMNC and an optional note (fields are separated by tabs, not spaces)", len(f))
 	}
 	for i := range f {
 		f[i] = strings.TrimSpace(f[i])
 	}
 	prefix := strings.ReplaceAll(strings.TrimPrefix(f[0], "+"), " ", "")
 	if prefix == "" || !isDigits(prefix) {
-		return e, fmt.Errorf("prefix %q: want digits in international form, such as +4915510 or +49 15510", f[0])
+		return e, errorf("prefix %q: want digits in international form, such as +4915510 or +49 15510", f[0])
 	}
 	cc, national, ok := p.SplitCallingCode(prefix)
 	switch {
 	case !ok:
-		return e, fmt.Errorf("prefix %s: no country uses its leading digits as a calling code", f[0])
+		return e, errorf("prefix %s: no country uses its leading digits as a calling code", f[0])
 	case national == "":
-		return e, fmt.Errorf("prefix %s: a whole calling code; give at least one digit after it", f[0])
+		return e, errorf("prefix %s: a whole calling code; give at least one digit after it", f[0])
 	case len(national) > maxNationalDigits:
-		return e, fmt.Errorf("prefix %s: longer than any number", f[0])
+		return e, errorf("prefix %s: longer than any number", f[0])
 	}
 	e.prefix = prefix
 	code := &p.codes[p.byCC[cc]]
@@ -202,7 +206,7 @@ func (p *Plan) overlayLine(line string) (overlayEntry, error) {
 	} else {
 		t, ok := overlayTypes[f[1]]
 		if !ok {
-			return e, fmt.Errorf("type %q: want one of MOBILE, LANDLINE, MOBILE_OR_LANDLINE, TOLL_FREE, PREMIUM_RATE, SHARED_COST, VOIP, PAGER, UAN, VOICEMAIL, or - to keep the plan's", f[1])
+			return e, errorf("type %q: want one of MOBILE, LANDLINE, MOBILE_OR_LANDLINE, TOLL_FREE, PREMIUM_RATE, SHARED_COST, VOIP, PAGER, UAN, VOICEMAIL, or - to keep the plan's", f[1])
 		}
 		e.typ = t
 		for _, d := range typeDesc[t] {
@@ -217,7 +221,7 @@ func (p *Plan) overlayLine(line string) (overlayEntry, error) {
 
 	switch {
 	case f[2] == "-" && f[3] != "-":
-		return e, fmt.Errorf("MCCMNC %s without a network: a code goes with the network it belongs to (give the network's name, or - for both)", f[3])
+		return e, errorf("MCCMNC %s without a network: a code goes with the network it belongs to (give the network's name, or - for both)", f[3])
 	case f[2] == "-":
 		e.keepNet = true
 	case f[2] == "":
@@ -226,7 +230,7 @@ func (p *Plan) overlayLine(line string) (overlayEntry, error) {
 		e.network = f[2]
 		if f[3] != "-" {
 			if len(f[3]) < 5 || len(f[3]) > 6 || !isDigits(f[3]) {
-				return e, fmt.Errorf("MCCMNC %q: want 5 or 6 digits, or - for none", f[3])
+				return e, errorf("MCCMNC %q: want 5 or 6 digits, or - for none", f[3])
 			}
 			e.mccmnc = f[3]
 		}

@@ -69,7 +69,7 @@ func TestOverlay(t *testing.T) {
 	require.Equal(t, "20420", base.ClassifyString("+31 6 41 123456").MCCMNC)
 
 	v := p.Version()
-	require.Regexp(t, `^overlay \(4 lines, [0-9a-f]{12}\)$`, v.Overlay)
+	require.Regexp(t, `^overlay \(4 lines, crc32c [0-9a-f]{8}\)$`, v.Overlay)
 	require.True(t, strings.HasSuffix(v.String(), " + overlay "+v.Overlay))
 	require.Empty(t, base.Version().Overlay)
 

@@ -177,7 +177,7 @@ func collect(s string, buf *[maxDigits + 4]byte) (nd int, plus, letters bool, re
 	if len(s) > maxInputLength {
 		return 0, false, false, InputTooLong, -1
 	}
-	if len(s)-start >= 4 && strings.EqualFold(s[start:start+4], "tel:") {
+	if len(s)-start >= 4 && asciiEqualFold(s[start:start+4], "tel:") {
 		start += 4
 	}
 	if hasExtension(s[start:]) {
@@ -232,7 +232,7 @@ func hasExtension(s string) bool {
 		return true
 	}
 	for i := strings.IndexByte(s, ';'); i >= 0 && i+5 <= len(s); i++ {
-		if s[i] == ';' && strings.EqualFold(s[i:i+5], ";ext=") {
+		if s[i] == ';' && asciiEqualFold(s[i:i+5], ";ext=") {
 			return true
 		}
 	}
@@ -253,9 +253,9 @@ func hasExtension(s string) bool {
 		return false
 	}
 	switch {
-	case strings.EqualFold(w, "ext"), strings.EqualFold(w, "extn"), strings.EqualFold(w, "extension"):
+	case asciiEqualFold(w, "ext"), asciiEqualFold(w, "extn"), asciiEqualFold(w, "extension"):
 		return true
-	case strings.EqualFold(w, "x"):
+	case asciiEqualFold(w, "x"):
 		return countLetters(s) == 1
 	}
 	return false
@@ -289,4 +289,27 @@ func (r *region) testLength(l int) Reason {
 		return NoReason
 	}
 	return InvalidLength
+}
+
+// asciiEqualFold is strings.EqualFold for ASCII letters only: the keywords
+// it compares ("tel:", "ext", ...) are ASCII, and a Unicode fold would take
+// the long s of "extenſion" for an s (libphonenumber's patterns ignore
+// ASCII case only), besides costing the browser module Unicode's tables.
+func asciiEqualFold(s, t string) bool {
+	if len(s) != len(t) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		a, b := s[i], t[i]
+		if 'A' <= a && a <= 'Z' {
+			a += 'a' - 'A'
+		}
+		if 'A' <= b && b <= 'Z' {
+			b += 'a' - 'A'
+		}
+		if a != b {
+			return false
+		}
+	}
+	return true
 }

@@ -1,7 +1,6 @@
 package numbering
 
 import (
-	"fmt"
 	"io"
 	"os"
 
@@ -155,14 +154,29 @@ func Load(opts ...Option) (*Plan, error) {
 func Open(path string, opts ...Option) (*Plan, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("numbering: %w", err)
+		return nil, &fileError{err: err}
 	}
 	p, err := OpenBytes(b, opts...)
 	if err != nil {
-		return nil, fmt.Errorf("%w (%s)", err, path)
+		return nil, &fileError{path: path, err: err}
 	}
 	return p, nil
 }
+
+// fileError is an error of Open: the file's, or the plan's with the path.
+type fileError struct {
+	path string // "" when err names the file itself
+	err  error
+}
+
+func (e *fileError) Error() string {
+	if e.path == "" {
+		return "numbering: " + e.err.Error()
+	}
+	return e.err.Error() + " (" + e.path + ")"
+}
+
+func (e *fileError) Unwrap() error { return e.err }
 
 // OpenBytes reads a plan from the bytes of a plan file, in place: the Plan
 // keeps b and its strings and tables point into it, so b must not be
@@ -232,7 +246,7 @@ func (p *Plan) read(raw *rawPlan) error {
 		}
 	}
 	if r := sec(planfmt.SecNetworks); r != nil {
-		p.networks.read(r, &p.strings)
+		p.networks.read(r)
 		if r.err != nil {
 			return r.err
 		}
@@ -405,9 +419,15 @@ func (p *Plan) readGeocoding(r *reader) {
 	if r.err != nil {
 		return
 	}
+	pool := r.sub(at + 4*values)
+	strs := readStrings(pool)
+	if pool.err != nil {
+		r.err = pool.err
+		return
+	}
 	p.places = make([]string, values)
 	for i := range p.places {
-		p.places[i] = r.str(&p.strings, at+4*i)
+		p.places[i] = r.str(&strs, at+4*i)
 	}
 	p.geo = t
 }
@@ -426,9 +446,15 @@ func (p *Plan) readZones(r *reader) {
 		r.fail(at+8*values, "%d zone names cannot fit", total)
 		return
 	}
+	pool := r.sub(listAt + 4*total)
+	strs := readStrings(pool)
+	if pool.err != nil {
+		r.err = pool.err
+		return
+	}
 	names := make([]string, total)
 	for i := range names {
-		names[i] = r.str(&p.strings, listAt+4*i)
+		names[i] = r.str(&strs, listAt+4*i)
 	}
 	p.zoneSets = make([][]string, values)
 	for i := range p.zoneSets {

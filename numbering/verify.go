@@ -1,29 +1,25 @@
 package numbering
 
 import (
-	"bytes"
-	"crypto/sha256"
 	"slices"
 	"unicode/utf8"
 
 	"github.com/numenhq/numen/numbering/internal/planfmt"
 )
 
-// Verify checks the plan file beyond what Open does: the SHA-256 digest of
-// its body against the header, that sections do not overlap, that every
-// string is valid UTF-8, that region codes are unique and that each
-// national-prefix program can match. Open already rejects damaged files
-// (checksums) and any structure a lookup could trip on; Verify is for
+// Verify checks the plan file beyond what Open does: that sections do not
+// overlap, that every string is valid UTF-8, that region codes are unique,
+// that every MCCMNC is 5 or 6 digits and that each national-prefix program
+// can match. Open already rejects damaged files (the CRC-32C checksums of
+// header and body) and any structure a lookup could trip on; Verify is for
 // files from elsewhere, before they are put to use (numen plan verify).
-// It returns a *FormatError.
+// (The header's SHA-256 digest names the data, in Version; it is no
+// protection beyond the checksums, as whoever can change a file can
+// recompute either.) It returns a *FormatError.
 func (p *Plan) Verify() error {
 	raw, err := readHeader(p.file)
 	if err != nil {
 		return err
-	}
-	b := p.file
-	if sum := sha256.Sum256(b[planfmt.HeaderSize:]); !bytes.Equal(sum[:16], b[planfmt.OffDigest:planfmt.OffDigest+16]) {
-		return formatErr("header", planfmt.OffDigest, "digest %x, the header says %x", sum[:16], b[planfmt.OffDigest:planfmt.OffDigest+16])
 	}
 	spans := make([]span, 0, len(raw.sections))
 	for _, s := range raw.sections {
@@ -38,6 +34,18 @@ func (p *Plan) Verify() error {
 	for i := range p.strings.count {
 		if s := p.strings.get(uint32(i)); !utf8.ValidString(s) {
 			return formatErr("strings section", raw.sections[planfmt.SecStrings].off, "string %d (%q) is not valid UTF-8", i, s)
+		}
+	}
+	for i, s := range p.places {
+		if !utf8.ValidString(s) {
+			return formatErr("geocoding section", raw.sections[planfmt.SecGeocoding].off, "description %d (%q) is not valid UTF-8", i, s)
+		}
+	}
+	for _, set := range p.zoneSets {
+		for _, z := range set {
+			if !utf8.ValidString(z) || z == "" {
+				return formatErr("time zones section", raw.sections[planfmt.SecTimezones].off, "zone name %q", z)
+			}
 		}
 	}
 	seen := map[string]bool{}
@@ -60,6 +68,11 @@ func (p *Plan) Verify() error {
 		}
 		if !matches {
 			return formatErr("national prefixes section", raw.sections[planfmt.SecNationalPrefix].off, "+%d: the program cannot match", c.code)
+		}
+	}
+	for i := range p.networks.pool.count {
+		if s := p.networks.pool.get(uint32(i)); !utf8.ValidString(s) {
+			return formatErr("networks section", raw.sections[planfmt.SecNetworks].off, "string %d (%q) is not valid UTF-8", i, s)
 		}
 	}
 	if p.networks.n > 0 {

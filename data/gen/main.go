@@ -45,7 +45,16 @@ func main() {
 	moduleDir := flag.String("phonenumbers", "", "phonenumbers module directory (default: asked of `go list -m`)")
 	tarball := flag.String("mcc-mnc-list", "", "the "+mccmncListPackage+"-"+mccmncListVersion+".tgz tarball (default: fetched with npm pack)")
 	report := flag.Bool("coverage", false, "print the MCCMNC coverage table (Markdown) instead of writing files")
+	strip := flag.String("strip", "", "write a copy of -plan without these optional sections (comma-separated: ranges, networks, geocoding, timezones) to -o, instead of generating")
+	planFile := flag.String("plan", "data/numbering/plan.bin", "the plan file -strip reads")
 	flag.Parse()
+	if *strip != "" {
+		if err := stripPlan(*planFile, *out, *strip); err != nil {
+			fmt.Fprintln(os.Stderr, "gen:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *report {
 		if err := printCoverage(*out, *moduleDir, *tarball); err != nil {
 			fmt.Fprintln(os.Stderr, "gen:", err)
@@ -131,6 +140,39 @@ func printCoverage(out, moduleDir, tarball string) error {
 		return err
 	}
 	writeCurationHints(os.Stderr, cov, matches, entries)
+	return nil
+}
+
+// stripPlan writes the plan file in without the named optional sections
+// to out: a smaller plan for a build that does not need them (a web page's).
+func stripPlan(in, out, names string) error {
+	sections := map[string]compile.Section{
+		"ranges": compile.Ranges, "networks": compile.Networks,
+		"geocoding": compile.Geocoding, "timezones": compile.Timezones,
+	}
+	var drop []compile.Section
+	for _, name := range strings.Split(names, ",") {
+		s, ok := sections[strings.TrimSpace(name)]
+		if !ok {
+			return fmt.Errorf("-strip: %q is not an optional section (ranges, networks, geocoding, timezones)", name)
+		}
+		drop = append(drop, s)
+	}
+	plan, err := os.ReadFile(in)
+	if err != nil {
+		return err
+	}
+	stripped, err := compile.Strip(plan, drop...)
+	if err != nil {
+		return fmt.Errorf("%s: %w", in, err)
+	}
+	if out == "data" {
+		return errors.New("-strip: give -o FILE (the default, data, is the data package's directory)")
+	}
+	if err := os.WriteFile(out, stripped, 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "wrote %s (%d bytes; %s has %d)\n", out, len(stripped), in, len(plan))
 	return nil
 }
 

@@ -471,8 +471,11 @@ func (c *compiler) ranges(carriers, mccmnc []byte) ([]byte, error) {
 	return w.b, nil
 }
 
-// stringTable builds a table whose values are strings (Geocoding).
+// stringTable builds a table whose values are strings (Geocoding), with a
+// string pool of its own, so that a plan without the section has none of
+// its strings either.
 func (c *compiler) stringTable(tsv []byte) ([]byte, error) {
+	pool := newStringPool()
 	index := map[string]uint16{}
 	var values []uint32
 	var entries []entry
@@ -484,7 +487,7 @@ func (c *compiler) stringTable(tsv []byte) ([]byte, error) {
 			}
 			v = uint16(len(values))
 			index[value] = v
-			values = append(values, c.strings.id(value))
+			values = append(values, pool.id(value))
 		}
 		entries = append(entries, entry{prefix, v})
 		return nil
@@ -501,11 +504,14 @@ func (c *compiler) stringTable(tsv []byte) ([]byte, error) {
 	for _, v := range values {
 		w.u32(v)
 	}
+	w.bytes(pool.encode())
 	return w.b, nil
 }
 
-// zoneTable builds the Timezones section: values are lists of zone names.
+// zoneTable builds the Timezones section: values are lists of zone names,
+// from a string pool of the section's own.
 func (c *compiler) zoneTable(tsv []byte) ([]byte, error) {
+	pool := newStringPool()
 	index := map[string]uint16{}
 	var sets [][]uint32
 	var entries []entry
@@ -520,7 +526,7 @@ func (c *compiler) zoneTable(tsv []byte) ([]byte, error) {
 				if z == "" {
 					return fmt.Errorf("empty zone name in %q", value)
 				}
-				set = append(set, c.strings.id(z))
+				set = append(set, pool.id(z))
 			}
 			v = uint16(len(sets))
 			index[value] = v
@@ -550,11 +556,13 @@ func (c *compiler) zoneTable(tsv []byte) ([]byte, error) {
 			w.u32(z)
 		}
 	}
+	w.bytes(pool.encode())
 	return w.b, nil
 }
 
 // networks builds the Networks section from networks.tsv, with the home
-// region of each MCC: the region most of its networks belong to.
+// region of each MCC (the region most of its networks belong to) and a
+// string pool of its own.
 func (c *compiler) networks(tsv []byte) ([]byte, error) {
 	type network struct {
 		mccmnc, brand, operator string
@@ -583,13 +591,14 @@ func (c *compiler) networks(tsv []byte) ([]byte, error) {
 		}
 		mccCount[mcc][nw.regions[0]]++
 	}
+	pool := newStringPool() // the section's own: a plan without it is without its strings
 	var w writer
 	w.u32(uint32(len(list)))
 	at := 0
 	for _, nw := range list {
-		w.u32(c.strings.id(nw.mccmnc))
-		w.u32(c.strings.id(nw.brand))
-		w.u32(c.strings.id(nw.operator))
+		w.u32(pool.id(nw.mccmnc))
+		w.u32(pool.id(nw.brand))
+		w.u32(pool.id(nw.operator))
 		w.u32(uint32(at))
 		w.u32(uint32(len(nw.regions)))
 		var flags uint32
@@ -602,7 +611,7 @@ func (c *compiler) networks(tsv []byte) ([]byte, error) {
 	w.u32(uint32(at))
 	for _, nw := range list {
 		for _, r := range nw.regions {
-			w.u32(c.strings.id(r))
+			w.u32(pool.id(r))
 		}
 	}
 	mccs := slices.Sorted(maps.Keys(mccCount))
@@ -616,7 +625,8 @@ func (c *compiler) networks(tsv []byte) ([]byte, error) {
 		}
 		v, _ := strconv.Atoi(mcc)
 		w.u32(uint32(v))
-		w.u32(c.strings.id(best))
+		w.u32(pool.id(best))
 	}
+	w.bytes(pool.encode())
 	return w.b, nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/numenhq/numen/numbering/internal/planfmt"
 )
@@ -109,4 +110,51 @@ func assemble(libphonenumber string, sections []section) ([]byte, error) {
 	binary.LittleEndian.PutUint32(out[planfmt.OffBodyCRC:], planfmt.Checksum(body))
 	binary.LittleEndian.PutUint32(out[planfmt.OffHeaderCRC:], planfmt.Checksum(out[:planfmt.OffHeaderCRC]))
 	return out, nil
+}
+
+// Section names an optional part of a plan file: a plan does without it,
+// answering the fields it feeds as unknown.
+type Section uint32
+
+// The optional sections.
+const (
+	Ranges    Section = planfmt.SecRanges    // original networks and their MCCMNCs by range
+	Networks  Section = planfmt.SecNetworks  // the MCC-MNC list (Plan.Network)
+	Geocoding Section = planfmt.SecGeocoding // geographic descriptions (Result.Regions of geographic numbers)
+	Timezones Section = planfmt.SecTimezones // time zones
+)
+
+// Strip returns a copy of a plan file without the given optional sections,
+// with a new digest and checksums: a smaller plan, such as one for a web
+// page that shows no geography. The plan's checksums must be right.
+func Strip(plan []byte, drop ...Section) ([]byte, error) {
+	if len(plan) < planfmt.HeaderSize || string(plan[:len(planfmt.Magic)]) != planfmt.Magic ||
+		planfmt.U16(plan, planfmt.OffVersion) != planfmt.Version || int(planfmt.U32(plan, planfmt.OffLength)) != len(plan) ||
+		planfmt.Checksum(plan[planfmt.HeaderSize:]) != planfmt.U32(plan, planfmt.OffBodyCRC) {
+		return nil, fmt.Errorf("compile: not an intact plan file of format version %d", planfmt.Version)
+	}
+	for _, d := range drop {
+		if d != Ranges && d != Networks && d != Geocoding && d != Timezones {
+			return nil, fmt.Errorf("compile: section %d is not optional", d)
+		}
+	}
+	lpn := string(plan[planfmt.OffLibphonenumber : planfmt.OffLibphonenumber+16])
+	if i := strings.IndexByte(lpn, 0); i >= 0 {
+		lpn = lpn[:i]
+	}
+	var keep []section
+	for i := range int(planfmt.U16(plan, planfmt.OffSections)) {
+		at := planfmt.HeaderSize + i*planfmt.DirEntrySize
+		if at+planfmt.DirEntrySize > len(plan) {
+			return nil, fmt.Errorf("compile: section directory beyond the file")
+		}
+		id, off, n := planfmt.U32(plan, at), int(planfmt.U32(plan, at+4)), int(planfmt.U32(plan, at+8))
+		if off > len(plan) || n > len(plan)-off {
+			return nil, fmt.Errorf("compile: section %d beyond the file", id)
+		}
+		if !slices.Contains(drop, Section(id)) {
+			keep = append(keep, section{id, plan[off : off+n]})
+		}
+	}
+	return assemble(lpn, keep)
 }

@@ -26,10 +26,11 @@ package prefixmap
 
 import (
 	"cmp"
-	"fmt"
+	"errors"
 	"math"
 	"math/bits"
 	"slices"
+	"strconv"
 )
 
 // MaxDigits is the number of leading digits that keys encode; longer
@@ -77,11 +78,11 @@ type Prefix struct {
 // ParsePrefix returns the Prefix of 1 to MaxDigits ASCII digits.
 func ParsePrefix[S ~string | ~[]byte](prefix S) (Prefix, error) {
 	if len(prefix) == 0 || len(prefix) > MaxDigits {
-		return Prefix{}, fmt.Errorf("prefixmap: prefix %q: want 1 to %d digits", prefix, MaxDigits)
+		return Prefix{}, errors.New("prefixmap: prefix " + "\"" + string(prefix) + "\"" + ": want 1 to " + strconv.Itoa(MaxDigits) + " digits")
 	}
 	for i := 0; i < len(prefix); i++ {
 		if prefix[i] < '0' || prefix[i] > '9' {
-			return Prefix{}, fmt.Errorf("prefixmap: prefix %q: not a digit string", prefix)
+			return Prefix{}, errors.New("prefixmap: prefix " + "\"" + string(prefix) + "\"" + ": not a digit string")
 		}
 	}
 	lo := uint64(KeyOf(prefix))

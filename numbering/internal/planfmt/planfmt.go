@@ -47,15 +47,18 @@
 // NationalPrefix: programs that strip a national prefix (see Inst).
 //
 // Ranges, Geocoding, Timezones: prefix tables (see Table). Ranges' values
-// are uint32 pairs (network name string, MCCMNC string or NoString);
-// Geocoding's are uint32 strings; Timezones' are uint32 pairs (first
-// index into the zone list that follows the values, count), and the zone
-// list is uint32 strings.
+// are uint32 pairs (network name string, MCCMNC string or NoString).
+// Geocoding's are uint32 strings of a string pool (laid out as the Strings
+// section) that follows them. Timezones' are uint32 pairs (first index into
+// the zone list, count), then uint32 zone-list length Z, the zone list (Z
+// uint32 strings) and its string pool. The two optional sections carry
+// their own strings, so that a plan without them is without their strings.
 //
 // Networks: uint32 count N, then N records of NetworkSize bytes by
 // ascending MCCMNC; uint32 region-list length L and L uint32 region-code
 // strings (the networks' region lists); uint32 MCCs M and M records of
-// (uint32 MCC as a number, uint32 home region string).
+// (uint32 MCC as a number, uint32 home region string); then the section's
+// own string pool, which its strings index.
 package planfmt
 
 import (
