@@ -98,3 +98,27 @@ func isDigits(s string) bool {
 	}
 	return len(s) > 0
 }
+
+// PlanInfo describes a loaded plan file.
+type PlanInfo struct {
+	Bytes        int    // size of the file
+	Sections     string // the sections it holds, such as "strings, calling codes, ..."
+	CallingCodes int
+	Regions      int
+}
+
+// Info describes the plan file the Plan was read from.
+func (p *Plan) Info() PlanInfo {
+	info := PlanInfo{Bytes: len(p.file), CallingCodes: len(p.codes), Regions: len(p.regions)}
+	if raw, err := readHeader(p.file); err == nil {
+		for id := uint32(1); id <= planfmt.SecTimezones; id++ {
+			if _, ok := raw.sections[id]; ok {
+				if info.Sections != "" {
+					info.Sections += ", "
+				}
+				info.Sections += planfmt.SectionName(id)
+			}
+		}
+	}
+	return info
+}

@@ -35,6 +35,9 @@ type serveConfig struct {
 	// Coverage and PlatformMap are files replacing the embedded routing data.
 	Coverage    string `json:"coverage"`
 	PlatformMap string `json:"platform_map"`
+	// Plan is a numbering plan file to use instead of the built-in one
+	// (numbering.Open); --plan overrides it.
+	Plan string `json:"plan"`
 	// Overlays are files of corrections and new ranges compiled over the
 	// numbering plan (numbering.WithOverlayFile), after those of --overlay.
 	Overlays []string `json:"overlays"`
@@ -162,6 +165,7 @@ func loadConfig(path string) (*serveConfig, error) {
 	rel(&cfg.Data)
 	rel(&cfg.Coverage)
 	rel(&cfg.PlatformMap)
+	rel(&cfg.Plan)
 	for i := range cfg.Overlays {
 		rel(&cfg.Overlays[i])
 	}

@@ -5,8 +5,13 @@
 //	numen serve --config FILE | --demo              serve the lookup API (/api/v2)
 //	numen call METHOD PATH [BODY]                   send one signed request to the API
 //	numen portdb build|lookup|verify                the offline portability database
+//	numen plan verify [FILE]                        check a numbering plan file
 //	numen version                                   print the program and data versions
 //	numen help [command]                            show usage
+//
+// Before the command, --plan FILE uses another numbering plan file than the
+// built-in one and --overlay FILE (repeatable) compiles corrections and new
+// ranges over it.
 //
 // "numen nt" without NUMBER arguments reads one number per line from standard
 // input and streams the results in constant memory, so
@@ -63,15 +68,23 @@ type cli struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	loadPlan       func(...numbering.Option) (*numbering.Plan, error)
-	overlays       []string
+	planFile       string   // --plan: a plan file to use instead of the built-in one
+	overlays       []string // --overlay files
 }
 
-// plan loads the numbering plan with the --overlay files and more (those
-// of a serve config).
-func (c *cli) plan(more ...string) (*numbering.Plan, error) {
+// plan loads the numbering plan: the --plan file or planFile (a serve
+// config's) when given, else the built-in one, with the --overlay files
+// and more (a serve config's).
+func (c *cli) plan(planFile string, more ...string) (*numbering.Plan, error) {
 	var opts []numbering.Option
 	for _, path := range append(c.overlays[:len(c.overlays):len(c.overlays)], more...) {
 		opts = append(opts, numbering.WithOverlayFile(path))
+	}
+	if c.planFile != "" {
+		planFile = c.planFile
+	}
+	if planFile != "" {
+		return numbering.Open(planFile, opts...)
 	}
 	return c.loadPlan(opts...)
 }
@@ -79,7 +92,7 @@ func (c *cli) plan(more ...string) (*numbering.Plan, error) {
 const usageText = `Numen classifies phone numbers offline: type, validity, country and network.
 
 Usage:
-  numen [--overlay FILE]... <command> [arguments]
+  numen [--plan FILE] [--overlay FILE]... <command> [arguments]
 
 Commands:
   nt        classify phone numbers (from arguments or standard input)
@@ -87,9 +100,12 @@ Commands:
   serve     serve the lookup API (/api/v2); --demo runs it on a simulator
   call      send one signed request to the lookup API
   portdb    build, query and verify the offline portability database
+  plan      check a numbering plan file (numen plan verify FILE)
   version   print the numen version and the numbering data version
   help      show this help, or a command's: numen help <command>
 
+--plan FILE uses a numbering plan file (such as one go run ./data/gen wrote
+from newer libphonenumber data) instead of the one built into numen.
 --overlay FILE compiles an overlay over the numbering plan: corrections and
 new ranges, one per line, as "prefix<TAB>type<TAB>network<TAB>MCCMNC<TAB>note"
 (see go doc numbering, section Overlays). It may be given more than once.
@@ -98,14 +114,23 @@ Run "numen help nt" for the options of nt.
 `
 
 func (c *cli) run(args []string) int {
-	for len(args) > 0 && (args[0] == "--overlay" || args[0] == "-overlay" || strings.HasPrefix(args[0], "--overlay=") || strings.HasPrefix(args[0], "-overlay=")) {
-		if _, file, ok := strings.Cut(args[0], "="); ok {
-			c.overlays, args = append(c.overlays, file), args[1:]
-		} else if len(args) < 2 || args[1] == "" {
-			fmt.Fprintf(c.stderr, "numen: --overlay needs a file\nRun \"numen help\" for usage.\n")
-			return exitUsage
+	for len(args) > 0 {
+		name, value, hasValue := strings.Cut(strings.TrimLeft(args[0], "-"), "=")
+		if !strings.HasPrefix(args[0], "-") || name != "overlay" && name != "plan" {
+			break
+		}
+		if !hasValue {
+			if len(args) < 2 || args[1] == "" {
+				fmt.Fprintf(c.stderr, "numen: --%s needs a file\nRun \"numen help\" for usage.\n", name)
+				return exitUsage
+			}
+			value, args = args[1], args[1:]
+		}
+		args = args[1:]
+		if name == "plan" {
+			c.planFile = value
 		} else {
-			c.overlays, args = append(c.overlays, args[1]), args[2:]
+			c.overlays = append(c.overlays, value)
 		}
 	}
 	if len(args) == 0 {
@@ -121,6 +146,8 @@ func (c *cli) run(args []string) int {
 		return c.version(rest)
 	case "portdb":
 		return c.portdb(rest)
+	case "plan":
+		return c.planCmd(rest)
 	case "serve":
 		return c.serve(rest)
 	case "call":
@@ -145,6 +172,8 @@ func (c *cli) help(args []string) int {
 		fmt.Fprint(c.stdout, versionUsage)
 	case len(args) == 1 && args[0] == "portdb":
 		fmt.Fprint(c.stdout, portdbUsage)
+	case len(args) == 1 && args[0] == "plan":
+		fmt.Fprint(c.stdout, planUsage)
 	case len(args) == 1 && args[0] == "serve":
 		fmt.Fprint(c.stdout, serveUsage)
 	case len(args) == 1 && args[0] == "call":
@@ -171,7 +200,7 @@ func (c *cli) version(args []string) int {
 	if fs.NArg() > 0 {
 		return c.usageError("version", "unexpected argument %q", fs.Arg(0))
 	}
-	plan, err := c.plan()
+	plan, err := c.plan("")
 	if err != nil {
 		fmt.Fprintf(c.stderr, "numen version: loading numbering data: %v\n", err)
 		return exitError

@@ -11,7 +11,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/numenhq/numen/data"
 	"github.com/numenhq/numen/numbering"
+	"github.com/numenhq/numen/numbering/compile"
 )
 
 // loadShared loads the plan once for all tests; run itself loads it on
@@ -146,4 +148,41 @@ func TestUsage(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestPlanFlagAndVerify(t *testing.T) {
+	code, out, errOut := runCLI(t, nil, "plan", "verify")
+	require.Equal(t, exitOK, code, errOut)
+	require.Contains(t, out, "built-in plan: ok\nversion: "+testPlan(t).Version().String()+"\n")
+	require.Contains(t, out, "geocoding, time zones")
+
+	dir := t.TempDir()
+	stripped, err := compile.Strip(data.Plan(), compile.Geocoding)
+	require.NoError(t, err)
+	file := filepath.Join(dir, "plan.bin")
+	require.NoError(t, os.WriteFile(file, stripped, 0o644))
+	code, out, errOut = runCLI(t, nil, "plan", "verify", file)
+	require.Equal(t, exitOK, code, errOut)
+	require.Contains(t, out, file+": ok\n")
+	require.NotContains(t, out, "geocoding")
+
+	// --plan answers from the file: no geography without its section.
+	code, out, errOut = runCLI(t, nil, "--plan", file, "nt", "+49 30 1234567")
+	require.Equal(t, exitOK, code, errOut)
+	require.Contains(t, out, `"regions":["Germany"]`)
+	code, out, _ = runCLI(t, nil, "nt", "+49 30 1234567")
+	require.Equal(t, exitOK, code)
+	require.Contains(t, out, `"regions":["Berlin"]`)
+
+	require.NoError(t, os.WriteFile(file, stripped[:len(stripped)/2], 0o644))
+	code, _, errOut = runCLI(t, nil, "plan", "verify", file)
+	require.Equal(t, exitError, code)
+	require.Contains(t, errOut, "truncated or extended")
+	code, _, errOut = runCLI(t, nil, "--plan", file, "version")
+	require.Equal(t, exitError, code)
+	require.Contains(t, errOut, "truncated or extended")
+
+	code, _, errOut = runCLI(t, nil, "plan", "check")
+	require.Equal(t, exitUsage, code)
+	require.Contains(t, errOut, `unknown subcommand "check"`)
 }

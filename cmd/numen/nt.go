@@ -58,7 +58,7 @@ func (c *cli) nt(args []string) int {
 		return code
 	}
 
-	plan, err := c.plan()
+	plan, err := c.plan("")
 	if err != nil {
 		fmt.Fprintf(c.stderr, "numen nt: loading numbering data: %v\n", err)
 		return exitError

@@ -95,7 +95,7 @@ func (c *cli) portdbBuild(args []string) int {
 	case len(inputs) > 1:
 		return c.usageError("portdb", "build: unexpected argument %q", inputs[1])
 	}
-	plan, err := c.plan()
+	plan, err := c.plan("")
 	if err != nil {
 		return c.portdbFail("build", "loading numbering data: %v", err)
 	}
@@ -189,7 +189,7 @@ func (c *cli) portdbLookup(args []string) int {
 		return c.usageError("portdb", "lookup: missing database FILE")
 	}
 	path, numbers := rest[0], rest[1:]
-	plan, err := c.plan()
+	plan, err := c.plan("")
 	if err != nil {
 		return c.portdbFail("lookup", "loading numbering data: %v", err)
 	}

@@ -48,7 +48,7 @@ func (c *cli) route(args []string) int {
 		fmt.Fprintf(c.stderr, "numen route: "+format+"\n", args...)
 		return exitError
 	}
-	plan, err := c.plan()
+	plan, err := c.plan("")
 	if err != nil {
 		return fail("loading numbering data: %v", err)
 	}

@@ -121,7 +121,7 @@ func (c *cli) serve(args []string) int {
 // runServer builds everything from cfg and serves until ctx ends. ready,
 // when not nil, receives the listener's address once it accepts.
 func (c *cli) runServer(ctx context.Context, cfg *serveConfig, demo bool, logger *slog.Logger, ready chan<- string) error {
-	plan, err := c.plan(cfg.Overlays...)
+	plan, err := c.plan(cfg.Plan, cfg.Overlays...)
 	if err != nil {
 		return fmt.Errorf("loading numbering data: %w", err)
 	}
