@@ -1,6 +1,7 @@
 package numbering
 
 import (
+	"encoding/binary"
 	"errors"
 	"strings"
 	"unsafe"
@@ -239,8 +240,18 @@ func readAutomaton(r *reader, off uint32, what string) automaton {
 		return automaton{}
 	}
 	for st := 0; st < states; st++ {
+		rec := a.rows[st*row : st*row+row]
 		for d := 0; d < 10; d++ {
-			if n := a.step(st, d); n >= states {
+			n := int(rec[2+d])
+			if n == planfmt.NarrowDead {
+				n = -1
+			}
+			if wide {
+				if n = int(binary.LittleEndian.Uint16(rec[2+2*d : 4+2*d])); n == planfmt.NoState {
+					n = -1
+				}
+			}
+			if n >= states {
 				r.fail(int(off)+row*(st+1), "%s automaton: state %d leads to state %d of %d", what, st, n, states)
 				return automaton{}
 			}
@@ -384,14 +395,23 @@ func readTable(r *reader) (t prefixTable, values, payload int) {
 	if planfmt.U32(t.starts, 0) != 0 {
 		r.fail(planfmt.TableHeaderSize, "first segment starts at key %d, not 0", planfmt.U32(t.starts, 0))
 	}
-	for i := 1; i < n && r.err == nil; i++ {
-		if s := planfmt.U32(t.starts, 4*i); s <= planfmt.U32(t.starts, 4*i-4) || s >= planfmt.KeySpan {
-			r.fail(planfmt.TableHeaderSize+4*i, "segment %d starts at key %d: out of order", i, s)
+	// These loops run over every segment at each load: kept tight.
+	prev := uint32(0)
+	for off := 4; off+4 <= len(t.starts); off += 4 {
+		s := binary.LittleEndian.Uint32(t.starts[off : off+4])
+		if s <= prev {
+			r.fail(planfmt.TableHeaderSize+off, "segment %d starts at key %d: out of order", off/4, s)
+			break
 		}
+		prev = s
 	}
-	for i := 0; i < n && r.err == nil; i++ {
-		if v := planfmt.U16(t.values, 2*i); v != planfmt.NoValue && int(v) >= values {
-			r.fail(planfmt.TableHeaderSize+4*n+2*i, "segment %d has value %d of %d", i, v, values)
+	if prev >= planfmt.KeySpan {
+		r.fail(planfmt.TableHeaderSize+4*n-4, "last segment starts at key %d, beyond every key", prev)
+	}
+	for off := 0; off+2 <= len(t.values); off += 2 {
+		if v := binary.LittleEndian.Uint16(t.values[off : off+2]); v != planfmt.NoValue && int(v) >= values {
+			r.fail(planfmt.TableHeaderSize+4*n+off, "segment %d has value %d of %d", off/2, v, values)
+			break
 		}
 	}
 	// Each bucket must name the segment holding its first key, or a
