@@ -6,20 +6,25 @@ import (
 	"testing"
 
 	radix "github.com/armon/go-radix"
+	"github.com/numenhq/numen/numbering/internal/planfmt"
 	"github.com/numenhq/numen/numbering/prefixmap"
 )
 
-// The prefix tables held in the flattened key ranges that numbering uses
-// and, for comparison, in a go-radix tree (the structure routing uses for
-// its rules): geocoding, the largest (269,000 prefixes), and the MCCMNC
-// table. Both structures answer the same longest-prefix queries; see
-// benchmarks/README.md for the figures.
+// Two prefix tables of the plan in three structures: the plan file's own
+// key segments, read in place (what numbering looks up); the same
+// segments built in memory by package prefixmap (what routing uses for its
+// rules); and a go-radix tree. The tables: geocoding, the largest (269,000
+// prefixes), and the network ranges (29,000). All three answer the same
+// longest-prefix queries; see benchmarks/README.md for the figures.
 
 func geocodingPrefixes(tb testing.TB) (keys [][]byte, values []int32) {
-	return tablePrefixes(tb, "geocoding_en.tsv.gz")
+	keys, values, _ = tablePrefixes(tb, "geocoding_en.tsv.gz")
+	return keys, values
 }
 
-func tablePrefixes(tb testing.TB, name string) (keys [][]byte, values []int32) {
+// tablePrefixes reads a generated table: its prefixes, their values as
+// indexes, and the values.
+func tablePrefixes(tb testing.TB, name string) (keys [][]byte, values []int32, texts []string) {
 	raw := readGenerated(tb, name)
 	index := map[string]int32{}
 	for line := range bytes.Lines(raw) {
@@ -31,11 +36,12 @@ func tablePrefixes(tb testing.TB, name string) (keys [][]byte, values []int32) {
 		if !ok {
 			v = int32(len(index))
 			index[string(value)] = v
+			texts = append(texts, string(value))
 		}
 		keys = append(keys, prefix)
 		values = append(values, v)
 	}
-	return keys, values
+	return keys, values, texts
 }
 
 // queries are numbers that start with a known prefix followed by random digits.
@@ -80,14 +86,60 @@ func TestRadixAgreesWithPrefixTable(t *testing.T) {
 	}
 }
 
-func BenchmarkPrefixIndex(b *testing.B) {
-	for _, table := range []struct{ name, file string }{
-		{"geocoding", "geocoding_en.tsv.gz"},
-		{"mccmnc", "mccmnc.tsv.gz"},
+// TestPlanTablesAgreeWithPrefixmap: the plan file's geocoding and range
+// tables answer what prefixmap, built from the generated TSV, answers.
+func TestPlanTablesAgreeWithPrefixmap(t *testing.T) {
+	p := plan(t)
+	for _, tc := range []struct {
+		file  string
+		table *prefixTable
+		value func(int) string
+	}{
+		{"geocoding_en.tsv.gz", &p.geo, func(v int) string { return p.places[v] }},
+		{"carrier_en.tsv.gz", &p.ranges, func(v int) string { return p.rangeNet[v].name }},
 	} {
-		keys, values := tablePrefixes(b, table.file)
+		keys, values, texts := tablePrefixes(t, tc.file)
+		entries := make([]prefixmap.Entry[int32], len(keys))
+		for i, k := range keys {
+			pre, _ := prefixmap.ParsePrefix(k)
+			entries[i] = prefixmap.Entry[int32]{Prefix: pre, Value: values[i]}
+		}
+		want := prefixmap.New(entries, prefixmap.None)
+		for _, q := range prefixQueries(keys, 20000) {
+			w, g := "", ""
+			if v := want.Lookup(q); v != prefixmap.None {
+				w = texts[v]
+			}
+			if v := tc.table.lookup(planfmt.Key(q)); v >= 0 {
+				g = tc.value(v)
+			}
+			if w != g {
+				t.Fatalf("%s %s: plan %q, prefixmap %q", tc.file, q, g, w)
+			}
+		}
+	}
+}
+
+func BenchmarkPrefixIndex(b *testing.B) {
+	p := plan(b)
+	for _, table := range []struct {
+		name, file string
+		plan       *prefixTable
+	}{
+		{"geocoding", "geocoding_en.tsv.gz", &p.geo},
+		{"ranges", "carrier_en.tsv.gz", &p.ranges},
+	} {
+		keys, values, _ := tablePrefixes(b, table.file)
 		queries := prefixQueries(keys, 1<<16)
-		b.Run("table="+table.name+"/impl=sorted-ranges", func(b *testing.B) {
+		b.Run("table="+table.name+"/impl=plan-file", func(b *testing.B) {
+			t := table.plan
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				t.lookup(planfmt.Key(queries[i&(len(queries)-1)]))
+			}
+		})
+		b.Run("table="+table.name+"/impl=prefixmap", func(b *testing.B) {
 			entries := make([]prefixmap.Entry[int32], len(keys))
 			for i, k := range keys {
 				pre, _ := prefixmap.ParsePrefix(k)
