@@ -2,7 +2,8 @@
 // package mnp into the operations of Numen's lookup API (/api/v2): HLR, MNP
 // and NT lookups, route decisions, the route list and routing maps. Its
 // results are the API's objects (package engine/apiv2) with every field
-// filled as lookup-api-v2-spec.md and DESIGN.md describe: id, timestamp,
+// filled as the API's specification and Numen's documented decisions
+// (package engine/apiv2, the OpenAPI document) describe: id, timestamp,
 // storage name, route and routing instruction, data source, cost.
 //
 // Build one Engine with New and share it; build one Account per API key

@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// Lookup ids are 12 characters from [0-9a-z] (DESIGN.md), made of two
+// Lookup ids are 12 characters from [0-9a-z], made of two
 // parts:
 //
 //	01k3x9q2  7fzm

@@ -90,7 +90,8 @@ func (p *Plan) ClassifyString(s string) Result {
 		}
 		return res
 	}
-	res := p.Classify(n)
+	var res Result
+	p.classify(&res, &n)
 	res.Input = s
 	return res
 }
@@ -187,16 +188,24 @@ func (p *Plan) Validate(s string) Validity {
 // libphonenumber's rules exactly (the package tests compare the two on every
 // example number and on mutations of them) and allocates nothing.
 func (p *Plan) Classify(n Number) Result {
-	res := Result{Number: n, Status: StatusOK}
-	v, failed := p.judge(&n)
+	var res Result
+	p.classify(&res, &n)
+	return res
+}
+
+// classify is Classify into res, which must be the zero Result: the
+// result is filled where the caller keeps it, not copied out.
+func (p *Plan) classify(res *Result, n *Number) {
+	res.Number, res.Status = *n, StatusOK
+	v, failed := p.judge(n)
 	if failed != NoReason {
 		res.Status, res.Reason = StatusFailed, failed
-		return res
+		return
 	}
 	cc, r, t := v.cc, v.r, v.t
 	res.CountryPrefix = cc.prefix
 	if r != nil {
-		p.setCountry(&res, r)
+		p.setCountry(res, r)
 	} else {
 		res.Info = infoAmbiguousCC
 	}
@@ -204,8 +213,8 @@ func (p *Plan) Classify(n Number) Result {
 		res.Info = infoPersonal
 	}
 	if t == typeNone {
-		res.Reason = p.invalidReason(cc, &n)
-		return res
+		res.Reason = p.invalidReason(cc, n)
+		return
 	}
 	res.Valid = true
 	res.Type = t.api()
@@ -226,12 +235,10 @@ func (p *Plan) Classify(n Number) Result {
 	}
 	res.Regions = p.describe(cc, r, t, n, key)
 	if !t.geographic(cc.code) {
-		key = planfmt.Key(all[:n.ccLen])
-	}
-	if i := p.zones.lookup(key); i >= 0 {
+		res.Timezones = cc.zones // the calling code's, looked up at load
+	} else if i := p.zones.lookup(key); i >= 0 {
 		res.Timezones = p.zoneSets[i]
 	}
-	return res
 }
 
 const nonGeoRegion = "001"
@@ -248,7 +255,7 @@ func (p *Plan) setCountry(res *Result, r *region) {
 // Where libphonenumber gives no country name because the number is valid in
 // several regions of its calling code (Italian mobiles are valid in the
 // Vatican too), it names the region that GetRegionCodeForNumber picked, r.
-func (p *Plan) describe(cc *callingCode, r *region, t lpnType, n Number, key uint32) []string {
+func (p *Plan) describe(cc *callingCode, r *region, t lpnType, n *Number, key uint32) []string {
 	if !t.geographic(cc.code) {
 		return r.nameList
 	}

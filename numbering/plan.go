@@ -3,6 +3,7 @@ package numbering
 import (
 	"io"
 	"os"
+	"strconv"
 
 	"github.com/numenhq/numen/data"
 	"github.com/numenhq/numen/numbering/internal/planfmt"
@@ -68,6 +69,9 @@ type callingCode struct {
 	// digits (planfmt.DispatchDigits): a uint32 mask of candidate regions
 	// (bit j for regions[j]) for each; nil for a code of one region.
 	dispatch []byte
+	// zones are the time zones of the calling code as a whole, which
+	// non-geographic numbers take; nil when unknown.
+	zones []string
 }
 
 // Number-type descriptions in the order of the bits of region.types.
@@ -140,8 +144,8 @@ func WithOverlayFile(path string) Option {
 	return func(o *options) { o.overlays = append(o.overlays, overlaySource{name: path}) }
 }
 
-// Load opens the plan compiled into the binary (package data): about a
-// millisecond, with a few hundred kilobytes allocated (see the package
+// Load opens the plan compiled into the binary (package data): a few
+// milliseconds, with under a megabyte allocated (see the package
 // documentation). Do it once and share the Plan.
 func Load(opts ...Option) (*Plan, error) {
 	return OpenBytes(data.Plan(), opts...)
@@ -244,6 +248,14 @@ func (p *Plan) read(raw *rawPlan) error {
 		if r.err != nil {
 			return r.err
 		}
+		for i := range p.codes {
+			var digits [maxCallingCodeDigits]byte
+			cc := p.codes[i].prefix[1:]
+			copy(digits[:], cc)
+			if z := p.zones.lookup(planfmt.Key(digits[:len(cc)])); z >= 0 {
+				p.codes[i].zones = p.zoneSets[z]
+			}
+		}
 	}
 	if r := sec(planfmt.SecNetworks); r != nil {
 		p.networks.read(r)
@@ -333,7 +345,7 @@ func (p *Plan) readCodes(r *reader, automata *reader, progs []nationalPrefix) {
 		if r.err != nil {
 			return
 		}
-		if c.code <= 0 || c.code >= planfmt.MaxCallingCode || int(p.byCC[c.code]) != i || count == 0 || first != len(order) || first+count > nRegions {
+		if c.code <= 0 || c.code >= planfmt.MaxCallingCode || int(p.byCC[c.code]) != i || count == 0 || first != len(order) || first+count > nRegions || c.prefix != "+"+strconv.Itoa(c.code) {
 			r.fail(at, "calling code record %d (+%d) is inconsistent with the index", i, c.code)
 			return
 		}

@@ -168,8 +168,10 @@ func TestVerify(t *testing.T) {
 	// is sound), Verify does not.
 	b := bytes.Clone(data.Plan())
 	strAt, _ := sectionOf(t, b, planfmt.SecStrings)
-	text := strAt + 4 + 4*(int(planfmt.U32(b, strAt))+1)
-	b[text] = 0xFF
+	count := int(planfmt.U32(b, strAt))
+	text := strAt + 4 + 4*(count+1)
+	last := text + int(planfmt.U32(b, strAt+4*count)) // the last string: a name
+	b[last] = 0xFF
 	reseal(b, true)
 	p, err := OpenBytes(b)
 	require.NoError(t, err)

@@ -29,8 +29,7 @@
 // the longest matching prefix, else the network's rule, else the
 // country's. This is the spec's precedence (prefix over MCCMNC over country
 // over default, MNP fallback over conflicting custom rules) together with
-// DESIGN.md's route resolution order (account over platform, rejects
-// first).
+// Numen's route resolution order (account over platform, rejects first).
 //
 // Confidence is HIGH for a route scoring at least HighScore for the
 // number's network (or, network unknown, for its country: the route's

@@ -8,7 +8,7 @@ import (
 )
 
 // TestPrecedence checks every origin and each precedence rule, with
-// expectations taken from the spec's rules and DESIGN.md's resolution
+// expectations taken from the spec's rules and the package's resolution
 // order (see testCoverage for the scores):
 //
 //	spec 1: a number-prefix mapping wins over a conflicting MCCMNC mapping;

@@ -1,6 +1,7 @@
 // Package apiv2 holds the wire types of Numen's lookup API, /api/v2: the
-// request bodies and result objects of lookup-api-v2-spec.md with its field
-// names, and the decisions of DESIGN.md where the spec shows nothing. The
+// request bodies and result objects of the API's specification with its
+// field names, and Numen's decisions where the specification shows nothing
+// (each documented on its type and in the OpenAPI document). The
 // engine fills them, the HTTP adapter writes them, and the Go client
 // (package mnp/remote) reads them, so the three cannot drift apart.
 //
@@ -116,8 +117,8 @@ type HLRResult struct {
 	Cached bool `json:"cached"`
 }
 
-// MNPResult is the response of POST /mnp-lookup, with the fields DESIGN.md
-// lists, plus processing_status and error_description as in HLR results,
+// MNPResult is the response of POST /mnp-lookup: Numen's fields (the API's
+// specification shows none for it), plus processing_status and error_description as in HLR results,
 // so that a client tells a rejected lookup (no charge) from a completed one
 // without a table of codes.
 type MNPResult struct {
@@ -145,7 +146,7 @@ type MNPResult struct {
 	ErrorCode             *int    `json:"error_code"`
 	ErrorDescription      *string `json:"error_description"`
 	// Cached marks an answer served from the result cache (not charged
-	// again); an addition to DESIGN.md's fields.
+	// again); an addition to the MNP result's fields.
 	Cached bool `json:"cached"`
 }
 

@@ -1,10 +1,10 @@
 // Package httpapi serves Numen's lookup API, /api/v2, over HTTP: the
-// adapter between the wire (lookup-api-v2-spec.md, with DESIGN.md's
-// decisions) and package engine. It authenticates every protected request
-// (digest, X-Basic or Basic, package engine/auth), checks the account's IP
-// whitelist, method list and rate limit, decodes request bodies strictly,
-// and answers with the API's JSON objects, or with {"errors": [...]} and the
-// status codes of DESIGN.md:
+// adapter between the wire (the API as its OpenAPI document, OpenAPI,
+// describes it) and package engine. It authenticates every protected
+// request (digest, X-Basic or Basic, package engine/auth), checks the
+// account's IP whitelist, method list and rate limit, decodes request bodies
+// strictly, and answers with the API's JSON objects, or with
+// {"errors": [...]} and these status codes:
 //
 //	400 malformed JSON or invalid parameters, naming the field
 //	401 missing or failed authentication (stale timestamp included)

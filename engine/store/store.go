@@ -1,7 +1,7 @@
 // Package store keeps the results of lookups: every result the engine
 // returns is first appended to a named report (the API's "storage", such as
 // SYNC-API-NT-2026-11) of its account, where it can be listed, paged
-// through and downloaded as CSV or JSON (lookup-api-v2-spec.md, "Storage").
+// through and downloaded as CSV or JSON, as the API's specification has it.
 //
 // Store is the interface the sidecar uses. It is an engine.Sink, so the
 // engine records a result before it answers, and it adds what the web

@@ -154,7 +154,7 @@ func hlrAnswer(r *apiv2.HLRResult, want string, codes codeReader) (mnp.HLRAnswer
 func portAnswer(r *apiv2.MNPResult, want string, codes codeReader) (mnp.PortAnswer, error) {
 	status, ok := parseStatus(r.ProcessingStatus)
 	if !ok && strings.TrimSpace(r.ProcessingStatus) == "" {
-		// DESIGN.md's MNP result has query_status only; read it when
+		// An MNP result of another provider may have query_status only; read it when
 		// processing_status is missing.
 		status, ok = parseQueryStatus(r.QueryStatus)
 	}

@@ -185,7 +185,7 @@ func (p *fakeProvider) serve(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, f.status, b)
 		return
 	}
-	// GET /time is public, as DESIGN.md has it.
+	// GET /time is public, as the API has it.
 	if authErr != nil && endpoint != "GET /time" {
 		writeJSON(w, http.StatusUnauthorized, mustJSON(p.t, apiv2.ErrorBody{Errors: []string{authErr.Error()}}))
 		return

@@ -294,26 +294,25 @@ const (
 const KeySpan = 2357947691
 
 // Pow11 returns 11^n for n <= KeyDigits.
-func Pow11(n int) uint32 {
-	p := uint32(1)
-	for ; n > 0; n-- {
-		p *= 11
-	}
-	return p
-}
+func Pow11(n int) uint32 { return pow11[n] }
 
 // Key encodes the first KeyDigits ASCII digits of s.
 func Key[S ~string | ~[]byte](s S) uint32 {
 	n := min(len(s), KeyDigits)
+	// Two digits a step halves the chain of dependent multiplications:
+	// (a+1)*11 + (b+1) = 11a + b + 12.
 	var k uint32
-	for i := 0; i < n; i++ {
+	i := 0
+	for ; i+1 < n; i += 2 {
+		k = k*121 + uint32(s[i]-'0')*11 + uint32(s[i+1]-'0') + 12
+	}
+	if i < n {
 		k = k*11 + uint32(s[i]-'0') + 1
 	}
-	for i := n; i < KeyDigits; i++ {
-		k *= 11
-	}
-	return k
+	return k * pow11[KeyDigits-n]
 }
+
+var pow11 = [KeyDigits + 1]uint32{1, 11, 121, 1331, 14641, 161051, 1771561, 19487171, 214358881, 2357947691}
 
 // Network record layout (NetworkSize bytes).
 const (
