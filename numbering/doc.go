@@ -93,14 +93,18 @@
 //
 // # Performance
 //
-// Load reads the plan file in place: it checks the file's checksum and
+// Load reads the plan file in place: it checks the file's checksums and
 // structure and decodes the small directory of calling codes and regions;
-// the automata and tables stay in the file's bytes. It takes a few
-// milliseconds and allocates under a megabyte (figures in
-// benchmarks/README.md). Classify then walks one automaton per region tried
-// and binary-searches the prefix tables; ClassifyString adds parsing,
-// including national-prefix rules (such as "+44 0 20..." and Argentina's),
-// which a small matcher runs on the stack. Neither allocates.
+// the automata and tables stay in the file's bytes. It takes about 4 ms
+// and allocates under a megabyte, which stays live with the plan (figures
+// and commands in benchmarks/README.md). Classify walks the automaton of the
+// number's region (one cache line per significant digit; runs of states
+// that every digit leads through are skipped) and binary-searches at most
+// two prefix tables; ClassifyString adds parsing, national-prefix rules
+// (such as "+44 0 20..." and Argentina's) included, which a small matcher
+// runs on the stack. Over a corpus of every region's numbers ClassifyString
+// takes about 240 ns and Validate about 160 ns, 150 times faster than
+// phonenumbers; none of them allocates.
 //
 // # Thread safety
 //
