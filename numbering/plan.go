@@ -20,7 +20,7 @@ type Plan struct {
 	byCC     [planfmt.MaxCallingCode]int16 // calling code -> index into codes, -1 when unassigned
 	codes    []callingCode
 	regions  []region
-	byRegion [26 * 26]int16 // ISO code (two letters) -> index into regions, -1 when none
+	byRegion [26 * 26]int16 // ISO code (two letters) -> index into regions + 1; 0 when none
 	// ranges maps a number to the original network of its longest
 	// assigned range: name and MCCMNC come from that one range, so that
 	// an answer never pairs one operator's name with another's code.
@@ -40,8 +40,8 @@ type Version struct {
 	Libphonenumber string // libphonenumber metadata release, such as "v9.0.38"
 	Tables         string // the first 12 hex digits of the plan file's digest
 	// Overlay names the overlays compiled over the plan (WithOverlay), each
-	// as "name (N lines, digest)" where digest is the first 12 hex digits
-	// of the SHA-256 of its text; "" without overlays.
+	// as "name (N lines, crc32c XXXXXXXX)", the last the CRC-32C of its
+	// text; "" without overlays.
 	Overlay string
 }
 
