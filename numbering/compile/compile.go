@@ -471,15 +471,11 @@ func (c *compiler) ranges(carriers, mccmnc []byte) ([]byte, error) {
 	return w.b, nil
 }
 
-// stringTable builds a table whose values are strings (Geocoding), with a
-// string pool of its own, so that a plan without the section has none of
-// its strings either.
-func (c *compiler) stringTable(tsv []byte) ([]byte, error) {
-	pool := newStringPool()
+// internTable reads a "prefix<TAB>value" table and numbers its distinct
+// values in the order of first use.
+func internTable(tsv []byte) (entries []entry, values []string, err error) {
 	index := map[string]uint16{}
-	var values []uint32
-	var entries []entry
-	err := tsvLines(tsv, func(_ int, prefix, value string) error {
+	err = tsvLines(tsv, func(_ int, prefix, value string) error {
 		v, ok := index[value]
 		if !ok {
 			if len(values) >= planfmt.NoValue {
@@ -487,11 +483,19 @@ func (c *compiler) stringTable(tsv []byte) ([]byte, error) {
 			}
 			v = uint16(len(values))
 			index[value] = v
-			values = append(values, pool.id(value))
+			values = append(values, value)
 		}
 		entries = append(entries, entry{prefix, v})
 		return nil
 	})
+	return entries, values, err
+}
+
+// stringTable builds a table whose values are strings (Geocoding), with a
+// string pool of its own, so that a plan without the section has none of
+// its strings either.
+func (c *compiler) stringTable(tsv []byte) ([]byte, error) {
+	entries, values, err := internTable(tsv)
 	if err != nil {
 		return nil, err
 	}
@@ -499,42 +503,20 @@ func (c *compiler) stringTable(tsv []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	pool := newStringPool()
 	var w writer
 	t.encode(&w, len(values))
 	for _, v := range values {
-		w.u32(v)
+		w.u32(pool.id(v))
 	}
 	w.bytes(pool.encode())
 	return w.b, nil
 }
 
-// zoneTable builds the Timezones section: values are lists of zone names,
-// from a string pool of the section's own.
+// zoneTable builds the Timezones section: values are lists of zone names
+// ("&"-separated in the table), from a string pool of the section's own.
 func (c *compiler) zoneTable(tsv []byte) ([]byte, error) {
-	pool := newStringPool()
-	index := map[string]uint16{}
-	var sets [][]uint32
-	var entries []entry
-	err := tsvLines(tsv, func(_ int, prefix, value string) error {
-		v, ok := index[value]
-		if !ok {
-			if len(sets) >= planfmt.NoValue {
-				return fmt.Errorf("more than %d distinct zone lists", planfmt.NoValue)
-			}
-			var set []uint32
-			for _, z := range strings.Split(value, "&") {
-				if z == "" {
-					return fmt.Errorf("empty zone name in %q", value)
-				}
-				set = append(set, pool.id(z))
-			}
-			v = uint16(len(sets))
-			index[value] = v
-			sets = append(sets, set)
-		}
-		entries = append(entries, entry{prefix, v})
-		return nil
-	})
+	entries, values, err := internTable(tsv)
 	if err != nil {
 		return nil, err
 	}
@@ -542,19 +524,24 @@ func (c *compiler) zoneTable(tsv []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	pool := newStringPool()
+	var list []uint32
 	var w writer
-	t.encode(&w, len(sets))
-	at := 0
-	for _, s := range sets {
-		w.u32(uint32(at))
-		w.u32(uint32(len(s)))
-		at += len(s)
-	}
-	w.u32(uint32(at))
-	for _, s := range sets {
-		for _, z := range s {
-			w.u32(z)
+	t.encode(&w, len(values))
+	for _, v := range values {
+		w.u32(uint32(len(list)))
+		zones := strings.Split(v, "&")
+		w.u32(uint32(len(zones)))
+		for _, z := range zones {
+			if z == "" {
+				return nil, fmt.Errorf("empty zone name in %q", v)
+			}
+			list = append(list, pool.id(z))
 		}
+	}
+	w.u32(uint32(len(list)))
+	for _, z := range list {
+		w.u32(z)
 	}
 	w.bytes(pool.encode())
 	return w.b, nil

@@ -1,11 +1,10 @@
 package compile
 
 import (
-	"cmp"
 	"fmt"
-	"slices"
 
 	"github.com/numenhq/numen/numbering/internal/planfmt"
+	"github.com/numenhq/numen/numbering/prefixmap"
 )
 
 // entry maps one prefix (ASCII digits) to a value index.
@@ -24,83 +23,39 @@ type table struct {
 }
 
 // flatten builds the segments of entries, whose prefixes must be distinct
-// and of 1 to planfmt.KeyDigits digits.
+// and of 1 to planfmt.KeyDigits digits: prefixmap's segments (over keys of
+// prefixmap.MaxDigits digits, which for prefixes this short are the plan's
+// keys times 11^(MaxDigits-KeyDigits)), with a bucket index of their own.
 func flatten(entries []entry) (*table, error) {
-	type span struct {
-		lo, hi uint64 // uint64: the end of a prefix of nines is KeySpan
-		depth  int
-		value  uint16
-	}
-	spans := make([]span, len(entries))
+	list := make([]prefixmap.Entry[uint16], len(entries))
+	seen := make(map[string]bool, len(entries))
 	for i, e := range entries {
-		if len(e.prefix) == 0 || len(e.prefix) > planfmt.KeyDigits {
-			return nil, fmt.Errorf("prefix %q: want 1 to %d digits", e.prefix, planfmt.KeyDigits)
+		if len(e.prefix) > planfmt.KeyDigits {
+			return nil, fmt.Errorf("prefix %q: more than %d digits", e.prefix, planfmt.KeyDigits)
 		}
-		for j := 0; j < len(e.prefix); j++ {
-			if e.prefix[j] < '0' || e.prefix[j] > '9' {
-				return nil, fmt.Errorf("prefix %q: not a digit string", e.prefix)
-			}
+		if seen[e.prefix] {
+			return nil, fmt.Errorf("prefix %s given twice", e.prefix)
 		}
-		lo := uint64(planfmt.Key(e.prefix))
-		spans[i] = span{lo, lo + uint64(planfmt.Pow11(planfmt.KeyDigits-len(e.prefix))), len(e.prefix), e.value}
-	}
-	// Enclosing prefixes start at or before what they enclose; at the same
-	// start, the shorter (enclosing) one comes first.
-	slices.SortFunc(spans, func(a, b span) int {
-		if c := cmp.Compare(a.lo, b.lo); c != 0 {
-			return c
+		seen[e.prefix] = true
+		pre, err := prefixmap.ParsePrefix(e.prefix)
+		if err != nil {
+			return nil, err
 		}
-		return cmp.Compare(a.depth, b.depth)
-	})
-	for i := 1; i < len(spans); i++ {
-		if spans[i].lo == spans[i-1].lo && spans[i].depth == spans[i-1].depth {
-			return nil, fmt.Errorf("prefix given twice (key %d)", spans[i].lo)
+		list[i] = prefixmap.Entry[uint16]{Prefix: pre, Value: e.value}
+	}
+	segments := prefixmap.New(list, planfmt.NoValue)
+	scale := uint64(1)
+	for range prefixmap.MaxDigits - planfmt.KeyDigits {
+		scale *= 11
+	}
+	t := &table{}
+	for k, v := range segments.All() {
+		start := uint64(k) / scale
+		if start >= planfmt.KeySpan {
+			break // after a prefix of nines: covers no key
 		}
-	}
-	var starts []uint64
-	var values []uint16
-	starts, values = append(starts, 0), append(values, planfmt.NoValue)
-	emit := func(at uint64, v uint16) {
-		last := len(starts) - 1
-		switch {
-		case starts[last] == at:
-			values[last] = v
-			if last > 0 && values[last-1] == v {
-				starts, values = starts[:last], values[:last]
-			}
-		case values[last] != v:
-			starts = append(starts, at)
-			values = append(values, v)
-		}
-	}
-	var stack []span
-	pop := func() {
-		top := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		v := uint16(planfmt.NoValue)
-		if len(stack) > 0 {
-			v = stack[len(stack)-1].value
-		}
-		emit(top.hi, v)
-	}
-	for _, s := range spans {
-		for len(stack) > 0 && stack[len(stack)-1].hi <= s.lo {
-			pop()
-		}
-		emit(s.lo, s.value)
-		stack = append(stack, s)
-	}
-	for len(stack) > 0 {
-		pop()
-	}
-	// A segment starting at KeySpan (after a prefix of nines) covers no key.
-	if n := len(starts); starts[n-1] == planfmt.KeySpan {
-		starts, values = starts[:n-1], values[:n-1]
-	}
-	t := &table{values: values}
-	t.starts = make([]uint32, len(starts))
-	for i, s := range starts {
-		t.starts[i] = uint32(s)
+		t.starts = append(t.starts, uint32(start))
+		t.values = append(t.values, v)
 	}
 	// About two segments per bucket, at most MaxBucketDigits digits.
 	for t.buckets < planfmt.MaxBucketDigits && int(planfmt.Pow11(t.buckets))*2 < len(t.starts) {

@@ -27,6 +27,7 @@ package prefixmap
 import (
 	"cmp"
 	"errors"
+	"iter"
 	"math"
 	"math/bits"
 	"slices"
@@ -241,6 +242,18 @@ func (t *Table[V]) bucketOf(k uint64) uint64 {
 		q--
 	}
 	return q
+}
+
+// All yields the table's segments in key order: the key of the first digit
+// string of each and the value of the strings from there to the next.
+func (t *Table[V]) All() iter.Seq2[Key, V] {
+	return func(yield func(Key, V) bool) {
+		for i, s := range t.starts {
+			if !yield(Key(s), t.values[i]) {
+				return
+			}
+		}
+	}
 }
 
 // Segments returns the number of key segments, a measure of the table's
