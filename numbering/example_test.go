@@ -154,3 +154,23 @@ func ExamplePlan_Validate() {
 	// +33 6 12: valid=false type=UNKNOWN region="FR" reason="too short"
 	// +800 1234 5678: valid=true type=TOLL_FREE region="" reason=""
 }
+
+// Check follows input as it is typed: what it can still become, and why
+// not when it cannot.
+func ExamplePlan_Check() {
+	plan, err := numbering.Load()
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, in := range []string{"+4", "+49 15", "+49 151 2345678", "+49 151 23456789", "+44 (0)20 79", "+999"} {
+		pr := plan.Check(in)
+		fmt.Printf("%-18s %-10v types=%v regions=%v reason=%q\n", in, pr.State, pr.Types, pr.Regions(), pr.Reason)
+	}
+	// Output:
+	// +4                 incomplete types= regions=[] reason=""
+	// +49 15             incomplete types=MOBILE|VOICEMAIL regions=[DE] reason=""
+	// +49 151 2345678    incomplete types=MOBILE regions=[DE] reason=""
+	// +49 151 23456789   valid      types=MOBILE regions=[DE] reason=""
+	// +44 (0)20 79       incomplete types=LANDLINE regions=[GB] reason=""
+	// +999               impossible types= regions=[] reason="invalid country code"
+}

@@ -341,6 +341,18 @@ func (a *automaton) longestPrefix(digits []byte) int {
 	return n
 }
 
+// alive reports whether the walk over digits ends in a state from which
+// some pattern can still match.
+func (a *automaton) alive(digits []byte) bool {
+	s := 0
+	for _, c := range digits {
+		if s = a.step(s, int(c-'0')); s < 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // step returns the state after digit d (0-9) from state s, or -1.
 func (a *automaton) step(s, d int) int {
 	if a.wide {
@@ -353,6 +365,15 @@ func (a *automaton) step(s, d int) int {
 		return int(n)
 	}
 	return -1
+}
+
+// future returns the patterns that match at some state reachable from s,
+// s included: what input that reached s can still become.
+func (a *automaton) future(s int) uint16 {
+	if a.wide {
+		return planfmt.U16(a.rows, s*planfmt.WideRow+planfmt.WideFuture)
+	}
+	return planfmt.U16(a.rows, s*planfmt.NarrowRow+planfmt.NarrowFuture)
 }
 
 // acceptOf returns the patterns that match on reaching state s.

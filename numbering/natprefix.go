@@ -168,6 +168,25 @@ func (p *Plan) stripNationalPrefix(cc *callingCode, national []byte, buf *[maxSt
 	main := &p.regions[cc.regions[0]]
 	viable := func(nsn []byte) bool { return main.types.match(nsn)&(1<<descGeneral) != 0 }
 	viableOriginal := viable(national)
+	out, ok := np.expand(&st, national, buf)
+	if !ok {
+		return nil, false
+	}
+	if viableOriginal && !viable(out) {
+		return nil, false
+	}
+	switch main.testLength(len(out)) {
+	case TooShort, LocalOnly, InvalidLength:
+		return nil, false
+	}
+	return out, true
+}
+
+// expand writes into buf the national number a match of the rule leaves:
+// the transform's digits and groups (when the rule has a transform and its
+// last group took part), then the digits after the match. ok is false when
+// the result would not fit, which no rule of real data comes near.
+func (np *nationalPrefix) expand(st *matchState, national []byte, buf *[maxStripped]byte) (out []byte, ok bool) {
 	groups := np.slots/2 - 1
 	n := 0 // bytes of buf in use
 	if len(np.transform) > 0 && groups > 0 && st.caps[2*groups] >= 0 {
@@ -183,7 +202,7 @@ func (p *Plan) stripNationalPrefix(cc *callingCode, national []byte, buf *[maxSt
 			g := int(c &^ planfmt.TransformGroup)
 			if lo, hi := st.caps[2*g], st.caps[2*g+1]; lo >= 0 && hi >= lo {
 				if n+hi-lo > len(buf) {
-					return nil, false // longer than any number: no rule of real data does this
+					return nil, false
 				}
 				n += copy(buf[n:], national[lo:hi])
 			}
@@ -194,13 +213,5 @@ func (p *Plan) stripNationalPrefix(cc *callingCode, national []byte, buf *[maxSt
 		return nil, false
 	}
 	n += copy(buf[n:], rest)
-	out := buf[:n]
-	if viableOriginal && !viable(out) {
-		return nil, false
-	}
-	switch main.testLength(len(out)) {
-	case TooShort, LocalOnly, InvalidLength:
-		return nil, false
-	}
-	return out, true
+	return buf[:n], true
 }

@@ -126,7 +126,7 @@ func (c *compiler) automaton(d *digitDFA) (uint32, error) {
 		c.automata.u32(uint32(states))
 	}
 	c.automata.pad(row) // the header takes a row, so that rows stay aligned
-	runs := d.runs()
+	runs, futures := d.runs(), d.futures()
 	for s, a := range d.accept {
 		start := len(c.automata.b)
 		c.automata.u16(a | runs[s]<<planfmt.RunShift)
@@ -141,6 +141,11 @@ func (c *compiler) automaton(d *digitDFA) (uint32, error) {
 			default:
 				c.automata.b = append(c.automata.b, byte(n))
 			}
+		}
+		if wide {
+			c.automata.u16(futures[s])
+		} else {
+			c.automata.b = append(c.automata.b, byte(futures[s]), byte(futures[s]>>8))
 		}
 		for len(c.automata.b)-start < row {
 			c.automata.b = append(c.automata.b, 0)

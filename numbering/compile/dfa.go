@@ -375,3 +375,21 @@ func (d *digitDFA) runs() []uint16 {
 	}
 	return run
 }
+
+// futures returns, for each state, the patterns that match at some state
+// reachable from it, itself included.
+func (d *digitDFA) futures() []uint16 {
+	f := slices.Clone(d.accept)
+	for changed := true; changed; {
+		changed = false
+		for s := range f {
+			for _, t := range d.next[s*10 : s*10+10] {
+				if t != deadState && f[s]|f[t] != f[s] {
+					f[s] |= f[t]
+					changed = true
+				}
+			}
+		}
+	}
+	return f
+}

@@ -36,9 +36,12 @@
 // Automata: digit automata, each at a multiple of WideRow: uint32 states S
 // (bit 31 set for a wide automaton) padded to a row, then S rows, one per
 // state, each within one cache line: a narrow row (NarrowRow bytes, for S <= MaxNarrow) is
-// uint16 accept and uint8 next[10] (NarrowDead for the dead state); a wide
-// row (WideRow bytes) is uint16 accept and uint16 next[10] (NoState for
-// the dead state); the rest of a row is zero. State 0 is the start. The low
+// uint16 accept, uint8 next[10] (NarrowDead for the dead state) and uint16
+// future at NarrowFuture; a wide row (WideRow bytes) is uint16 accept,
+// uint16 next[10] (NoState for the dead state) and uint16 future at
+// WideFuture; the rest of a row is zero. A state's future is the patterns
+// that match at some state reachable from it (itself included): what input
+// that has reached it can still become. State 0 is the start. The low
 // MaxPatterns bits of accept are the patterns that match on reaching the
 // state; the bits from RunShift up are its run r: states s to s+r form a
 // chain in which every digit leads from one state to the next, so that a
@@ -198,11 +201,13 @@ const MaxStates = NoState
 
 // Automaton rows.
 const (
-	NarrowRow  = 16
-	WideRow    = 32
-	MaxNarrow  = 255
-	NarrowDead = 0xFF
-	WideFlag   = 1 << 31
+	NarrowRow    = 16
+	WideRow      = 32
+	NarrowFuture = 12
+	WideFuture   = 22
+	MaxNarrow    = 255
+	NarrowDead   = 0xFF
+	WideFlag     = 1 << 31
 )
 
 // Automaton accept words: MaxPatterns pattern bits, then the run.

@@ -1,0 +1,325 @@
+package numbering
+
+import "strings"
+
+// InputState says where input that is still being typed stands.
+type InputState uint8
+
+// The states of Check.
+const (
+	// Incomplete input is the beginning of some valid number: more digits
+	// can make it valid. Nothing typed yet is incomplete too.
+	Incomplete InputState = iota
+	// Valid input is a valid number as it stands (ClassifyString agrees);
+	// Progress.Longer says whether more digits could still make a valid
+	// number too.
+	Valid
+	// Impossible input cannot become a valid number by adding digits:
+	// Progress.Reason says why.
+	Impossible
+)
+
+var inputStateNames = [...]string{Incomplete: "incomplete", Valid: "valid", Impossible: "impossible"}
+
+// String returns "incomplete", "valid" or "impossible".
+func (s InputState) String() string {
+	if int(s) < len(inputStateNames) {
+		return inputStateNames[s]
+	}
+	return "impossible"
+}
+
+// TypeSet is a set of number types.
+type TypeSet uint16
+
+// Has reports whether t is in the set.
+func (s TypeSet) Has(t Type) bool { return s&(1<<t) != 0 }
+
+// Types lists the set's types in declaration order.
+func (s TypeSet) Types() []Type {
+	var out []Type
+	for _, t := range Types() {
+		if s.Has(t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// String returns the API names joined by "|", such as "MOBILE|LANDLINE".
+func (s TypeSet) String() string {
+	var b strings.Builder
+	for _, t := range s.Types() {
+		if b.Len() > 0 {
+			b.WriteByte('|')
+		}
+		b.WriteString(t.String())
+	}
+	return b.String()
+}
+
+// Progress is the answer of Check for input being typed.
+type Progress struct {
+	State InputState
+	// Reason says why Impossible input is impossible; NoReason otherwise.
+	Reason Reason
+	// Types is the type of Valid input, or the types Incomplete input can
+	// still become (empty while no calling code is complete). Unknown in
+	// it stands for personal numbers, valid numbers of no API type.
+	Types TypeSet
+	// Longer reports, for Valid input, that more digits could make another
+	// valid number (a country with numbers of several lengths).
+	Longer bool
+	// CallingCode is the calling code the input starts with, 0 while it is
+	// not complete.
+	CallingCode int
+
+	code    *callingCode
+	regions uint32 // bit j: the code's j-th region is still possible
+}
+
+// Regions returns the regions (ISO 3166-1 alpha-2 codes, or "001" for
+// non-geographic services) that the input can still be a number of: the
+// number's region for Valid input, nil for Impossible input and before the
+// calling code is complete.
+func (pr Progress) Regions() []string {
+	if pr.code == nil {
+		return nil
+	}
+	var out []string
+	for j, id := range pr.code.ids {
+		if pr.regions&(1<<j) != 0 {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// Check tells whether input that is being typed, digit by digit, can still
+// become a valid number: Valid when it is one (the answer of
+// ClassifyString), Incomplete when more digits can make it one (with the
+// types and regions it can still become), Impossible when no digits can,
+// with the reason. It accepts what Parse accepts, read leniently where the
+// input is unfinished: "+", "00" and a calling code's first digits are
+// incomplete, and a national prefix after the calling code ("+44 (0)2") is
+// taken off as it would be from the whole number. It never panics and does
+// not allocate.
+func (p *Plan) Check(s string) Progress {
+	if v := p.Validate(s); v.Valid {
+		pr := Progress{State: Valid, Types: 1 << v.Type}
+		if v.Number.n > 0 {
+			code := &p.codes[p.byCC[v.Number.CountryCode()]]
+			pr.CallingCode, pr.code = code.code, code
+			for j, id := range code.ids {
+				if id == v.Region || v.Region == "" && id == nonGeoRegion {
+					pr.regions |= 1 << j
+				}
+			}
+			national := v.Number.national()
+			for _, i := range code.regions {
+				if _, longer := p.regions[i].futureTypes(national); longer {
+					pr.Longer = true
+				}
+			}
+		}
+		return pr
+	}
+	var buf [maxDigits + 4]byte
+	nd, plus, simple := collectSimple(s, &buf)
+	if !simple {
+		var reason Reason
+		nd, plus, _, reason, _ = collect(s, &buf)
+		switch reason {
+		case NoReason:
+		case Empty:
+			return Progress{State: Incomplete}
+		case NotANumber:
+			if t := strings.TrimSpace(s); t == "+" || t == "\uFF0B" {
+				return Progress{State: Incomplete} // the calling code is still to come
+			}
+			return Progress{State: Impossible, Reason: reason}
+		default:
+			return Progress{State: Impossible, Reason: reason}
+		}
+	}
+	if nd > len(buf) {
+		return Progress{State: Impossible, Reason: InputTooLong}
+	}
+	digits := buf[:nd]
+	if !plus {
+		switch {
+		case len(digits) == 1 && digits[0] == '0':
+			return Progress{State: Incomplete} // the start of "00"
+		case len(digits) >= 2 && digits[0] == '0' && digits[1] == '0':
+			digits = digits[2:]
+		case digits[0] == '0':
+			return Progress{State: Impossible, Reason: MissingCountryCode}
+		}
+	}
+	if len(digits) == 0 {
+		return Progress{State: Incomplete}
+	}
+	if digits[0] == '0' {
+		return Progress{State: Impossible, Reason: InvalidCountryCode}
+	}
+	// The calling code: complete, the beginning of one, or none.
+	var code *callingCode
+	cc := 0
+	for l := 1; l <= maxCallingCodeDigits && l <= len(digits); l++ {
+		cc = cc*10 + int(digits[l-1]-'0')
+		if i := p.byCC[cc]; i >= 0 {
+			code = &p.codes[i]
+			digits = digits[l:]
+			break
+		}
+	}
+	if code == nil {
+		if len(digits) < maxCallingCodeDigits && p.beginsCallingCode(digits) {
+			return Progress{State: Incomplete}
+		}
+		return Progress{State: Impossible, Reason: InvalidCountryCode}
+	}
+	pr := Progress{CallingCode: code.code, code: code}
+	// The national number as typed, and without a national prefix.
+	var stripped [maxStripped]byte
+	candidates := [3][]byte{digits, nil, nil}
+	if code.strip != nil {
+		candidates[1] = p.stripPartial(code, digits, &stripped)
+		if code.strip.quick.alive(digits) {
+			// The digits may be the beginning of a national prefix
+			// ("+36 0" of "+36 06 ..."): any number may follow it.
+			candidates[2] = digits[:0]
+		}
+	}
+	var types TypeSet
+	for _, national := range candidates {
+		if national == nil {
+			continue
+		}
+		for j, i := range code.regions {
+			if t, ok := p.regions[i].futureTypes(national); ok {
+				types |= t
+				pr.regions |= 1 << j
+			}
+		}
+	}
+	if p.overlay != nil {
+		types |= p.overlay.futureTypes(code.prefix[1:], digits)
+	}
+	if types == 0 {
+		pr.State, pr.Reason, pr.regions = Impossible, InvalidPrefix, 0
+		longest := 0
+		for _, i := range code.regions {
+			longest = max(longest, p.regions[i].possMax)
+		}
+		if len(digits) > longest {
+			pr.Reason = TooLong
+		}
+		return pr
+	}
+	pr.State, pr.Types = Incomplete, types
+	return pr
+}
+
+// beginsCallingCode reports whether digits (one or two) are the first
+// digits of an assigned calling code.
+func (p *Plan) beginsCallingCode(digits []byte) bool {
+	prefix := 0
+	for _, d := range digits {
+		prefix = prefix*10 + int(d-'0')
+	}
+	lo, hi := prefix, prefix+1
+	for l := len(digits); l < maxCallingCodeDigits; l++ {
+		lo, hi = lo*10, hi*10
+		for cc := lo; cc < hi && cc < len(p.byCC); cc++ {
+			if p.byCC[cc] >= 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// stripPartial takes a national prefix off unfinished national digits, as
+// stripNationalPrefix would from the whole number, without the length and
+// viability checks that only a whole number can pass; nil when the rule
+// does not apply.
+func (p *Plan) stripPartial(cc *callingCode, national []byte, buf *[maxStripped]byte) []byte {
+	np := cc.strip
+	if len(national) == 0 || !np.always && np.quick.longestPrefix(national) == 0 {
+		return nil
+	}
+	var st matchState
+	if !np.run(&st, national) || st.caps[1] == 0 && len(np.transform) == 0 {
+		return nil
+	}
+	out, ok := np.expand(&st, national, buf)
+	if !ok {
+		return nil
+	}
+	return out
+}
+
+// futureTypes returns the types that numbers of the region beginning with
+// national can have: a walk to the digits' state, whose future patterns
+// (the compiler's) are kept when their possible lengths leave room for more
+// digits or for none. ok is false when no number of the region begins so.
+func (r *region) futureTypes(national []byte) (types TypeSet, ok bool) {
+	s := 0
+	for _, c := range national {
+		if s = r.types.step(s, int(c-'0')); s < 0 {
+			return 0, false
+		}
+	}
+	future := r.types.future(s)
+	if future&(1<<descGeneral) == 0 {
+		return 0, false
+	}
+	l := len(national)
+	longer := ^uint32(0) << (l + 1) // lengths after more digits
+	for d := descFixed; d < descCount; d++ {
+		if future&(1<<d) == 0 || r.lengths[d]&r.lengths[descGeneral]&longer == 0 {
+			continue
+		}
+		switch {
+		case d == descFixed && r.sameMF, d == descMobile && r.sameMF:
+			types |= 1 << MobileOrLandline
+		default:
+			types |= 1 << descTypes[d]
+		}
+	}
+	if types.Has(Landline) && types.Has(Mobile) {
+		// A number both patterns match is MOBILE_OR_LANDLINE (typeOfMask).
+		types |= 1 << MobileOrLandline
+	}
+	return types, types != 0
+}
+
+// descTypes maps the automata's patterns to API types (personal numbers
+// are valid numbers of no API type: Unknown).
+var descTypes = [descCount]Type{
+	descGeneral: Unknown, descFixed: Landline, descMobile: Mobile, descTollFree: TollFree,
+	descPremium: PremiumRate, descShared: SharedCost, descPersonal: Unknown, descVoIP: VoIP,
+	descPager: Pager, descUAN: UAN, descVoicemail: Voicemail,
+}
+
+// futureTypes returns the types of the overlay's lines that numbers
+// beginning with the calling code and national digits can fall under.
+func (ov *overlay) futureTypes(cc string, national []byte) TypeSet {
+	var types TypeSet
+	for i := range ov.entries {
+		e := &ov.entries[i]
+		if e.keepTyp || !strings.HasPrefix(e.prefix, cc) {
+			continue
+		}
+		line := e.prefix[len(cc):]
+		n := min(len(line), len(national))
+		if line[:n] != string(national[:n]) {
+			continue
+		}
+		if e.lengths&(^uint32(0)<<(len(national)+1)) != 0 {
+			types |= 1 << e.typ.api()
+		}
+	}
+	return types
+}
