@@ -40,15 +40,18 @@ type rawPlan struct {
 	file     []byte
 	sections map[uint32]span
 	version  Version
+	origin   string // the digest of the whole plan it comes from (16 bytes)
 }
 
 type span struct{ off, n int }
 
 func (s span) of(b []byte) []byte { return b[s.off : s.off+s.n] }
 
-// readHeader checks a plan file's header, checksums and section directory.
-// It reads the header only; the body is only checksummed.
-func readHeader(b []byte) (*rawPlan, error) {
+// readHeader checks a plan file's header, checksums and section directory:
+// a plan's, with the core sections, or (pack) a pack's, with optional
+// sections and its origin only. It reads the header only; the body is only
+// checksummed.
+func readHeader(b []byte, pack bool) (*rawPlan, error) {
 	if len(b) < planfmt.HeaderSize {
 		return nil, formatErr("header", -1, "%d bytes, shorter than the %d-byte header (truncated?)", len(b), planfmt.HeaderSize)
 	}
@@ -73,10 +76,8 @@ func readHeader(b []byte) (*rawPlan, error) {
 	if i := strings.IndexByte(string(lpn), 0); i >= 0 {
 		lpn = lpn[:i]
 	}
-	r.version = Version{
-		Libphonenumber: string(lpn),
-		Tables:         hexString(b[planfmt.OffDigest : planfmt.OffDigest+6]),
-	}
+	r.version.Libphonenumber = string(lpn)
+	r.origin = string(b[planfmt.OffDigest : planfmt.OffDigest+planfmt.OriginSize])
 	count := int(planfmt.U16(b, planfmt.OffSections))
 	dirEnd := planfmt.HeaderSize + count*planfmt.DirEntrySize
 	if dirEnd > len(b) {
@@ -95,10 +96,32 @@ func readHeader(b []byte) (*rawPlan, error) {
 		}
 		r.sections[id] = span{off, n}
 	}
-	for _, id := range []uint32{planfmt.SecStrings, planfmt.SecCodes, planfmt.SecAutomata, planfmt.SecNationalPrefix} {
-		if _, ok := r.sections[id]; !ok {
-			return nil, formatErr("directory", planfmt.HeaderSize, "no %s section: a plan file needs one", planfmt.SectionName(id))
+	if o, ok := r.sections[planfmt.SecOrigin]; ok {
+		if o.n != planfmt.OriginSize {
+			return nil, formatErr("origin section", o.off, "%d bytes, not %d", o.n, planfmt.OriginSize)
 		}
+		r.origin = string(o.of(b))
+	} else if pack {
+		return nil, formatErr("directory", planfmt.HeaderSize, "no origin section: not a pack")
+	}
+	r.version.Tables = hexString([]byte(r.origin[:6]))
+	optional := 0
+	for _, id := range []uint32{planfmt.SecRanges, planfmt.SecNetworks, planfmt.SecGeocoding, planfmt.SecTimezones} {
+		if _, ok := r.sections[id]; ok {
+			optional++
+		}
+	}
+	for _, id := range []uint32{planfmt.SecStrings, planfmt.SecCodes, planfmt.SecAutomata, planfmt.SecNationalPrefix} {
+		_, ok := r.sections[id]
+		switch {
+		case !ok && !pack:
+			return nil, formatErr("directory", planfmt.HeaderSize, "no %s section: a plan file needs one", planfmt.SectionName(id))
+		case ok && pack:
+			return nil, formatErr("directory", planfmt.HeaderSize, "a %s section: a plan file, not a pack", planfmt.SectionName(id))
+		}
+	}
+	if pack && optional == 0 {
+		return nil, formatErr("directory", planfmt.HeaderSize, "no section a pack brings")
 	}
 	return r, nil
 }

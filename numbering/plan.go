@@ -33,6 +33,8 @@ type Plan struct {
 	networks networkList
 	overlay  *overlay // nil without overlays
 	version  Version
+	origin   string // the digest of the whole plan the file was cut from
+	packs    int    // packs taken (WithPack)
 }
 
 // Version identifies the numbering data a Plan was loaded from.
@@ -121,6 +123,7 @@ type Option func(*options)
 
 type options struct {
 	overlays []overlaySource
+	packs    [][]byte
 }
 
 type overlaySource struct {
@@ -136,6 +139,17 @@ type overlaySource struct {
 // *OverlayError naming the line. The option may be given more than once.
 func WithOverlay(r io.Reader) Option {
 	return func(o *options) { o.overlays = append(o.overlays, overlaySource{name: "overlay", r: r}) }
+}
+
+// WithPack adds a pack's sections to the plan: optional sections (network
+// ranges, the MCC-MNC list, geocoding, time zones) cut with
+// compile.Pack (go run ./data/gen -pack) from the whole plan that the plan
+// itself was cut from, so that a web page loads only the data it shows. A
+// pack of another generation, a section the plan already has and a damaged
+// pack give a *FormatError. b must not be modified afterwards. The option
+// may be given more than once.
+func WithPack(b []byte) Option {
+	return func(o *options) { o.packs = append(o.packs, b) }
 }
 
 // WithOverlayFile is WithOverlay for a file; its path names the overlay in
@@ -191,13 +205,18 @@ func OpenBytes(b []byte, opts ...Option) (*Plan, error) {
 	for _, opt := range opts {
 		opt(&o)
 	}
-	raw, err := readHeader(b)
+	raw, err := readHeader(b, false)
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{file: b, version: raw.version}
+	p := &Plan{file: b, version: raw.version, origin: raw.origin}
 	if err := p.read(raw); err != nil {
 		return nil, err
+	}
+	for i, pack := range o.packs {
+		if err := p.readPack(pack); err != nil {
+			return nil, &packError{n: i + 1, err: err}
+		}
 	}
 	if len(o.overlays) > 0 {
 		if err := p.applyOverlays(o.overlays); err != nil {
@@ -231,23 +250,25 @@ func (p *Plan) read(raw *rawPlan) error {
 	if err := firstErr(codes.err, automata.err); err != nil {
 		return err
 	}
-	if r := sec(planfmt.SecRanges); r != nil {
+	for _, id := range []uint32{planfmt.SecRanges, planfmt.SecGeocoding, planfmt.SecTimezones, planfmt.SecNetworks} {
+		if r := sec(id); r != nil {
+			if err := p.readOptional(id, r); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// readOptional reads one optional section, of the plan or of a pack.
+func (p *Plan) readOptional(id uint32, r *reader) error {
+	switch id {
+	case planfmt.SecRanges:
 		p.readRanges(r)
-		if r.err != nil {
-			return r.err
-		}
-	}
-	if r := sec(planfmt.SecGeocoding); r != nil {
+	case planfmt.SecGeocoding:
 		p.readGeocoding(r)
-		if r.err != nil {
-			return r.err
-		}
-	}
-	if r := sec(planfmt.SecTimezones); r != nil {
+	case planfmt.SecTimezones:
 		p.readZones(r)
-		if r.err != nil {
-			return r.err
-		}
 		for i := range p.codes {
 			var digits [maxCallingCodeDigits]byte
 			cc := p.codes[i].prefix[1:]
@@ -256,15 +277,61 @@ func (p *Plan) read(raw *rawPlan) error {
 				p.codes[i].zones = p.zoneSets[z]
 			}
 		}
-	}
-	if r := sec(planfmt.SecNetworks); r != nil {
+	case planfmt.SecNetworks:
 		p.networks.read(r)
-		if r.err != nil {
-			return r.err
+	}
+	return r.err
+}
+
+// has reports whether the plan holds an optional section.
+func (p *Plan) has(id uint32) bool {
+	switch id {
+	case planfmt.SecRanges:
+		return p.ranges.n > 0
+	case planfmt.SecGeocoding:
+		return p.geo.n > 0
+	case planfmt.SecTimezones:
+		return p.zones.n > 0
+	case planfmt.SecNetworks:
+		return p.networks.records != nil
+	}
+	return false
+}
+
+// readPack adds a pack's sections to the plan.
+func (p *Plan) readPack(b []byte) error {
+	raw, err := readHeader(b, true)
+	if err != nil {
+		return err
+	}
+	if raw.origin != p.origin || raw.version.Libphonenumber != p.version.Libphonenumber {
+		return formatErr("origin section", raw.sections[planfmt.SecOrigin].off, "the pack is of libphonenumber %s + numen-data %s, the plan of %s + %s",
+			raw.version.Libphonenumber, raw.version.Tables, p.version.Libphonenumber, p.version.Tables)
+	}
+	for _, id := range []uint32{planfmt.SecRanges, planfmt.SecGeocoding, planfmt.SecTimezones, planfmt.SecNetworks} {
+		s, ok := raw.sections[id]
+		if !ok {
+			continue
+		}
+		if p.has(id) {
+			return formatErr("directory", planfmt.HeaderSize, "the plan already has a %s section", planfmt.SectionName(id))
+		}
+		if err := p.readOptional(id, &reader{name: planfmt.SectionName(id) + " section", base: s.off, b: s.of(b)}); err != nil {
+			return err
 		}
 	}
+	p.packs++
 	return nil
 }
+
+// packError names the pack an error is about.
+type packError struct {
+	n   int
+	err error
+}
+
+func (e *packError) Error() string { return e.err.Error() + " (pack " + strconv.Itoa(e.n) + ")" }
+func (e *packError) Unwrap() error { return e.err }
 
 func firstErr(errs ...error) error {
 	for _, err := range errs {

@@ -255,7 +255,16 @@ func TestSmallPlan(t *testing.T) {
 // lookups without panicking.
 func FuzzOpenBytes(f *testing.F) {
 	small := smallPlan(f)
+	smallCore, err := compile.Strip(small, compile.Geocoding, compile.Timezones)
+	if err != nil {
+		f.Fatal(err)
+	}
+	geoPack, err := compile.Pack(small, compile.Geocoding)
+	if err != nil {
+		f.Fatal(err)
+	}
 	f.Add(small)
+	f.Add(geoPack)
 	f.Add(small[:len(small)/2])
 	f.Add([]byte(planfmt.Magic))
 	f.Add([]byte{})
@@ -282,6 +291,12 @@ func FuzzOpenBytes(f *testing.F) {
 				use(p)
 			} else if !errors.Is(err, ErrFormat) {
 				t.Fatalf("error %v does not wrap ErrFormat", err)
+			}
+			// The same bytes as a pack of the small plan's core.
+			if p, err := OpenBytes(smallCore, WithPack(c)); err == nil {
+				use(p)
+			} else if !errors.Is(err, ErrFormat) {
+				t.Fatalf("pack error %v does not wrap ErrFormat", err)
 			}
 		}
 	})
@@ -325,4 +340,50 @@ func TestStrippedPlan(t *testing.T) {
 	require.Error(t, err)
 	_, err = compile.Strip(b, compile.Section(planfmt.SecCodes))
 	require.ErrorContains(t, err, "not optional")
+}
+
+// TestPacks: a plan cut down to its core takes the packs cut from the same
+// whole plan, and then answers as the whole plan does.
+func TestPacks(t *testing.T) {
+	full := plan(t)
+	whole := data.Plan()
+	core, err := compile.Strip(whole, compile.Networks, compile.Geocoding, compile.Timezones)
+	require.NoError(t, err)
+	geo, err := compile.Pack(whole, compile.Geocoding)
+	require.NoError(t, err)
+	rest, err := compile.Pack(whole, compile.Timezones, compile.Networks)
+	require.NoError(t, err)
+
+	bare, err := OpenBytes(core)
+	require.NoError(t, err)
+	require.Equal(t, full.Version(), bare.Version(), "the core names the data of the whole plan")
+	require.Equal(t, "strings, calling codes, automata, national prefixes, network ranges", bare.Info().Sections)
+
+	p, err := OpenBytes(core, WithPack(geo), WithPack(rest))
+	require.NoError(t, err)
+	require.Equal(t, 2, p.Info().Packs)
+	require.Equal(t, full.Info().Sections, p.Info().Sections)
+	require.NoError(t, p.Verify())
+	for _, s := range differentialCorpus()[:5000] {
+		require.Equal(t, full.ClassifyString(s), p.ClassifyString(s), s)
+	}
+	nw, ok := p.Network("26201")
+	require.True(t, ok)
+	require.Equal(t, "Telekom", nw.Name())
+
+	// Refused: the same section twice, a plan given as a pack, a pack of
+	// another generation, a damaged pack.
+	_, err = OpenBytes(core, WithPack(geo), WithPack(geo))
+	require.ErrorContains(t, err, "the plan already has a geocoding section (pack 2)")
+	_, err = OpenBytes(core, WithPack(whole))
+	require.ErrorContains(t, err, "not a pack")
+	other, err := compile.Pack(smallPlan(t), compile.Geocoding)
+	require.NoError(t, err)
+	_, err = OpenBytes(core, WithPack(other))
+	require.ErrorContains(t, err, "the pack is of libphonenumber v0.0.0-test")
+	require.ErrorIs(t, err, ErrFormat)
+	_, err = OpenBytes(core, WithPack(geo[:len(geo)-10]))
+	require.ErrorIs(t, err, ErrFormat)
+	_, err = compile.Pack(core, compile.Geocoding)
+	require.ErrorContains(t, err, "the plan has no geocoding section")
 }

@@ -17,7 +17,7 @@ import (
 // protection beyond the checksums, as whoever can change a file can
 // recompute either.) It returns a *FormatError.
 func (p *Plan) Verify() error {
-	raw, err := readHeader(p.file)
+	raw, err := readHeader(p.file, false)
 	if err != nil {
 		return err
 	}
@@ -99,25 +99,22 @@ func isDigits(s string) bool {
 	return len(s) > 0
 }
 
-// PlanInfo describes a loaded plan file.
+// PlanInfo describes a loaded plan.
 type PlanInfo struct {
-	Bytes        int    // size of the file
-	Sections     string // the sections it holds, such as "strings, calling codes, ..."
+	Bytes        int    // size of the plan file
+	Packs        int    // packs taken (WithPack)
+	Sections     string // the sections it holds, packs' included, such as "strings, calling codes, ..."
 	CallingCodes int
 	Regions      int
 }
 
-// Info describes the plan file the Plan was read from.
+// Info describes the plan: its file, packs and sections.
 func (p *Plan) Info() PlanInfo {
-	info := PlanInfo{Bytes: len(p.file), CallingCodes: len(p.codes), Regions: len(p.regions)}
-	if raw, err := readHeader(p.file); err == nil {
-		for id := uint32(1); id <= planfmt.SecTimezones; id++ {
-			if _, ok := raw.sections[id]; ok {
-				if info.Sections != "" {
-					info.Sections += ", "
-				}
-				info.Sections += planfmt.SectionName(id)
-			}
+	info := PlanInfo{Bytes: len(p.file), Packs: p.packs, CallingCodes: len(p.codes), Regions: len(p.regions),
+		Sections: "strings, calling codes, automata, national prefixes"}
+	for _, id := range []uint32{planfmt.SecRanges, planfmt.SecNetworks, planfmt.SecGeocoding, planfmt.SecTimezones} {
+		if p.has(id) {
+			info.Sections += ", " + planfmt.SectionName(id)
 		}
 	}
 	return info

@@ -46,10 +46,11 @@ func main() {
 	tarball := flag.String("mcc-mnc-list", "", "the "+mccmncListPackage+"-"+mccmncListVersion+".tgz tarball (default: fetched with npm pack)")
 	report := flag.Bool("coverage", false, "print the MCCMNC coverage table (Markdown) instead of writing files")
 	strip := flag.String("strip", "", "write a copy of -plan without these optional sections (comma-separated: ranges, networks, geocoding, timezones) to -o, instead of generating")
+	pack := flag.String("pack", "", "write these optional sections of -plan (comma-separated, as for -strip) as a pack to -o, instead of generating")
 	planFile := flag.String("plan", "data/numbering/plan.bin", "the plan file -strip reads")
 	flag.Parse()
-	if *strip != "" {
-		if err := stripPlan(*planFile, *out, *strip); err != nil {
+	if *strip != "" || *pack != "" {
+		if err := cutPlan(*planFile, *out, *strip, *pack); err != nil {
 			fmt.Fprintln(os.Stderr, "gen:", err)
 			os.Exit(1)
 		}
@@ -143,36 +144,50 @@ func printCoverage(out, moduleDir, tarball string) error {
 	return nil
 }
 
-// stripPlan writes the plan file in without the named optional sections
-// to out: a smaller plan for a build that does not need them (a web page's).
-func stripPlan(in, out, names string) error {
+// cutPlan writes the plan file in without the optional sections named in
+// strip (a smaller plan, such as a web page's) or, with pack, those sections
+// alone as a pack (which numbering.WithPack adds to a plan cut from the same
+// file), to out.
+func cutPlan(in, out, strip, pack string) error {
 	sections := map[string]compile.Section{
 		"ranges": compile.Ranges, "networks": compile.Networks,
 		"geocoding": compile.Geocoding, "timezones": compile.Timezones,
 	}
-	var drop []compile.Section
+	names := strip
+	if pack != "" {
+		if strip != "" {
+			return errors.New("give -strip or -pack, not both")
+		}
+		names = pack
+	}
+	var list []compile.Section
 	for _, name := range strings.Split(names, ",") {
 		s, ok := sections[strings.TrimSpace(name)]
 		if !ok {
-			return fmt.Errorf("-strip: %q is not an optional section (ranges, networks, geocoding, timezones)", name)
+			return fmt.Errorf("%q is not an optional section (ranges, networks, geocoding, timezones)", name)
 		}
-		drop = append(drop, s)
+		list = append(list, s)
 	}
 	plan, err := os.ReadFile(in)
 	if err != nil {
 		return err
 	}
-	stripped, err := compile.Strip(plan, drop...)
+	var cut []byte
+	if pack != "" {
+		cut, err = compile.Pack(plan, list...)
+	} else {
+		cut, err = compile.Strip(plan, list...)
+	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", in, err)
 	}
 	if out == "data" {
-		return errors.New("-strip: give -o FILE (the default, data, is the data package's directory)")
+		return errors.New("give -o FILE (the default, data, is the data package's directory)")
 	}
-	if err := os.WriteFile(out, stripped, 0o644); err != nil {
+	if err := os.WriteFile(out, cut, 0o644); err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "wrote %s (%d bytes; %s has %d)\n", out, len(stripped), in, len(plan))
+	fmt.Fprintf(os.Stderr, "wrote %s (%d bytes; %s has %d)\n", out, len(cut), in, len(plan))
 	return nil
 }
 

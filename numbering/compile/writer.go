@@ -126,35 +126,82 @@ const (
 
 // Strip returns a copy of a plan file without the given optional sections,
 // with a new digest and checksums: a smaller plan, such as one for a web
-// page that shows no geography. The plan's checksums must be right.
+// page that shows no geography. It keeps the digest of the whole plan in an
+// Origin section, so that numbering names the same data version for both,
+// and takes the packs cut from the same plan (Pack). The plan's checksums
+// must be right.
 func Strip(plan []byte, drop ...Section) ([]byte, error) {
-	if len(plan) < planfmt.HeaderSize || string(plan[:len(planfmt.Magic)]) != planfmt.Magic ||
-		planfmt.U16(plan, planfmt.OffVersion) != planfmt.Version || int(planfmt.U32(plan, planfmt.OffLength)) != len(plan) ||
-		planfmt.Checksum(plan[planfmt.HeaderSize:]) != planfmt.U32(plan, planfmt.OffBodyCRC) {
-		return nil, fmt.Errorf("compile: not an intact plan file of format version %d", planfmt.Version)
+	sections, lpn, origin, err := splitPlan(plan)
+	if err != nil {
+		return nil, err
 	}
 	for _, d := range drop {
-		if d != Ranges && d != Networks && d != Geocoding && d != Timezones {
+		if !optional(d) {
 			return nil, fmt.Errorf("compile: section %d is not optional", d)
 		}
 	}
-	lpn := string(plan[planfmt.OffLibphonenumber : planfmt.OffLibphonenumber+16])
+	var keep []section
+	for _, s := range sections {
+		if !slices.Contains(drop, Section(s.id)) && s.id != planfmt.SecOrigin {
+			keep = append(keep, s)
+		}
+	}
+	return assemble(lpn, append(keep, section{planfmt.SecOrigin, origin}))
+}
+
+// Pack returns the given optional sections of a plan file as a pack: a
+// file a plan cut from the same whole plan takes with numbering.WithPack,
+// such as the geocoding a web page loads only when it shows places.
+func Pack(plan []byte, sections ...Section) ([]byte, error) {
+	all, lpn, origin, err := splitPlan(plan)
+	if err != nil {
+		return nil, err
+	}
+	if len(sections) == 0 {
+		return nil, fmt.Errorf("compile: a pack needs at least one section")
+	}
+	var keep []section
+	for _, want := range sections {
+		if !optional(want) {
+			return nil, fmt.Errorf("compile: section %d is not optional", want)
+		}
+		i := slices.IndexFunc(all, func(s section) bool { return s.id == uint32(want) })
+		if i < 0 {
+			return nil, fmt.Errorf("compile: the plan has no %s section", planfmt.SectionName(uint32(want)))
+		}
+		keep = append(keep, all[i])
+	}
+	return assemble(lpn, append(keep, section{planfmt.SecOrigin, origin}))
+}
+
+func optional(s Section) bool { return s == Ranges || s == Networks || s == Geocoding || s == Timezones }
+
+// splitPlan returns an intact plan file's sections, its libphonenumber
+// release and its origin: its Origin section, or its own digest.
+func splitPlan(plan []byte) (sections []section, lpn string, origin []byte, err error) {
+	if len(plan) < planfmt.HeaderSize || string(plan[:len(planfmt.Magic)]) != planfmt.Magic ||
+		planfmt.U16(plan, planfmt.OffVersion) != planfmt.Version || int(planfmt.U32(plan, planfmt.OffLength)) != len(plan) ||
+		planfmt.Checksum(plan[planfmt.HeaderSize:]) != planfmt.U32(plan, planfmt.OffBodyCRC) {
+		return nil, "", nil, fmt.Errorf("compile: not an intact plan file of format version %d", planfmt.Version)
+	}
+	lpn = string(plan[planfmt.OffLibphonenumber : planfmt.OffLibphonenumber+16])
 	if i := strings.IndexByte(lpn, 0); i >= 0 {
 		lpn = lpn[:i]
 	}
-	var keep []section
+	origin = plan[planfmt.OffDigest : planfmt.OffDigest+planfmt.OriginSize]
 	for i := range int(planfmt.U16(plan, planfmt.OffSections)) {
 		at := planfmt.HeaderSize + i*planfmt.DirEntrySize
 		if at+planfmt.DirEntrySize > len(plan) {
-			return nil, fmt.Errorf("compile: section directory beyond the file")
+			return nil, "", nil, fmt.Errorf("compile: section directory beyond the file")
 		}
 		id, off, n := planfmt.U32(plan, at), int(planfmt.U32(plan, at+4)), int(planfmt.U32(plan, at+8))
 		if off > len(plan) || n > len(plan)-off {
-			return nil, fmt.Errorf("compile: section %d beyond the file", id)
+			return nil, "", nil, fmt.Errorf("compile: section %d beyond the file", id)
 		}
-		if !slices.Contains(drop, Section(id)) {
-			keep = append(keep, section{id, plan[off : off+n]})
+		if id == planfmt.SecOrigin && n == planfmt.OriginSize {
+			origin = plan[off : off+n]
 		}
+		sections = append(sections, section{id, plan[off : off+n]})
 	}
-	return assemble(lpn, keep)
+	return sections, lpn, slices.Clone(origin), nil
 }

@@ -18,9 +18,11 @@
 //	56     8     zero
 //	64     16*n  section directory: id, offset, length, zero (uint32 each), by ascending id
 //
-// A file holds the core sections (Strings, Codes, Automata, NationalPrefix)
-// and any of the optional ones (Ranges, Networks, Geocoding, Timezones); a
-// plan without an optional section answers the fields it feeds as unknown.
+// A plan file holds the core sections (Strings, Codes, Automata,
+// NationalPrefix) and any of the optional ones (Ranges, Networks,
+// Geocoding, Timezones); a plan without an optional section answers the
+// fields it feeds as unknown. A pack holds optional sections only, and the
+// Origin section that ties it to the plans cut from the same whole plan.
 //
 // # Sections
 //
@@ -107,7 +109,14 @@ const (
 	SecNetworks       = 6
 	SecGeocoding      = 7
 	SecTimezones      = 8
+	SecOrigin         = 9
 )
+
+// OriginSize is the size of the Origin section: the 16-byte digest of the
+// whole plan a file was cut from (compile.Strip, compile.Pack), so that a
+// plan and the packs cut from one generation find each other, and its
+// version names the data it came from.
+const OriginSize = 16
 
 // SectionName names a section identifier for error messages.
 func SectionName(id uint32) string {
@@ -128,6 +137,8 @@ func SectionName(id uint32) string {
 		return "geocoding"
 	case SecTimezones:
 		return "time zones"
+	case SecOrigin:
+		return "origin"
 	}
 	return "unknown"
 }
