@@ -174,7 +174,9 @@ func Pack(plan []byte, sections ...Section) ([]byte, error) {
 	return assemble(lpn, append(keep, section{planfmt.SecOrigin, origin}))
 }
 
-func optional(s Section) bool { return s == Ranges || s == Networks || s == Geocoding || s == Timezones }
+func optional(s Section) bool {
+	return s == Ranges || s == Networks || s == Geocoding || s == Timezones
+}
 
 // splitPlan returns an intact plan file's sections, its libphonenumber
 // release and its origin: its Origin section, or its own digest.
