@@ -2,8 +2,9 @@
 // embedded into every binary with go:embed, and the provenance of each table.
 //
 // numbering/plan.bin is the compiled numbering plan that package numbering
-// reads in place (numbering.Load). It and the TSV tables beside it, which
-// are its readable sources, are generated: run
+// reads in place (numbering.Load); numbering/plan-core.bin is the same
+// without its optional sections, for the browser module. They and the TSV
+// tables beside them, which are their readable sources, are generated: run
 //
 //	go run ./data/gen
 //
@@ -19,11 +20,11 @@ import "embed"
 //go:embed routing/*.json
 var files embed.FS
 
-//go:embed numbering/plan.bin
-var plan []byte
-
-// Plan returns the compiled numbering plan file. The bytes are shared and
-// must not be modified.
+// Plan returns the compiled numbering plan file: numbering/plan.bin, or in
+// a build for the browser (GOOS=js) numbering/plan-core.bin, the same plan
+// without its optional sections (networks, geocoding, time zones), which a
+// page loads as packs when it shows them. The bytes are shared and must not
+// be modified.
 func Plan() []byte { return plan }
 
 // Version describes the data generation: the libphonenumber metadata release

@@ -82,17 +82,20 @@ type Progress struct {
 // non-geographic services) that the input can still be a number of: the
 // number's region for Valid input, nil for Impossible input and before the
 // calling code is complete.
-func (pr Progress) Regions() []string {
+func (pr Progress) Regions() []string { return pr.AppendRegions(nil) }
+
+// AppendRegions appends Regions to dst and returns the extended slice,
+// without allocating when dst has room (a calling code has at most 32).
+func (pr Progress) AppendRegions(dst []string) []string {
 	if pr.code == nil {
-		return nil
+		return dst
 	}
-	var out []string
 	for j, id := range pr.code.ids {
 		if pr.regions&(1<<j) != 0 {
-			out = append(out, id)
+			dst = append(dst, id)
 		}
 	}
-	return out
+	return dst
 }
 
 // Check tells whether input that is being typed, digit by digit, can still

@@ -275,7 +275,13 @@ func Generate(moduleDir string, curated fs.FS, mccmncList []byte) ([]File, error
 	if err != nil {
 		return nil, err
 	}
-	files = append(files, File{Name: "numbering/plan.bin", Data: plan})
+	// The browser's plan: validity, type and country; the rest comes in
+	// packs cut from plan.bin (compile.Pack) when a page needs them.
+	core, err := compile.Strip(plan, compile.Ranges, compile.Networks, compile.Geocoding, compile.Timezones)
+	if err != nil {
+		return nil, err
+	}
+	files = append(files, File{Name: "numbering/plan.bin", Data: plan}, File{Name: "numbering/plan-core.bin", Data: core})
 	// The plan file's own digest (header bytes 32-47) identifies the data.
 	digest := hex.EncodeToString(plan[32:38])
 	var v bytes.Buffer

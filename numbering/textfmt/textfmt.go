@@ -1,19 +1,23 @@
-package numbering
+// Package textfmt formats messages without package fmt, which would add
+// about 90 KB (gzip) to the browser module built on numbering and routing
+// (its budget is a megabyte; benchmarks/wasm/run.sh measures it). It knows
+// the few verbs their messages use: %s and %v (strings, errors, types with
+// a String method; integers for %v), %d (integers), %q (strings; see
+// AppendQuote), %x with an optional # or 0-padded width (integers); %%
+// is a percent sign. Anything else prints as "%!" and the verb, which the
+// packages' tests (textfmt.Verbs) keep out of their messages.
+package textfmt
 
 import (
 	"errors"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
-// sprintf formats the few verbs numbering's error messages use, without
-// package fmt, which would add about 90 KB (gzip) to the browser module
-// built on this package (its budget is a megabyte; benchmarks/wasm/run.sh
-// measures it). Verbs: %s (strings, errors, types with a String method),
-// %d (integers), %q (strings; see appendQuote), %x with an optional # or 0-padded width
-// (integers); %% is a percent sign. Anything else prints as "%!" and the
-// verb, which TestFormatVerbs keeps out of the package's messages.
-func sprintf(format string, args ...any) string {
+// Sprintf formats like fmt.Sprintf, for the verbs of the package
+// documentation.
+func Sprintf(format string, args ...any) string {
 	b := make([]byte, 0, len(format)+32)
 	next := 0
 	for i := 0; i < len(format); i++ {
@@ -45,8 +49,14 @@ func sprintf(format string, args ...any) string {
 		switch verb := format[i]; verb {
 		case 's':
 			b = appendString(b, arg)
+		case 'v':
+			if v, ok := argInt(arg); ok {
+				b = strconv.AppendInt(b, v, 10)
+			} else {
+				b = appendString(b, arg)
+			}
 		case 'q':
-			b = appendQuote(b, argString(arg))
+			b = AppendQuote(b, argString(arg))
 		case 'd':
 			if v, ok := argInt(arg); ok {
 				b = strconv.AppendInt(b, v, 10)
@@ -74,8 +84,29 @@ func sprintf(format string, args ...any) string {
 	return string(b)
 }
 
-// errorf is errors.New(sprintf(...)).
-func errorf(format string, args ...any) error { return errors.New(sprintf(format, args...)) }
+// Errorf is errors.New(Sprintf(format, args...)), with an error argument
+// of %w wrapped as fmt.Errorf would.
+func Errorf(format string, args ...any) error {
+	msg := Sprintf(strings.ReplaceAll(format, "%w", "%s"), args...)
+	if !strings.Contains(format, "%w") {
+		return errors.New(msg)
+	}
+	var wrapped []error
+	for _, a := range args {
+		if err, ok := a.(error); ok {
+			wrapped = append(wrapped, err)
+		}
+	}
+	return &wrapError{msg: msg, errs: wrapped}
+}
+
+type wrapError struct {
+	msg  string
+	errs []error
+}
+
+func (e *wrapError) Error() string   { return e.msg }
+func (e *wrapError) Unwrap() []error { return e.errs }
 
 func appendString(b []byte, arg any) []byte { return append(b, argString(arg)...) }
 
@@ -113,12 +144,12 @@ func argInt(arg any) (int64, bool) {
 	return 0, false
 }
 
-// appendQuote appends s in double quotes, as Go would write it for the
+// AppendQuote appends s in double quotes, as Go would write it for the
 // characters it has: printable ASCII as is (with \" and \\), other ASCII
 // and bytes that are not UTF-8 as \xNN, the rest of UTF-8 as is. It stands
 // in for strconv.Quote, whose tables of printable runes the browser module
 // does without.
-func appendQuote(b []byte, s string) []byte {
+func AppendQuote(b []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	b = append(b, '"')
 	for i := 0; i < len(s); {
@@ -143,4 +174,32 @@ func appendQuote(b []byte, s string) []byte {
 		i++
 	}
 	return append(b, '"')
+}
+
+// Verbs returns the verbs of a format string that Sprintf does not know,
+// for tests that keep a package's messages within them.
+func Verbs(format string) []string {
+	var bad []string
+	for i := 0; i < len(format); i++ {
+		if format[i] != '%' || i+1 == len(format) {
+			continue
+		}
+		j := i + 1
+		for j < len(format) && strings.IndexByte("#+- 0123456789.", format[j]) >= 0 {
+			j++
+		}
+		if j == len(format) {
+			break
+		}
+		verb := format[i : j+1]
+		switch flags := verb[1 : len(verb)-1]; {
+		case format[j] == '%' && flags == "":
+		case strings.IndexByte("sdqvw", format[j]) >= 0 && flags == "":
+		case format[j] == 'x' && strings.Trim(flags, "#0123456789") == "":
+		default:
+			bad = append(bad, verb)
+		}
+		i = j
+	}
+	return bad
 }

@@ -1,0 +1,295 @@
+//go:build js && wasm
+
+// Command wasm is Numen for web pages: the numbering plan and the route
+// decisions of package routing, built with GOOS=js GOARCH=wasm into
+// numen.wasm and used through the JavaScript module numen.mjs beside it
+// (README.md in this directory documents the JavaScript API; go run
+// ./wasm/build writes the package).
+//
+// The module embeds the plan without its optional sections (package data's
+// plan-core.bin): validity, type and country. The page adds the networks,
+// regions and time zones as packs when it shows them (numen_pack).
+//
+// The JavaScript side calls the functions this file exports with
+// go:wasmexport, not syscall/js callbacks, which cost tens of microseconds
+// a call: it writes its input as UTF-8 into the exchange buffer (numen_io),
+// calls, and reads the answer from the buffer. A result is a record of
+// little-endian uint32 words (see record.go); strings in it are addresses
+// and lengths in the module's memory, which the JavaScript side decodes
+// once and caches until the plan changes (numen_generation).
+package main
+
+import (
+	"unsafe"
+
+	"github.com/numenhq/numen/data"
+	"github.com/numenhq/numen/numbering"
+	"github.com/numenhq/numen/routing"
+)
+
+// version is the program's version; the build command sets it with
+// -ldflags "-X main.version=...".
+var version = "devel"
+
+// ioSize is the exchange buffer's size: room for an input of any length
+// the API takes (numbering reads at most 250 bytes of a number, routing
+// maps are larger) and for every answer.
+const ioSize = 1 << 20
+
+var (
+	io [ioSize]byte
+
+	core       []byte   // the embedded plan (data.Plan)
+	packs      [][]byte // the packs taken, kept for the plan's life
+	packNames  []string
+	plan       *numbering.Plan
+	platform   *routing.Platform
+	resolvers  []*routing.Resolver // by handle (numen_route_map)
+	generation int32               // bumped whenever plan changes
+	loadErr    error
+)
+
+func main() {
+	core = data.Plan()
+	plan, loadErr = numbering.OpenBytes(core)
+	if loadErr == nil {
+		platform, loadErr = routing.NewPlatform(plan, nil, nil)
+	}
+	select {} // serve the exported functions until the page goes away
+}
+
+// numen_io returns the address of the exchange buffer.
+//
+//go:wasmexport numen_io
+func numenIO() int32 { return int32(uintptr(unsafe.Pointer(&io[0]))) }
+
+// numen_io_size returns the size of the exchange buffer.
+//
+//go:wasmexport numen_io_size
+func numenIOSize() int32 { return ioSize }
+
+// numen_generation returns a number that changes whenever the plan does
+// (a pack is loaded), so that the JavaScript side drops the strings it
+// decoded from the old one.
+//
+//go:wasmexport numen_generation
+func numenGeneration() int32 { return generation }
+
+// fail writes an error message into the buffer and returns its length,
+// negated: the JavaScript side throws it as an Error.
+func fail(msg string) int32 {
+	n := copy(io[:], msg)
+	return -int32(n)
+}
+
+// input returns the first n bytes of the buffer as a string, copied: the
+// buffer is reused by the answer.
+func input(n int32) (string, bool) {
+	if n < 0 || n > ioSize {
+		return "", false
+	}
+	return string(io[:n]), true
+}
+
+// ready reports whether the plan loaded; the functions fail when not.
+func ready() bool { return loadErr == nil && plan != nil }
+
+// numen_version writes the program's and the data's versions as JSON:
+// {"program": ..., "data": ..., "packs": [...]}.
+//
+//go:wasmexport numen_version
+func numenVersion() int32 {
+	if !ready() {
+		return fail("numen: the numbering plan did not load: " + loadErr.Error())
+	}
+	b := io[:0]
+	b = append(b, `{"program":`...)
+	b = appendJSONString(b, version)
+	b = append(b, `,"data":`...)
+	b = appendJSONString(b, plan.Version().String())
+	b = append(b, `,"packs":[`...)
+	for i, name := range packNames {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, name)
+	}
+	b = append(b, "]}"...)
+	return int32(len(b))
+}
+
+// numen_classify classifies the number of the buffer's first n bytes and
+// writes its record (record.go).
+//
+//go:wasmexport numen_classify
+func numenClassify(n int32) int32 {
+	if !ready() {
+		return fail("numen: the numbering plan did not load: " + loadErr.Error())
+	}
+	if n < 0 || n > ioSize {
+		return fail("numen: input length out of range")
+	}
+	// The input is read in place: ClassifyString keeps no reference to it
+	// beyond the Result, which is encoded before the buffer is written.
+	s := unsafe.String(&io[0], int(n))
+	if n == 0 {
+		s = ""
+	}
+	res := plan.ClassifyString(s)
+	return writeResult(&res)
+}
+
+// numen_check tells where the input of the buffer's first n bytes, being
+// typed, stands, and writes its record (record.go).
+//
+//go:wasmexport numen_check
+func numenCheck(n int32) int32 {
+	if !ready() {
+		return fail("numen: the numbering plan did not load: " + loadErr.Error())
+	}
+	if n < 0 || n > ioSize {
+		return fail("numen: input length out of range")
+	}
+	s := unsafe.String(&io[0], int(n))
+	if n == 0 {
+		s = ""
+	}
+	pr := plan.Check(s)
+	return writeProgress(&pr)
+}
+
+// numen_route_map compiles the routing map of the buffer's first n bytes
+// (the JSON of GET /routing-map's "map", as the sidecar reads it) and
+// returns a handle for numen_route, or fails with every problem of the map.
+//
+//go:wasmexport numen_route_map
+func numenRouteMap(n int32) int32 {
+	if !ready() {
+		return fail("numen: the numbering plan did not load: " + loadErr.Error())
+	}
+	text, ok := input(n)
+	if !ok {
+		return fail("numen: input length out of range")
+	}
+	m, err := routing.ParseMap([]byte(text))
+	if err != nil {
+		return fail(err.Error())
+	}
+	r, err := platform.Resolver(m)
+	if err != nil {
+		return fail(err.Error())
+	}
+	if len(resolvers) >= maxMaps {
+		resolvers = resolvers[1:] // the oldest map goes; its handle fails
+		firstHandle++
+	}
+	resolvers = append(resolvers, r)
+	return firstHandle + int32(len(resolvers)-1)
+}
+
+// maxMaps bounds the compiled maps a page keeps; firstHandle is the handle
+// of resolvers[0].
+const maxMaps = 64
+
+var firstHandle int32
+
+// numen_route decides the route of the number of the buffer's first n
+// bytes with the map of a handle, and writes the decision as the JSON of
+// GET /route.
+//
+//go:wasmexport numen_route
+func numenRoute(handle, n int32) int32 {
+	if !ready() {
+		return fail("numen: the numbering plan did not load: " + loadErr.Error())
+	}
+	i := handle - firstHandle
+	if i < 0 || int(i) >= len(resolvers) {
+		return fail("numen: routing map handle " + itoa(int(handle)) + " is unknown (more than 64 maps were compiled since)")
+	}
+	text, ok := input(n)
+	if !ok {
+		return fail("numen: input length out of range")
+	}
+	res := plan.ClassifyString(text)
+	d := resolvers[i].Resolve(&res)
+	b := d.AppendJSON(io[:0])
+	return int32(len(b))
+}
+
+// numen_alloc returns the address of a new buffer of size bytes, where the
+// JavaScript side writes a pack before numen_pack takes it.
+//
+//go:wasmexport numen_alloc
+func numenAlloc(size int32) int32 {
+	if size <= 0 || size > 64<<20 {
+		return 0
+	}
+	b := make([]byte, size)
+	pending = b
+	return int32(uintptr(unsafe.Pointer(&b[0])))
+}
+
+// pending is the buffer of the last numen_alloc, until numen_pack.
+var pending []byte
+
+// numen_pack adds the pack written into the buffer of the last numen_alloc
+// to the plan: the plan is opened again with every pack taken so far. The
+// buffer's first n bytes of the exchange buffer name the pack for
+// numen_version ("networks", "regions", "timezones").
+//
+//go:wasmexport numen_pack
+func numenPack(n int32) int32 {
+	if !ready() {
+		return fail("numen: the numbering plan did not load: " + loadErr.Error())
+	}
+	name, ok := input(n)
+	if !ok || pending == nil {
+		return fail("numen: no pack was written")
+	}
+	b := pending
+	pending = nil
+	opts := make([]numbering.Option, 0, len(packs)+1)
+	for _, p := range append(packs, b) {
+		opts = append(opts, numbering.WithPack(p))
+	}
+	p, err := numbering.OpenBytes(core, opts...)
+	if err != nil {
+		return fail(err.Error())
+	}
+	pf, err := routing.NewPlatform(p, nil, nil)
+	if err != nil {
+		return fail(err.Error())
+	}
+	// Routing maps were compiled against the old plan: compile them anew.
+	for i, r := range resolvers {
+		if resolvers[i], err = pf.Resolver(r.Map()); err != nil {
+			return fail(err.Error())
+		}
+	}
+	packs, packNames = append(packs, b), append(packNames, name)
+	plan, platform = p, pf
+	generation++
+	return 0
+}
+
+func itoa(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	var b [20]byte
+	i := len(b)
+	neg := n < 0
+	if neg {
+		n = -n
+	}
+	for n > 0 {
+		i--
+		b[i] = byte('0' + n%10)
+		n /= 10
+	}
+	if neg {
+		i--
+		b[i] = '-'
+	}
+	return string(b[i:])
+}
