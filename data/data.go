@@ -2,9 +2,8 @@
 // embedded into every binary with go:embed, and the provenance of each table.
 //
 // numbering/plan.bin is the compiled numbering plan that package numbering
-// reads in place (numbering.Load); numbering/plan-core.bin is the same
-// without its optional sections, for the browser module. They and the TSV
-// tables beside them, which are their readable sources, are generated: run
+// reads in place (numbering.Load). It and the TSV tables beside it, which
+// are its readable sources, and routing.go are generated: run
 //
 //	go run ./data/gen
 //
@@ -13,18 +12,14 @@
 // when the committed files differ from what it produces.
 package data
 
-import "embed"
+import "errors"
 
 //go:generate go run ./gen -o .
 
-//go:embed routing/*.json
-var files embed.FS
-
-// Plan returns the compiled numbering plan file: numbering/plan.bin, or in
-// a build for the browser (GOOS=js) numbering/plan-core.bin, the same plan
-// without its optional sections (networks, geocoding, time zones), which a
-// page loads as packs when it shows them. The bytes are shared and must not
-// be modified.
+// Plan returns the compiled numbering plan file, numbering/plan.bin. The
+// bytes are shared and must not be modified. A build for the browser
+// (GOOS=js) has none built in (nil): the page fetches the plan it needs,
+// which keeps the module small (numbering.OpenBytes, the wasm module).
 func Plan() []byte { return plan }
 
 // Version describes the data generation: the libphonenumber metadata release
@@ -33,19 +28,13 @@ func Version() string {
 	return "libphonenumber " + LibphonenumberVersion + " + numen-data " + TablesDigest
 }
 
-// ReadFile returns the contents of an embedded routing file, such as
-// "routing/coverage.json" (the name is relative to this directory).
+// ReadFile returns the contents of a routing file built in, such as
+// "routing/coverage.json" (the name is relative to this directory; the
+// generator copies the files into routing.go).
 func ReadFile(name string) ([]byte, error) {
-	b, err := files.ReadFile(name)
-	if err != nil {
-		return nil, &dataError{err}
+	s, ok := routingFiles[name]
+	if !ok {
+		return nil, errors.New("data: no routing file " + name)
 	}
-	return b, nil
+	return []byte(s), nil
 }
-
-// dataError prefixes an error with the package's name, without package fmt
-// (which the browser module, built on package numbering, does without).
-type dataError struct{ err error }
-
-func (e *dataError) Error() string { return "data: " + e.err.Error() }
-func (e *dataError) Unwrap() error { return e.err }

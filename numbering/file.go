@@ -1,7 +1,6 @@
 package numbering
 
 import (
-	"encoding/binary"
 	"errors"
 	"strings"
 	"unsafe"
@@ -270,7 +269,7 @@ func readAutomaton(r *reader, off uint32, what string) automaton {
 				n = -1
 			}
 			if wide {
-				if n = int(binary.LittleEndian.Uint16(rec[2+2*d : 4+2*d])); n == planfmt.NoState {
+				if n = int(planfmt.U16(rec, 2+2*d)); n == planfmt.NoState {
 					n = -1
 				}
 			}
@@ -442,7 +441,7 @@ func readTable(r *reader) (t prefixTable, values, payload int) {
 	// These loops run over every segment at each load: kept tight.
 	prev := uint32(0)
 	for off := 4; off+4 <= len(t.starts); off += 4 {
-		s := binary.LittleEndian.Uint32(t.starts[off : off+4])
+		s := planfmt.U32(t.starts, off)
 		if s <= prev {
 			r.fail(planfmt.TableHeaderSize+off, "segment %d starts at key %d: out of order", off/4, s)
 			break
@@ -453,7 +452,7 @@ func readTable(r *reader) (t prefixTable, values, payload int) {
 		r.fail(planfmt.TableHeaderSize+4*n-4, "last segment starts at key %d, beyond every key", prev)
 	}
 	for off := 0; off+2 <= len(t.values); off += 2 {
-		if v := binary.LittleEndian.Uint16(t.values[off : off+2]); v != planfmt.NoValue && int(v) >= values {
+		if v := planfmt.U16(t.values, off); v != planfmt.NoValue && int(v) >= values {
 			r.fail(planfmt.TableHeaderSize+4*n+off, "segment %d has value %d of %d", off/2, v, values)
 			break
 		}

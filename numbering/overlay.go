@@ -5,7 +5,6 @@ import (
 	"errors"
 	"hash/crc32"
 	"io"
-	"os"
 	"strings"
 	"unicode/utf8"
 
@@ -89,7 +88,7 @@ func (p *Plan) applyOverlays(sources []overlaySource) error {
 	for _, src := range sources {
 		r := src.r
 		if r == nil {
-			f, err := os.Open(src.name)
+			f, err := openFile(src.name)
 			if err != nil {
 				return &OverlayError{Name: src.name, Msg: err.Error(), Err: err}
 			}

@@ -2,7 +2,6 @@ package numbering
 
 import (
 	"io"
-	"os"
 	"strconv"
 
 	"github.com/numenhq/numen/data"
@@ -170,7 +169,7 @@ func Load(opts ...Option) (*Plan, error) {
 // without being rebuilt. A file that is not a plan file, is damaged
 // (checksums) or is of another format version gives a *FormatError.
 func Open(path string, opts ...Option) (*Plan, error) {
-	b, err := os.ReadFile(path)
+	b, err := readFile(path)
 	if err != nil {
 		return nil, &fileError{err: err}
 	}

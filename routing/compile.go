@@ -2,7 +2,6 @@ package routing
 
 import (
 	"cmp"
-	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -10,6 +9,7 @@ import (
 	radix "github.com/armon/go-radix"
 	"github.com/numenhq/numen/numbering"
 	"github.com/numenhq/numen/numbering/prefixmap"
+	"github.com/numenhq/numen/numbering/textfmt"
 )
 
 // routeID indexes catalog.ids; rejectID is the REJECT pseudo-route and
@@ -216,13 +216,13 @@ type at struct {
 	index int
 }
 
-func (a at) String() string { return fmt.Sprintf("%s[%d]", a.list, a.index) }
+func (a at) String() string { return textfmt.Sprintf("%s[%d]", a.list, a.index) }
 
 // compile validates m against the catalog's routes and the numbering plan
 // and compiles it. problems name every offending entry.
 func compile(m *Map, cat *catalog, plan *numbering.Plan) (*rules, []string) {
 	var problems []string
-	add := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+	add := func(format string, args ...any) { problems = append(problems, textfmt.Sprintf(format, args...)) }
 	r := &rules{m: m, mccmnc: map[uint32]routeID{}, def: noRoute}
 	for i := range r.country {
 		r.country[i] = noRoute

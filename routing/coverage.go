@@ -1,13 +1,11 @@
 package routing
 
 import (
-	"bytes"
-	"encoding/json"
-	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/numenhq/numen/data"
+	"github.com/numenhq/numen/numbering/textfmt"
 )
 
 // Product is what a route looks up: live subscriber state (HLR), the
@@ -67,16 +65,18 @@ const (
 // digits with an ISO country, scores from 0 to 100 for declared routes and
 // networks, nothing twice. All problems are reported together.
 func ParseCoverage(b []byte) (*Coverage, error) {
-	var c Coverage
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&c); err != nil {
-		return nil, fmt.Errorf("coverage: %w", describeJSONError(b, err))
+	v, err := parseJSON(b)
+	if err != nil {
+		return nil, textfmt.Errorf("coverage: %w", err)
+	}
+	c, err := decodeCoverage(b, &v)
+	if err != nil {
+		return nil, textfmt.Errorf("coverage: %w", err)
 	}
 	if err := c.check(); err != nil {
 		return nil, err
 	}
-	return &c, nil
+	return c, nil
 }
 
 // DefaultCoverage returns the coverage embedded from data/routing/coverage.json:
@@ -103,7 +103,7 @@ func DefaultPlatformMap() (*Map, error) {
 
 func (c *Coverage) check() error {
 	var problems []string
-	add := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+	add := func(format string, args ...any) { problems = append(problems, textfmt.Sprintf(format, args...)) }
 	routes := map[string]Product{}
 	for i, r := range c.Routes {
 		switch {
@@ -189,7 +189,7 @@ func (e *MapError) Error() string {
 	if len(e.Problems) == 1 {
 		return what + ": " + e.Problems[0]
 	}
-	return fmt.Sprintf("%s: %d problems: %s", what, len(e.Problems), strings.Join(e.Problems, "; "))
+	return textfmt.Sprintf("%s: %d problems: %s", what, len(e.Problems), strings.Join(e.Problems, "; "))
 }
 
 // printableASCII reports whether s is made of the bytes 0x20-0x7E only: a

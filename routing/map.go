@@ -1,10 +1,11 @@
 package routing
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
-	"fmt"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/numenhq/numen/numbering/textfmt"
 )
 
 // RejectRoute is the route of a rule that refuses the numbers it matches.
@@ -58,210 +59,148 @@ type CountryRule struct {
 	Route       string `json:"route"`
 }
 
-// The wire forms. Input accepts the keys of the API's example
-// (defaultRoute, mnpFallback) and the documented snake_case names, and an
-// MCCMNC as a JSON number or string; unknown keys are errors.
-type (
-	wireMap struct {
-		DefaultRoute      *string       `json:"defaultRoute"`
-		DefaultRouteSnake *string       `json:"default_route"`
-		MNPFallback       *bool         `json:"mnpFallback"`
-		MNPFallbackSnake  *bool         `json:"mnp_fallback"`
-		MCCMNCs           []wireMCCMNC  `json:"mccmncs"`
-		Prefixes          []wirePrefix  `json:"prefixes"`
-		Countries         []wireCountry `json:"countries"`
-	}
-	wireMCCMNC struct {
-		MCCMNC      flexString `json:"mccmnc"`
-		CountryCode *string    `json:"countrycode"`
-		Route       *string    `json:"route"`
-		MNO         *string    `json:"mno"`
-		Confidence  *string    `json:"confidence"`
-		Origin      *string    `json:"origin"`
-	}
-	wirePrefix struct {
-		CountryCode *string    `json:"countrycode"`
-		CNS         *string    `json:"cns"`
-		Route       *string    `json:"route"`
-		MCCMNC      flexString `json:"mccmnc"`
-		MNO         *string    `json:"mno"`
-	}
-	wireCountry struct {
-		CountryCode *string `json:"countrycode"`
-		Route       *string `json:"route"`
-	}
-)
-
-// flexString is a JSON string or integer, kept as text; null is "".
-type flexString string
-
-func (f *flexString) UnmarshalJSON(b []byte) error {
-	switch {
-	case bytes.Equal(b, []byte("null")):
-		*f = ""
-	case len(b) > 0 && b[0] == '"':
-		var s string
-		if err := json.Unmarshal(b, &s); err != nil {
-			return err
-		}
-		*f = flexString(s)
-	default:
-		for _, c := range b {
-			if c < '0' || c > '9' {
-				return fmt.Errorf("want a string or a whole number, have %s", b)
-			}
-		}
-		*f = flexString(b)
-	}
-	return nil
-}
-
-func str(p *string) string {
-	if p == nil {
-		return ""
-	}
-	return *p
-}
-
 // ParseMap reads a routing map from JSON: either the map object itself or
 // the GET /routing-map answer that wraps it ({"routing": {"map": {...}}}).
-// It checks the JSON's shape only; Validate (or NewResolver) checks the
-// rules against the known routes and the numbering plan.
+// It accepts the keys of the API's example (defaultRoute, mnpFallback) and
+// the documented snake_case names, and an MCCMNC as a JSON number or
+// string; an unknown key, a key given twice or a value of the wrong kind is
+// an error naming its line and column. It checks the JSON's shape only;
+// NewPlatform and Platform.Resolver check the rules against the known
+// routes and the numbering plan.
 func ParseMap(data []byte) (*Map, error) {
-	var outer map[string]json.RawMessage
-	if err := json.Unmarshal(data, &outer); err != nil {
-		return nil, fmt.Errorf("routing map: %w", describeJSONError(data, err))
+	v, err := parseJSON(data)
+	if err != nil {
+		return nil, textfmt.Errorf("routing map: %w", err)
 	}
-	if outer == nil {
-		return nil, errors.New("routing map: want a JSON object, have null")
-	}
-	body := data
-	if raw, ok := outer["routing"]; ok && len(outer) == 1 {
-		var routing map[string]json.RawMessage
-		if err := json.Unmarshal(raw, &routing); err != nil {
-			return nil, fmt.Errorf("routing map: routing: %w", err)
-		}
-		if body, ok = routing["map"]; !ok || len(routing) != 1 {
+	if v.kind == jsonObject && len(v.keys) == 1 && v.keys[0].name == "routing" {
+		r := &v.values[0]
+		if r.kind != jsonObject || len(r.keys) != 1 || r.keys[0].name != "map" {
 			return nil, errors.New(`routing map: "routing" must hold exactly one key, "map"`)
 		}
+		v = r.values[0]
 	}
-	var w wireMap
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&w); err != nil {
-		return nil, fmt.Errorf("routing map: %w", describeJSONError(body, err))
-	}
-	m := &Map{}
-	var problems []string
-	switch {
-	case w.DefaultRoute != nil && w.DefaultRouteSnake != nil && *w.DefaultRoute != *w.DefaultRouteSnake:
-		problems = append(problems, fmt.Sprintf("defaultRoute %q and default_route %q disagree", *w.DefaultRoute, *w.DefaultRouteSnake))
-	case w.DefaultRoute != nil:
-		m.DefaultRoute = *w.DefaultRoute
-	default:
-		m.DefaultRoute = str(w.DefaultRouteSnake)
-	}
-	switch {
-	case w.MNPFallback != nil && w.MNPFallbackSnake != nil && *w.MNPFallback != *w.MNPFallbackSnake:
-		problems = append(problems, "mnpFallback and mnp_fallback disagree")
-	case w.MNPFallback != nil:
-		m.MNPFallback = *w.MNPFallback
-	case w.MNPFallbackSnake != nil:
-		m.MNPFallback = *w.MNPFallbackSnake
-	}
-	for _, r := range w.MCCMNCs {
-		m.MCCMNCs = append(m.MCCMNCs, MCCMNCRule{
-			MCCMNC: string(r.MCCMNC), CountryCode: str(r.CountryCode), Route: str(r.Route),
-			MNO: str(r.MNO), Confidence: str(r.Confidence), Origin: str(r.Origin),
-		})
-	}
-	for _, r := range w.Prefixes {
-		m.Prefixes = append(m.Prefixes, PrefixRule{
-			CountryCode: str(r.CountryCode), CNS: str(r.CNS), Route: str(r.Route),
-			MCCMNC: string(r.MCCMNC), MNO: str(r.MNO),
-		})
-	}
-	for _, r := range w.Countries {
-		m.Countries = append(m.Countries, CountryRule{CountryCode: str(r.CountryCode), Route: str(r.Route)})
-	}
-	if len(problems) > 0 {
-		return nil, &MapError{Problems: problems}
+	m, err := decodeMap(data, &v)
+	if err != nil {
+		var me *MapError
+		if errors.As(err, &me) {
+			return nil, err
+		}
+		return nil, textfmt.Errorf("routing map: %w", err)
 	}
 	return m, nil
-}
-
-// describeJSONError adds the line and column to encoding/json's errors,
-// which give byte offsets or none at all.
-func describeJSONError(data []byte, err error) error {
-	var syntax *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	var offset int64
-	switch {
-	case errors.As(err, &syntax):
-		offset = syntax.Offset
-	case errors.As(err, &typ):
-		offset = typ.Offset
-	default:
-		return err
-	}
-	if offset > int64(len(data)) {
-		offset = int64(len(data))
-	}
-	line := 1 + bytes.Count(data[:offset], []byte{'\n'})
-	col := offset - int64(bytes.LastIndexByte(data[:offset], '\n'))
-	return fmt.Errorf("line %d, column %d: %w", line, col, err)
 }
 
 // MarshalJSON writes the map with the keys of the API's example
 // (defaultRoute, mnpFallback, and mccmncs[].mccmnc as a number, unless it
 // starts with 0); empty optional values are null.
 func (m *Map) MarshalJSON() ([]byte, error) {
-	type outMCCMNC struct {
-		MCCMNC      json.RawMessage `json:"mccmnc"`
-		CountryCode *string         `json:"countrycode"`
-		Route       string          `json:"route"`
-		MNO         *string         `json:"mno"`
-		Confidence  *string         `json:"confidence"`
-		Origin      *string         `json:"origin"`
-	}
-	type outPrefix struct {
-		CountryCode *string `json:"countrycode"`
-		CNS         string  `json:"cns"`
-		Route       string  `json:"route"`
-		MCCMNC      *string `json:"mccmnc"`
-		MNO         *string `json:"mno"`
-	}
-	out := struct {
-		DefaultRoute *string       `json:"defaultRoute"`
-		MNPFallback  bool          `json:"mnpFallback"`
-		MCCMNCs      []outMCCMNC   `json:"mccmncs"`
-		Prefixes     []outPrefix   `json:"prefixes"`
-		Countries    []CountryRule `json:"countries"`
-	}{
-		DefaultRoute: nullable(m.DefaultRoute), MNPFallback: m.MNPFallback,
-		MCCMNCs: []outMCCMNC{}, Prefixes: []outPrefix{}, Countries: append([]CountryRule{}, m.Countries...),
-	}
-	for _, r := range m.MCCMNCs {
+	b := append(make([]byte, 0, 256), `{"defaultRoute":`...)
+	b = appendJSONNullable(b, m.DefaultRoute)
+	b = append(b, `,"mnpFallback":`...)
+	b = strconv.AppendBool(b, m.MNPFallback)
+	b = append(b, `,"mccmncs":[`...)
+	for i, r := range m.MCCMNCs {
 		if !isDigits(r.MCCMNC) {
-			return nil, fmt.Errorf("routing map: mccmnc %q is not a number", r.MCCMNC)
+			return nil, errors.New("routing map: mccmnc " + string(textfmt.AppendQuote(nil, r.MCCMNC)) + " is not a number")
 		}
-		num := json.RawMessage(r.MCCMNC)
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"mccmnc":`...)
 		if r.MCCMNC[0] == '0' { // a number would lose the leading zero (test networks, MCC 001)
-			num = json.RawMessage(`"` + r.MCCMNC + `"`)
+			b = appendJSONString(b, r.MCCMNC)
+		} else {
+			b = append(b, r.MCCMNC...)
 		}
-		out.MCCMNCs = append(out.MCCMNCs, outMCCMNC{num, nullable(r.CountryCode), r.Route, nullable(r.MNO), nullable(r.Confidence), nullable(r.Origin)})
+		b = append(b, `,"countrycode":`...)
+		b = appendJSONNullable(b, r.CountryCode)
+		b = append(b, `,"route":`...)
+		b = appendJSONString(b, r.Route)
+		b = append(b, `,"mno":`...)
+		b = appendJSONNullable(b, r.MNO)
+		b = append(b, `,"confidence":`...)
+		b = appendJSONNullable(b, r.Confidence)
+		b = append(b, `,"origin":`...)
+		b = appendJSONNullable(b, r.Origin)
+		b = append(b, '}')
 	}
-	for _, r := range m.Prefixes {
-		out.Prefixes = append(out.Prefixes, outPrefix{nullable(r.CountryCode), r.CNS, r.Route, nullable(r.MCCMNC), nullable(r.MNO)})
+	b = append(b, `],"prefixes":[`...)
+	for i, r := range m.Prefixes {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"countrycode":`...)
+		b = appendJSONNullable(b, r.CountryCode)
+		b = append(b, `,"cns":`...)
+		b = appendJSONString(b, r.CNS)
+		b = append(b, `,"route":`...)
+		b = appendJSONString(b, r.Route)
+		b = append(b, `,"mccmnc":`...)
+		b = appendJSONNullable(b, r.MCCMNC)
+		b = append(b, `,"mno":`...)
+		b = appendJSONNullable(b, r.MNO)
+		b = append(b, '}')
 	}
-	return json.Marshal(out)
+	b = append(b, `],"countries":[`...)
+	for i, r := range m.Countries {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"countrycode":`...)
+		b = appendJSONString(b, r.CountryCode)
+		b = append(b, `,"route":`...)
+		b = appendJSONString(b, r.Route)
+		b = append(b, '}')
+	}
+	return append(b, "]}"...), nil
 }
 
-func nullable(s string) *string {
+// appendJSONNullable appends s as a JSON string, or null when empty.
+func appendJSONNullable(b []byte, s string) []byte {
 	if s == "" {
-		return nil
+		return append(b, "null"...)
 	}
-	return &s
+	return appendJSONString(b, s)
+}
+
+// appendJSONString appends s as a JSON string, escaped as encoding/json
+// escapes it (<, > and & included, and invalid UTF-8 as U+FFFD).
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\':
+				b = append(b, '\\', c)
+			case c == '\n':
+				b = append(b, '\\', 'n')
+			case c == '\r':
+				b = append(b, '\\', 'r')
+			case c == '\t':
+				b = append(b, '\\', 't')
+			case c < 0x20 || c == '<' || c == '>' || c == '&':
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&15])
+			default:
+				b = append(b, c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(b, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(b, `\u202`...)
+			b = append(b, hex[r&15])
+		default:
+			b = append(b, s[i:i+size]...)
+		}
+		i += size
+	}
+	return append(b, '"')
 }
 
 func isDigits(s string) bool {

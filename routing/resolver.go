@@ -1,11 +1,11 @@
 package routing
 
 import (
-	"fmt"
 	"sync/atomic"
 
 	"github.com/numenhq/numen/numbering"
 	"github.com/numenhq/numen/numbering/prefixmap"
+	"github.com/numenhq/numen/numbering/textfmt"
 )
 
 // Platform is the part of routing shared by all accounts: the coverage
@@ -33,7 +33,7 @@ type network struct {
 // *MapError naming every offending rule.
 func NewPlatform(plan *numbering.Plan, cov *Coverage, platform *Map) (*Platform, error) {
 	if plan == nil {
-		return nil, fmt.Errorf("routing: NewPlatform needs a numbering plan")
+		return nil, textfmt.Errorf("routing: NewPlatform needs a numbering plan")
 	}
 	if cov == nil {
 		var err error
@@ -270,7 +270,7 @@ func (r *Resolver) Static(n *numbering.Result, route string) (Decision, error) {
 	c := r.p.cat
 	id, ok := c.index[route]
 	if !ok || id == rejectID {
-		return Decision{}, fmt.Errorf("routing: unknown route %q", route)
+		return Decision{}, textfmt.Errorf("routing: unknown route %q", route)
 	}
 	d := Decision{Route: route, Origin: OriginStatic, MCCMNC: n.MCCMNC, instruction: c.static[id]}
 	v := c.countryView(countryIndex(n.CountryCode))
@@ -415,7 +415,7 @@ func (rt *Router) Load() *Resolver { return rt.cur.Load() }
 func (rt *Router) Update(account *Map) error {
 	cur := rt.cur.Load()
 	if cur == nil {
-		return fmt.Errorf("routing: Router.Update before Store")
+		return textfmt.Errorf("routing: Router.Update before Store")
 	}
 	next, err := cur.p.Resolver(account)
 	if err != nil {

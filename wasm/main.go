@@ -6,9 +6,11 @@
 // (README.md in this directory documents the JavaScript API; go run
 // ./wasm/build writes the package).
 //
-// The module embeds the plan without its optional sections (package data's
-// plan-core.bin): validity, type and country. The page adds the networks,
-// regions and time zones as packs when it shows them (numen_pack).
+// The module has no plan built in (that would bring package embed and, with
+// it, package time: 85 KB gzip): the page fetches the core plan (validity,
+// type and country: go run ./data/gen -strip ...) and hands it over
+// (numen_alloc, numen_open), then adds the networks, regions and time zones
+// as packs when it shows them (numen_pack).
 //
 // The JavaScript side calls the functions this file exports with
 // go:wasmexport, not syscall/js callbacks, which cost tens of microseconds
@@ -22,7 +24,6 @@ package main
 import (
 	"unsafe"
 
-	"github.com/numenhq/numen/data"
 	"github.com/numenhq/numen/numbering"
 	"github.com/numenhq/numen/routing"
 )
@@ -39,22 +40,16 @@ const ioSize = 1 << 20
 var (
 	io [ioSize]byte
 
-	core       []byte   // the embedded plan (data.Plan)
+	core       []byte   // the plan file (numen_open)
 	packs      [][]byte // the packs taken, kept for the plan's life
 	packNames  []string
 	plan       *numbering.Plan
 	platform   *routing.Platform
 	resolvers  []*routing.Resolver // by handle (numen_route_map)
 	generation int32               // bumped whenever plan changes
-	loadErr    error
 )
 
 func main() {
-	core = data.Plan()
-	plan, loadErr = numbering.OpenBytes(core)
-	if loadErr == nil {
-		platform, loadErr = routing.NewPlatform(plan, nil, nil)
-	}
 	select {} // serve the exported functions until the page goes away
 }
 
@@ -91,8 +86,50 @@ func input(n int32) (string, bool) {
 	return string(io[:n]), true
 }
 
-// ready reports whether the plan loaded; the functions fail when not.
-func ready() bool { return loadErr == nil && plan != nil }
+// ready reports whether a plan is open; the functions fail when not.
+func ready() bool { return plan != nil }
+
+const notReady = "numen: no numbering plan is open (numen_open)"
+
+// numen_open opens the plan file written into the buffer of the last
+// numen_alloc: the core plan, or a whole one. It replaces any plan and
+// packs opened before; routing maps are compiled anew against it.
+//
+//go:wasmexport numen_open
+func numenOpen() int32 {
+	b := pending
+	pending = nil
+	if b == nil {
+		return fail("numen: no plan was written")
+	}
+	p, err := numbering.OpenBytes(b)
+	if err != nil {
+		return fail(err.Error())
+	}
+	if msg := use(p); msg != "" {
+		return fail(msg)
+	}
+	core, packs, packNames = b, nil, nil
+	return 0
+}
+
+// use makes p the plan, with a platform of the default routing data and
+// the routing maps compiled anew; it returns an error message, or "".
+func use(p *numbering.Plan) string {
+	pf, err := routing.NewPlatform(p, nil, nil)
+	if err != nil {
+		return err.Error()
+	}
+	fresh := make([]*routing.Resolver, len(resolvers))
+	for i, r := range resolvers {
+		if fresh[i], err = pf.Resolver(r.Map()); err != nil {
+			return err.Error()
+		}
+	}
+	plan, platform, resolvers = p, pf, fresh
+	generation++
+	return ""
+}
 
 // numen_version writes the program's and the data's versions as JSON:
 // {"program": ..., "data": ..., "packs": [...]}.
@@ -100,7 +137,7 @@ func ready() bool { return loadErr == nil && plan != nil }
 //go:wasmexport numen_version
 func numenVersion() int32 {
 	if !ready() {
-		return fail("numen: the numbering plan did not load: " + loadErr.Error())
+		return fail(notReady)
 	}
 	b := io[:0]
 	b = append(b, `{"program":`...)
@@ -124,7 +161,7 @@ func numenVersion() int32 {
 //go:wasmexport numen_classify
 func numenClassify(n int32) int32 {
 	if !ready() {
-		return fail("numen: the numbering plan did not load: " + loadErr.Error())
+		return fail(notReady)
 	}
 	if n < 0 || n > ioSize {
 		return fail("numen: input length out of range")
@@ -145,7 +182,7 @@ func numenClassify(n int32) int32 {
 //go:wasmexport numen_check
 func numenCheck(n int32) int32 {
 	if !ready() {
-		return fail("numen: the numbering plan did not load: " + loadErr.Error())
+		return fail(notReady)
 	}
 	if n < 0 || n > ioSize {
 		return fail("numen: input length out of range")
@@ -165,7 +202,7 @@ func numenCheck(n int32) int32 {
 //go:wasmexport numen_route_map
 func numenRouteMap(n int32) int32 {
 	if !ready() {
-		return fail("numen: the numbering plan did not load: " + loadErr.Error())
+		return fail(notReady)
 	}
 	text, ok := input(n)
 	if !ok {
@@ -200,7 +237,7 @@ var firstHandle int32
 //go:wasmexport numen_route
 func numenRoute(handle, n int32) int32 {
 	if !ready() {
-		return fail("numen: the numbering plan did not load: " + loadErr.Error())
+		return fail(notReady)
 	}
 	i := handle - firstHandle
 	if i < 0 || int(i) >= len(resolvers) {
@@ -240,7 +277,7 @@ var pending []byte
 //go:wasmexport numen_pack
 func numenPack(n int32) int32 {
 	if !ready() {
-		return fail("numen: the numbering plan did not load: " + loadErr.Error())
+		return fail(notReady)
 	}
 	name, ok := input(n)
 	if !ok || pending == nil {
@@ -256,19 +293,10 @@ func numenPack(n int32) int32 {
 	if err != nil {
 		return fail(err.Error())
 	}
-	pf, err := routing.NewPlatform(p, nil, nil)
-	if err != nil {
-		return fail(err.Error())
-	}
-	// Routing maps were compiled against the old plan: compile them anew.
-	for i, r := range resolvers {
-		if resolvers[i], err = pf.Resolver(r.Map()); err != nil {
-			return fail(err.Error())
-		}
+	if msg := use(p); msg != "" {
+		return fail(msg)
 	}
 	packs, packNames = append(packs, b), append(packNames, name)
-	plan, platform = p, pf
-	generation++
 	return 0
 }
 

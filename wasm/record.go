@@ -3,7 +3,6 @@
 package main
 
 import (
-	"encoding/binary"
 	"unsafe"
 
 	"github.com/numenhq/numen/numbering"
@@ -35,14 +34,14 @@ import (
 // 2 types (numbering.TypeSet), 3 longer (0 or 1), 4 calling code, 5 region
 // count k, then k region codes as pairs.
 const (
-	flagValid       = 1 << 0
-	flagFailed      = 1 << 1 // query_status FAILED
-	flagPorted      = 1 << 2 // is_possibly_ported (known when valid)
-	flagVanity      = 1 << 3 // is_vanity_number (known when the status is OK)
-	flagHLR         = 1 << 4 // qualifies_for_hlr_lookup (known when the status is OK)
-	flagParsed      = 1 << 5
-	flagRegions     = 1 << 6
-	flagZones       = 1 << 7
+	flagValid      = 1 << 0
+	flagFailed     = 1 << 1 // query_status FAILED
+	flagPorted     = 1 << 2 // is_possibly_ported (known when valid)
+	flagVanity     = 1 << 3 // is_vanity_number (known when the status is OK)
+	flagHLR        = 1 << 4 // qualifies_for_hlr_lookup (known when the status is OK)
+	flagParsed     = 1 << 5
+	flagRegions    = 1 << 6
+	flagZones      = 1 << 7
 	maxListStrings = 64 // a list longer than this is cut (the longest, +1's zones, has 42)
 	e164At         = ioSize - 64
 )
@@ -51,7 +50,8 @@ const (
 type rec struct{ n int }
 
 func (w *rec) u32(v uint32) {
-	binary.LittleEndian.PutUint32(io[4*w.n:], v)
+	b := io[4*w.n : 4*w.n+4]
+	b[0], b[1], b[2], b[3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
 	w.n++
 }
 

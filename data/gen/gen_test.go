@@ -20,11 +20,11 @@ func TestCommittedDataIsReproducible(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files, err := Generate(moduleDir, os.DirFS(filepath.Join("..", "curated")), list)
+	files, err := Generate(moduleDir, os.DirFS(filepath.Join("..", "curated")), list, os.DirFS(filepath.Join("..", "routing")))
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, err := Generate(moduleDir, os.DirFS(filepath.Join("..", "curated")), list)
+	again, err := Generate(moduleDir, os.DirFS(filepath.Join("..", "curated")), list, os.DirFS(filepath.Join("..", "routing")))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -66,10 +66,7 @@
 // own string pool, which its strings index.
 package planfmt
 
-import (
-	"encoding/binary"
-	"hash/crc32"
-)
+import "hash/crc32"
 
 // Magic starts every plan file.
 const Magic = "NUMNPLAN"
@@ -350,7 +347,16 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 func Checksum(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }
 
 // U16 and U32 read little-endian integers at byte offset off.
-func U16(b []byte, off int) uint16 { return binary.LittleEndian.Uint16(b[off:]) }
+//
+// They are encoding/binary's LittleEndian, written out: that package
+// brings reflect into the browser module.
+func U16(b []byte, off int) uint16 {
+	b = b[off : off+2]
+	return uint16(b[0]) | uint16(b[1])<<8
+}
 
 // U32 reads a little-endian uint32 at byte offset off.
-func U32(b []byte, off int) uint32 { return binary.LittleEndian.Uint32(b[off:]) }
+func U32(b []byte, off int) uint32 {
+	b = b[off : off+4]
+	return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
+}
