@@ -108,6 +108,46 @@ func (pr Progress) AppendRegions(dst []string) []string {
 // taken off as it would be from the whole number. It never panics and does
 // not allocate.
 func (p *Plan) Check(s string) Progress {
+	if p.mayBeValid(s) {
+		if pr, ok := p.checkValid(s); ok {
+			return pr
+		}
+	}
+	return p.checkPartial(s)
+}
+
+// mayBeValid reports whether s, read as plain input, has as many digits as
+// some number of its calling code: shorter input, the common case while a
+// number is typed, cannot be valid, and Check skips Validate for it.
+func (p *Plan) mayBeValid(s string) bool {
+	var buf [maxDigits + 4]byte
+	nd, plus, simple := collectSimple(s, &buf)
+	if !simple {
+		return true // anything unusual: let Validate decide
+	}
+	digits := buf[:min(nd, len(buf))]
+	if !plus && len(digits) >= 2 && digits[0] == '0' && digits[1] == '0' {
+		digits = digits[2:]
+	}
+	cc, national, ok := p.SplitCallingCode(string(digits))
+	if !ok {
+		return false
+	}
+	code := &p.codes[p.byCC[cc]]
+	if code.strip != nil && len(code.strip.transform) > 0 {
+		return true // a transform may add digits ("+672 10660" is +672 310660)
+	}
+	for _, i := range code.regions {
+		if r := &p.regions[i]; r.possMin >= 0 && len(national) >= r.possMin {
+			return true
+		}
+	}
+	return false
+}
+
+// checkValid is Check for input that Validate finds valid; ok is false
+// for other input.
+func (p *Plan) checkValid(s string) (Progress, bool) {
 	if v := p.Validate(s); v.Valid {
 		pr := Progress{State: Valid, Types: 1 << v.Type}
 		if v.Number.n > 0 {
@@ -125,8 +165,13 @@ func (p *Plan) Check(s string) Progress {
 				}
 			}
 		}
-		return pr
+		return pr, true
 	}
+	return Progress{}, false
+}
+
+// checkPartial is Check for input that is not valid as it stands.
+func (p *Plan) checkPartial(s string) Progress {
 	var buf [maxDigits + 4]byte
 	nd, plus, simple := collectSimple(s, &buf)
 	if !simple {

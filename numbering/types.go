@@ -104,6 +104,15 @@ var reasonTexts = [...]string{
 	InvalidPrefix:        "invalid prefix",
 }
 
+// Reasons lists every Reason in declaration order, NoReason first.
+func Reasons() []Reason {
+	out := make([]Reason, 0, reasonSentinel)
+	for r := NoReason; r < reasonSentinel; r++ {
+		out = append(out, r)
+	}
+	return out
+}
+
 // String returns the short English reason, such as "too short"; "" for NoReason.
 func (r Reason) String() string {
 	if int(r) < len(reasonTexts) {

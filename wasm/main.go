@@ -22,6 +22,7 @@
 package main
 
 import (
+	"strings"
 	"unsafe"
 
 	"github.com/numenhq/numen/numbering"
@@ -38,11 +39,13 @@ var version = "devel"
 const ioSize = 1 << 20
 
 var (
-	io [ioSize]byte
+	// io is the exchange buffer, over words so that it is aligned for the
+	// JavaScript side's Uint32Array.
+	ioWords [ioSize / 8]uint64
+	io      = (*[ioSize]byte)(unsafe.Pointer(&ioWords))
 
 	core       []byte   // the plan file (numen_open)
 	packs      [][]byte // the packs taken, kept for the plan's life
-	packNames  []string
 	plan       *numbering.Plan
 	platform   *routing.Platform
 	resolvers  []*routing.Resolver // by handle (numen_route_map)
@@ -109,7 +112,7 @@ func numenOpen() int32 {
 	if msg := use(p); msg != "" {
 		return fail(msg)
 	}
-	core, packs, packNames = b, nil, nil
+	core, packs = b, nil
 	return 0
 }
 
@@ -132,7 +135,9 @@ func use(p *numbering.Plan) string {
 }
 
 // numen_version writes the program's and the data's versions as JSON:
-// {"program": ..., "data": ..., "packs": [...]}.
+// {"program": ..., "data": ..., "packs": [...]}, the packs being the
+// optional parts of the plan that are loaded ("networks", "regions",
+// "timezones").
 //
 //go:wasmexport numen_version
 func numenVersion() int32 {
@@ -145,11 +150,58 @@ func numenVersion() int32 {
 	b = append(b, `,"data":`...)
 	b = appendJSONString(b, plan.Version().String())
 	b = append(b, `,"packs":[`...)
-	for i, name := range packNames {
+	for i, name := range loadedPacks() {
 		if i > 0 {
 			b = append(b, ',')
 		}
 		b = appendJSONString(b, name)
+	}
+	b = append(b, "]}"...)
+	return int32(len(b))
+}
+
+// loadedPacks names the optional parts the plan has, as the JavaScript API
+// names its packs.
+func loadedPacks() []string {
+	sections := plan.Info().Sections
+	var names []string
+	for _, p := range []struct{ name, section string }{
+		{"networks", "network ranges"}, {"regions", "geocoding"}, {"timezones", "time zones"},
+	} {
+		if strings.Contains(sections, p.section) {
+			names = append(names, p.name)
+		}
+	}
+	return names
+}
+
+// numen_tables writes, as JSON, the names the records' numbers stand for:
+// {"types": [...], "reasons": [...], "states": [...]}, indexed by
+// numbering.Type, numbering.Reason and numbering.InputState, so that
+// numen.mjs holds no copy of them.
+//
+//go:wasmexport numen_tables
+func numenTables() int32 {
+	b := append(io[:0], `{"types":[`...)
+	for i, t := range numbering.Types() {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, t.String())
+	}
+	b = append(b, `],"reasons":[`...)
+	for i, r := range numbering.Reasons() {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, r.String())
+	}
+	b = append(b, `],"states":[`...)
+	for i, st := range []numbering.InputState{numbering.Incomplete, numbering.Valid, numbering.Impossible} {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, st.String())
 	}
 	b = append(b, "]}"...)
 	return int32(len(b))
@@ -270,17 +322,14 @@ func numenAlloc(size int32) int32 {
 var pending []byte
 
 // numen_pack adds the pack written into the buffer of the last numen_alloc
-// to the plan: the plan is opened again with every pack taken so far. The
-// buffer's first n bytes of the exchange buffer name the pack for
-// numen_version ("networks", "regions", "timezones").
+// to the plan: the plan is opened again with every pack taken so far.
 //
 //go:wasmexport numen_pack
-func numenPack(n int32) int32 {
+func numenPack() int32 {
 	if !ready() {
 		return fail(notReady)
 	}
-	name, ok := input(n)
-	if !ok || pending == nil {
+	if pending == nil {
 		return fail("numen: no pack was written")
 	}
 	b := pending
@@ -296,7 +345,7 @@ func numenPack(n int32) int32 {
 	if msg := use(p); msg != "" {
 		return fail(msg)
 	}
-	packs, packNames = append(packs, b), append(packNames, name)
+	packs = append(packs, b)
 	return 0
 }
 

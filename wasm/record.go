@@ -46,23 +46,15 @@ const (
 	e164At         = ioSize - 64
 )
 
-// rec writes words into the exchange buffer.
-type rec struct{ n int }
+// words is the exchange buffer as words (wasm is little-endian).
+var words = (*[ioSize / 4]uint32)(unsafe.Pointer(&ioWords))
 
-func (w *rec) u32(v uint32) {
-	b := io[4*w.n : 4*w.n+4]
-	b[0], b[1], b[2], b[3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
-	w.n++
-}
-
-func (w *rec) str(s string) {
+// addr returns the address of a string's bytes, 0 for "".
+func addr(s string) uint32 {
 	if s == "" {
-		w.u32(0)
-		w.u32(0)
-		return
+		return 0
 	}
-	w.u32(uint32(uintptr(unsafe.Pointer(unsafe.StringData(s)))))
-	w.u32(uint32(len(s)))
+	return uint32(uintptr(unsafe.Pointer(unsafe.StringData(s))))
 }
 
 func boolFlag(v bool, f uint32) uint32 {
@@ -73,59 +65,54 @@ func boolFlag(v bool, f uint32) uint32 {
 }
 
 // writeResult writes a classification's record and returns its length in
-// bytes.
+// bytes. (Written word by word, without helper calls: a call costs Go's
+// wasm code more than the store it makes.)
 func writeResult(r *numbering.Result) int32 {
-	var w rec
-	flags := boolFlag(r.Valid, flagValid) | boolFlag(r.Status == numbering.StatusFailed, flagFailed) |
+	w := words
+	w[0] = boolFlag(r.Valid, flagValid) | boolFlag(r.Status == numbering.StatusFailed, flagFailed) |
 		boolFlag(r.PossiblyPorted, flagPorted) | boolFlag(r.Number.IsVanity(), flagVanity) |
 		boolFlag(r.QualifiesForHLR, flagHLR) | boolFlag(!r.Number.IsZero(), flagParsed) |
 		boolFlag(r.Regions != nil, flagRegions) | boolFlag(r.Timezones != nil, flagZones)
-	w.u32(flags)
-	w.u32(uint32(r.Type))
-	w.u32(uint32(r.Reason))
-	if r.Number.IsZero() {
-		w.str("")
-	} else {
+	w[1], w[2] = uint32(r.Type), uint32(r.Reason)
+	w[3], w[4] = 0, 0
+	if !r.Number.IsZero() {
 		// The E.164 text goes to the buffer's end, past any record.
 		b := r.Number.AppendTo(io[e164At:e164At])
-		w.u32(uint32(uintptr(unsafe.Pointer(&io[e164At]))))
-		w.u32(uint32(len(b)))
+		w[3], w[4] = uint32(uintptr(unsafe.Pointer(&io[e164At]))), uint32(len(b))
 	}
-	w.str(r.MCCMNC)
-	w.str(r.Network)
-	w.str(r.CountryName)
-	w.str(r.CountryCode)
-	w.str(r.CountryPrefix)
-	w.str(r.Info)
+	w[5], w[6] = addr(r.MCCMNC), uint32(len(r.MCCMNC))
+	w[7], w[8] = addr(r.Network), uint32(len(r.Network))
+	w[9], w[10] = addr(r.CountryName), uint32(len(r.CountryName))
+	w[11], w[12] = addr(r.CountryCode), uint32(len(r.CountryCode))
+	w[13], w[14] = addr(r.CountryPrefix), uint32(len(r.CountryPrefix))
+	w[15], w[16] = addr(r.Info), uint32(len(r.Info))
 	regions, zones := r.Regions[:min(len(r.Regions), maxListStrings)], r.Timezones[:min(len(r.Timezones), maxListStrings)]
-	w.u32(uint32(len(regions)))
-	w.u32(uint32(uintptr(unsafe.Pointer(unsafe.SliceData(r.Regions)))))
-	w.u32(uint32(len(zones)))
-	w.u32(uint32(uintptr(unsafe.Pointer(unsafe.SliceData(r.Timezones)))))
+	w[17], w[18] = uint32(len(regions)), uint32(uintptr(unsafe.Pointer(unsafe.SliceData(r.Regions))))
+	w[19], w[20] = uint32(len(zones)), uint32(uintptr(unsafe.Pointer(unsafe.SliceData(r.Timezones))))
+	n := 21
 	for _, s := range regions {
-		w.str(s)
+		w[n], w[n+1] = addr(s), uint32(len(s))
+		n += 2
 	}
 	for _, s := range zones {
-		w.str(s)
+		w[n], w[n+1] = addr(s), uint32(len(s))
+		n += 2
 	}
-	return int32(4 * w.n)
+	return int32(4 * n)
 }
 
 // writeProgress writes a Check's record and returns its length in bytes.
 func writeProgress(pr *numbering.Progress) int32 {
-	var w rec
 	var buf [32]string
 	regions := pr.AppendRegions(buf[:0])
-	w.u32(uint32(pr.State))
-	w.u32(uint32(pr.Reason))
-	w.u32(uint32(pr.Types))
-	w.u32(uint32(boolFlag(pr.Longer, 1)))
-	w.u32(uint32(pr.CallingCode))
-	w.u32(uint32(len(regions)))
+	w := words
+	w[0], w[1], w[2], w[3], w[4], w[5] = uint32(pr.State), uint32(pr.Reason), uint32(pr.Types), boolFlag(pr.Longer, 1), uint32(pr.CallingCode), uint32(len(regions))
+	n := 6
 	for _, s := range regions {
-		w.str(s)
+		w[n], w[n+1] = addr(s), uint32(len(s))
+		n += 2
 	}
-	return int32(4 * w.n)
+	return int32(4 * n)
 }
 
 // appendJSONString appends s as a JSON string.

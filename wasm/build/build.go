@@ -1,0 +1,190 @@
+// Command build writes Numen's browser package into a folder:
+//
+//	go run ./wasm/build -o dist/
+//
+// numen.wasm (package wasm built with GOOS=js GOARCH=wasm, optimized with
+// wasm-opt when it is on PATH), the Go distribution's wasm_exec.js, the
+// JavaScript module numen.mjs and its TypeScript declarations, the core
+// plan and the packs cut from data/numbering/plan.bin, and the demo page,
+// each with a gzip -9 twin; it prints every file's raw and gzip sizes. Its
+// tests build the package and load it into Node and Chromium.
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/numenhq/numen/numbering/compile"
+)
+
+// File is one file written, with its sizes.
+type File struct {
+	Name        string // relative to the output folder
+	Size, GZip  int    // bytes, and bytes after gzip -9
+	Unoptimized int    // numen.wasm before wasm-opt; 0 when wasm-opt did not run
+}
+
+// Options configure Build.
+type Options struct {
+	// Root is the repository's root (where go.mod is).
+	Root string
+	// Out is the output folder, created when missing.
+	Out string
+	// Version is stamped into numen.wasm (main.version); "" for "devel".
+	Version string
+	// WasmOpt runs wasm-opt -Oz on numen.wasm when it is on PATH (Debian's
+	// binaryen); the sizes before and after are both reported.
+	WasmOpt bool
+	// Log receives the go command's output; nil discards it.
+	Log io.Writer
+}
+
+// packs are the optional parts a page loads when it shows them, and the
+// plan sections each brings.
+var packs = []struct {
+	name     string
+	sections []compile.Section
+}{
+	{"networks", []compile.Section{compile.Ranges, compile.Networks}},
+	{"regions", []compile.Section{compile.Geocoding}},
+	{"timezones", []compile.Section{compile.Timezones}},
+}
+
+// Build writes the package into o.Out and returns its files. Every file
+// gets a gzip -9 twin (NAME.gz), which numen serve --wasm sends to browsers
+// that take gzip.
+func Build(o Options) ([]File, error) {
+	if o.Root == "" || o.Out == "" {
+		return nil, errors.New("build: Root and Out are required")
+	}
+	if err := os.MkdirAll(o.Out, 0o755); err != nil {
+		return nil, err
+	}
+	log := o.Log
+	if log == nil {
+		log = io.Discard
+	}
+	var files []File
+	write := func(name string, b []byte) error {
+		path := filepath.Join(o.Out, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			return err
+		}
+		z := gzipBytes(b)
+		if err := os.WriteFile(path+".gz", z, 0o644); err != nil {
+			return err
+		}
+		files = append(files, File{Name: name, Size: len(b), GZip: len(z)})
+		return nil
+	}
+
+	// numen.wasm.
+	version := o.Version
+	if version == "" {
+		version = "devel"
+	}
+	wasmPath := filepath.Join(o.Out, "numen.wasm")
+	cmd := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w -X main.version="+version, "-o", wasmPath, "./wasm")
+	cmd.Dir = o.Root
+	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
+	cmd.Stdout, cmd.Stderr = log, log
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("build: GOOS=js GOARCH=wasm go build ./wasm: %w", err)
+	}
+	module, err := os.ReadFile(wasmPath)
+	if err != nil {
+		return nil, err
+	}
+	unoptimized := 0
+	if o.WasmOpt {
+		if path, err := exec.LookPath("wasm-opt"); err == nil {
+			optimized := wasmPath + ".opt"
+			// Go's code uses these features; wasm-opt must keep them.
+			cmd := exec.Command(path, "-Oz", "--enable-bulk-memory", "--enable-sign-ext", "--enable-nontrapping-float-to-int", "--enable-mutable-globals", wasmPath, "-o", optimized)
+			cmd.Stdout, cmd.Stderr = log, log
+			if err := cmd.Run(); err != nil {
+				return nil, fmt.Errorf("build: wasm-opt: %w", err)
+			}
+			defer os.Remove(optimized)
+			unoptimized = len(module)
+			if module, err = os.ReadFile(optimized); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := write("numen.wasm", module); err != nil {
+		return nil, err
+	}
+	files[len(files)-1].Unoptimized = unoptimized
+
+	// wasm_exec.js, from the toolchain that built numen.wasm.
+	goroot, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		return nil, fmt.Errorf("build: go env GOROOT: %w", err)
+	}
+	var runtimeJS []byte
+	for _, p := range []string{"lib/wasm/wasm_exec.js", "misc/wasm/wasm_exec.js"} {
+		if runtimeJS, err = os.ReadFile(filepath.Join(strings.TrimSpace(string(goroot)), p)); err == nil {
+			break
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("build: wasm_exec.js of the Go distribution: %w", err)
+	}
+	if err := write("wasm_exec.js", runtimeJS); err != nil {
+		return nil, err
+	}
+
+	// The plan: the core, and the packs.
+	plan, err := os.ReadFile(filepath.Join(o.Root, "data", "numbering", "plan.bin"))
+	if err != nil {
+		return nil, err
+	}
+	core, err := compile.Strip(plan, compile.Ranges, compile.Networks, compile.Geocoding, compile.Timezones)
+	if err != nil {
+		return nil, err
+	}
+	if err := write("numen-core.bin", core); err != nil {
+		return nil, err
+	}
+	for _, p := range packs {
+		b, err := compile.Pack(plan, p.sections...)
+		if err != nil {
+			return nil, err
+		}
+		if err := write("numen-"+p.name+".bin", b); err != nil {
+			return nil, err
+		}
+	}
+
+	// The JavaScript package and the demo, as they are in wasm/.
+	for _, name := range []string{"numen.mjs", "numen.d.ts", "package.json", "README.md", "web/index.html", "web/demo.mjs", "web/demo.css"} {
+		b, err := os.ReadFile(filepath.Join(o.Root, "wasm", name))
+		if err != nil {
+			return nil, err
+		}
+		if err := write(strings.TrimPrefix(name, "web/"), b); err != nil {
+			return nil, err
+		}
+	}
+	return files, nil
+}
+
+// gzipBytes compresses b as gzip -9 would.
+func gzipBytes(b []byte) []byte {
+	var out bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&out, gzip.BestCompression)
+	zw.Write(b)
+	zw.Close()
+	return out.Bytes()
+}

@@ -1,0 +1,296 @@
+// Numen in the browser: the JavaScript API around numen.wasm. See README.md.
+//
+// The module exports functions (Go's go:wasmexport) that read their input
+// from an exchange buffer in the module's memory and write their answer
+// there: a record of 32-bit words whose strings are addresses in the
+// module's memory (wasm/record.go documents it). Strings are decoded once
+// and cached until the plan changes, so that a classification costs a few
+// hundred nanoseconds, not the tens of microseconds a syscall/js call would.
+
+import "./wasm_exec.js"; // defines globalThis.Go, matching the Go toolchain that built numen.wasm
+
+const PACKS = Object.freeze(["networks", "regions", "timezones"]);
+const MAX_INPUT = 4096; // characters passed on; numbering refuses more than 250 bytes anyway
+
+const utf8 = new TextDecoder("utf-8");
+const encoder = new TextEncoder();
+
+async function fetchBytes(url, what) {
+  const resp = await fetch(url);
+  if (!resp.ok) {
+    throw new Error(`numen: fetching the ${what} ${url}: HTTP ${resp.status}`);
+  }
+  return new Uint8Array(await resp.arrayBuffer());
+}
+
+function wantString(fn, text) {
+  if (typeof text !== "string") {
+    throw new TypeError(`numen.${fn}: want a string, have ${text === null ? "null" : typeof text}`);
+  }
+}
+
+/** Numen: one loaded module and its numbering plan. */
+export class Numen {
+  /**
+   * Loads numen.wasm and the core plan beside it (numen-core.bin) and
+   * returns a ready instance.
+   * @param {string|URL} [wasmURL] where numen.wasm is; the plan and packs are looked up beside it
+   * @param {{plan?: string|URL, packs?: string[]}} [options]
+   */
+  static async load(wasmURL = new URL("./numen.wasm", import.meta.url), options = {}) {
+    const base = new URL(".", new URL(wasmURL, globalThis.location?.href ?? import.meta.url));
+    const go = new Go();
+    const wasm = fetch(wasmURL);
+    const plan = fetchBytes(options.plan ?? new URL("numen-core.bin", base), "plan");
+    let instance;
+    if (WebAssembly.instantiateStreaming) {
+      ({ instance } = await WebAssembly.instantiateStreaming(wasm, go.importObject));
+    } else {
+      const resp = await wasm;
+      ({ instance } = await WebAssembly.instantiate(await resp.arrayBuffer(), go.importObject));
+    }
+    go.run(instance); // runs main up to its select{}: the exports are ready when it returns
+    const numen = new Numen(instance, base);
+    numen._open(await plan);
+    for (const p of options.packs ?? []) {
+      await numen.loadPack(p);
+    }
+    return numen;
+  }
+
+  constructor(instance, base) {
+    this._x = instance.exports;
+    this._base = base;
+    this._mem = this._x.mem;
+    this._u8 = new Uint8Array(this._mem.buffer);
+    this._io = this._x.numen_io();
+    this._ioSize = this._x.numen_io_size();
+    this._strings = new Map();
+    this._lists = new Map();
+    this._maps = new Map(); // routing map JSON -> handle, oldest first (the module keeps 64)
+    const tables = JSON.parse(this._text(this._x.numen_tables()));
+    this._types = tables.types;
+    this._reasons = tables.reasons;
+    this._states = tables.states;
+    this._packs = Object.freeze([]);
+  }
+
+  // _bytes returns the module's memory, anew after it grew (a grown memory
+  // detaches the old views); _ioBytes and _words view the exchange buffer.
+  _bytes() {
+    if (this._u8.buffer !== this._mem.buffer || this._ioBytes === undefined) {
+      this._u8 = new Uint8Array(this._mem.buffer);
+      this._ioBytes = this._u8.subarray(this._io, this._io + this._ioSize);
+      this._words = new Uint32Array(this._mem.buffer, this._io, this._ioSize >> 2);
+    }
+    return this._u8;
+  }
+
+  // _text returns the answer of length n in the exchange buffer, or throws
+  // the module's error (a negative length).
+  _text(n) {
+    const mem = this._bytes();
+    if (n < 0) {
+      throw new Error(utf8.decode(mem.subarray(this._io, this._io - n)));
+    }
+    return utf8.decode(mem.subarray(this._io, this._io + n));
+  }
+
+  // _put writes text into the exchange buffer and returns its length in
+  // bytes: ASCII by hand (the common case, and faster than encodeInto for
+  // a short string), the rest as UTF-8 by the TextEncoder.
+  _put(text) {
+    if (text.length > MAX_INPUT) {
+      text = text.slice(0, MAX_INPUT);
+    }
+    this._bytes();
+    const io = this._ioBytes;
+    const n = text.length;
+    for (let i = 0; i < n; i++) {
+      const c = text.charCodeAt(i);
+      if (c >= 0x80) {
+        return encoder.encodeInto(text, io).written;
+      }
+      io[i] = c;
+    }
+    return n;
+  }
+
+  // _alloc copies bytes into a buffer of the module's.
+  _alloc(bytes) {
+    const at = this._x.numen_alloc(bytes.length);
+    if (at === 0) {
+      throw new Error(`numen: cannot take ${bytes.length} bytes`);
+    }
+    this._bytes().set(bytes, at);
+  }
+
+  _open(bytes) {
+    this._alloc(bytes);
+    this._check(this._x.numen_open());
+    this._changed();
+  }
+
+  _check(n) {
+    if (n < 0) {
+      this._text(n);
+    }
+    return n;
+  }
+
+  // _changed drops what was decoded from the old plan.
+  _changed() {
+    this._strings.clear();
+    this._lists.clear();
+    this._packs = Object.freeze(this.version().packs);
+  }
+
+  _string(ptr, len) {
+    if (len === 0) {
+      return null;
+    }
+    const key = ptr * 65536 + len;
+    let s = this._strings.get(key);
+    if (s === undefined) {
+      s = utf8.decode(this._bytes().subarray(ptr, ptr + len));
+      this._strings.set(key, s);
+    }
+    return s;
+  }
+
+  /**
+   * Adds a pack: "networks" (original network and MCCMNC), "regions"
+   * (geographic descriptions) or "timezones", fetched from beside the
+   * module, or any pack URL.
+   * @param {string|URL} pack
+   */
+  async loadPack(pack) {
+    const url = PACKS.includes(pack) ? new URL(`numen-${pack}.bin`, this._base) : pack;
+    this._alloc(await fetchBytes(url, "pack"));
+    this._check(this._x.numen_pack());
+    this._changed();
+    return this._packs;
+  }
+
+  /** The program's and the data's versions, and the packs loaded. */
+  version() {
+    return JSON.parse(this._text(this._x.numen_version()));
+  }
+
+  /**
+   * Classifies a number: the NT result object of the sidecar's
+   * /nt-lookup (without id, cost, storage and timestamp), and the packs
+   * loaded ("packs"); fields a missing pack would give are null.
+   * @param {string} text
+   */
+  classify(text) {
+    wantString("classify", text);
+    this._check(this._x.numen_classify(this._put(text)));
+    const mem = this._bytes();
+    const w = this._words;
+    const flags = w[0];
+    const valid = (flags & 1) !== 0;
+    const ok = (flags & 2) === 0;
+    const mccmnc = this._string(w[5], w[6]);
+    let at = 21;
+    const list = (count, id, present) => {
+      if (!present) {
+        return null;
+      }
+      const key = id * 65536 + count;
+      let arr = this._lists.get(key);
+      if (arr === undefined) {
+        arr = [];
+        for (let i = 0; i < count; i++) {
+          arr.push(this._string(w[at + 2 * i], w[at + 2 * i + 1]));
+        }
+        arr = Object.freeze(arr);
+        this._lists.set(key, arr);
+      }
+      at += 2 * count;
+      return arr;
+    };
+    const regions = list(w[17], w[18], (flags & 64) !== 0);
+    const timezones = list(w[19], w[20], (flags & 128) !== 0);
+    return {
+      number: (flags & 32) !== 0 ? String.fromCharCode.apply(null, mem.subarray(w[3], w[3] + w[4])) : text,
+      number_type: this._types[w[1]],
+      query_status: ok ? "OK" : "FAILED",
+      is_valid: valid,
+      invalid_reason: w[2] === 0 ? null : this._reasons[w[2]],
+      is_possibly_ported: valid ? (flags & 4) !== 0 : null,
+      is_vanity_number: ok ? (flags & 8) !== 0 : null,
+      qualifies_for_hlr_lookup: ok ? (flags & 16) !== 0 : null,
+      mccmnc,
+      mcc: mccmnc === null ? null : mccmnc.slice(0, 3),
+      mnc: mccmnc === null ? null : mccmnc.slice(3),
+      original_network_name: this._string(w[7], w[8]),
+      original_country_name: this._string(w[9], w[10]),
+      original_country_code: this._string(w[11], w[12]),
+      original_country_prefix: this._string(w[13], w[14]),
+      regions,
+      timezones,
+      info_text: this._string(w[15], w[16]),
+      packs: this._packs,
+    };
+  }
+
+  /**
+   * Tells where input being typed stands: {state: "valid" | "incomplete" |
+   * "impossible", types, countries, calling_code, longer, reason}.
+   * @param {string} text
+   */
+  check(text) {
+    wantString("check", text);
+    this._check(this._x.numen_check(this._put(text)));
+    this._bytes();
+    const w = this._words;
+    const types = [];
+    for (let t = 0; t < this._types.length; t++) {
+      if (w[2] & (1 << t)) {
+        types.push(this._types[t]);
+      }
+    }
+    const countries = [];
+    for (let i = 0; i < w[5]; i++) {
+      countries.push(this._string(w[6 + 2 * i], w[7 + 2 * i]));
+    }
+    return {
+      state: this._states[w[0]],
+      types,
+      countries,
+      calling_code: w[4] === 0 ? null : w[4],
+      longer: w[3] === 1,
+      reason: w[1] === 0 ? null : this._reasons[w[1]],
+    };
+  }
+
+  /**
+   * Decides the route of a number's lookup with an account's routing map
+   * (the JSON of GET /routing-map, as an object or a string), over the
+   * platform's default rules and coverage: the decision object of
+   * GET /route. A map with problems throws an Error listing every one.
+   * @param {string} text
+   * @param {object|string} routingMap
+   */
+  route(text, routingMap) {
+    wantString("route", text);
+    const json = typeof routingMap === "string" ? routingMap : JSON.stringify(routingMap ?? {});
+    let handle = this._maps.get(json);
+    if (handle === undefined) {
+      if (json.length > this._ioSize / 4) {
+        throw new Error(`numen.route: a routing map of ${json.length} characters is too large`);
+      }
+      this._bytes();
+      const n = encoder.encodeInto(json, this._ioBytes).written;
+      handle = this._check(this._x.numen_route_map(n));
+      this._maps.set(json, handle);
+      if (this._maps.size > 64) {
+        this._maps.delete(this._maps.keys().next().value); // the module forgot it too
+      }
+    }
+    return JSON.parse(this._text(this._x.numen_route(handle, this._put(text))));
+  }
+}
+
+export default Numen;
