@@ -1,0 +1,242 @@
+//go:build js && wasm
+
+package main
+
+// These tests run under Node: GOOS=js GOARCH=wasm go test ./wasm, with the
+// Go distribution's go_js_wasm_exec on PATH (.ci/test puts it there). They
+// call the exported functions as numen.mjs does, and decode the records as
+// it does, and compare with package numbering's answers.
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unsafe"
+
+	"github.com/numenhq/numen/numbering"
+	"github.com/numenhq/numen/numbering/compile"
+	"github.com/stretchr/testify/require"
+)
+
+var wholePlan []byte
+
+func TestMain(m *testing.M) {
+	var err error
+	if wholePlan, err = os.ReadFile(filepath.Join("..", "data", "numbering", "plan.bin")); err != nil {
+		panic(err)
+	}
+	os.Exit(m.Run())
+}
+
+// write copies b into a buffer of the module's, as numen.mjs does.
+func write(t *testing.T, b []byte) {
+	t.Helper()
+	at := numenAlloc(int32(len(b)))
+	require.NotZero(t, at)
+	copy(unsafe.Slice((*byte)(unsafe.Pointer(uintptr(at))), len(b)), b)
+}
+
+// put writes text into the exchange buffer and returns its length.
+func put(text string) int32 { return int32(copy(io[:], text)) }
+
+// answer returns the text of a function's answer, or its error.
+func answer(n int32) (string, error) {
+	if n < 0 {
+		return "", &moduleError{string(io[:-n])}
+	}
+	return string(io[:n]), nil
+}
+
+type moduleError struct{ msg string }
+
+func (e *moduleError) Error() string { return e.msg }
+
+// openCore opens the core plan and the given packs, as Numen.load does.
+func openCore(t *testing.T, packs ...[]compile.Section) *numbering.Plan {
+	t.Helper()
+	core, err := compile.Strip(wholePlan, compile.Ranges, compile.Networks, compile.Geocoding, compile.Timezones)
+	require.NoError(t, err)
+	write(t, core)
+	_, err = answer(numenOpen())
+	require.NoError(t, err)
+	opts := []numbering.Option{}
+	for _, sections := range packs {
+		pack, err := compile.Pack(wholePlan, sections...)
+		require.NoError(t, err)
+		write(t, pack)
+		_, err = answer(numenPack())
+		require.NoError(t, err)
+		opts = append(opts, numbering.WithPack(pack))
+	}
+	want, err := numbering.OpenBytes(core, opts...)
+	require.NoError(t, err)
+	return want
+}
+
+func str(ptr, n uint32) string {
+	if n == 0 {
+		return ""
+	}
+	return unsafe.String((*byte)(unsafe.Pointer(uintptr(ptr))), int(n))
+}
+
+// decodeResult reads a classification's record back into a Result, as
+// numen.mjs reads it.
+func decodeResult(input string) numbering.Result {
+	w := words
+	r := numbering.Result{Input: input}
+	r.Valid = w[0]&flagValid != 0
+	r.Status = numbering.StatusOK
+	if w[0]&flagFailed != 0 {
+		r.Status = numbering.StatusFailed
+	}
+	r.PossiblyPorted = w[0]&flagPorted != 0
+	r.QualifiesForHLR = w[0]&flagHLR != 0
+	r.Type, r.Reason = numbering.Type(w[1]), numbering.Reason(w[2])
+	r.MCCMNC, r.Network = str(w[5], w[6]), str(w[7], w[8])
+	r.CountryName, r.CountryCode, r.CountryPrefix, r.Info = str(w[9], w[10]), str(w[11], w[12]), str(w[13], w[14]), str(w[15], w[16])
+	at := 21
+	list := func(count uint32, present bool) []string {
+		if !present {
+			return nil
+		}
+		out := make([]string, count)
+		for i := range out {
+			out[i] = str(w[at], w[at+1])
+			at += 2
+		}
+		return out
+	}
+	r.Regions = list(w[17], w[0]&flagRegions != 0)
+	r.Timezones = list(w[19], w[0]&flagZones != 0)
+	return r
+}
+
+var inputs = []string{
+	"+49 151 23456789", "+44 20 7946 0000", "+1 650 253 0000", "+54 9 11 2345 6789", "+800 1234 5678",
+	"+44 (0)20 7946 0000", "+1-800-FLOWERS", "+33 6 12", "+999 1234", "030 1234567", "", "hello", "+49 30 ext. 5",
+	"+49\u00a0151\u00a023456789", "\ufffd", strings.Repeat("9", 300), "+7 495 123 45 67", "+262 269 61 23 45",
+}
+
+func TestClassify(t *testing.T) {
+	for _, packs := range [][][]compile.Section{nil, {{compile.Ranges, compile.Networks}, {compile.Geocoding}, {compile.Timezones}}} {
+		want := openCore(t, packs...)
+		for _, in := range inputs {
+			n, err := answer(numenClassify(put(in)))
+			require.NoError(t, err, in)
+			require.Zero(t, len(n)%4)
+			got, exp := decodeResult(in), want.ClassifyString(in)
+			require.Equal(t, exp.Number.String(), str(words[3], words[4]), in)
+			require.Equal(t, exp.Number.IsVanity(), words[0]&flagVanity != 0, in)
+			exp.Number = numbering.Number{}
+			require.Equal(t, exp, got, in)
+		}
+	}
+}
+
+func TestCheck(t *testing.T) {
+	want := openCore(t)
+	for _, in := range append(inputs, "+4", "+49 15", "+44 (0)2", "0", "+", "+1 0") {
+		_, err := answer(numenCheck(put(in)))
+		require.NoError(t, err, in)
+		exp := want.Check(in)
+		require.Equal(t, uint32(exp.State), words[0], in)
+		require.Equal(t, uint32(exp.Reason), words[1], in)
+		require.Equal(t, uint32(exp.Types), words[2], in)
+		require.Equal(t, uint32(exp.CallingCode), words[4], in)
+		var regions []string
+		for i := range int(words[5]) {
+			regions = append(regions, str(words[6+2*i], words[7+2*i]))
+		}
+		require.Equal(t, exp.Regions(), regions, in)
+	}
+}
+
+func TestVersionAndTables(t *testing.T) {
+	want := openCore(t, []compile.Section{compile.Timezones})
+	text, err := answer(numenVersion())
+	require.NoError(t, err)
+	var v struct {
+		Program, Data string
+		Packs         []string
+	}
+	require.NoError(t, json.Unmarshal([]byte(text), &v))
+	require.Equal(t, want.Version().String(), v.Data)
+	require.Equal(t, []string{"timezones"}, v.Packs)
+
+	text, err = answer(numenTables())
+	require.NoError(t, err)
+	var tables struct{ Types, Reasons, States []string }
+	require.NoError(t, json.Unmarshal([]byte(text), &tables))
+	require.Equal(t, "MOBILE", tables.Types[numbering.Mobile])
+	require.Equal(t, "too short", tables.Reasons[numbering.TooShort])
+	require.Equal(t, "impossible", tables.States[numbering.Impossible])
+}
+
+func TestRoute(t *testing.T) {
+	openCore(t, []compile.Section{compile.Ranges, compile.Networks})
+	handle := numenRouteMap(put(`{"defaultRoute": "GT1", "mccmncs": [{"mccmnc": 26201, "route": "DS7"}], "prefixes": [{"cns": "+4917", "route": "GT2"}]}`))
+	require.GreaterOrEqual(t, handle, int32(0))
+	for in, want := range map[string]string{
+		"+49 172 3456789":  `{"route":"GT2","confidence_level":"LOW","mccmnc":"26202","origin":"CUSTOM_USER_PREFIX"}`,
+		"+49 151 23456789": `{"route":"DS7","confidence_level":"HIGH","mccmnc":"26201","origin":"CUSTOM_USER_MCCMNC"}`,
+	} {
+		text, err := answer(numenRoute(handle, put(in)))
+		require.NoError(t, err, in)
+		require.JSONEq(t, want, text, in)
+	}
+	// A map's problems, all of them; an unknown handle.
+	_, err := answer(numenRouteMap(put(`{"defaultRoute": "XXX", "countries": [{"countrycode": "ZZ", "route": "GT1"}]}`)))
+	require.ErrorContains(t, err, `defaultRoute "XXX": unknown route`)
+	require.ErrorContains(t, err, `countries[0].countrycode "ZZ"`)
+	_, err = answer(numenRouteMap(put(`{"colour": 1}`)))
+	require.ErrorContains(t, err, `unknown field "colour"`)
+	_, err = answer(numenRoute(handle+1000, put("+49 151 23456789")))
+	require.ErrorContains(t, err, "is unknown")
+	// The map survives a pack: it is compiled anew against the new plan.
+	write(t, mustPack(t, compile.Timezones))
+	_, err = answer(numenPack())
+	require.NoError(t, err)
+	text, err := answer(numenRoute(handle, put("+49 151 23456789")))
+	require.NoError(t, err)
+	require.Contains(t, text, `"DS7"`)
+}
+
+func mustPack(t *testing.T, sections ...compile.Section) []byte {
+	t.Helper()
+	b, err := compile.Pack(wholePlan, sections...)
+	require.NoError(t, err)
+	return b
+}
+
+func TestBadInput(t *testing.T) {
+	openCore(t)
+	for _, f := range []func() int32{
+		func() int32 { return numenClassify(-1) },
+		func() int32 { return numenClassify(ioSize + 1) },
+		func() int32 { return numenCheck(-5) },
+		func() int32 { return numenRouteMap(ioSize + 1) },
+		func() int32 { return numenPack() }, // nothing written
+		func() int32 { return numenOpen() }, // nothing written
+	} {
+		_, err := answer(f())
+		require.Error(t, err)
+	}
+	require.Zero(t, numenAlloc(0))
+	require.Zero(t, numenAlloc(-1))
+
+	// A damaged pack, a pack of another plan, garbage as a plan: errors,
+	// and the plan open before stays.
+	pack := mustPack(t, compile.Timezones)
+	write(t, pack[:len(pack)-8])
+	_, err := answer(numenPack())
+	require.ErrorContains(t, err, "truncated")
+	write(t, []byte("not a plan at all, but long enough to have a header of sixty-four bytes"))
+	_, err = answer(numenOpen())
+	require.ErrorContains(t, err, "not a numbering plan file")
+	_, err = answer(numenClassify(put("+49 151 23456789")))
+	require.NoError(t, err)
+	require.Equal(t, uint32(flagValid), words[0]&flagValid)
+}
