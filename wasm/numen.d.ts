@@ -85,7 +85,7 @@ export interface LoadOptions {
 export declare class Numen {
   /** Loads numen.wasm and its core plan; resolves when ready. */
   static load(wasmURL?: string | URL, options?: LoadOptions): Promise<Numen>;
-  /** Adds a pack (by name, fetched from beside the module, or by URL); resolves to the packs loaded. */
+  /** Adds a pack (by name, fetched from beside the module, or by URL relative to the module's folder); resolves to the packs loaded. */
   loadPack(pack: PackName | string | URL): Promise<readonly PackName[]>;
   version(): Version;
   classify(text: string): NTResult;

@@ -40,8 +40,14 @@ export class Numen {
   static async load(wasmURL = new URL("./numen.wasm", import.meta.url), options = {}) {
     const base = new URL(".", new URL(wasmURL, globalThis.location?.href ?? import.meta.url));
     const go = new Go();
-    const wasm = fetch(wasmURL);
+    const wasm = fetch(wasmURL).then((resp) => {
+      if (!resp.ok) {
+        throw new Error(`numen: fetching the module ${wasmURL}: HTTP ${resp.status}`);
+      }
+      return resp;
+    });
     const plan = fetchBytes(options.plan ?? new URL("numen-core.bin", base), "plan");
+    plan.catch(() => {}); // awaited below; not an unhandled rejection meanwhile
     let instance;
     if (WebAssembly.instantiateStreaming) {
       ({ instance } = await WebAssembly.instantiateStreaming(wasm, go.importObject));
@@ -161,11 +167,18 @@ export class Numen {
   /**
    * Adds a pack: "networks" (original network and MCCMNC), "regions"
    * (geographic descriptions) or "timezones", fetched from beside the
-   * module, or any pack URL.
+   * module, or a pack's URL (relative to the module's folder).
    * @param {string|URL} pack
    */
   async loadPack(pack) {
-    const url = PACKS.includes(pack) ? new URL(`numen-${pack}.bin`, this._base) : pack;
+    let url;
+    if (PACKS.includes(pack)) {
+      url = new URL(`numen-${pack}.bin`, this._base);
+    } else if (pack instanceof URL || (typeof pack === "string" && /[./:]/.test(pack))) {
+      url = new URL(pack, this._base);
+    } else {
+      throw new TypeError(`numen.loadPack: unknown pack ${JSON.stringify(pack) ?? String(pack)}: want ${PACKS.map((p) => `"${p}"`).join(", ")} or a pack's URL`);
+    }
     this._alloc(await fetchBytes(url, "pack"));
     this._check(this._x.numen_pack());
     this._changed();

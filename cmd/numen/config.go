@@ -41,6 +41,9 @@ type serveConfig struct {
 	// Overlays are files of corrections and new ranges compiled over the
 	// numbering plan (numbering.WithOverlayFile), after those of --overlay.
 	Overlays []string `json:"overlays"`
+	// Wasm is a browser package (go run ./wasm/build -o DIR) to serve at
+	// /wasm/; --wasm overrides it.
+	Wasm string `json:"wasm"`
 	// Prices is the default price table.
 	Prices *priceConfig `json:"prices"`
 	// Cache sets the result cache lifetimes.
@@ -166,6 +169,7 @@ func loadConfig(path string) (*serveConfig, error) {
 	rel(&cfg.Coverage)
 	rel(&cfg.PlatformMap)
 	rel(&cfg.Plan)
+	rel(&cfg.Wasm)
 	for i := range cfg.Overlays {
 		rel(&cfg.Overlays[i])
 	}

@@ -24,9 +24,10 @@ import (
 	"github.com/numenhq/numen/engine/webhook"
 	"github.com/numenhq/numen/numbering"
 	"github.com/numenhq/numen/routing"
+	"github.com/numenhq/numen/wasm/webpkg"
 )
 
-const serveUsage = `Usage: numen serve [--config FILE | --demo [--webhook URL]] [--addr HOST:PORT] [--data DIR]
+const serveUsage = `Usage: numen serve [--config FILE | --demo [--webhook URL]] [--addr HOST:PORT] [--data DIR] [--wasm DIR]
 
 Serves the lookup API under /api/v2 (see GET /api/v2/openapi.json), with
 /healthz and /metrics beside it. Every lookup result is stored in the
@@ -45,6 +46,9 @@ results database under --data before it is answered.
   --data          directory of the results database (default ./numen-data,
                   or the config's); created on first start
   --log           log format: text or json (default text)
+  --wasm DIR      serve the browser package in DIR (go run ./wasm/build -o DIR)
+                  at /wasm/: module, plan, packs and demo page, unauthenticated;
+                  its numbering data must be the server's
 
 Overlays of corrections and new ranges (numen --overlay FILE serve ..., and
 the config's "overlays") are compiled over the numbering plan at start; every
@@ -62,6 +66,7 @@ func (c *cli) serve(args []string) int {
 	dataDir := fs.String("data", "", "")
 	logFormat := fs.String("log", "text", "")
 	webhookURL := fs.String("webhook", "", "")
+	wasmDir := fs.String("wasm", "", "")
 	if code, ok := c.parseFlags(fs, "serve", serveUsage, args); !ok {
 		return code
 	}
@@ -109,6 +114,9 @@ func (c *cli) serve(args []string) int {
 	if cfg.Data == "" {
 		cfg.Data = "numen-data"
 	}
+	if *wasmDir != "" {
+		cfg.Wasm = *wasmDir
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := c.runServer(ctx, cfg, *demo, logger, nil); err != nil {
@@ -124,6 +132,12 @@ func (c *cli) runServer(ctx context.Context, cfg *serveConfig, demo bool, logger
 	plan, err := c.plan(cfg.Plan, cfg.Overlays...)
 	if err != nil {
 		return fmt.Errorf("loading numbering data: %w", err)
+	}
+	var browser *webpkg.Package
+	if cfg.Wasm != "" {
+		if browser, err = openBrowserPackage(cfg.Wasm, plan, logger); err != nil {
+			return err
+		}
 	}
 	db, err := sqlitestore.Open(cfg.Data)
 	if err != nil {
@@ -144,12 +158,19 @@ func (c *cli) runServer(ctx context.Context, cfg *serveConfig, demo bool, logger
 		return err
 	}
 	defer built.close()
+	handler := built.handler
+	if browser != nil {
+		mux := http.NewServeMux()
+		mux.Handle("/wasm/", http.StripPrefix("/wasm", browser))
+		mux.Handle("/", handler)
+		handler = mux
+	}
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return err
 	}
 	srv := &http.Server{
-		Handler:           built.handler,
+		Handler:           handler,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       time.Minute,
 		WriteTimeout:      2 * time.Minute,
@@ -177,6 +198,9 @@ Bulk lookups deliver their results to %s:
 	} else {
 		fmt.Fprintf(c.stdout, "numen %s: serving %s (%d accounts), results in %s\n", programVersion(), base, len(cfg.Accounts), cfg.Data)
 	}
+	if browser != nil {
+		fmt.Fprintf(c.stdout, "\nBrowser package (%s): http://%s/wasm/ (demo page), http://%s/wasm/numen.mjs\n", cfg.Wasm, ln.Addr(), ln.Addr())
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	if ready != nil {
@@ -197,6 +221,25 @@ Bulk lookups deliver their results to %s:
 		return err
 	}
 	return nil
+}
+
+// openBrowserPackage opens the browser package of --wasm and checks that
+// it holds the server's numbering data, so that pages get the answers the
+// API gives.
+func openBrowserPackage(dir string, plan *numbering.Plan, logger *slog.Logger) (*webpkg.Package, error) {
+	browser, err := webpkg.Open(dir)
+	if err != nil {
+		return nil, fmt.Errorf("--wasm: %w", err)
+	}
+	have, want := browser.Data(), plan.Version()
+	if have.Libphonenumber != want.Libphonenumber || have.Tables != want.Tables {
+		return nil, fmt.Errorf("--wasm %s: its numbering data is libphonenumber %s + numen-data %s, the server's libphonenumber %s + numen-data %s; rebuild it with go run ./wasm/build -o %s (-plan FILE for the server's --plan)",
+			dir, have.Libphonenumber, have.Tables, want.Libphonenumber, want.Tables, dir)
+	}
+	if want.Overlay != "" {
+		logger.Warn("the browser package at /wasm/ answers without the server's overlays", "overlays", want.Overlay)
+	}
+	return browser, nil
 }
 
 // server is what buildServer makes: the handler and what to close after.

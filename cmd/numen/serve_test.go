@@ -15,8 +15,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/numenhq/numen/data"
 	"github.com/numenhq/numen/engine/store/sqlitestore"
 	"github.com/numenhq/numen/mnp/remote"
+	"github.com/numenhq/numen/numbering/compile"
+	"github.com/nyaruka/phonenumbers/v2"
 	"github.com/stretchr/testify/require"
 )
 
@@ -230,4 +233,72 @@ func TestServeOverlay(t *testing.T) {
 	c2 := &cli{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard, loadPlan: sharedPlan}
 	err = c2.runServer(context.Background(), &serveConfig{Addr: "127.0.0.1:0", Data: t.TempDir(), Overlays: []string{overlay}}, true, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
 	require.ErrorContains(t, err, overlay+" line 1: prefix +999 1: no country uses")
+}
+
+// browserPackage writes the files numen serve --wasm needs: the core plan
+// cut from the embedded one, and stand-ins for the module and scripts
+// (wasm/build's tests serve a built package).
+func browserPackage(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	core, err := compile.Strip(data.Plan(), compile.Ranges, compile.Networks, compile.Geocoding, compile.Timezones)
+	require.NoError(t, err)
+	for name, b := range map[string][]byte{
+		"numen.wasm":     []byte("\x00asm\x01\x00\x00\x00"),
+		"numen.mjs":      []byte("export class Numen {}\n"),
+		"wasm_exec.js":   []byte("globalThis.Go = class {};\n"),
+		"index.html":     []byte("<!doctype html><title>Numen in the browser</title>\n"),
+		"numen-core.bin": core,
+	} {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), b, 0o644))
+	}
+	return dir
+}
+
+// TestServeWasm: --wasm serves the browser package at /wasm/ beside the
+// API, and refuses one of other numbering data.
+func TestServeWasm(t *testing.T) {
+	dir := browserPackage(t)
+	r := startServer(t, &serveConfig{Wasm: dir}, true)
+	root := strings.TrimSuffix(r.base, "/api/v2")
+	require.Contains(t, r.stdout.String(), root+"/wasm/ (demo page)")
+	resp, err := http.Get(root + "/wasm/numen-core.bin")
+	require.NoError(t, err)
+	got, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.NoError(t, err)
+	require.Equal(t, 200, resp.StatusCode)
+	core, err := os.ReadFile(filepath.Join(dir, "numen-core.bin"))
+	require.NoError(t, err)
+	require.Equal(t, core, got)
+	resp, err = http.Get(root + "/wasm/")
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, "text/html; charset=utf-8", resp.Header.Get("Content-Type"))
+	resp, err = http.Get(root + "/wasm/numen.wasm")
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, "application/wasm", resp.Header.Get("Content-Type"))
+	resp, err = http.Get(r.base + "/time")
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, 200, resp.StatusCode, "the API is still served")
+
+	// A server on another plan refuses the package.
+	other := filepath.Join(t.TempDir(), "other.bin")
+	coll, err := phonenumbers.MetadataCollection()
+	require.NoError(t, err)
+	plan, err := compile.Plan(compile.Input{Metadata: coll, Libphonenumber: "v0.0.0-test", Countries: []byte("49\tDE\tGermany\n")})
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(other, plan, 0o644))
+	c := &cli{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard, loadPlan: sharedPlan}
+	err = c.runServer(context.Background(), &serveConfig{Addr: "127.0.0.1:0", Data: t.TempDir(), Plan: other, Wasm: dir}, true, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
+	require.ErrorContains(t, err, "--wasm "+dir+": its numbering data is libphonenumber "+data.LibphonenumberVersion)
+	require.ErrorContains(t, err, "the server's libphonenumber v0.0.0-test")
+	require.ErrorContains(t, err, "rebuild it with go run ./wasm/build -o "+dir)
+
+	// A folder that is not a package.
+	err = c.runServer(context.Background(), &serveConfig{Addr: "127.0.0.1:0", Data: t.TempDir(), Wasm: t.TempDir()}, true, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
+	require.ErrorContains(t, err, "--wasm: browser package ")
+	require.ErrorContains(t, err, "has no numen.wasm")
 }

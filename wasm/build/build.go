@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/numenhq/numen/numbering"
 	"github.com/numenhq/numen/numbering/compile"
 )
 
@@ -37,6 +38,10 @@ type Options struct {
 	Root string
 	// Out is the output folder, created when missing.
 	Out string
+	// Plan is the whole numbering plan file the core plan and packs are cut
+	// from; "" for the repository's data/numbering/plan.bin. A server run
+	// with --plan FILE serves a package built with the same file.
+	Plan string
 	// Version is stamped into numen.wasm (main.version); "" for "devel".
 	Version string
 	// WasmOpt runs wasm-opt -Oz on numen.wasm when it is on PATH (Debian's
@@ -86,6 +91,19 @@ func Build(o Options) ([]File, error) {
 		}
 		files = append(files, File{Name: name, Size: len(b), GZip: len(z)})
 		return nil
+	}
+
+	// The whole plan the core and packs are cut from, checked first.
+	planPath := o.Plan
+	if planPath == "" {
+		planPath = filepath.Join(o.Root, "data", "numbering", "plan.bin")
+	}
+	plan, err := os.ReadFile(planPath)
+	if err != nil {
+		return nil, fmt.Errorf("build: plan: %w", err)
+	}
+	if _, err := numbering.OpenBytes(plan); err != nil {
+		return nil, fmt.Errorf("build: plan %s: %w", planPath, err)
 	}
 
 	// numen.wasm.
@@ -146,10 +164,6 @@ func Build(o Options) ([]File, error) {
 	}
 
 	// The plan: the core, and the packs.
-	plan, err := os.ReadFile(filepath.Join(o.Root, "data", "numbering", "plan.bin"))
-	if err != nil {
-		return nil, err
-	}
 	core, err := compile.Strip(plan, compile.Ranges, compile.Networks, compile.Geocoding, compile.Timezones)
 	if err != nil {
 		return nil, err

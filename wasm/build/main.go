@@ -13,6 +13,7 @@ import (
 func main() {
 	out := flag.String("o", "dist", "the output folder")
 	version := flag.String("version", "", "version stamped into numen.wasm (default: git describe, else devel)")
+	plan := flag.String("plan", "", "the whole numbering plan to cut the core plan and packs from (default: data/numbering/plan.bin)")
 	noOpt := flag.Bool("no-wasm-opt", false, "do not run wasm-opt even when it is on PATH")
 	flag.Parse()
 	root, err := repoRoot()
@@ -25,7 +26,7 @@ func main() {
 			*version = strings.TrimSpace(string(b))
 		}
 	}
-	files, err := Build(Options{Root: root, Out: *out, Version: *version, WasmOpt: !*noOpt, Log: os.Stderr})
+	files, err := Build(Options{Root: root, Out: *out, Plan: *plan, Version: *version, WasmOpt: !*noOpt, Log: os.Stderr})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

@@ -1,0 +1,265 @@
+package main
+
+// The package's tests build the browser package once (TestMain), check
+// what was built, then load it from a loopback server, as numen serve
+// --wasm serves it, into Node (node_test.go) and headless Chromium
+// (browser_test.go), and compare every answer with package numbering's
+// and package routing's. Node and Chromium come from .ci/deps; a test
+// that cannot find them fails, naming what is missing.
+
+import (
+	"compress/gzip"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/numenhq/numen/benchmarks"
+	"github.com/numenhq/numen/data"
+	"github.com/numenhq/numen/numbering"
+	"github.com/numenhq/numen/routing"
+	"github.com/numenhq/numen/wasm/webpkg"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// dist is the package TestMain built, and built its files.
+var (
+	dist  string
+	built []File
+)
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "numen-wasm-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err == nil {
+		// No wasm-opt: the tests test what go build makes, on any machine.
+		built, err = Build(Options{Root: root, Out: dir, Version: "test", Log: os.Stderr})
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	dist = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// sizeBudget is numen.wasm's gzip size limit: validity, type and country
+// in a page for less than a megabyte.
+const sizeBudget = 1_000_000
+
+func TestBuild(t *testing.T) {
+	var names []string
+	for _, f := range built {
+		names = append(names, f.Name)
+		raw, err := os.ReadFile(filepath.Join(dist, f.Name))
+		require.NoError(t, err)
+		assert.Len(t, raw, f.Size, f.Name)
+		z, err := os.ReadFile(filepath.Join(dist, f.Name+".gz"))
+		require.NoError(t, err)
+		assert.Len(t, z, f.GZip, f.Name)
+		zr, err := gzip.NewReader(strings.NewReader(string(z)))
+		require.NoError(t, err)
+		unz, err := io.ReadAll(zr)
+		require.NoError(t, err)
+		assert.Equal(t, raw, unz, "%s.gz holds %s", f.Name, f.Name)
+		assert.Zero(t, f.Unoptimized, "no wasm-opt was asked for")
+	}
+	assert.ElementsMatch(t, []string{
+		"numen.wasm", "wasm_exec.js", "numen-core.bin", "numen-networks.bin", "numen-regions.bin", "numen-timezones.bin",
+		"numen.mjs", "numen.d.ts", "package.json", "README.md", "index.html", "demo.mjs", "demo.css",
+	}, names)
+	wasm := built[0]
+	require.Equal(t, "numen.wasm", wasm.Name)
+	assert.LessOrEqual(t, wasm.GZip, sizeBudget, "numen.wasm is %d bytes gzip", wasm.GZip)
+
+	// The package opens as numen serve --wasm opens it, with the data the
+	// server has built in.
+	p, err := webpkg.Open(dist)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"networks", "regions", "timezones"}, p.Packs())
+	assert.Equal(t, data.Version(), p.Data().String())
+
+	// package.json lists what the package holds.
+	var pkg struct {
+		Files []string `json:"files"`
+		Types string   `json:"types"`
+	}
+	b, err := os.ReadFile(filepath.Join(dist, "package.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &pkg))
+	for _, name := range pkg.Files {
+		assert.Contains(t, names, name, "package.json lists %s", name)
+	}
+	assert.Contains(t, pkg.Files, strings.TrimPrefix(pkg.Types, "./"))
+}
+
+func TestBuildErrors(t *testing.T) {
+	_, err := Build(Options{Out: t.TempDir()})
+	assert.ErrorContains(t, err, "Root and Out are required")
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	require.NoError(t, err)
+	bad := filepath.Join(t.TempDir(), "plan.bin")
+	require.NoError(t, os.WriteFile(bad, []byte("not a plan"), 0o644))
+	_, err = Build(Options{Root: root, Out: t.TempDir(), Plan: bad})
+	assert.ErrorContains(t, err, "build: plan "+bad+": ")
+}
+
+// serve serves the built package at /wasm/ of a loopback server, with the
+// handler of numen serve --wasm, and returns the server's URL.
+func serve(t *testing.T) string {
+	t.Helper()
+	p, err := webpkg.Open(dist)
+	require.NoError(t, err)
+	mux := http.NewServeMux()
+	mux.Handle("/wasm/", http.StripPrefix("/wasm", p))
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// expect holds the Go answers the module's are compared with.
+type expect struct {
+	core, full *numbering.Plan // the core plan; with every pack
+	platform   *routing.Platform
+}
+
+func newExpect(t *testing.T) *expect {
+	t.Helper()
+	read := func(name string) []byte {
+		b, err := os.ReadFile(filepath.Join(dist, name))
+		require.NoError(t, err)
+		return b
+	}
+	core, err := numbering.OpenBytes(read("numen-core.bin"))
+	require.NoError(t, err)
+	full, err := numbering.OpenBytes(read("numen-core.bin"),
+		numbering.WithPack(read("numen-networks.bin")), numbering.WithPack(read("numen-regions.bin")), numbering.WithPack(read("numen-timezones.bin")))
+	require.NoError(t, err)
+	pf, err := routing.NewPlatform(full, nil, nil)
+	require.NoError(t, err)
+	return &expect{core: core, full: full, platform: pf}
+}
+
+// classify is the NT result of package numbering as JSON values.
+func classify(p *numbering.Plan, text string) map[string]any {
+	r := p.ClassifyString(text)
+	var m map[string]any
+	if err := json.Unmarshal(r.AppendJSON(nil), &m); err != nil {
+		panic(err)
+	}
+	return m
+}
+
+// check is numen.check's object for package numbering's Check.
+func check(p *numbering.Plan, text string) map[string]any {
+	pr := p.Check(text)
+	types := []any{}
+	for _, ty := range pr.Types.Types() {
+		types = append(types, ty.String())
+	}
+	countries := []any{}
+	for _, r := range pr.Regions() {
+		countries = append(countries, r)
+	}
+	var reason, code any
+	if pr.Reason != 0 {
+		reason = pr.Reason.String()
+	}
+	if pr.CallingCode != 0 {
+		code = float64(pr.CallingCode)
+	}
+	return map[string]any{"state": pr.State.String(), "types": types, "countries": countries,
+		"calling_code": code, "longer": pr.Longer, "reason": reason}
+}
+
+// route is GET /route's decision of package routing as JSON values.
+func (e *expect) route(t *testing.T, mapJSON, text string) map[string]any {
+	m, err := routing.ParseMap([]byte(mapJSON))
+	require.NoError(t, err)
+	r, err := e.platform.Resolver(m)
+	require.NoError(t, err)
+	res := e.full.ClassifyString(text)
+	var d map[string]any
+	require.NoError(t, json.Unmarshal(r.Resolve(&res).AppendJSON(nil), &d))
+	return d
+}
+
+// routingMaps are the maps the tests route with: default route only,
+// prefixes, countries, and network rules (which need the networks pack).
+var routingMaps = []string{
+	`{"defaultRoute": "GT1"}`,
+	`{"defaultRoute": "GT1", "mnpFallback": true, "prefixes": [{"cns": "+4917", "route": "GT2"}, {"cns": "+44", "route": "DS7"}]}`,
+	`{"countries": [{"countrycode": "DE", "route": "GT2"}, {"countrycode": "US", "route": "DS7"}]}`,
+	`{"defaultRoute": "GT2", "mccmncs": [{"mccmnc": 26201, "route": "DS7"}, {"mccmnc": "23430", "route": "GT1"}]}`,
+}
+
+// corpus is the benchmark corpus: about 12,000 numbers of every country
+// and type, one in seven invalid.
+func corpus() []string { return benchmarks.Corpus() }
+
+// prefixes are the inputs of numen.check: every beginning of some corpus
+// numbers, as they are typed.
+func prefixes(numbers []string) []string {
+	var out []string
+	for _, n := range numbers {
+		for i := 1; i <= len(n); i++ {
+			out = append(out, n[:i])
+		}
+	}
+	return out
+}
+
+// diff compares the module's answers with Go's, field by field, and fails
+// with the first few differences and their count.
+func diff(t *testing.T, what string, inputs []string, got []map[string]any, want func(string) map[string]any) {
+	t.Helper()
+	require.Len(t, got, len(inputs), what)
+	bad := 0
+	for i, in := range inputs {
+		w := want(in)
+		g := got[i]
+		delete(g, "packs")
+		for k, wv := range w {
+			if gv, ok := g[k]; !ok || !equalJSON(gv, wv) {
+				if bad++; bad <= 5 {
+					t.Errorf("%s %q: %s = %v, Go says %v", what, in, k, gv, wv)
+				}
+			}
+		}
+		if len(g) != len(w) {
+			if bad++; bad <= 5 {
+				t.Errorf("%s %q: fields %v, Go's %v", what, in, keys(g), keys(w))
+			}
+		}
+	}
+	if bad > 0 {
+		t.Errorf("%s: %d differences in %d answers", what, bad, len(inputs))
+	}
+}
+
+func equalJSON(a, b any) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return string(x) == string(y)
+}
+
+func keys(m map[string]any) []string {
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	return ks
+}

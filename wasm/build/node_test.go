@@ -1,0 +1,176 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/numenhq/numen/data"
+	"github.com/numenhq/numen/numbering"
+	"github.com/numenhq/numen/routing"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// oddInputs are inputs no phone number looks like, which the module must
+// answer as package numbering does.
+var oddInputs = []string{
+	"", " ", "+", "++49", "\x00", "+49\x00151 23456789", "\u202e+4915123456789",
+	"\u0664\u0669\u0661\u0665\u0661", "+\uff14\uff19\uff11\uff15\uff11\uff12\uff13\uff14\uff15\uff16\uff17\uff18\uff19",
+	"+49 151 2345 6789 ext. 12", "tel:+4915123456789", "+49 (0)151 23456789", "+1-800-FLOWERS",
+	strings.Repeat("9", 300), "+" + strings.Repeat("1", 251), "00", "0049 151 23456789", "(030) 1234567",
+}
+
+// nodeResult is what testdata/api.mjs writes.
+type nodeResult struct {
+	LoadErrors       map[string]*jsError `json:"loadErrors"`
+	Version          version             `json:"version"`
+	Core             []map[string]any    `json:"core"`
+	Checks           []map[string]any    `json:"checks"`
+	TypeErrors       map[string]*jsError `json:"typeErrors"`
+	Odd              []map[string]any    `json:"odd"`
+	OddChecks        []map[string]any    `json:"oddChecks"`
+	Huge             map[string]any      `json:"huge"`
+	Surrogates       []map[string]any    `json:"surrogates"`
+	PackErrors       map[string]*jsError `json:"packErrors"`
+	PacksAfterErrors []string            `json:"packsAfterErrors"`
+	AfterErrors      map[string]any      `json:"afterErrors"`
+	LoadedNetworks   []string            `json:"loadedNetworks"`
+	LoadedRegions    []string            `json:"loadedRegions"`
+	LoadedTimezones  []string            `json:"loadedTimezones"`
+	VersionFull      version             `json:"versionFull"`
+	Full             []map[string]any    `json:"full"`
+	Routes           [][]map[string]any  `json:"routes"`
+	BadMap           *jsError            `json:"badMap"`
+	BadMapJSON       *jsError            `json:"badMapJSON"`
+	FirstMapAgain    map[string]any      `json:"firstMapAgain"`
+	ManyMaps         []map[string]any    `json:"manyMaps"`
+	LoadWithPacks    []map[string]any    `json:"loadWithPacks"`
+}
+
+type jsError struct{ Name, Message string }
+
+type version struct {
+	Program, Data string
+	Packs         []string
+}
+
+// badMap has two problems; the module must name both, as Go does.
+const badMap = `{"defaultRoute": "XX9", "countries": [{"countrycode": "ZZ", "route": "GT1"}, {"countrycode": "DE", "route": "NOPE"}]}`
+
+// TestJavaScriptAPI runs every function of numen.mjs in Node against the
+// package served from a loopback server, and compares the answers with
+// package numbering's and routing's: the whole benchmark corpus classified
+// with the core plan and with every pack, every beginning of 800 numbers
+// checked, 400 numbers routed with four maps, and bad input of every kind.
+func TestJavaScriptAPI(t *testing.T) {
+	node, err := exec.LookPath("node")
+	require.NoError(t, err, "Node.js is needed to test the JavaScript API: run .ci/deps, which installs Debian's nodejs")
+	base := serve(t) + "/wasm/"
+	e := newExpect(t)
+	numbers := corpus()
+	require.Greater(t, len(numbers), 10000)
+	checks := prefixes(numbers[:800])
+	routeNumbers := numbers[:400]
+	in, err := json.Marshal(map[string]any{
+		"numbers": numbers, "checks": checks, "odd": oddInputs,
+		"maps": routingMaps, "routeNumbers": routeNumbers, "badMap": badMap,
+	})
+	require.NoError(t, err)
+	dir := t.TempDir()
+	inPath, outPath := filepath.Join(dir, "in.json"), filepath.Join(dir, "out.json")
+	require.NoError(t, os.WriteFile(inPath, in, 0o644))
+	cmd := exec.Command(node, filepath.Join("testdata", "api.mjs"), dist, base, inPath, outPath)
+	output, err := cmd.CombinedOutput()
+	require.NoError(t, err, "node testdata/api.mjs:\n%s", output)
+	b, err := os.ReadFile(outPath)
+	require.NoError(t, err)
+	var got nodeResult
+	require.NoError(t, json.Unmarshal(b, &got))
+
+	// Loading.
+	assert.Equal(t, &jsError{"Error", "numen: fetching the module " + base + "nothing.wasm: HTTP 404"}, got.LoadErrors["missingModule"])
+	assert.Equal(t, &jsError{"Error", "numen: fetching the plan " + base + "nothing.bin: HTTP 404"}, got.LoadErrors["missingPlan"])
+	tz, err := os.ReadFile(filepath.Join(dist, "numen-timezones.bin"))
+	require.NoError(t, err)
+	_, planErr := numbering.OpenBytes(tz)
+	require.Error(t, planErr)
+	assert.Equal(t, &jsError{"Error", planErr.Error()}, got.LoadErrors["packAsPlan"])
+	assert.Equal(t, &jsError{"TypeError", `numen.loadPack: unknown pack "colours": want "networks", "regions", "timezones" or a pack's URL`}, got.LoadErrors["unknownPack"])
+	assert.Equal(t, version{"test", data.Version(), []string{}}, got.Version)
+
+	// Classification and checks, core plan.
+	diff(t, "classify (core)", numbers, got.Core, func(s string) map[string]any { return classify(e.core, s) })
+	diff(t, "check", checks, got.Checks, func(s string) map[string]any { return check(e.core, s) })
+	for _, r := range got.Core {
+		assert.Nil(t, r["mccmnc"])
+		assert.Nil(t, r["timezones"])
+	}
+
+	// Bad input.
+	for name, msg := range map[string]string{
+		"classifyNumber": "numen.classify: want a string, have number",
+		"classifyNull":   "numen.classify: want a string, have null",
+		"checkUndefined": "numen.check: want a string, have undefined",
+		"checkObject":    "numen.check: want a string, have object",
+		"routeArray":     "numen.route: want a string, have object",
+	} {
+		assert.Equal(t, &jsError{"TypeError", msg}, got.TypeErrors[name], name)
+	}
+	diff(t, "classify (odd)", oddInputs, got.Odd, func(s string) map[string]any { return classify(e.core, s) })
+	diff(t, "check (odd)", oddInputs, got.OddChecks, func(s string) map[string]any { return check(e.core, s) })
+	huge := "+49" + strings.Repeat("1", 10_000_000)
+	hugeWant := classify(e.core, huge)
+	assert.Equal(t, map[string]any{"sameInput": true, "is_valid": false, "invalid_reason": hugeWant["invalid_reason"], "check": check(e.core, huge)}, got.Huge)
+	diff(t, "unpaired surrogates", []string{"+49 151 \ufffd 23456789", "\ufffd"}, got.Surrogates[:2], func(s string) map[string]any { return classify(e.core, s) })
+	assert.Equal(t, check(e.core, "+49\ufffd"), got.Surrogates[2])
+
+	// Packs.
+	core, err := os.ReadFile(filepath.Join(dist, "numen-core.bin"))
+	require.NoError(t, err)
+	_, packErr := numbering.OpenBytes(core, numbering.WithPack(core))
+	require.Error(t, packErr)
+	assert.Equal(t, &jsError{"Error", packErr.Error()}, got.PackErrors["corePlanAsPack"])
+	assert.Equal(t, &jsError{"Error", "numen: fetching the pack " + base + "nothing.bin: HTTP 404"}, got.PackErrors["missing"])
+	assert.Equal(t, "Error", got.PackErrors["garbage"].Name)
+	assert.Contains(t, got.PackErrors["garbage"].Message, "not a numbering plan file (pack 1)")
+	assert.Empty(t, got.PacksAfterErrors)
+	assert.Equal(t, true, got.AfterErrors["is_valid"])
+	assert.Equal(t, []string{"networks"}, got.LoadedNetworks)
+	assert.Equal(t, []string{"networks", "regions"}, got.LoadedRegions)
+	assert.Equal(t, []string{"networks", "regions", "timezones"}, got.LoadedTimezones)
+	assert.Equal(t, version{"test", data.Version(), []string{"networks", "regions", "timezones"}}, got.VersionFull)
+	diff(t, "classify (all packs)", numbers, got.Full, func(s string) map[string]any { return classify(e.full, s) })
+	diff(t, "classify (Numen.load with packs)", numbers[:500], got.LoadWithPacks, func(s string) map[string]any { return classify(e.full, s) })
+	withNetwork := 0
+	for _, r := range got.Full {
+		if r["mccmnc"] != nil {
+			withNetwork++
+		}
+	}
+	assert.Greater(t, withNetwork, 1000, "the networks pack gives MCCMNCs")
+
+	// Routes.
+	require.Len(t, got.Routes, len(routingMaps))
+	for i, m := range routingMaps {
+		diff(t, "route with map "+m, routeNumbers, got.Routes[i], func(s string) map[string]any { return e.route(t, m, s) })
+	}
+	pm, err := routing.ParseMap([]byte(badMap))
+	require.NoError(t, err)
+	_, mapErr := e.platform.Resolver(pm)
+	require.Error(t, mapErr)
+	assert.Equal(t, &jsError{"Error", mapErr.Error()}, got.BadMap)
+	assert.Contains(t, got.BadMap.Message, "XX9")
+	assert.Contains(t, got.BadMap.Message, "ZZ")
+	assert.Contains(t, got.BadMap.Message, "NOPE")
+	_, jsonErr := routing.ParseMap([]byte("{"))
+	require.Error(t, jsonErr)
+	assert.Equal(t, &jsError{"Error", jsonErr.Error()}, got.BadMapJSON)
+	assert.Equal(t, e.route(t, routingMaps[0], routeNumbers[0]), got.FirstMapAgain)
+	assert.Equal(t, e.route(t, `{"defaultRoute": "GT1", "prefixes": [{"cns": "+4915107", "route": "GT2"}]}`, "+49 151 07123456"), got.ManyMaps[0])
+	assert.Equal(t, e.route(t, `{"defaultRoute": "GT1", "prefixes": [{"cns": "+4915199", "route": "GT2"}]}`, "+49 151 99123456"), got.ManyMaps[1])
+	assert.Equal(t, "GT2", got.ManyMaps[0]["route"])
+}

@@ -1,0 +1,83 @@
+// Exercises every function of numen.mjs in Node, for node_test.go:
+//
+//   node api.mjs DIST BASE IN OUT
+//
+// imports DIST/numen.mjs, loads the module from BASE (a loopback server
+// serving the package), runs the inputs of the JSON file IN and writes what
+// the module answered, and every error it threw, as JSON into OUT. The Go
+// test compares them with package numbering's and routing's answers.
+import { readFileSync, writeFileSync } from "node:fs";
+import { pathToFileURL } from "node:url";
+
+const [dist, base, inPath, outPath] = process.argv.slice(2);
+const { Numen } = await import(pathToFileURL(`${dist}/numen.mjs`).href);
+const input = JSON.parse(readFileSync(inPath, "utf8"));
+const out = {};
+
+// thrown runs f and returns what it threw: {name, message}, or null.
+async function thrown(f) {
+  try {
+    await f();
+    return null;
+  } catch (err) {
+    return { name: err.constructor.name, message: String(err.message) };
+  }
+}
+
+out.loadErrors = {
+  missingModule: await thrown(() => Numen.load(new URL("nothing.wasm", base))),
+  missingPlan: await thrown(() => Numen.load(new URL("numen.wasm", base), { plan: new URL("nothing.bin", base) })),
+  packAsPlan: await thrown(() => Numen.load(new URL("numen.wasm", base), { plan: new URL("numen-timezones.bin", base) })),
+  unknownPack: await thrown(() => Numen.load(new URL("numen.wasm", base), { packs: ["colours"] })),
+};
+
+const numen = await Numen.load(new URL("numen.wasm", base));
+out.version = numen.version();
+out.core = input.numbers.map((n) => numen.classify(n));
+out.checks = input.checks.map((n) => numen.check(n));
+
+// Bad input: non-strings throw TypeErrors; the rest is answered.
+out.typeErrors = {
+  classifyNumber: await thrown(() => numen.classify(4915123456789)),
+  classifyNull: await thrown(() => numen.classify(null)),
+  checkUndefined: await thrown(() => numen.check()),
+  checkObject: await thrown(() => numen.check({ toString: () => "+49" })),
+  routeArray: await thrown(() => numen.route(["+49"], {})),
+};
+out.odd = input.odd.map((s) => numen.classify(s));
+out.oddChecks = input.odd.map((s) => numen.check(s));
+const huge = "+49" + "1".repeat(10_000_000);
+const hugeResult = numen.classify(huge);
+out.huge = { sameInput: hugeResult.number === huge, is_valid: hugeResult.is_valid, invalid_reason: hugeResult.invalid_reason, check: numen.check(huge) };
+out.surrogates = [numen.classify("+49 151 \uD800 23456789"), numen.classify("\uDFFF"), numen.check("+49\uD83D")];
+
+// Packs, by name and by URL; a pack of the wrong kind is refused.
+out.packErrors = {
+  corePlanAsPack: await thrown(() => numen.loadPack(new URL("numen-core.bin", base))),
+  missing: await thrown(() => numen.loadPack(new URL("nothing.bin", base))),
+  garbage: await thrown(() => numen.loadPack(new URL("numen.mjs", base))),
+};
+out.packsAfterErrors = numen.version().packs;
+out.afterErrors = numen.classify("+4915123456789");
+out.loadedNetworks = await numen.loadPack("networks");
+out.loadedRegions = await numen.loadPack(new URL("numen-regions.bin", base));
+out.loadedTimezones = await numen.loadPack("timezones");
+out.versionFull = numen.version();
+out.full = input.numbers.map((n) => numen.classify(n));
+
+// Routes: maps as objects and as JSON text; more maps than the module keeps.
+out.routes = input.maps.map((m, i) => input.routeNumbers.map((n) => numen.route(n, i % 2 ? m : JSON.parse(m))));
+out.badMap = await thrown(() => numen.route("+4915123456789", input.badMap));
+out.badMapJSON = await thrown(() => numen.route("+4915123456789", "{"));
+const manyMap = (i) => ({ defaultRoute: "GT1", prefixes: [{ cns: `+49151${String(i).padStart(2, "0")}`, route: "GT2" }] });
+for (let i = 0; i < 100; i++) {
+  numen.route("+4915123456789", manyMap(i));
+}
+out.firstMapAgain = numen.route(input.routeNumbers[0], input.maps[0]);
+out.manyMaps = [numen.route("+49 151 07123456", manyMap(7)), numen.route("+49 151 99123456", manyMap(99))];
+
+// Packs loaded at load time.
+const withPacks = await Numen.load(new URL("numen.wasm", base), { packs: ["networks", "regions", "timezones"] });
+out.loadWithPacks = input.numbers.slice(0, 500).map((n) => withPacks.classify(n));
+
+writeFileSync(outPath, JSON.stringify(out));
