@@ -35,7 +35,8 @@ func write(t *testing.T, b []byte) {
 	t.Helper()
 	at := numenAlloc(int32(len(b)))
 	require.NotZero(t, at)
-	copy(unsafe.Slice((*byte)(unsafe.Pointer(uintptr(at))), len(b)), b)
+	require.Equal(t, at, int32(uintptr(unsafe.Pointer(&pending[0]))), "the address is pending's")
+	copy(pending, b)
 }
 
 // put writes text into the exchange buffer and returns its length.
@@ -79,7 +80,9 @@ func str(ptr, n uint32) string {
 	if n == 0 {
 		return ""
 	}
-	return unsafe.String((*byte)(unsafe.Pointer(uintptr(ptr))), int(n))
+	// An address in the module's memory, as JavaScript reads it: the Go
+	// heap does not move, and the plan keeps the string alive.
+	return unsafe.String((*byte)(unsafe.Add(nil, uintptr(ptr))), int(n))
 }
 
 // decodeResult reads a classification's record back into a Result, as

@@ -1,0 +1,253 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+	"github.com/numenhq/numen/data"
+	"github.com/numenhq/numen/numbering"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// chromium starts headless Chromium (Debian's chromium, which .ci/deps
+// installs) with a fresh profile, and returns a tab's context. It fails
+// the test when Chromium is missing: CI must not pass without the browser.
+func chromium(t *testing.T) context.Context {
+	t.Helper()
+	path, err := exec.LookPath("chromium")
+	require.NoError(t, err, "Chromium is needed for the browser tests: run .ci/deps, which installs Debian's chromium")
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(path),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.NoSandbox, // root in CI containers; the pages are our own, from loopback
+		chromedp.DisableGPU,
+		chromedp.WindowSize(1000, 1100),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-component-update", true),
+	)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	t.Cleanup(cancel)
+	actx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
+	t.Cleanup(cancelAlloc)
+	tab, cancelTab := chromedp.NewContext(actx)
+	t.Cleanup(cancelTab)
+	return tab
+}
+
+// pageErrors collects the page's uncaught exceptions and console errors.
+type pageErrors struct {
+	mu   sync.Mutex
+	list []string
+}
+
+func watch(t *testing.T, ctx context.Context) *pageErrors {
+	t.Helper()
+	pe := &pageErrors{}
+	require.NoError(t, chromedp.Listen(ctx, func(ev any) {
+		var msg string
+		switch ev := ev.(type) {
+		case *runtime.EventExceptionThrown:
+			msg = "exception: " + ev.ExceptionDetails.Text
+			if ev.ExceptionDetails.Exception != nil {
+				msg += " " + ev.ExceptionDetails.Exception.Description
+			}
+		case *runtime.EventConsoleAPICalled:
+			if ev.Type != runtime.ConsoleAPICalledTypeError {
+				return
+			}
+			msg = "console.error:"
+			for _, a := range ev.Args {
+				msg += " " + string(a.Value) + a.Description
+			}
+		default:
+			return
+		}
+		pe.mu.Lock()
+		pe.list = append(pe.list, msg)
+		pe.mu.Unlock()
+	}))
+	return pe
+}
+
+func (pe *pageErrors) check(t *testing.T) {
+	t.Helper()
+	pe.mu.Lock()
+	defer pe.mu.Unlock()
+	assert.Empty(t, pe.list, "the page reported errors")
+}
+
+func text(t *testing.T, ctx context.Context, id string) string {
+	t.Helper()
+	s, err := chromedp.Run(ctx, chromedp.TextContent(chromedp.ID(id)))
+	require.NoError(t, err, "#%s", id)
+	return s
+}
+
+func eval[T any](t *testing.T, ctx context.Context, js string) T {
+	t.Helper()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](js, chromedp.EvalAwaitPromise))
+	require.NoError(t, err, "%.200s", js)
+	return v
+}
+
+// shown is what the demo page shows for a value: "—" for nothing.
+func shown(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
+}
+
+// TestBrowser drives the demo page in headless Chromium: numbers typed key
+// by key, packs loaded by their checkboxes, the whole benchmark corpus
+// classified in the page and compared field by field with package
+// numbering, numbers routed with a pasted map. It leaves a screenshot,
+// demo.png, in the test's artifact folder (go test -artifacts).
+func TestBrowser(t *testing.T) {
+	ctx := chromium(t)
+	errs := watch(t, ctx)
+	url := serve(t) + "/wasm/"
+	e := newExpect(t)
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.Navigate(url),
+		chromedp.WaitVisible(chromedp.CSS(`body[data-ready="true"]`)),
+	))
+	assert.Equal(t, "numen test, "+data.Version(), text(t, ctx, "version"))
+	assert.Equal(t, "none loaded", text(t, ctx, "packs"))
+
+	// Typing, key by key: after every key the page shows where the input
+	// stands, as numbering.Check says; at the end, what it is.
+	typed := func(number string) {
+		t.Helper()
+		eval[chromedp.Void](t, ctx, `(() => { const n = document.getElementById("number"); n.value = ""; n.dispatchEvent(new Event("input")); })()`)
+		for i := range len(number) {
+			require.NoError(t, chromedp.Do(ctx, chromedp.SendKeys(chromedp.ID("number"), number[i:i+1])))
+			sofar := number[:i+1]
+			require.Equal(t, sofar, eval[string](t, ctx, `document.getElementById("number").value`))
+			want := e.core.Check(sofar)
+			state, err := chromedp.Run(ctx, chromedp.AttributeValue(chromedp.ID("state"), "data-state"))
+			require.NoError(t, err)
+			assert.Equal(t, want.State.String(), state.Value, "state after typing %q", sofar)
+			line := text(t, ctx, "state")
+			switch want.State {
+			case numbering.Impossible:
+				assert.Contains(t, line, ": "+want.Reason.String(), "after typing %q", sofar)
+			case numbering.Incomplete:
+				if want.Types != 0 {
+					var names []string
+					for _, ty := range want.Types.Types() {
+						names = append(names, ty.String())
+					}
+					assert.Contains(t, line, "can still be "+strings.Join(names, ", "), "after typing %q", sofar)
+				}
+			}
+			if regions := want.Regions(); len(regions) > 0 {
+				assert.Contains(t, line, "("+strings.Join(regions, ", ")+")", "after typing %q", sofar)
+			}
+		}
+	}
+	fields := func(p *numbering.Plan, number string) {
+		t.Helper()
+		r := p.ClassifyString(number)
+		assert.Equal(t, shown(r.Number.String()), text(t, ctx, "e164"), number)
+		if r.Valid {
+			assert.Equal(t, "yes", text(t, ctx, "valid"), number)
+			assert.Equal(t, r.Type.String(), text(t, ctx, "type"), number)
+		} else {
+			assert.Equal(t, "no ("+r.Reason.String()+")", text(t, ctx, "valid"), number)
+		}
+		code := r.CountryCode
+		if code == "" {
+			code = "global"
+		}
+		if r.CountryName != "" {
+			assert.Equal(t, r.CountryName+" ("+code+", "+r.CountryPrefix+")", text(t, ctx, "country"), number)
+		}
+		assert.Equal(t, shown(r.Network), text(t, ctx, "network"), number)
+		assert.Equal(t, shown(r.MCCMNC), text(t, ctx, "mccmnc"), number)
+		assert.Equal(t, shown(strings.Join(r.Timezones, ", ")), text(t, ctx, "timezones"), number)
+	}
+	for _, number := range []string{"+44 20 7946 0000", "+1 650-253-0000", "+999 12", "+33 6 12 34 56 78", "+49 151 23456789"} {
+		typed(number)
+		fields(e.core, number)
+	}
+	assert.Equal(t, "—", text(t, ctx, "network"), "no network without its pack")
+
+	// Packs, by their checkboxes: the fields they bring appear.
+	for i, pack := range []string{"networks", "regions", "timezones"} {
+		require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`.pack[value="`+pack+`"]`))))
+		loaded := `loaded: ` + strings.Join([]string{"networks", "regions", "timezones"}[:i+1], ", ")
+		_, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](`document.getElementById("packs").textContent === `+quote(loaded), chromedp.WithPollingTimeout(30*time.Second)))
+		require.NoError(t, err, "waiting for %q", loaded)
+	}
+	fields(e.full, "+49 151 23456789")
+	assert.Equal(t, "T-Mobile", text(t, ctx, "network"))
+
+	// Routing with a pasted map, and a map with problems.
+	route := func(mapJSON, number string) (string, string) {
+		t.Helper()
+		require.NoError(t, chromedp.Do(ctx,
+			chromedp.SetValue(chromedp.ID("map"), mapJSON),
+			chromedp.SetValue(chromedp.ID("route-number"), number),
+			chromedp.Click(chromedp.ID("route-button")),
+		))
+		return text(t, ctx, "route-result"), text(t, ctx, "route-error")
+	}
+	numbers := corpus()
+	for _, m := range routingMaps {
+		for _, number := range append([]string{"+49 172 3456789", "+44 7911 123456"}, numbers[:20]...) {
+			result, routeErr := route(m, number)
+			require.Empty(t, routeErr, "%s with %s", number, m)
+			var got map[string]any
+			require.NoError(t, json.Unmarshal([]byte(result), &got))
+			assert.Equal(t, e.route(t, m, number), got, "%s with %s", number, m)
+		}
+	}
+	_, routeErr := route(badMap, "+49 172 3456789")
+	assert.Contains(t, routeErr, "XX9")
+	assert.Contains(t, routeErr, "NOPE")
+
+	// Screenshot, with a number typed and packs loaded.
+	route(routingMaps[1], "+49 172 3456789")
+	typed("+49 151 23456789")
+	shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100)) // quality 100: PNG
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(t.ArtifactDir(), "demo.png"), shot, 0o644))
+
+	// The whole corpus, classified in the page, against package numbering.
+	const chunk = 2000
+	var got []map[string]any
+	for i := 0; i < len(numbers); i += chunk {
+		batch := numbers[i:min(i+chunk, len(numbers))]
+		in, err := json.Marshal(batch)
+		require.NoError(t, err)
+		got = append(got, eval[[]map[string]any](t, ctx, `JSON.parse(`+quote(string(in))+`).map((n) => globalThis.numen.classify(n))`)...)
+	}
+	require.GreaterOrEqual(t, len(got), 5000)
+	diff(t, "classify in Chromium", numbers, got, func(s string) map[string]any { return classify(e.full, s) })
+	checks := prefixes(numbers[:300])
+	in, err := json.Marshal(checks)
+	require.NoError(t, err)
+	gotChecks := eval[[]map[string]any](t, ctx, `JSON.parse(`+quote(string(in))+`).map((n) => globalThis.numen.check(n))`)
+	diff(t, "check in Chromium", checks, gotChecks, func(s string) map[string]any { return check(e.full, s) })
+	errs.check(t)
+}
+
+// quote makes s a JavaScript string literal.
+func quote(s string) string {
+	b, err := json.Marshal(s)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
