@@ -116,8 +116,8 @@ func shown(s string) string {
 func TestBrowser(t *testing.T) {
 	ctx := chromium(t)
 	errs := watch(t, ctx)
-	url := serve(t) + "/wasm/"
-	e := newExpect(t)
+	url := serve(t, dist) + "/wasm/"
+	e := newExpect(t, dist)
 	require.NoError(t, chromedp.Do(ctx,
 		chromedp.Navigate(url),
 		chromedp.WaitVisible(chromedp.CSS(`body[data-ready="true"]`)),

@@ -27,9 +27,11 @@ import (
 
 // File is one file written, with its sizes.
 type File struct {
-	Name        string // relative to the output folder
-	Size, GZip  int    // bytes, and bytes after gzip -9
-	Unoptimized int    // numen.wasm before wasm-opt; 0 when wasm-opt did not run
+	Name       string // relative to the output folder
+	Size, GZip int    // bytes, and bytes after gzip -9
+	// Unoptimized and UnoptimizedGZip are numen.wasm's sizes before
+	// wasm-opt; 0 when wasm-opt did not run.
+	Unoptimized, UnoptimizedGZip int
 }
 
 // Options configure Build.
@@ -123,7 +125,7 @@ func Build(o Options) ([]File, error) {
 	if err != nil {
 		return nil, err
 	}
-	unoptimized := 0
+	unoptimized, unoptimizedGZip := 0, 0
 	if o.WasmOpt {
 		if path, err := exec.LookPath("wasm-opt"); err == nil {
 			optimized := wasmPath + ".opt"
@@ -134,7 +136,7 @@ func Build(o Options) ([]File, error) {
 				return nil, fmt.Errorf("build: wasm-opt: %w", err)
 			}
 			defer os.Remove(optimized)
-			unoptimized = len(module)
+			unoptimized, unoptimizedGZip = len(module), len(gzipBytes(module))
 			if module, err = os.ReadFile(optimized); err != nil {
 				return nil, err
 			}
@@ -143,7 +145,7 @@ func Build(o Options) ([]File, error) {
 	if err := write("numen.wasm", module); err != nil {
 		return nil, err
 	}
-	files[len(files)-1].Unoptimized = unoptimized
+	files[len(files)-1].Unoptimized, files[len(files)-1].UnoptimizedGZip = unoptimized, unoptimizedGZip
 
 	// wasm_exec.js, from the toolchain that built numen.wasm.
 	goroot, err := exec.Command("go", "env", "GOROOT").Output()

@@ -117,9 +117,9 @@ func TestBuildErrors(t *testing.T) {
 	assert.ErrorContains(t, err, "build: plan "+bad+": ")
 }
 
-// serve serves the built package at /wasm/ of a loopback server, with the
+// serve serves the package in dist at /wasm/ of a loopback server, with the
 // handler of numen serve --wasm, and returns the server's URL.
-func serve(t *testing.T) string {
+func serve(t *testing.T, dist string) string {
 	t.Helper()
 	p, err := webpkg.Open(dist)
 	require.NoError(t, err)
@@ -136,7 +136,7 @@ type expect struct {
 	platform   *routing.Platform
 }
 
-func newExpect(t *testing.T) *expect {
+func newExpect(t *testing.T, dist string) *expect {
 	t.Helper()
 	read := func(name string) []byte {
 		b, err := os.ReadFile(filepath.Join(dist, name))

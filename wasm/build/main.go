@@ -36,7 +36,7 @@ func main() {
 	for _, f := range files {
 		fmt.Fprintf(w, "%s\t%d\t%d\t\n", f.Name, f.Size, f.GZip)
 		if f.Unoptimized > 0 {
-			fmt.Fprintf(w, "(numen.wasm before wasm-opt)\t%d\t\t\n", f.Unoptimized)
+			fmt.Fprintf(w, "(numen.wasm before wasm-opt)\t%d\t%d\t\n", f.Unoptimized, f.UnoptimizedGZip)
 		}
 	}
 	w.Flush()

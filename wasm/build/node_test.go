@@ -67,10 +67,34 @@ const badMap = `{"defaultRoute": "XX9", "countries": [{"countrycode": "ZZ", "rou
 // with the core plan and with every pack, every beginning of 800 numbers
 // checked, 400 numbers routed with four maps, and bad input of every kind.
 func TestJavaScriptAPI(t *testing.T) {
+	testJavaScriptAPI(t, dist)
+}
+
+// TestWasmOpt builds the package with wasm-opt -Oz, as go run ./wasm/build
+// does when Debian's binaryen is installed (.ci/deps installs it), and
+// runs the JavaScript API's test on it: the optimizer must not change an
+// answer.
+func TestWasmOpt(t *testing.T) {
+	_, err := exec.LookPath("wasm-opt")
+	require.NoError(t, err, "wasm-opt is needed to test the optimized build: run .ci/deps, which installs Debian's binaryen")
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	require.NoError(t, err)
+	out := t.TempDir()
+	files, err := Build(Options{Root: root, Out: out, Version: "test", WasmOpt: true})
+	require.NoError(t, err)
+	wasm := files[0]
+	require.Equal(t, "numen.wasm", wasm.Name)
+	assert.Positive(t, wasm.Unoptimized)
+	assert.Less(t, wasm.Size, wasm.Unoptimized, "wasm-opt -Oz makes the module smaller")
+	assert.LessOrEqual(t, wasm.GZip, sizeBudget)
+	testJavaScriptAPI(t, out)
+}
+
+func testJavaScriptAPI(t *testing.T, dist string) {
 	node, err := exec.LookPath("node")
 	require.NoError(t, err, "Node.js is needed to test the JavaScript API: run .ci/deps, which installs Debian's nodejs")
-	base := serve(t) + "/wasm/"
-	e := newExpect(t)
+	base := serve(t, dist) + "/wasm/"
+	e := newExpect(t, dist)
 	numbers := corpus()
 	require.Greater(t, len(numbers), 10000)
 	checks := prefixes(numbers[:800])
