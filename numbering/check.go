@@ -1,6 +1,10 @@
 package numbering
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/numenhq/numen/numbering/internal/planfmt"
+)
 
 // InputState says where input that is still being typed stands.
 type InputState uint8
@@ -84,6 +88,12 @@ type Progress struct {
 // calling code is complete.
 func (pr Progress) Regions() []string { return pr.AppendRegions(nil) }
 
+// RegionSet identifies Regions within the calling code: bit j stands for
+// the code's j-th region. Two Progress values of one calling code with
+// the same set have the same Regions, so a caller can keep the list by
+// (CallingCode, RegionSet) instead of building it anew.
+func (pr Progress) RegionSet() uint32 { return pr.regions }
+
 // AppendRegions appends Regions to dst and returns the extended slice,
 // without allocating when dst has room (a calling code has at most 32).
 func (pr Progress) AppendRegions(dst []string) []string {
@@ -108,41 +118,48 @@ func (pr Progress) AppendRegions(dst []string) []string {
 // taken off as it would be from the whole number. It never panics and does
 // not allocate.
 func (p *Plan) Check(s string) Progress {
-	if p.mayBeValid(s) {
+	var buf [maxDigits + 4]byte
+	nd, plus, simple := collectSimple(s, &buf)
+	if !simple || p.mayBeValid(buf[:min(nd, len(buf))], plus) {
 		if pr, ok := p.checkValid(s); ok {
 			return pr
 		}
 	}
-	return p.checkPartial(s)
+	return p.checkPartial(s, &buf, nd, plus, simple)
 }
 
-// mayBeValid reports whether s, read as plain input, has as many digits as
-// some number of its calling code: shorter input, the common case while a
-// number is typed, cannot be valid, and Check skips Validate for it.
-func (p *Plan) mayBeValid(s string) bool {
-	var buf [maxDigits + 4]byte
-	nd, plus, simple := collectSimple(s, &buf)
-	if !simple {
-		return true // anything unusual: let Validate decide
+// splitCode splits digits after "+" into the calling code and the national
+// digits; code is nil when no calling code is complete.
+func (p *Plan) splitCode(digits []byte) (code *callingCode, national []byte) {
+	cc := 0
+	for l := 1; l <= maxCallingCodeDigits && l <= len(digits); l++ {
+		cc = cc*10 + int(digits[l-1]-'0')
+		if i := p.byCC[cc]; i >= 0 {
+			return &p.codes[i], digits[l:]
+		}
 	}
-	digits := buf[:min(nd, len(buf))]
+	return nil, digits
+}
+
+// mayBeValid reports whether the digits of plain input (collectSimple's)
+// are as many as some number of their calling code has: shorter input,
+// the common case while a number is typed, cannot be valid, and Check
+// skips Validate for it.
+func (p *Plan) mayBeValid(digits []byte, plus bool) bool {
 	if !plus && len(digits) >= 2 && digits[0] == '0' && digits[1] == '0' {
 		digits = digits[2:]
 	}
-	cc, national, ok := p.SplitCallingCode(string(digits))
-	if !ok {
+	if len(digits) == 0 || digits[0] == '0' {
 		return false
 	}
-	code := &p.codes[p.byCC[cc]]
+	code, national := p.splitCode(digits)
+	if code == nil {
+		return false
+	}
 	if code.strip != nil && len(code.strip.transform) > 0 {
 		return true // a transform may add digits ("+672 10660" is +672 310660)
 	}
-	for _, i := range code.regions {
-		if r := &p.regions[i]; r.possMin >= 0 && len(national) >= r.possMin {
-			return true
-		}
-	}
-	return false
+	return code.minLength >= 0 && len(national) >= code.minLength
 }
 
 // checkValid is Check for input that Validate finds valid; ok is false
@@ -170,13 +187,12 @@ func (p *Plan) checkValid(s string) (Progress, bool) {
 	return Progress{}, false
 }
 
-// checkPartial is Check for input that is not valid as it stands.
-func (p *Plan) checkPartial(s string) Progress {
-	var buf [maxDigits + 4]byte
-	nd, plus, simple := collectSimple(s, &buf)
+// checkPartial is Check for input that is not valid as it stands: buf
+// holds collectSimple's reading of s when simple.
+func (p *Plan) checkPartial(s string, buf *[maxDigits + 4]byte, nd int, plus, simple bool) Progress {
 	if !simple {
 		var reason Reason
-		nd, plus, _, reason, _ = collect(s, &buf)
+		nd, plus, _, reason, _ = collect(s, buf)
 		switch reason {
 		case NoReason:
 		case Empty:
@@ -211,16 +227,7 @@ func (p *Plan) checkPartial(s string) Progress {
 		return Progress{State: Impossible, Reason: InvalidCountryCode}
 	}
 	// The calling code: complete, the beginning of one, or none.
-	var code *callingCode
-	cc := 0
-	for l := 1; l <= maxCallingCodeDigits && l <= len(digits); l++ {
-		cc = cc*10 + int(digits[l-1]-'0')
-		if i := p.byCC[cc]; i >= 0 {
-			code = &p.codes[i]
-			digits = digits[l:]
-			break
-		}
-	}
+	code, digits := p.splitCode(digits)
 	if code == nil {
 		if len(digits) < maxCallingCodeDigits && p.beginsCallingCode(digits) {
 			return Progress{State: Incomplete}
@@ -229,11 +236,13 @@ func (p *Plan) checkPartial(s string) Progress {
 	}
 	pr := Progress{CallingCode: code.code, code: code}
 	// The national number as typed, and without a national prefix.
-	var stripped [maxStripped]byte
 	candidates := [3][]byte{digits, nil, nil}
-	if code.strip != nil {
-		candidates[1] = p.stripPartial(code, digits, &stripped)
-		if code.strip.quick.alive(digits) {
+	if np := code.strip; np != nil {
+		if len(digits) > 0 && (np.always || np.quick.longestPrefix(digits) > 0) {
+			var stripped [maxStripped]byte // zeroed only here: most input has no prefix
+			candidates[1] = p.stripPartial(code, digits, &stripped)
+		}
+		if np.quick.alive(digits) {
 			// The digits may be the beginning of a national prefix
 			// ("+36 0" of "+36 06 ..."): any number may follow it.
 			candidates[2] = digits[:0]
@@ -244,7 +253,18 @@ func (p *Plan) checkPartial(s string) Progress {
 		if national == nil {
 			continue
 		}
+		// A shared calling code's dispatch table names the regions that
+		// can hold numbers of these first digits; the others' automata
+		// would die on them.
+		mask := ^uint32(0)
+		if code.dispatch != nil && len(national) >= planfmt.DispatchDigits {
+			k := int(national[0]-'0')*100 + int(national[1]-'0')*10 + int(national[2]-'0')
+			mask = planfmt.U32(code.dispatch, 4*k)
+		}
 		for j, i := range code.regions {
+			if mask&(1<<j) == 0 {
+				continue
+			}
 			if t, ok := p.regions[i].futureTypes(national); ok {
 				types |= t
 				pr.regions |= 1 << j
@@ -291,12 +311,10 @@ func (p *Plan) beginsCallingCode(digits []byte) bool {
 // stripPartial takes a national prefix off unfinished national digits, as
 // stripNationalPrefix would from the whole number, without the length and
 // viability checks that only a whole number can pass; nil when the rule
-// does not apply.
+// does not apply. The caller has checked that a prefix may begin them
+// (the rule's quick automaton, or a rule that always runs).
 func (p *Plan) stripPartial(cc *callingCode, national []byte, buf *[maxStripped]byte) []byte {
 	np := cc.strip
-	if len(national) == 0 || !np.always && np.quick.longestPrefix(national) == 0 {
-		return nil
-	}
 	var st matchState
 	if !np.run(&st, national) || st.caps[1] == 0 && len(np.transform) == 0 {
 		return nil

@@ -1,6 +1,7 @@
 package numbering
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -63,8 +64,9 @@ func TestCheck(t *testing.T) {
 
 // TestCheckPrefixesOfValidNumbers types every example number and its
 // mutations digit by digit: every prefix of a valid number is Incomplete or
-// Valid, never Impossible, and the whole number is Valid exactly when
-// ClassifyString says so.
+// Valid, never Impossible; an Incomplete one names the number's type and
+// region once the calling code is complete (a Valid one names its own);
+// and the whole number is Valid exactly when ClassifyString says so.
 func TestCheckPrefixesOfValidNumbers(t *testing.T) {
 	p := plan(t)
 	checked := 0
@@ -76,11 +78,17 @@ func TestCheckPrefixesOfValidNumbers(t *testing.T) {
 			continue
 		}
 		require.True(t, pr.Types.Has(res.Type), "%q: type %v not in %v", s, res.Type, pr.Types)
+		region := res.CountryCode
+		if region == "" {
+			region = nonGeoRegion
+		}
 		for i := 1; i < len(s); i++ {
 			if pr := p.Check(s[:i]); pr.State == Impossible {
 				t.Fatalf("%q of valid %q (%v): impossible, %v", s[:i], s, res.Type, pr.Reason)
 			} else if pr.State == Incomplete && pr.CallingCode != 0 && !pr.Types.Has(res.Type) && res.Type != Unknown {
 				t.Fatalf("%q of valid %q: types %v lack %v", s[:i], s, pr.Types, res.Type)
+			} else if pr.State == Incomplete && pr.CallingCode != 0 && !slices.Contains(pr.Regions(), region) {
+				t.Fatalf("%q of valid %q: regions %v lack %s", s[:i], s, pr.Regions(), region)
 			}
 			checked++
 		}

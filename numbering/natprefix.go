@@ -154,13 +154,11 @@ const maxStripped = planfmt.MaxInput + 16
 // stripNationalPrefix ports libphonenumber's maybeStripNationalPrefixAndCarrierCode
 // and the length check its parser applies after it. It writes the national
 // number to use into buf and returns it and true, or returns false to keep
-// national as it is. The common case, where no national prefix can start
-// the number, is decided by an automaton alone.
+// national as it is. The caller decides the common case, where no national
+// prefix can start the number, by the rule's quick automaton alone (unless
+// the rule always runs), and calls it only when a prefix may be there.
 func (p *Plan) stripNationalPrefix(cc *callingCode, national []byte, buf *[maxStripped]byte) ([]byte, bool) {
 	np := cc.strip
-	if !np.always && np.quick.longestPrefix(national) == 0 {
-		return nil, false // at most an empty match, which changes nothing
-	}
 	var st matchState
 	if !np.run(&st, national) {
 		return nil, false

@@ -122,8 +122,8 @@ func (p *Plan) parse(s string) (n Number, cc *callingCode, reason Reason, offset
 	if len(national) < minNationalDigits {
 		return n, cc, TooShort, -1
 	}
-	var stripped [maxStripped]byte
-	if cc.strip != nil {
+	if np := cc.strip; np != nil && (np.always || np.quick.longestPrefix(national) > 0) {
+		var stripped [maxStripped]byte // zeroed only here: most numbers have no prefix
 		if nsn, ok := p.stripNationalPrefix(cc, national, &stripped); ok {
 			national = nsn
 		}

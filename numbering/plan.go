@@ -70,6 +70,9 @@ type callingCode struct {
 	// digits (planfmt.DispatchDigits): a uint32 mask of candidate regions
 	// (bit j for regions[j]) for each; nil for a code of one region.
 	dispatch []byte
+	// minLength is the shortest possible length of a national number of
+	// any of its regions; -1 when none has one.
+	minLength int
 	// zones are the time zones of the calling code as a whole, which
 	// non-geographic numbers take; nil when unknown.
 	zones []string
@@ -437,6 +440,12 @@ func (p *Plan) readCodes(r *reader, automata *reader, progs []nationalPrefix) {
 			ids = append(ids, p.regions[ri].id)
 		}
 		c.regions, c.ids = order[start:len(order):len(order)], ids[start:len(ids):len(ids)]
+		c.minLength = -1
+		for _, ri := range c.regions {
+			if l := p.regions[ri].possMin; l >= 0 && (c.minLength < 0 || l < c.minLength) {
+				c.minLength = l
+			}
+		}
 		if at := int(r.u32(at + planfmt.CodeDispatch)); at != 0 || count > 1 {
 			if count == 1 || count > planfmt.MaxSharedRegions || at%4 != 0 {
 				r.fail(at, "+%d: dispatch table at %d for %d regions", c.code, at, count)

@@ -149,9 +149,10 @@ func TestCheck(t *testing.T) {
 		require.Equal(t, uint32(exp.Reason), words[1], in)
 		require.Equal(t, uint32(exp.Types), words[2], in)
 		require.Equal(t, uint32(exp.CallingCode), words[4], in)
+		require.Equal(t, exp.RegionSet(), words[6], in)
 		var regions []string
 		for i := range int(words[5]) {
-			regions = append(regions, str(words[6+2*i], words[7+2*i]))
+			regions = append(regions, str(words[7+2*i], words[8+2*i]))
 		}
 		require.Equal(t, exp.Regions(), regions, in)
 	}

@@ -38,10 +38,10 @@ export interface NTResult {
 export interface CheckResult {
   /** valid: a valid number as typed; incomplete: more digits can make one; impossible: none can. */
   state: "valid" | "incomplete" | "impossible";
-  /** The type of a valid number, or the types incomplete input can still become ("UNKNOWN": personal numbers). */
-  types: NTResult["number_type"][];
-  /** ISO 3166-1 alpha-2 codes (or "001" for global services) the input can still be a number of. */
-  countries: string[];
+  /** The type of a valid number, or the types incomplete input can still become ("UNKNOWN": personal numbers). Frozen. */
+  types: readonly NTResult["number_type"][];
+  /** ISO 3166-1 alpha-2 codes (or "001" for global services) the input can still be a number of. Frozen. */
+  countries: readonly string[];
   /** The calling code, once complete. */
   calling_code: number | null;
   /** For valid input: more digits could make another valid number. */

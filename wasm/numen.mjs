@@ -11,6 +11,7 @@ import "./wasm_exec.js"; // defines globalThis.Go, matching the Go toolchain tha
 
 const PACKS = Object.freeze(["networks", "regions", "timezones"]);
 const MAX_INPUT = 4096; // characters passed on; numbering refuses more than 250 bytes anyway
+const NONE = Object.freeze([]);
 
 const utf8 = new TextDecoder("utf-8");
 const encoder = new TextEncoder();
@@ -21,6 +22,16 @@ async function fetchBytes(url, what) {
     throw new Error(`numen: fetching the ${what} ${url}: HTTP ${resp.status}`);
   }
   return new Uint8Array(await resp.arrayBuffer());
+}
+
+// ascii returns n bytes of ASCII at mem[at] as a string: for a short
+// string, faster than TextDecoder or String.fromCharCode.apply.
+function ascii(mem, at, n) {
+  let s = "";
+  for (let i = at; i < at + n; i++) {
+    s += String.fromCharCode(mem[i]);
+  }
+  return s;
 }
 
 function wantString(fn, text) {
@@ -71,13 +82,15 @@ export class Numen {
     this._u8 = new Uint8Array(this._mem.buffer);
     this._io = this._x.numen_io();
     this._ioSize = this._x.numen_io_size();
-    this._strings = new Map();
-    this._lists = new Map();
+    this._strings = new Map(); // address -> {len, s}
+    this._lists = new Map(); // identity -> {count, arr}
+    this._regionLists = new Map(); // calling code -> region set -> array
     this._maps = new Map(); // routing map JSON -> handle, oldest first (the module keeps 64)
     const tables = JSON.parse(this._text(this._x.numen_tables()));
     this._types = tables.types;
     this._reasons = tables.reasons;
     this._states = tables.states;
+    this._typeLists = new Array(1 << this._types.length).fill(undefined); // TypeSet -> array
     this._packs = Object.freeze([]);
   }
 
@@ -148,20 +161,39 @@ export class Numen {
   _changed() {
     this._strings.clear();
     this._lists.clear();
+    this._regionLists.clear();
     this._packs = Object.freeze(this.version().packs);
   }
 
+  // _string returns the string of len bytes at ptr in the module's memory,
+  // decoded once and kept by its address (a small integer, which a Map
+  // looks up faster than a computed key); the length is checked, so that
+  // two strings at one address can never be mixed up.
   _string(ptr, len) {
     if (len === 0) {
       return null;
     }
-    const key = ptr * 65536 + len;
-    let s = this._strings.get(key);
-    if (s === undefined) {
-      s = utf8.decode(this._bytes().subarray(ptr, ptr + len));
-      this._strings.set(key, s);
+    let e = this._strings.get(ptr);
+    if (e === undefined || e.len !== len) {
+      e = { len, s: utf8.decode(this._u8.subarray(ptr, ptr + len)) };
+      this._strings.set(ptr, e);
     }
-    return s;
+    return e.s;
+  }
+
+  // _list returns the frozen array of a record's list: count strings as
+  // pairs from word at, kept by the list's identity.
+  _list(w, at, count, id) {
+    let e = this._lists.get(id);
+    if (e === undefined || e.count !== count) {
+      const arr = [];
+      for (let i = 0; i < count; i++) {
+        arr.push(this._string(w[at + 2 * i], w[at + 2 * i + 1]));
+      }
+      e = { count, arr: Object.freeze(arr) };
+      this._lists.set(id, e);
+    }
+    return e.arr;
   }
 
   /**
@@ -205,28 +237,10 @@ export class Numen {
     const valid = (flags & 1) !== 0;
     const ok = (flags & 2) === 0;
     const mccmnc = this._string(w[5], w[6]);
-    let at = 21;
-    const list = (count, id, present) => {
-      if (!present) {
-        return null;
-      }
-      const key = id * 65536 + count;
-      let arr = this._lists.get(key);
-      if (arr === undefined) {
-        arr = [];
-        for (let i = 0; i < count; i++) {
-          arr.push(this._string(w[at + 2 * i], w[at + 2 * i + 1]));
-        }
-        arr = Object.freeze(arr);
-        this._lists.set(key, arr);
-      }
-      at += 2 * count;
-      return arr;
-    };
-    const regions = list(w[17], w[18], (flags & 64) !== 0);
-    const timezones = list(w[19], w[20], (flags & 128) !== 0);
+    const regions = (flags & 64) !== 0 ? this._list(w, 21, w[17], w[18]) : null;
+    const timezones = (flags & 128) !== 0 ? this._list(w, 21 + 2 * w[17], w[19], w[20]) : null;
     return {
-      number: (flags & 32) !== 0 ? String.fromCharCode.apply(null, mem.subarray(w[3], w[3] + w[4])) : text,
+      number: (flags & 288) === 32 ? ascii(mem, w[3], w[4]) : text, // parsed, and not already E.164
       number_type: this._types[w[1]],
       query_status: ok ? "OK" : "FAILED",
       is_valid: valid,
@@ -258,24 +272,54 @@ export class Numen {
     this._check(this._x.numen_check(this._put(text)));
     this._bytes();
     const w = this._words;
-    const types = [];
-    for (let t = 0; t < this._types.length; t++) {
-      if (w[2] & (1 << t)) {
-        types.push(this._types[t]);
-      }
-    }
-    const countries = [];
-    for (let i = 0; i < w[5]; i++) {
-      countries.push(this._string(w[6 + 2 * i], w[7 + 2 * i]));
-    }
     return {
       state: this._states[w[0]],
-      types,
-      countries,
+      types: this._typeList(w[2]),
+      countries: this._countries(w),
       calling_code: w[4] === 0 ? null : w[4],
       longer: w[3] === 1,
       reason: w[1] === 0 ? null : this._reasons[w[1]],
     };
+  }
+
+  // _typeList returns the frozen array of the type names of a TypeSet.
+  _typeList(set) {
+    let arr = this._typeLists[set];
+    if (arr === undefined) {
+      arr = [];
+      for (let t = 0; t < this._types.length; t++) {
+        if (set & (1 << t)) {
+          arr.push(this._types[t]);
+        }
+      }
+      arr = Object.freeze(arr);
+      this._typeLists[set] = arr;
+    }
+    return arr;
+  }
+
+  // _countries returns the frozen array of a check record's regions, kept
+  // by calling code and region set.
+  _countries(w) {
+    const count = w[5];
+    if (count === 0) {
+      return NONE;
+    }
+    let byCode = this._regionLists.get(w[4]);
+    if (byCode === undefined) {
+      byCode = new Map();
+      this._regionLists.set(w[4], byCode);
+    }
+    let arr = byCode.get(w[6]);
+    if (arr === undefined) {
+      arr = [];
+      for (let i = 0; i < count; i++) {
+        arr.push(this._string(w[7 + 2 * i], w[8 + 2 * i]));
+      }
+      arr = Object.freeze(arr);
+      byCode.set(w[6], arr);
+    }
+    return arr;
   }
 
   /**

@@ -19,6 +19,7 @@ import (
 //	1      number type (numbering.Type)
 //	2      invalid reason (numbering.Reason)
 //	3, 4   the number in E.164, when parsed (flagParsed); else the input stands
+//	       (flagE164Input: it is the input, byte for byte)
 //	5, 6   mccmnc      7, 8   original network name
 //	9, 10  country name    11, 12 country code    13, 14 country prefix
 //	15, 16 info text
@@ -32,7 +33,8 @@ import (
 //
 // Check (numen_check), words: 0 state (numbering.InputState), 1 reason,
 // 2 types (numbering.TypeSet), 3 longer (0 or 1), 4 calling code, 5 region
-// count k, then k region codes as pairs.
+// count k, 6 the region set (Progress.RegionSet: with the calling code, the
+// identity of the list), then k region codes as pairs.
 const (
 	flagValid      = 1 << 0
 	flagFailed     = 1 << 1 // query_status FAILED
@@ -42,7 +44,8 @@ const (
 	flagParsed     = 1 << 5
 	flagRegions    = 1 << 6
 	flagZones      = 1 << 7
-	maxListStrings = 64 // a list longer than this is cut (the longest, +1's zones, has 42)
+	flagE164Input  = 1 << 8 // the E.164 form is the input as given
+	maxListStrings = 64     // a list longer than this is cut (the longest, +1's zones, has 42)
 	e164At         = ioSize - 64
 )
 
@@ -68,17 +71,25 @@ func boolFlag(v bool, f uint32) uint32 {
 // bytes. (Written word by word, without helper calls: a call costs Go's
 // wasm code more than the store it makes.)
 func writeResult(r *numbering.Result) int32 {
+	// The E.164 text goes to the buffer's end, past any record; when it is
+	// the input as given (which the record is about to overwrite), the
+	// JavaScript side returns its own string instead of making one.
+	var e164 []byte
+	same := false
+	if !r.Number.IsZero() {
+		e164 = r.Number.AppendTo(io[e164At:e164At])
+		same = string(e164) == r.Input
+	}
 	w := words
 	w[0] = boolFlag(r.Valid, flagValid) | boolFlag(r.Status == numbering.StatusFailed, flagFailed) |
 		boolFlag(r.PossiblyPorted, flagPorted) | boolFlag(r.Number.IsVanity(), flagVanity) |
 		boolFlag(r.QualifiesForHLR, flagHLR) | boolFlag(!r.Number.IsZero(), flagParsed) |
-		boolFlag(r.Regions != nil, flagRegions) | boolFlag(r.Timezones != nil, flagZones)
+		boolFlag(r.Regions != nil, flagRegions) | boolFlag(r.Timezones != nil, flagZones) |
+		boolFlag(same, flagE164Input)
 	w[1], w[2] = uint32(r.Type), uint32(r.Reason)
 	w[3], w[4] = 0, 0
-	if !r.Number.IsZero() {
-		// The E.164 text goes to the buffer's end, past any record.
-		b := r.Number.AppendTo(io[e164At:e164At])
-		w[3], w[4] = uint32(uintptr(unsafe.Pointer(&io[e164At]))), uint32(len(b))
+	if e164 != nil {
+		w[3], w[4] = uint32(uintptr(unsafe.Pointer(&io[e164At]))), uint32(len(e164))
 	}
 	w[5], w[6] = addr(r.MCCMNC), uint32(len(r.MCCMNC))
 	w[7], w[8] = addr(r.Network), uint32(len(r.Network))
@@ -106,8 +117,8 @@ func writeProgress(pr *numbering.Progress) int32 {
 	var buf [32]string
 	regions := pr.AppendRegions(buf[:0])
 	w := words
-	w[0], w[1], w[2], w[3], w[4], w[5] = uint32(pr.State), uint32(pr.Reason), uint32(pr.Types), boolFlag(pr.Longer, 1), uint32(pr.CallingCode), uint32(len(regions))
-	n := 6
+	w[0], w[1], w[2], w[3], w[4], w[5], w[6] = uint32(pr.State), uint32(pr.Reason), uint32(pr.Types), boolFlag(pr.Longer, 1), uint32(pr.CallingCode), uint32(len(regions)), pr.RegionSet()
+	n := 7
 	for _, s := range regions {
 		w[n], w[n+1] = addr(s), uint32(len(s))
 		n += 2
