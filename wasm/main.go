@@ -12,13 +12,17 @@
 // (numen_alloc, numen_open), then adds the networks, regions and time zones
 // as packs when it shows them (numen_pack).
 //
-// The JavaScript side calls the functions this file exports with
-// go:wasmexport, not syscall/js callbacks, which cost tens of microseconds
-// a call: it writes its input as UTF-8 into the exchange buffer (numen_io),
-// calls, and reads the answer from the buffer. A result is a record of
-// little-endian uint32 words (see record.go); strings in it are addresses
-// and lengths in the module's memory, which the JavaScript side decodes
-// once and caches until the plan changes (numen_generation).
+// The JavaScript side calls the functions this file exports (Go's
+// wasmexport directive), not syscall/js callbacks, which cost tens of
+// microseconds a call: it writes its input as UTF-8 into the exchange
+// buffer (numen_io), calls, and reads the answer from the buffer. A result
+// is a record of little-endian uint32 words (see record.go); strings in it
+// are addresses and lengths in the module's memory, which the JavaScript
+// side decodes once and caches until it opens a plan or adds a pack.
+//
+// The routing platform (the default rules and coverage, which route
+// decisions need) is built when the first routing map is compiled, not
+// when the plan opens: a page that only validates does not wait for it.
 package main
 
 import (
@@ -44,12 +48,11 @@ var (
 	ioWords [ioSize / 8]uint64
 	io      = (*[ioSize]byte)(unsafe.Pointer(&ioWords))
 
-	core       []byte   // the plan file (numen_open)
-	packs      [][]byte // the packs taken, kept for the plan's life
-	plan       *numbering.Plan
-	platform   *routing.Platform
-	resolvers  []*routing.Resolver // by handle (numen_route_map)
-	generation int32               // bumped whenever plan changes
+	core      []byte   // the plan file (numen_open)
+	packs     [][]byte // the packs taken, kept for the plan's life
+	plan      *numbering.Plan
+	platform  *routing.Platform   // built with the first routing map
+	resolvers []*routing.Resolver // by handle (numen_route_map)
 )
 
 func main() {
@@ -58,20 +61,15 @@ func main() {
 
 // numen_io returns the address of the exchange buffer.
 //
+//lint:ignore U1000 called from JavaScript
 //go:wasmexport numen_io
 func numenIO() int32 { return int32(uintptr(unsafe.Pointer(&io[0]))) }
 
 // numen_io_size returns the size of the exchange buffer.
 //
+//lint:ignore U1000 called from JavaScript
 //go:wasmexport numen_io_size
 func numenIOSize() int32 { return ioSize }
-
-// numen_generation returns a number that changes whenever the plan does
-// (a pack is loaded), so that the JavaScript side drops the strings it
-// decoded from the old one.
-//
-//go:wasmexport numen_generation
-func numenGeneration() int32 { return generation }
 
 // fail writes an error message into the buffer and returns its length,
 // negated: the JavaScript side throws it as an Error.
@@ -116,21 +114,23 @@ func numenOpen() int32 {
 	return 0
 }
 
-// use makes p the plan, with a platform of the default routing data and
-// the routing maps compiled anew; it returns an error message, or "".
+// use makes p the plan, and compiles the routing maps anew against it (on
+// a new platform, when there are maps); it returns an error message, or "".
 func use(p *numbering.Plan) string {
-	pf, err := routing.NewPlatform(p, nil, nil)
-	if err != nil {
-		return err.Error()
-	}
+	var pf *routing.Platform
 	fresh := make([]*routing.Resolver, len(resolvers))
-	for i, r := range resolvers {
-		if fresh[i], err = pf.Resolver(r.Map()); err != nil {
+	if len(resolvers) > 0 {
+		var err error
+		if pf, err = routing.NewPlatform(p, nil, nil); err != nil {
 			return err.Error()
+		}
+		for i, r := range resolvers {
+			if fresh[i], err = pf.Resolver(r.Map()); err != nil {
+				return err.Error()
+			}
 		}
 	}
 	plan, platform, resolvers = p, pf, fresh
-	generation++
 	return ""
 }
 
@@ -263,6 +263,11 @@ func numenRouteMap(n int32) int32 {
 	m, err := routing.ParseMap([]byte(text))
 	if err != nil {
 		return fail(err.Error())
+	}
+	if platform == nil {
+		if platform, err = routing.NewPlatform(plan, nil, nil); err != nil {
+			return fail(err.Error())
+		}
 	}
 	r, err := platform.Resolver(m)
 	if err != nil {

@@ -4,7 +4,8 @@
 //
 // numen.wasm (package wasm built with GOOS=js GOARCH=wasm, optimized with
 // wasm-opt when it is on PATH), the Go distribution's wasm_exec.js, the
-// JavaScript module numen.mjs and its TypeScript declarations, the core
+// JavaScript module numen.mjs (with wasm_exec.js inlined, so that a page
+// makes one request less) and its TypeScript declarations, the core
 // plan and the packs cut from data/numbering/plan.bin, and the demo page,
 // each with a gzip -9 twin; it prints every file's raw and gzip sizes. Its
 // tests build the package and load it into Node and Chromium.
@@ -183,17 +184,47 @@ func Build(o Options) ([]File, error) {
 		}
 	}
 
-	// The JavaScript package and the demo, as they are in wasm/.
+	// The JavaScript package and the demo, as they are in wasm/, but for
+	// numen.mjs, which takes wasm_exec.js in: a page loading it waits for
+	// one request less.
 	for _, name := range []string{"numen.mjs", "numen.d.ts", "package.json", "README.md", "web/index.html", "web/demo.mjs", "web/demo.css"} {
 		b, err := os.ReadFile(filepath.Join(o.Root, "wasm", name))
 		if err != nil {
 			return nil, err
+		}
+		if name == "numen.mjs" {
+			if b, err = inlineRuntime(b, runtimeJS); err != nil {
+				return nil, err
+			}
 		}
 		if err := write(strings.TrimPrefix(name, "web/"), b); err != nil {
 			return nil, err
 		}
 	}
 	return files, nil
+}
+
+// runtimeImport is the line of numen.mjs that inlineRuntime replaces.
+const runtimeImport = `import "./wasm_exec.js";`
+
+// inlineRuntime replaces numen.mjs's import of wasm_exec.js with the
+// script itself, which defines globalThis.Go as the import would.
+func inlineRuntime(module, runtimeJS []byte) ([]byte, error) {
+	i := bytes.Index(module, []byte(runtimeImport))
+	if i < 0 || (i > 0 && module[i-1] != '\n') {
+		return nil, fmt.Errorf("build: wasm/numen.mjs has no line starting %s to put wasm_exec.js in place of", runtimeImport)
+	}
+	end := i + bytes.IndexByte(module[i:], '\n') + 1
+	var out bytes.Buffer
+	out.Write(module[:i])
+	out.WriteString("// wasm_exec.js of the Go distribution that built numen.wasm, put here by\n// go run ./wasm/build in place of its import; it defines globalThis.Go.\n")
+	out.Write(runtimeJS)
+	if !bytes.HasSuffix(runtimeJS, []byte("\n")) {
+		out.WriteByte('\n')
+	}
+	out.WriteString("// End of wasm_exec.js.\n")
+	out.Write(module[end:])
+	return out.Bytes(), nil
 }
 
 // gzipBytes compresses b as gzip -9 would.

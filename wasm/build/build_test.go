@@ -85,6 +85,16 @@ func TestBuild(t *testing.T) {
 	require.Equal(t, "numen.wasm", wasm.Name)
 	assert.LessOrEqual(t, wasm.GZip, sizeBudget, "numen.wasm is %d bytes gzip", wasm.GZip)
 
+	// numen.mjs carries wasm_exec.js in place of its import.
+	mjs, err := os.ReadFile(filepath.Join(dist, "numen.mjs"))
+	require.NoError(t, err)
+	runtimeJS, err := os.ReadFile(filepath.Join(dist, "wasm_exec.js"))
+	require.NoError(t, err)
+	assert.Contains(t, string(mjs), string(runtimeJS))
+	assert.NotContains(t, string(mjs), runtimeImport)
+	_, err = inlineRuntime([]byte("export const x = 1;\n"), runtimeJS)
+	assert.ErrorContains(t, err, "wasm/numen.mjs has no line starting "+runtimeImport)
+
 	// The package opens as numen serve --wasm opens it, with the data the
 	// server has built in.
 	p, err := webpkg.Open(dist)
