@@ -10,7 +10,7 @@ import (
 
 // The routing maps and coverage are read with this small JSON reader
 // rather than encoding/json, whose reflection would add about 270 KB
-// (gzip) to the browser module (benchmarks/wasm). It reads RFC 8259 JSON
+// (gzip) to the browser module (wasm/). It reads RFC 8259 JSON
 // into a tree of values that keep their offsets, so that every error names
 // its line and column; FuzzJSONReader holds it to encoding/json's verdicts.
 

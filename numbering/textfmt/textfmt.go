@@ -1,6 +1,6 @@
 // Package textfmt formats messages without package fmt, which would add
 // about 90 KB (gzip) to the browser module built on numbering and routing
-// (its budget is a megabyte; benchmarks/wasm/run.sh measures it). It knows
+// (go run ./wasm/build prints its size; benchmarks/README.md). It knows
 // the few verbs their messages use: %s and %v (strings, errors, types with
 // a String method; integers for %v), %d (integers), %q (strings; see
 // AppendQuote), %x with an optional # or 0-padded width (integers); %%
