@@ -28,6 +28,13 @@ type serveConfig struct {
 	TrustedProxies []string `json:"trusted_proxies"`
 	// MaxBodyBytes bounds request bodies.
 	MaxBodyBytes int64 `json:"max_body_bytes"`
+	// MaxBodyMemory bounds the buffers of all request bodies being read.
+	MaxBodyMemory int64 `json:"max_body_memory"`
+	// BodyTimeout bounds the time a request body takes to arrive.
+	BodyTimeout duration `json:"body_timeout"`
+	// MaxConnections bounds the open client connections; more wait to be
+	// accepted.
+	MaxConnections int `json:"max_connections"`
 	// RequestTimeout bounds one request, as a Go duration ("30s").
 	RequestTimeout duration `json:"request_timeout"`
 	// BackendTimeout bounds one backend call.
@@ -208,6 +215,18 @@ func parseConfig(raw []byte) (*serveConfig, error) {
 	}
 	if cfg.MaxBodyBytes < 0 {
 		bad("max_body_bytes: must not be negative")
+	}
+	if cfg.MaxBodyMemory < 0 {
+		bad("max_body_memory: must not be negative")
+	}
+	if cfg.MaxBodyMemory > 0 && cfg.MaxBodyMemory < max(cfg.MaxBodyBytes, 1<<20) {
+		bad("max_body_memory: %d bytes is less than one body of max_body_bytes (%d)", cfg.MaxBodyMemory, max(cfg.MaxBodyBytes, 1<<20))
+	}
+	if cfg.BodyTimeout < 0 {
+		bad("body_timeout: must not be negative")
+	}
+	if cfg.MaxConnections < 0 {
+		bad("max_connections: must not be negative")
 	}
 	seenRoute := map[string]bool{}
 	for i, r := range cfg.Routes {

@@ -25,6 +25,16 @@ import (
 	"github.com/numenhq/numen/numbering"
 	"github.com/numenhq/numen/routing"
 	"github.com/numenhq/numen/wasm/webpkg"
+	"golang.org/x/net/netutil"
+)
+
+// Limits of the HTTP server that the configuration does not set.
+const (
+	// defaultMaxConnections is max_connections when the file does not set it.
+	defaultMaxConnections = 10000
+	// maxHeaderBytes bounds a request's header: the API's credentials and
+	// headers fit in a few hundred bytes.
+	maxHeaderBytes = 64 << 10
 )
 
 const serveUsage = `Usage: numen serve [--config FILE | --demo [--webhook URL]] [--addr HOST:PORT] [--data DIR] [--wasm DIR]
@@ -169,8 +179,17 @@ func (c *cli) runServer(ctx context.Context, cfg *serveConfig, demo bool, logger
 	if err != nil {
 		return err
 	}
+	// Connections beyond the limit wait in the listen backlog until others
+	// close: the server's memory is bounded by connections and what each may
+	// hold (headers up to MaxHeaderBytes, bodies by max_body_memory).
+	maxConns := cfg.MaxConnections
+	if maxConns == 0 {
+		maxConns = defaultMaxConnections
+	}
+	ln = netutil.LimitListener(ln, maxConns)
 	srv := &http.Server{
 		Handler:           handler,
+		MaxHeaderBytes:    maxHeaderBytes,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       time.Minute,
 		WriteTimeout:      2 * time.Minute,
@@ -355,7 +374,8 @@ func buildServer(cfg *serveConfig, plan *numbering.Plan, db store.Store, dbPath 
 	})
 	h, err := httpapi.New(httpapi.Config{
 		Engine: eng, Accounts: accounts, TrustedProxies: trusted,
-		MaxBodyBytes: cfg.MaxBodyBytes, RequestTimeout: time.Duration(cfg.RequestTimeout),
+		MaxBodyBytes: cfg.MaxBodyBytes, MaxBodyMemory: cfg.MaxBodyMemory, BodyTimeout: time.Duration(cfg.BodyTimeout),
+		RequestTimeout: time.Duration(cfg.RequestTimeout),
 		Logger: logger, Health: db.Ping, Bulk: bk, Metrics: metrics, Store: db,
 	})
 	if err != nil {

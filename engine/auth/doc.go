@@ -62,8 +62,16 @@
 // ([Credentials]). Every failure is an [*Error] with a [Reason], wrapping [ErrUnauthorized]
 // (HTTP 401); its English message names the header at fault and never contains a secret, the
 // expected signature or the Authorization header's value. Signatures and secrets are compared
-// in constant time, and rejecting an unknown key costs one HMAC, as checking a key with one
-// secret does, so timing does not reveal which keys exist.
+// in constant time. An unknown API key and a wrong secret or signature get the same message;
+// [Verifier.Authenticate] also spends one HMAC on an unknown key, as checking a key with one
+// secret does.
+//
+// A server should not buffer a body for a client it knows nothing of: [Verifier.Begin] checks
+// everything but the digest signature before the body is read (the method, the headers, the
+// timestamp's window, that the key is known, and Basic and X-Basic whole), and
+// [Verifier.Finish] checks the signature over the body read after it. Answering an unknown key
+// before its body arrives lets timing tell that the key is unknown; API keys name accounts and
+// are not secrets, and refusing to buffer bodies for strangers is worth more.
 //
 // # Webhook signatures
 //

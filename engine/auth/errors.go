@@ -65,10 +65,8 @@ const (
 // contains a secret, an expected signature or the Authorization header's value, so a server may
 // return it to the client as it is.
 //
-// The message tells an unknown API key apart from a bad signature, which helps clients debug
-// and reveals whether a key exists; a server that would rather not reveal that can answer
-// ReasonUnknownKey with the message of ReasonBadSignature. The verifier's timing does not
-// reveal it either way.
+// An unknown API key and a wrong secret or signature get the same message (Reason tells them
+// apart, for the server's logs), so that answers do not tell whether a key exists.
 type Error struct {
 	Reason Reason
 	// Method is the authentication method the request attempted (MethodDigest, MethodXBasic,

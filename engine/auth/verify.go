@@ -6,6 +6,7 @@ import (
 	"crypto/subtle"
 	"encoding/base64"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -75,7 +76,8 @@ func (v *Verifier) Verify(req *http.Request, relPath string, body []byte, now ti
 
 // Authenticate authenticates req and returns who sent it and how. relPath is the path relative
 // to [BasePath] without query string (see [RelativePath]); body is the raw request body read by
-// the caller (empty for GET); now is the server's clock.
+// the caller (empty for GET); now is the server's clock. It is [Verifier.Begin] and
+// [Verifier.Finish] in one call.
 //
 // The first method present decides, in this order, and a request that fails it is rejected
 // without trying the next:
@@ -87,29 +89,95 @@ func (v *Verifier) Verify(req *http.Request, relPath string, body []byte, now ti
 //
 // With none of them the error's reason is ReasonMissingCredentials. Every error is an [*Error]
 // and wraps [ErrUnauthorized]. Of a repeated header, the first value counts; values are trimmed
-// of spaces.
+// of spaces. An unknown API key and a wrong secret or signature get the same message, and cost
+// the same time.
 func (v *Verifier) Authenticate(req *http.Request, relPath string, body []byte, now time.Time) (Identity, error) {
+	p, err := v.Begin(req, relPath, now)
+	if err != nil {
+		var ae *Error
+		if errors.As(err, &ae) && ae.Reason == ReasonUnknownKey && ae.Method == MethodDigest {
+			// Spend the HMAC a known key costs, so that timing does not tell whether the
+			// key exists.
+			var sum [sha256.Size]byte
+			var buf [256]byte
+			prefix := appendDigestPrefix(buf[:0], relPath, req.Method, p.timestamp)
+			_ = hmac.Equal(v.macs.sum(sum[:0], dummySecret, prefix, body), p.signature[:])
+		}
+		return Identity{}, err
+	}
+	return v.Finish(&p, req, relPath, body)
+}
+
+// Pending is a request's credentials checked as far as they can be without its body: what
+// [Verifier.Begin] returns and [Verifier.Finish] completes.
+type Pending struct {
+	// Key and Method are the API key and the method the request presents. After Begin
+	// without an error, the key is one the credentials know.
+	Key, Method string
+	// Done is true when nothing is left to check: X-Basic and Authorization: Basic, which
+	// do not sign the body, are checked whole by Begin.
+	Done      bool
+	timestamp int64
+	signature [sha256.Size]byte
+}
+
+// Begin checks what can be checked of a request's credentials before its body is read: the
+// method, the headers' form, the digest timestamp's window, that the API key is known, and the
+// whole of X-Basic and Basic authentication. A server calls it before reading a body, so that
+// a client without a known key cannot make it buffer one, then checks the account's whitelist,
+// reads the body and calls [Verifier.Finish]. Its errors are those of
+// [Verifier.Authenticate]. It answers an unknown digest key without waiting for the body, so
+// its timing differs from a known key's: API keys name accounts, the secrets stay secret.
+func (v *Verifier) Begin(req *http.Request, relPath string, now time.Time) (Pending, error) {
 	h := req.Header
 	switch {
 	case present(h, HeaderDigestKey) || present(h, HeaderDigestSignature) || present(h, HeaderDigestTimestamp):
-		return v.digest(req, relPath, body, now)
+		return v.digestBegin(req, relPath, now)
 	case present(h, HeaderXBasic):
-		return v.xBasic(h)
+		id, err := v.xBasic(h)
+		return Pending{Key: id.Key, Method: MethodXBasic, Done: err == nil}, err
 	case present(h, HeaderAuthorization):
-		return v.basic(h)
+		id, err := v.basic(h)
+		return Pending{Key: id.Key, Method: MethodBasic, Done: err == nil}, err
 	}
-	return Identity{}, &Error{
+	return Pending{}, &Error{
 		Reason: ReasonMissingCredentials,
 		msg: "authentication required: send the headers X-Digest-Key, X-Digest-Signature and " +
 			"X-Digest-Timestamp, or X-Basic, or Authorization: Basic",
 	}
 }
 
+// Finish completes the authentication that [Verifier.Begin] began on the same request, with
+// its body: for digest authentication it checks the signature over relPath, the method, the
+// timestamp and the body.
+func (v *Verifier) Finish(p *Pending, req *http.Request, relPath string, body []byte) (Identity, error) {
+	if p.Done {
+		return Identity{Key: p.Key, Method: p.Method}, nil
+	}
+	if p.Method != MethodDigest || p.Key == "" {
+		return Identity{}, &Error{Reason: ReasonMissingCredentials, msg: "auth: Finish without a successful Begin"}
+	}
+	var buf [256]byte
+	prefix := appendDigestPrefix(buf[:0], relPath, req.Method, p.timestamp)
+	secrets, _ := v.creds.Secrets(p.Key)
+	matched := 0
+	for _, secret := range secrets {
+		var sum [sha256.Size]byte
+		if hmac.Equal(v.macs.sum(sum[:0], secret, prefix, body), p.signature[:]) {
+			matched = 1 // keep going: every secret costs the same whichever one matches
+		}
+	}
+	if matched == 0 {
+		return Identity{}, digestMismatch(ReasonBadSignature, req, p.Key, relPath, p.timestamp)
+	}
+	return Identity{Key: p.Key, Method: MethodDigest}, nil
+}
+
 func present(h http.Header, name string) bool { return len(h.Values(name)) > 0 }
 
 func value(h http.Header, name string) string { return strings.TrimSpace(h.Get(name)) }
 
-func (v *Verifier) digest(req *http.Request, relPath string, body []byte, now time.Time) (Identity, error) {
+func (v *Verifier) digestBegin(req *http.Request, relPath string, now time.Time) (Pending, error) {
 	key := value(req.Header, HeaderDigestKey)
 	sigText := value(req.Header, HeaderDigestSignature)
 	tsText := value(req.Header, HeaderDigestTimestamp)
@@ -123,7 +191,7 @@ func (v *Verifier) digest(req *http.Request, relPath string, body []byte, now ti
 		}
 	}
 	if len(missing) > 0 {
-		return Identity{}, &Error{
+		return Pending{}, &Error{
 			Reason: ReasonIncompleteDigest, Method: MethodDigest, Header: missing[0], Key: key,
 			msg: "incomplete digest authentication: missing " + strings.Join(missing, " and ") +
 				"; send X-Digest-Key, X-Digest-Signature and X-Digest-Timestamp together",
@@ -132,7 +200,7 @@ func (v *Verifier) digest(req *http.Request, relPath string, body []byte, now ti
 
 	ts, ok := parseUnixSeconds(tsText)
 	if !ok {
-		return Identity{}, &Error{
+		return Pending{}, &Error{
 			Reason: ReasonMalformedTimestamp, Method: MethodDigest, Header: HeaderDigestTimestamp, Key: key,
 			msg: fmt.Sprintf("%s %s is not a Unix time in whole seconds (decimal digits, no sign)",
 				HeaderDigestTimestamp, quoteShort(tsText)),
@@ -143,52 +211,43 @@ func (v *Verifier) digest(req *http.Request, relPath string, body []byte, now ti
 		if ahead {
 			dir = "ahead of"
 		}
-		return Identity{}, &Error{
+		return Pending{}, &Error{
 			Reason: ReasonStaleTimestamp, Method: MethodDigest, Header: HeaderDigestTimestamp, Key: key,
 			msg: fmt.Sprintf("%s %d is %d s %s server time; allowed ±%d s (GET /time returns the server's clock)",
 				HeaderDigestTimestamp, ts, off, dir, v.maxSkew),
 		}
 	}
 
-	var got [sha256.Size]byte
-	if !decodeHex32(&got, sigText) {
-		return Identity{}, &Error{
+	p := Pending{Key: key, Method: MethodDigest, timestamp: ts}
+	if !decodeHex32(&p.signature, sigText) {
+		return Pending{}, &Error{
 			Reason: ReasonBadSignature, Method: MethodDigest, Header: HeaderDigestSignature, Key: key,
 			msg: HeaderDigestSignature + " is not a hex-encoded HMAC-SHA256 (64 hexadecimal digits)",
 		}
 	}
+	if secrets, known := v.creds.Secrets(key); !known {
+		return p, digestMismatch(ReasonUnknownKey, req, key, relPath, ts)
+	} else if len(secrets) == 0 {
+		return p, digestMismatch(ReasonBadSignature, req, key, relPath, ts)
+	}
+	return p, nil
+}
 
-	var buf [256]byte
-	prefix := appendDigestPrefix(buf[:0], relPath, req.Method, ts)
-	secrets, known := v.creds.Secrets(key)
-	matched := 0
-	if len(secrets) == 0 {
-		// Spend one HMAC, as for a known key, so that timing does not tell whether the key exists.
-		var sum [sha256.Size]byte
-		_ = hmac.Equal(v.macs.sum(sum[:0], dummySecret, prefix, body), got[:])
+// digestMismatch is the error of an unknown API key and of a signature that does not match:
+// one message for both, so that it does not tell whether the key exists. It gives the body's
+// length from Content-Length, which Begin knows too (a server reads a body of that length).
+func digestMismatch(reason Reason, req *http.Request, key, relPath string, ts int64) *Error {
+	body := "the body as received (no Content-Length)"
+	if req.ContentLength >= 0 {
+		body = fmt.Sprintf("a %d-byte body", req.ContentLength)
 	}
-	for _, secret := range secrets {
-		var sum [sha256.Size]byte
-		if hmac.Equal(v.macs.sum(sum[:0], secret, prefix, body), got[:]) {
-			matched = 1 // keep going: every secret costs the same whichever one matches
-		}
+	return &Error{
+		Reason: reason, Method: MethodDigest, Header: HeaderDigestSignature, Key: key,
+		msg: fmt.Sprintf("%s does not match the API key and this request; the server signed path %s, timestamp %d, "+
+			"method %s and %s (path lower-cased, relative to %s, without query string)",
+			HeaderDigestSignature, quoteShort(string(appendLowerASCII(nil, relPath))), ts,
+			quoteShort(string(appendUpperASCII(nil, req.Method))), body, BasePath),
 	}
-	if !known {
-		return Identity{}, &Error{
-			Reason: ReasonUnknownKey, Method: MethodDigest, Header: HeaderDigestKey, Key: key,
-			msg: HeaderDigestKey + " is not a known API key",
-		}
-	}
-	if matched == 0 {
-		return Identity{}, &Error{
-			Reason: ReasonBadSignature, Method: MethodDigest, Header: HeaderDigestSignature, Key: key,
-			msg: fmt.Sprintf("%s does not match this request; the server signed path %s, timestamp %d, "+
-				"method %s and a %d-byte body (path lower-cased, relative to %s, without query string)",
-				HeaderDigestSignature, quoteShort(string(appendLowerASCII(nil, relPath))), ts,
-				quoteShort(string(appendUpperASCII(nil, req.Method))), len(body), BasePath),
-		}
-	}
-	return Identity{Key: key, Method: MethodDigest}, nil
 }
 
 func (v *Verifier) xBasic(h http.Header) (Identity, error) {
@@ -255,16 +314,15 @@ func (v *Verifier) basic(h http.Header) (Identity, error) {
 		want := sha256.Sum256([]byte(s))
 		matched |= subtle.ConstantTimeCompare(want[:], got[:])
 	}
-	if !known {
-		return Identity{}, &Error{
-			Reason: ReasonUnknownKey, Method: MethodBasic, Header: HeaderAuthorization, Key: key,
-			msg: "Authorization: Basic names an API key that is not known",
+	if !known || matched == 0 {
+		// One message for both, so that it does not tell whether the key exists.
+		reason := ReasonBadBasicCredentials
+		if !known {
+			reason = ReasonUnknownKey
 		}
-	}
-	if matched == 0 {
 		return Identity{}, &Error{
-			Reason: ReasonBadBasicCredentials, Method: MethodBasic, Header: HeaderAuthorization, Key: key,
-			msg: "Authorization: Basic secret does not match the API key",
+			Reason: reason, Method: MethodBasic, Header: HeaderAuthorization, Key: key,
+			msg: "Authorization: Basic API key and secret do not match an account",
 		}
 	}
 	return Identity{Key: key, Method: MethodBasic}, nil

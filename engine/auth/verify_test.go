@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -186,8 +187,8 @@ func TestVerify(t *testing.T) {
 		},
 		{
 			name: "unknown key", req: post(digestHeaders("nobody", testSecret, "/hlr-lookup", "POST", ts, body)),
-			method: MethodDigest, reason: ReasonUnknownKey, header: HeaderDigestKey, errKey: "nobody",
-			msgHas: []string{"X-Digest-Key is not a known API key"},
+			method: MethodDigest, reason: ReasonUnknownKey, header: HeaderDigestSignature, errKey: "nobody",
+			msgHas: []string{"X-Digest-Signature does not match the API key and this request"},
 		},
 		{
 			name: "key of another account", req: post(digestHeaders(otherKey, testSecret, "/hlr-lookup", "POST", ts, body)),
@@ -196,7 +197,7 @@ func TestVerify(t *testing.T) {
 		{
 			name: "tampered body", req: request{method: "POST", path: "/hlr-lookup", body: `{"msisdn":"+14156226810"}`, headers: signedPost},
 			method: MethodDigest, reason: ReasonBadSignature, header: HeaderDigestSignature,
-			msgHas: []string{`X-Digest-Signature does not match this request; the server signed path "/hlr-lookup", timestamp 1700000000, method "POST" and a 25-byte body`},
+			msgHas: []string{`X-Digest-Signature does not match the API key and this request; the server signed path "/hlr-lookup", timestamp 1700000000, method "POST" and a 25-byte body`},
 		},
 		{
 			name: "other path", req: request{method: "POST", path: "/hlr-lookups", body: body, headers: signedPost},
@@ -357,7 +358,7 @@ func TestVerify(t *testing.T) {
 		{
 			name: "Basic wrong secret", req: get(map[string]string{HeaderAuthorization: BasicHeader(testKey, otherSecret)}),
 			method: MethodBasic, reason: ReasonBadBasicCredentials, header: HeaderAuthorization, errKey: testKey,
-			msgHas: []string{"Authorization: Basic secret does not match the API key"},
+			msgHas: []string{"Authorization: Basic API key and secret do not match an account"},
 		},
 		{
 			name: "Basic empty secret", req: get(map[string]string{HeaderAuthorization: BasicHeader(testKey, "")}),
@@ -645,4 +646,70 @@ func BenchmarkVerifyDigestTwoSecrets(b *testing.B)   { benchmarkVerify(b, testKe
 func refSHA256(s string) string {
 	sum := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(sum[:])
+}
+
+// An unknown API key and a wrong secret or signature get the same message, so that answers do
+// not tell whether a key exists.
+func TestUnknownKeyAndWrongSecretSameMessage(t *testing.T) {
+	v := testVerifier(t)
+	const body = `{"msisdn":"+491788735000"}`
+	ts := testNow.Unix()
+	msg := func(headers map[string]string) string {
+		req := request{method: "POST", path: "/hlr-lookup", body: body, headers: headers}.build()
+		_, err := v.Authenticate(req, "/hlr-lookup", []byte(body), testNow)
+		require.Error(t, err)
+		return err.Error()
+	}
+	assert.Equal(t,
+		msg(digestHeaders("nobody", testSecret, "/hlr-lookup", "POST", ts, body)),
+		msg(digestHeaders(testKey, "wrong-secret", "/hlr-lookup", "POST", ts, body)))
+	assert.Equal(t,
+		msg(map[string]string{HeaderAuthorization: BasicHeader("nobody", testSecret)}),
+		msg(map[string]string{HeaderAuthorization: BasicHeader(testKey, "wrong-secret")}))
+}
+
+// Begin decides all it can without the body; Finish checks the digest signature over it.
+func TestBeginFinish(t *testing.T) {
+	v := testVerifier(t)
+	const body = `{"msisdn":"+491788735000"}`
+	ts := testNow.Unix()
+	build := func(headers map[string]string) *http.Request {
+		return request{method: "POST", path: "/hlr-lookup", body: body, headers: headers}.build()
+	}
+
+	// A known key: Begin leaves the signature to Finish, which needs the very body signed.
+	req := build(digestHeaders(testKey, testSecret, "/hlr-lookup", "POST", ts, body))
+	p, err := v.Begin(req, "/hlr-lookup", testNow)
+	require.NoError(t, err)
+	assert.Equal(t, testKey, p.Key)
+	assert.Equal(t, MethodDigest, p.Method)
+	assert.False(t, p.Done)
+	_, err = v.Finish(&p, req, "/hlr-lookup", []byte(body+" "))
+	require.ErrorIs(t, err, ErrUnauthorized)
+	id, err := v.Finish(&p, req, "/hlr-lookup", []byte(body))
+	require.NoError(t, err)
+	assert.Equal(t, Identity{Key: testKey, Method: MethodDigest}, id)
+
+	// An unknown key, a stale timestamp or a malformed signature fail at Begin.
+	for _, h := range []map[string]string{
+		digestHeaders("nobody", testSecret, "/hlr-lookup", "POST", ts, body),
+		digestHeaders(testKey, testSecret, "/hlr-lookup", "POST", ts-3600, body),
+		with(digestHeaders(testKey, testSecret, "/hlr-lookup", "POST", ts, body), HeaderDigestSignature, "zz"),
+		{},
+	} {
+		_, err := v.Begin(build(h), "/hlr-lookup", testNow)
+		require.ErrorIs(t, err, ErrUnauthorized, "%v", h)
+	}
+
+	// Basic does not sign the body: Begin decides it whole.
+	p, err = v.Begin(build(map[string]string{HeaderAuthorization: BasicHeader(testKey, testSecret)}), "/hlr-lookup", testNow)
+	require.NoError(t, err)
+	assert.True(t, p.Done)
+	id, err = v.Finish(&p, req, "/hlr-lookup", nil)
+	require.NoError(t, err)
+	assert.Equal(t, Identity{Key: testKey, Method: MethodBasic}, id)
+
+	// Finish without a successful Begin refuses.
+	_, err = v.Finish(&Pending{}, req, "/hlr-lookup", []byte(body))
+	require.ErrorIs(t, err, ErrUnauthorized)
 }

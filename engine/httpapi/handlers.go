@@ -508,19 +508,54 @@ func writeErrors(w http.ResponseWriter, status int, msgs ...string) {
 	_, _ = w.Write(append(b, '\n'))
 }
 
-// readAll reads a body of known or unknown length.
-func readAll(r io.Reader, length int64) ([]byte, error) {
-	if length > 0 {
-		buf := make([]byte, length)
-		if _, err := io.ReadFull(r, buf); err != nil {
+// errBodyMemory: the bodies being read have reached MaxBodyMemory.
+var errBodyMemory = errors.New("request bodies at their memory limit")
+
+// readAll reads a body of known (length >= 0) or unknown length. The buffer
+// starts at the announced length when that is small, and otherwise grows
+// with the bytes that arrive, so that a client that announces a megabyte and
+// sends a byte costs 4 KiB, not a megabyte. Every buffer it allocates is
+// first reserved in h.bodyBytes and added to *reserved, which the caller
+// gives back when done with the body; errBodyMemory when MaxBodyMemory
+// would be passed.
+func (h *Handler) readAll(r io.Reader, length int64, reserved *int64) ([]byte, error) {
+	const first = 4 << 10
+	var buf []byte
+	for {
+		if len(buf) == cap(buf) {
+			if length >= 0 && int64(len(buf)) == length && buf != nil {
+				// A body longer than announced is the server's to refuse.
+				var one [1]byte
+				if n, _ := r.Read(one[:]); n > 0 {
+					return nil, errors.New("body longer than its Content-Length")
+				}
+				return buf, nil
+			}
+			grow := max(int64(cap(buf)), first)
+			if length >= 0 {
+				grow = min(grow, length-int64(len(buf)))
+			}
+			if h.bodyBytes.Add(grow) > h.cfg.MaxBodyMemory {
+				h.bodyBytes.Add(-grow)
+				return nil, errBodyMemory
+			}
+			*reserved += grow
+			// make, not append or slices.Grow, whose capacity would be
+			// rounded up past what was reserved.
+			next := make([]byte, len(buf), int64(cap(buf))+grow)
+			copy(next, buf)
+			buf = next
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			if length >= 0 && int64(len(buf)) < length {
+				return nil, io.ErrUnexpectedEOF
+			}
+			return buf, nil
+		}
+		if err != nil {
 			return nil, err
 		}
-		// A body longer than announced is the server's to refuse.
-		var one [1]byte
-		if n, _ := r.Read(one[:]); n > 0 {
-			return nil, errors.New("body longer than its Content-Length")
-		}
-		return buf, nil
 	}
-	return io.ReadAll(r)
 }

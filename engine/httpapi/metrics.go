@@ -18,6 +18,8 @@ import (
 //	numen_http_request_duration_seconds{endpoint}       histogram
 //	numen_lookups_total{product, status}                counter
 //	numen_auth_failures_total                           counter
+//	numen_http_bodies_refused_total                     counter
+//	numen_http_bodies_timed_out_total                   counter
 //
 // plus the gauges and counters other parts register with Gauge and Counter
 // (the webhook deliveries, for one). Safe for concurrent use.
@@ -27,8 +29,11 @@ type Metrics struct {
 	durations    map[string]*histogram  // endpoint
 	lookups      map[[2]string]*counter // product, status
 	authFailures counter
-	extra        map[string]func() float64 // name{labels} -> value
-	extraHelp    map[string]string
+	// bodiesRefused counts the requests answered 503 because MaxBodyMemory
+	// was reached; bodiesTimedOut those whose body exceeded BodyTimeout.
+	bodiesRefused, bodiesTimedOut counter
+	extra                         map[string]func() float64 // name{labels} -> value
+	extraHelp                     map[string]string
 }
 
 // requestKey is a series of numen_http_requests_total. The code is an int
@@ -169,6 +174,12 @@ func (m *Metrics) write(w io.Writer) {
 	fmt.Fprintln(w, "# HELP numen_auth_failures_total Requests refused for failed authentication.")
 	fmt.Fprintln(w, "# TYPE numen_auth_failures_total counter")
 	fmt.Fprintf(w, "numen_auth_failures_total %d\n", m.authFailures.n.Load())
+	fmt.Fprintln(w, "# HELP numen_http_bodies_refused_total Requests refused (503) because the request bodies being read reached their memory limit.")
+	fmt.Fprintln(w, "# TYPE numen_http_bodies_refused_total counter")
+	fmt.Fprintf(w, "numen_http_bodies_refused_total %d\n", m.bodiesRefused.n.Load())
+	fmt.Fprintln(w, "# HELP numen_http_bodies_timed_out_total Requests whose body did not arrive within the body timeout (408).")
+	fmt.Fprintln(w, "# TYPE numen_http_bodies_timed_out_total counter")
+	fmt.Fprintf(w, "numen_http_bodies_timed_out_total %d\n", m.bodiesTimedOut.n.Load())
 	families := make([]string, 0, len(m.extraHelp))
 	for f := range m.extraHelp {
 		families = append(families, f)

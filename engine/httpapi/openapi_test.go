@@ -26,6 +26,7 @@ import (
 
 	"github.com/numenhq/numen/engine"
 	"github.com/numenhq/numen/engine/apiv2"
+	"github.com/numenhq/numen/engine/auth"
 	"github.com/numenhq/numen/mnp"
 	"github.com/numenhq/numen/numbering"
 	"github.com/numenhq/numen/routing"
@@ -701,6 +702,8 @@ func TestOpenAPIDescribesLiveResponses(t *testing.T) {
 	digestOnly := newServer(t, func(cfg *Config, a *Account) { a.Methods = []string{"digest"} })
 	limited := newServer(t, func(cfg *Config, a *Account) { a.RateLimit, a.RateBurst = 0.001, 1 })
 	unrecorded := newServer(t, nil)
+	slowBodies := newServer(t, func(cfg *Config, a *Account) { cfg.BodyTimeout = 50 * time.Millisecond })
+	busy := newServer(t, func(cfg *Config, a *Account) { cfg.MaxBodyMemory = 16 })
 	unrecorded.sinkErr.Store(errors.New("disk full"))
 	sign := digest(secret, 0)
 
@@ -754,13 +757,15 @@ func TestOpenAPIDescribesLiveResponses(t *testing.T) {
 		require.Equal(t, status, got, "%s %s %s: %s", method, target, body, b)
 		verify(method, target, status, hdr, b)
 	}
-	// unreadable sends a body in broken chunked encoding.
+	// unreadable sends a body in broken chunked encoding, with credentials
+	// (Basic: they do not cover the body), which are checked before the body
+	// is read.
 	unreadable := func(s *server, method, target string) {
 		t.Helper()
 		conn, err := net.Dial("tcp", s.Listener.Addr().String())
 		require.NoError(t, err)
 		defer conn.Close()
-		_, err = fmt.Fprintf(conn, "%s %s HTTP/1.1\r\nHost: numen\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\nzz\r\n\r\n", method, target)
+		_, err = fmt.Fprintf(conn, "%s %s HTTP/1.1\r\nHost: numen\r\nAuthorization: %s\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\nzz\r\n\r\n", method, target, auth.BasicHeader(key, secret))
 		require.NoError(t, err)
 		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
 		require.NoError(t, err)
@@ -768,6 +773,24 @@ func TestOpenAPIDescribesLiveResponses(t *testing.T) {
 		b, err := io.ReadAll(resp.Body)
 		require.NoError(t, err)
 		require.Equal(t, http.StatusBadRequest, resp.StatusCode, "%s %s: %s", method, target, b)
+		verify(method, target, resp.StatusCode, resp.Header, b)
+	}
+
+	// stalled announces a body of 100 bytes and sends one, with credentials
+	// (Basic: they do not cover the body).
+	stalled := func(s *server, method, target string) {
+		t.Helper()
+		conn, err := net.Dial("tcp", s.Listener.Addr().String())
+		require.NoError(t, err)
+		defer conn.Close()
+		_, err = fmt.Fprintf(conn, "%s %s HTTP/1.1\r\nHost: numen\r\nAuthorization: %s\r\nContent-Length: 100\r\n\r\n{", method, target, auth.BasicHeader(key, secret))
+		require.NoError(t, err)
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		require.Equal(t, http.StatusRequestTimeout, resp.StatusCode, "%s %s: %s", method, target, b)
 		verify(method, target, resp.StatusCode, resp.Header, b)
 	}
 
@@ -870,6 +893,8 @@ func TestOpenAPIDescribesLiveResponses(t *testing.T) {
 		expect(main, wrong, target, "", sign, 405)
 		expect(small, e.method, target, `{"padding": "`+strings.Repeat("x", 100)+`"}`, sign, 413)
 		unreadable(main, e.method, target)
+		stalled(slowBodies, e.method, target)
+		expect(busy, e.method, target, `{"padding": "`+strings.Repeat("x", 32)+`"}`, basic, 503)
 		if e.public {
 			continue
 		}

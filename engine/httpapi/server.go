@@ -11,9 +11,11 @@
 //	403 client IP not whitelisted, or authentication method not allowed
 //	404 unknown path          405 wrong method (with Allow)
 //	412 bulk call without a configured webhook URL
+//	408 the body did not arrive within Config.BodyTimeout
 //	413 body too large         429 rate limited (with Retry-After)
 //	500 internal               501 not implemented
-//	503 the result could not be recorded, or a backend is unavailable
+//	503 the result could not be recorded, a backend is unavailable, or
+//	    too many request bodies are being read (with Retry-After)
 //
 // Per-number outcomes (REJECTED, FAILED lookups) are results: 200.
 //
@@ -33,10 +35,12 @@ import (
 	"math"
 	"net/http"
 	"net/netip"
+	"os"
 	"path"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/numenhq/numen/engine"
@@ -82,6 +86,16 @@ type Config struct {
 	// MaxBodyBytes bounds request bodies (413 beyond); default 1 MiB,
 	// room for a bulk request of 1000 numbers many times over.
 	MaxBodyBytes int64
+	// MaxBodyMemory bounds the buffers of the request bodies being read at
+	// once, which grow with the bytes received (not with the length a client
+	// announces): a request whose body would pass it is answered 503 with
+	// Retry-After; default 64 MiB. Only clients whose API key is known and
+	// whose address its account allows get to send a body.
+	MaxBodyMemory int64
+	// BodyTimeout bounds the time a request body takes to arrive, from the
+	// moment the server starts to read it (408 beyond, and the connection
+	// is closed); default 10 s.
+	BodyTimeout time.Duration
 	// RequestTimeout bounds the work of one request (up to 10 ms more:
 	// requests that start together share a deadline); default 30 s. A
 	// request whose client goes away is not cut short: its lookup is
@@ -121,11 +135,13 @@ type Handler struct {
 	accounts map[string]*Account
 	verifier *auth.Verifier
 	limits   sync.Map // key -> *bucket
-	metrics  *Metrics
-	timeouts deadlines // the requests' contexts (RequestTimeout)
-	log      *slog.Logger
-	routes   map[string]*endpoint // path relative to the API base -> endpoint
-	mux      *http.ServeMux
+	// bodyBytes is the sum of the bodies being read (MaxBodyMemory).
+	bodyBytes atomic.Int64
+	metrics   *Metrics
+	timeouts  deadlines // the requests' contexts (RequestTimeout)
+	log       *slog.Logger
+	routes    map[string]*endpoint // path relative to the API base -> endpoint
+	mux       *http.ServeMux
 	// dataVersion is the Numen-Data-Version header's value: the numbering
 	// data (and overlays) every answer was made with. One slice for all
 	// answers, which net/http only reads.
@@ -172,6 +188,12 @@ func New(cfg Config) (*Handler, error) {
 	}
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = 1 << 20
+	}
+	if cfg.MaxBodyMemory <= 0 {
+		cfg.MaxBodyMemory = 64 << 20
+	}
+	if cfg.BodyTimeout <= 0 {
+		cfg.BodyTimeout = 10 * time.Second
 	}
 	if cfg.RequestTimeout <= 0 {
 		cfg.RequestTimeout = 30 * time.Second
@@ -302,32 +324,42 @@ func (h *Handler) api(w http.ResponseWriter, r *http.Request) {
 		writeErrors(rw, http.StatusMethodNotAllowed, fmt.Sprintf("%s %s: method not allowed; use %s", r.Method, r.URL.Path, e.method))
 		return
 	}
-	body, ok := h.readBody(rw, r)
-	if !ok {
-		return
-	}
 	x.ctx = requestContext{Context: h.timeouts.get(start), values: r.Context()}
 	req := &x.req
-	*req = request{Request: r, ctx: &x.ctx, body: body, client: h.clientAddr(r)}
+	*req = request{Request: r, ctx: &x.ctx, client: h.clientAddr(r)}
+	// Everything the credentials allow is checked before the body is read, so
+	// that a client without a known key, or from an address the key's account
+	// does not allow, never makes the server hold a body; the digest signature,
+	// which covers the body, is checked after.
+	var pending auth.Pending
+	var a *Account
 	if !e.public {
-		id, err := h.verifier.Authenticate(r, e.path, body, h.cfg.Clock())
+		var err error
+		pending, err = h.verifier.Begin(r, e.path, h.cfg.Clock())
 		if err != nil {
-			var ae *auth.Error
-			if errors.As(err, &ae) {
-				key = ae.Key
-			}
-			h.metrics.authFailures.add(1)
-			writeErrors(rw, http.StatusUnauthorized, err.Error())
+			key = h.authFailed(rw, err)
 			return
 		}
-		key = id.Key
-		a := h.accounts[id.Key]
-		if len(a.Methods) > 0 && !contains(a.Methods, id.Method) {
-			writeErrors(rw, http.StatusForbidden, fmt.Sprintf("authentication method %s is not enabled for this API key (enabled: %s)", id.Method, strings.Join(a.Methods, ", ")))
+		key = pending.Key
+		a = h.accounts[pending.Key]
+		if len(a.Methods) > 0 && !contains(a.Methods, pending.Method) {
+			writeErrors(rw, http.StatusForbidden, fmt.Sprintf("authentication method %s is not enabled for this API key (enabled: %s)", pending.Method, strings.Join(a.Methods, ", ")))
 			return
 		}
 		if !allowed(a.Whitelist, req.client) {
 			writeErrors(rw, http.StatusForbidden, fmt.Sprintf("client address %s is not whitelisted for this API key", req.client))
+			return
+		}
+	}
+	body, reserved, ok := h.readBody(rw, r)
+	if !ok {
+		return
+	}
+	defer h.bodyBytes.Add(-reserved)
+	req.body = body
+	if !e.public {
+		if _, err := h.verifier.Finish(&pending, r, e.path, body); err != nil {
+			h.authFailed(rw, err)
 			return
 		}
 		if wait, ok := h.allow(a); !ok {
@@ -341,27 +373,69 @@ func (h *Handler) api(w http.ResponseWriter, r *http.Request) {
 	e.serve(h, rw, req)
 }
 
-// readBody reads the request body within the size limit; false when it
-// answered the request already.
-func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+// authFailed answers a failed authentication (401) and returns the API key
+// the request presented, for the log line.
+func (h *Handler) authFailed(w http.ResponseWriter, err error) string {
+	var key string
+	var ae *auth.Error
+	if errors.As(err, &ae) {
+		key = ae.Key
+	}
+	h.metrics.authFailures.add(1)
+	writeErrors(w, http.StatusUnauthorized, err.Error())
+	return key
+}
+
+// readBody reads the request body within the limits: MaxBodyBytes for one
+// body, MaxBodyMemory for the buffers of all the bodies being read at once
+// (503 beyond, with Retry-After), and BodyTimeout for the time it may take
+// to arrive (408). It returns false when it answered the request already;
+// otherwise the caller gives the bytes reserved back to h.bodyBytes when
+// done with the body.
+func (h *Handler) readBody(w *statusWriter, r *http.Request) (body []byte, reserved int64, ok bool) {
 	if r.ContentLength > h.cfg.MaxBodyBytes {
 		writeErrors(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("body of %d bytes is larger than the limit of %d bytes", r.ContentLength, h.cfg.MaxBodyBytes))
-		return nil, false
+		return nil, 0, false
 	}
-	body, err := readAll(http.MaxBytesReader(w, r.Body, h.cfg.MaxBodyBytes), r.ContentLength)
+	if r.ContentLength == 0 || r.Body == nil || r.Body == http.NoBody {
+		return nil, 0, true
+	}
+	// net/http's writers have SetReadDeadline (what http.ResponseController
+	// calls, without its allocation); a test's recorder has none.
+	conn, _ := w.ResponseWriter.(interface{ SetReadDeadline(time.Time) error })
+	if conn != nil {
+		_ = conn.SetReadDeadline(time.Now().Add(h.cfg.BodyTimeout))
+	}
+	body, err := h.readAll(http.MaxBytesReader(w, r.Body, h.cfg.MaxBodyBytes), r.ContentLength, &reserved)
+	if err == nil && conn != nil {
+		// Only then: after a failed read the deadline stays, so that net/http
+		// does not wait for the rest of the body before answering.
+		_ = conn.SetReadDeadline(time.Time{})
+	}
 	if err != nil {
+		h.bodyBytes.Add(-reserved)
 		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
+		switch {
+		case errors.As(err, &tooBig):
 			writeErrors(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("body is larger than the limit of %d bytes", h.cfg.MaxBodyBytes))
-		} else {
+		case errors.Is(err, errBodyMemory):
+			h.metrics.bodiesRefused.add(1)
+			w.Header().Set("Retry-After", "1")
+			w.Header().Set("Connection", "close")
+			writeErrors(w, http.StatusServiceUnavailable, fmt.Sprintf("the server is reading %d MiB of request bodies, its limit; retry after 1 s", h.cfg.MaxBodyMemory>>20))
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			h.metrics.bodiesTimedOut.add(1)
+			w.Header().Set("Connection", "close")
+			writeErrors(w, http.StatusRequestTimeout, fmt.Sprintf("the body did not arrive within %v", h.cfg.BodyTimeout))
+		default:
 			writeErrors(w, http.StatusBadRequest, "reading the body: "+err.Error())
 		}
-		return nil, false
+		return nil, 0, false
 	}
 	// Read to its end: closed, net/http does not look for more of it
 	// before answering (an io.CopyN and its allocation).
 	r.Body.Close()
-	return body, true
+	return body, reserved, true
 }
 
 // clientAddr returns the client's address: the TCP peer, or, when the peer
@@ -430,6 +504,9 @@ type statusWriter struct {
 	status int
 	bytes  int
 }
+
+// Unwrap gives http.ResponseController the connection's writer.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 func (w *statusWriter) WriteHeader(code int) {
 	if w.status == 0 {

@@ -265,7 +265,7 @@ func TestAuthentication(t *testing.T) {
 		{"skew 31 s behind", "POST", "/api/v2/nt-lookup", body, digest(secret, -31), 401, "31 s behind"},
 		{"skew 31 s ahead", "POST", "/api/v2/nt-lookup", body, digest(secret, 31), 401, "31 s ahead"},
 		{"no credentials", "POST", "/api/v2/nt-lookup", body, noAuth, 401, ""},
-		{"wrong secret", "POST", "/api/v2/nt-lookup", body, digest("nope", 0), 401, "X-Digest-Signature does not match this request"},
+		{"wrong secret", "POST", "/api/v2/nt-lookup", body, digest("nope", 0), 401, "X-Digest-Signature does not match the API key and this request"},
 		{"GET with query string", "GET", "/api/v2/route?msisdn=%2B4915123456789", "", digest(secret, 0), 200, ""},
 		{"path in upper case", "GET", "/api/v2/ROUTES", "", digest(secret, 0), 200, ""},
 		{"empty POST body", "POST", "/api/v2/nt-lookup", "", digest(secret, 0), 400, "body: want a JSON object with number; got an empty body"},
