@@ -374,9 +374,9 @@ func buildServer(cfg *serveConfig, plan *numbering.Plan, db store.Store, dbPath 
 	})
 	h, err := httpapi.New(httpapi.Config{
 		Engine: eng, Accounts: accounts, TrustedProxies: trusted,
-		MaxBodyBytes: cfg.MaxBodyBytes, MaxBodyMemory: cfg.MaxBodyMemory, BodyTimeout: time.Duration(cfg.BodyTimeout),
-		RequestTimeout: time.Duration(cfg.RequestTimeout),
-		Logger:         logger, Health: db.Ping, Bulk: bk, Metrics: metrics, Store: db,
+		MaxBodyBytes: cfg.MaxBodyBytes, MaxBodyMemory: cfg.MaxBodyMemory,
+		BodyTimeout: time.Duration(cfg.BodyTimeout), RequestTimeout: time.Duration(cfg.RequestTimeout),
+		Logger: logger, Health: db.Ping, Bulk: bk, Metrics: metrics, Store: db,
 	})
 	if err != nil {
 		s.close()
