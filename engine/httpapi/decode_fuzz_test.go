@@ -93,7 +93,9 @@ func TestDecodeRequired(t *testing.T) {
 		{`{"msisdn":"x"}]`, "body: data after the JSON object"},
 		{`{"msisdn":"x"}}`, "body: data after the JSON object"},
 		{`{"msisdn":1}`, "msisdn: want a string, got number"},
-		{`{"msisdn":"x","rout":"GT1"}`, "rout: unknown field"},
+		{`{"msisdn":"x","rout":"GT1"}`, ""},                      // unknown members are ignored
+		{`{"msisdn":"x","extra":{"nested":[1,{"a":null}]}}`, ""}, // whatever their value
+		{`{"msisdn":"x","route":1}`, "route: want a string, got number"},
 		{` `, "body: want a JSON object with msisdn; got an empty body"},
 	} {
 		w := httptest.NewRecorder()

@@ -18,7 +18,6 @@ func decodeSlow(w http.ResponseWriter, body []byte, v any, required string) bool
 		return false
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		writeErrors(w, http.StatusBadRequest, jsonProblem(err, body))
 		return false

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strings"
 
 	"github.com/numenhq/numen/engine"
 	"github.com/numenhq/numen/engine/apiv2"
@@ -305,9 +304,11 @@ func fastString(body []byte, i int) (next int, ok bool) {
 	return 0, false
 }
 
-// decode reads a JSON object into v strictly: no unknown fields, no
-// trailing data, types as documented; required names the field that must
-// be present, and not null, under exactly that name. It answers 400 itself,
+// decode reads a JSON object into v: no trailing data, types as
+// documented; required names the field that must be present, and not null,
+// under exactly that name. Members v does not know are ignored, so that code
+// written for the hosted service, which may send fields Numen does not know,
+// keeps working. It answers 400 itself,
 // naming the field, and returns false. The body is decoded once; the
 // required field is found by hasMember's scan of the decoded bytes.
 func decode(w http.ResponseWriter, body []byte, v any, required string) bool {
@@ -316,7 +317,6 @@ func decode(w http.ResponseWriter, body []byte, v any, required string) bool {
 		return false
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		writeErrors(w, http.StatusBadRequest, jsonProblem(err, body))
 		return false
@@ -442,8 +442,6 @@ func jsonProblem(err error, body []byte) string {
 		return fmt.Sprintf("body: malformed JSON at line %d, column %d: %v", line, col, se)
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return "body: the JSON object is cut short"
-	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		return strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`) + ": unknown field"
 	}
 	return "body: " + err.Error()
 }

@@ -57,7 +57,7 @@ func (h *Handler) reports(st store.Store) http.Handler {
 			writeErrors(w, http.StatusMethodNotAllowed, fmt.Sprintf("%s %s: method not allowed; use GET", r.Method, r.URL.Path))
 			return
 		}
-		id, err := h.verifier.Authenticate(r, strings.ToLower(r.URL.Path), nil, h.cfg.Clock())
+		id, err := h.verifier.Authenticate(r, lowerASCII(r.URL.Path), nil, h.cfg.Clock())
 		if err != nil {
 			w.Header().Set("WWW-Authenticate", `Basic realm="Numen reports: API key and secret", charset="UTF-8"`)
 			writeErrors(w, http.StatusUnauthorized, err.Error())

@@ -3,7 +3,9 @@
 // describes it) and package engine. It authenticates every protected
 // request (digest, X-Basic or Basic, package engine/auth), checks the
 // account's IP whitelist, method list and rate limit, decodes request bodies
-// strictly, and answers with the API's JSON objects, or with
+// (members it does not know are ignored, so that code written for the hosted
+// service keeps working; known members of the wrong type are 400), and
+// answers with the API's JSON objects, or with
 // {"errors": [...]} and these status codes:
 //
 //	400 malformed JSON or invalid parameters, naming the field
@@ -288,7 +290,7 @@ func (h *Handler) api(w http.ResponseWriter, r *http.Request) {
 	rw := &x.rw
 	w.Header()[DataVersionHeader] = h.dataVersion
 	rel := strings.TrimPrefix(r.URL.Path, apiv2.Base)
-	e := h.routes[strings.ToLower(rel)]
+	e := h.routes[lowerASCII(rel)]
 	name := "unknown"
 	if e != nil {
 		name = e.path
@@ -462,6 +464,25 @@ func (h *Handler) clientAddr(r *http.Request) netip.Addr {
 		addr = hop
 	}
 	return addr
+}
+
+// lowerASCII lower-cases the ASCII letters of s and nothing else, as the
+// digest signature's path is lower-cased: Unicode's rules would read
+// "/nt-loo\u212Aup" (a Kelvin sign) as "/nt-lookup". Without upper-case
+// letters it returns s itself.
+func lowerASCII(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; 'A' <= c && c <= 'Z' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				if c := b[j]; 'A' <= c && c <= 'Z' {
+					b[j] = c + 'a' - 'A'
+				}
+			}
+			return string(b)
+		}
+	}
+	return s
 }
 
 // allowed reports whether addr is in one of the prefixes; an empty list
