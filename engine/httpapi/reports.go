@@ -4,11 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
+	"math"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
 
+	"github.com/numenhq/numen/engine/auth"
 	"github.com/numenhq/numen/engine/store"
 )
 
@@ -52,36 +54,68 @@ var reportPage = template.Must(template.New("page").Parse(`<!doctype html>
 // authenticates with h's accounts.
 func (h *Handler) reports(st store.Store) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			w.Header().Set("Allow", "GET")
-			writeErrors(w, http.StatusMethodNotAllowed, fmt.Sprintf("%s %s: method not allowed; use GET", r.Method, r.URL.Path))
-			return
-		}
-		id, err := h.verifier.Authenticate(r, lowerASCII(r.URL.Path), nil, h.cfg.Clock())
-		if err != nil {
-			w.Header().Set("WWW-Authenticate", `Basic realm="Numen reports: API key and secret", charset="UTF-8"`)
-			writeErrors(w, http.StatusUnauthorized, err.Error())
-			return
-		}
-		a := h.accounts[id.Key]
-		if len(a.Methods) > 0 && !contains(a.Methods, id.Method) {
-			writeErrors(w, http.StatusForbidden, fmt.Sprintf("authentication method %s is not enabled for this API key", id.Method))
-			return
-		}
-		if client := h.clientAddr(r); !allowed(a.Whitelist, client) {
-			writeErrors(w, http.StatusForbidden, fmt.Sprintf("client address %s is not whitelisted for this API key", client))
-			return
-		}
-		name := strings.TrimPrefix(strings.TrimPrefix(r.URL.Path, "/reports"), "/")
-		switch {
-		case name == "":
-			h.reportList(w, r, st, a.Key)
-		case r.URL.Query().Has("format"):
-			h.reportDownload(w, r, st, a.Key, name)
-		default:
-			h.reportResults(w, r, st, a.Key, name)
-		}
+		start := time.Now()
+		rw := &statusWriter{ResponseWriter: w}
+		var key string
+		defer func() {
+			// Logged and counted as the API's requests are, under one name.
+			elapsed := time.Since(start)
+			h.metrics.observeRequest("/reports", rw.status, elapsed)
+			h.log.Info("request", "method", r.Method, "path", r.URL.Path, "status", rw.status,
+				"duration_ms", float64(elapsed.Microseconds())/1000, "key", key, "remote", r.RemoteAddr, "bytes", rw.bytes)
+		}()
+		h.serveReports(rw, r, st, &key)
 	})
+}
+
+// serveReports serves one request of the report pages; it sets *key to the
+// API key the request presented, for the log line.
+func (h *Handler) serveReports(w http.ResponseWriter, r *http.Request, st store.Store, key *string) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET")
+		writeErrors(w, http.StatusMethodNotAllowed, fmt.Sprintf("%s %s: method not allowed; use GET", r.Method, r.URL.Path))
+		return
+	}
+	id, err := h.verifier.Authenticate(r, lowerASCII(r.URL.Path), nil, h.cfg.Clock())
+	if err != nil {
+		// A failed sign-in is counted and logged (with the reason,
+		// which the answer does not tell) like a failed API request.
+		var ae *auth.Error
+		if errors.As(err, &ae) {
+			*key = ae.Key
+			h.log.Warn("report pages: sign-in failed", "reason", ae.Reason.String(), "key", ae.Key, "remote", r.RemoteAddr)
+		}
+		h.metrics.authFailures.add(1)
+		w.Header().Set("WWW-Authenticate", `Basic realm="Numen reports: API key and secret", charset="UTF-8"`)
+		writeErrors(w, http.StatusUnauthorized, err.Error())
+		return
+	}
+	*key = id.Key
+	a := h.accounts[id.Key]
+	if len(a.Methods) > 0 && !contains(a.Methods, id.Method) {
+		writeErrors(w, http.StatusForbidden, fmt.Sprintf("authentication method %s is not enabled for this API key", id.Method))
+		return
+	}
+	if client := h.clientAddr(r); !allowed(a.Whitelist, client) {
+		writeErrors(w, http.StatusForbidden, fmt.Sprintf("client address %s is not whitelisted for this API key", client))
+		return
+	}
+	// The account's rate limit covers its report pages and downloads.
+	if wait, ok := h.allow(a); !ok {
+		secs := max(1, int(math.Ceil(wait.Seconds())))
+		w.Header().Set("Retry-After", fmt.Sprint(secs))
+		writeErrors(w, http.StatusTooManyRequests, fmt.Sprintf("rate limit of %g requests per second exceeded; retry after %d s", a.RateLimit, secs))
+		return
+	}
+	name := strings.TrimPrefix(strings.TrimPrefix(r.URL.Path, "/reports"), "/")
+	switch {
+	case name == "":
+		h.reportList(w, r, st, a.Key)
+	case r.URL.Query().Has("format"):
+		h.reportDownload(w, r, st, a.Key, name)
+	default:
+		h.reportResults(w, r, st, a.Key, name)
+	}
 }
 
 func (h *Handler) reportList(w http.ResponseWriter, r *http.Request, st store.Store, key string) {
@@ -131,7 +165,12 @@ func (h *Handler) reportDownload(w http.ResponseWriter, r *http.Request, st stor
 		h.log.Error("exporting a report", "report", name, "error", err)
 		writeErrors(w, http.StatusServiceUnavailable, "service unavailable: the report cannot be read")
 	case err != nil:
-		h.log.Error("exporting a report, after its first bytes", "report", name, "error", err)
+		// Part of the report has gone out with 200: abort the transfer
+		// (the connection is closed without the end of the chunked body, an
+		// HTTP/2 stream is reset), so that the client sees the download
+		// incomplete rather than a shorter report.
+		h.log.Error("exporting a report, after its first bytes: transfer aborted", "report", name, "error", err)
+		panic(http.ErrAbortHandler)
 	}
 }
 

@@ -1,9 +1,15 @@
 package httpapi
 
 import (
+	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +19,8 @@ import (
 	"github.com/numenhq/numen/engine"
 	"github.com/numenhq/numen/engine/auth"
 	"github.com/numenhq/numen/engine/store/sqlitestore"
+	"github.com/numenhq/numen/engine/store/storetest"
+	"github.com/numenhq/numen/routing"
 )
 
 func TestReportPages(t *testing.T) {
@@ -69,4 +77,91 @@ func TestReportPages(t *testing.T) {
 	require.Equal(t, 400, status, "%s", b)
 	status, _, _ = s.do(t, "POST", "/reports", "", basic)
 	require.Equal(t, 405, status)
+}
+
+// A download that meets a damaged page after its first bytes is aborted,
+// so that the client sees it incomplete, not a shorter report that ends
+// well; /healthz reports the damage from then on.
+func TestDamagedDatabaseAbortsDownload(t *testing.T) {
+	dir := t.TempDir()
+	st, err := sqlitestore.Open(dir)
+	require.NoError(t, err)
+	const n = 20000
+	from := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	records := make([]engine.Record, n)
+	for i := range records {
+		records[i] = storetest.NewRecord(key, "BIG-2026-11", routing.NT, fmt.Sprintf("r%011d", i), from.Add(time.Duration(i)*time.Millisecond), i%3)
+	}
+	require.NoError(t, st.RecordAll(t.Context(), records))
+	require.NoError(t, st.Close())
+
+	// 16 KiB of noise in the middle of the database file, where the
+	// results' pages are.
+	path := filepath.Join(dir, sqlitestore.FileName)
+	info, err := os.Stat(path)
+	require.NoError(t, err)
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	require.NoError(t, err)
+	noise := make([]byte, 16<<10)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range noise {
+		noise[i] = byte(rng.Uint32())
+	}
+	_, err = f.WriteAt(noise, info.Size()/2)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+
+	st, err = sqlitestore.Open(dir)
+	require.NoError(t, err)
+	defer st.Close()
+	s := newServer(t, func(cfg *Config, a *Account) { cfg.Store = st; cfg.Health = st.Ping })
+	status, _, b := s.do(t, "GET", "/healthz", "", noAuth)
+	require.Equal(t, http.StatusOK, status, "%s", b)
+
+	req, err := http.NewRequest("GET", s.URL+"/reports/BIG-2026-11?format=csv", nil)
+	require.NoError(t, err)
+	basic(t, s, req, nil)
+	resp, err := s.Client().Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if resp.StatusCode == http.StatusOK {
+		require.Error(t, err, "a download of %d bytes ended as if complete", len(body))
+		require.Less(t, bytes.Count(body, []byte("\n")), n+1)
+	} else {
+		// The damage was met before the first byte.
+		require.Equal(t, http.StatusServiceUnavailable, resp.StatusCode, "%s", body)
+	}
+
+	status, _, b = s.do(t, "GET", "/healthz", "", noAuth)
+	require.Equal(t, http.StatusServiceUnavailable, status, "%s", b)
+	require.Contains(t, string(b), "damaged")
+}
+
+// The report pages count against the account's rate limit, and a failed
+// sign-in there is logged and counted like a failed API request.
+func TestReportPagesRateLimitAndFailedSignIns(t *testing.T) {
+	st, err := sqlitestore.Open(t.TempDir())
+	require.NoError(t, err)
+	defer st.Close()
+	s := newServer(t, func(cfg *Config, a *Account) { cfg.Store = st; a.RateLimit, a.RateBurst = 0.001, 2 })
+
+	wrong := func(t *testing.T, s *server, req *http.Request, body []byte) {
+		req.Header.Set("Authorization", auth.BasicHeader(key, "not-the-secret"))
+	}
+	status, _, b := s.do(t, "GET", "/reports", "", wrong)
+	require.Equal(t, http.StatusUnauthorized, status, "%s", b)
+	require.Contains(t, s.logs.String(), `"msg":"report pages: sign-in failed"`)
+	require.Contains(t, s.logs.String(), `"reason":"bad basic credentials"`)
+	_, _, metrics := s.do(t, "GET", "/metrics", "", noAuth)
+	require.Contains(t, string(metrics), "numen_auth_failures_total 1\n")
+	require.Contains(t, string(metrics), `numen_http_requests_total{endpoint="/reports",code="401"} 1`)
+
+	for range 2 {
+		status, _, b = s.do(t, "GET", "/reports", "", basic)
+		require.Equal(t, http.StatusOK, status, "%s", b)
+	}
+	status, hdr, b := s.do(t, "GET", "/reports/SYNC-API-NT-2026-11?format=csv", "", basic)
+	require.Equal(t, http.StatusTooManyRequests, status, "%s", b)
+	require.NotEmpty(t, hdr.Get("Retry-After"))
 }

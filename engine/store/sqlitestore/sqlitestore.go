@@ -139,7 +139,8 @@ import (
 	"github.com/numenhq/numen/engine/store"
 	"github.com/numenhq/numen/routing"
 
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
+	"modernc.org/sqlite" // registers the "sqlite" driver
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // FileName is the name of the database file in the directory given to Open.
@@ -270,6 +271,7 @@ type Store struct {
 	inGroup map[string]struct{}   // the writer's: ids of the group it appends
 	done    chan struct{}         // closed when the writer has exited
 	failed  atomic.Pointer[error] // set once an append to the log failed
+	damaged atomic.Pointer[error] // set once a read found the database damaged
 
 	idx     indexState
 	idxWork chan struct{} // results were queued for the indexer
@@ -647,6 +649,9 @@ func (s *Store) Ping(ctx context.Context) error {
 	if err := s.broken(); err != nil {
 		return err
 	}
+	if err := s.damaged.Load(); err != nil {
+		return *err
+	}
 	select {
 	case <-s.idxDone:
 		return fmt.Errorf("sqlitestore: %s: %w", s.path, errIndexerStopped)
@@ -666,6 +671,23 @@ func (s *Store) Ping(ctx context.Context) error {
 		return fmt.Errorf("sqlitestore: ping %s: schema version %d, want %d", s.path, version, schemaVersion)
 	}
 	return nil
+}
+
+// readFailed returns err, and when it says that the database file is
+// damaged (SQLite's "database disk image is malformed" or "file is not a
+// database"), remembers it for Ping, so that /healthz reports the damage
+// from then on: a read that meets damaged pages fails, and the file will
+// not heal.
+func (s *Store) readFailed(err error) error {
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		switch se.Code() & 0xff {
+		case sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB:
+			damaged := fmt.Errorf("sqlitestore: %s is damaged (%v); stop the server and restore the file from a backup", s.path, se)
+			s.damaged.CompareAndSwap(nil, &damaged)
+		}
+	}
+	return err
 }
 
 // Close stops accepting results, waits until those already handed to
@@ -715,13 +737,13 @@ func (s *Store) Reports(ctx context.Context, account string) ([]store.Report, er
 		return nil, err
 	}
 	if err := s.caughtUp(ctx); err != nil {
-		return nil, fmt.Errorf("sqlitestore: reports of %q in %s: %w", account, s.path, err)
+		return nil, s.readFailed(fmt.Errorf("sqlitestore: reports of %q in %s: %w", account, s.path, err))
 	}
 	rows, err := s.rdb.QueryContext(ctx, `
 SELECT storage, product, count, cost, first_ms, last_ms FROM reports
 WHERE account = ? ORDER BY storage, product`, account)
 	if err != nil {
-		return nil, fmt.Errorf("sqlitestore: reports of %q in %s: %w", account, s.path, err)
+		return nil, s.readFailed(fmt.Errorf("sqlitestore: reports of %q in %s: %w", account, s.path, err))
 	}
 	defer rows.Close()
 	var reports []store.Report
@@ -732,7 +754,7 @@ WHERE account = ? ORDER BY storage, product`, account)
 			firstMS, lastMS int64
 		)
 		if err := rows.Scan(&name, &product, &count, &cost, &firstMS, &lastMS); err != nil {
-			return nil, fmt.Errorf("sqlitestore: reports of %q in %s: %w", account, s.path, err)
+			return nil, s.readFailed(fmt.Errorf("sqlitestore: reports of %q in %s: %w", account, s.path, err))
 		}
 		first, last := time.UnixMilli(firstMS).UTC(), time.UnixMilli(lastMS).UTC()
 		if n := len(reports); n == 0 || reports[n-1].Name != name {
@@ -750,7 +772,7 @@ WHERE account = ? ORDER BY storage, product`, account)
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("sqlitestore: reports of %q in %s: %w", account, s.path, err)
+		return nil, s.readFailed(fmt.Errorf("sqlitestore: reports of %q in %s: %w", account, s.path, err))
 	}
 	store.SortReports(reports)
 	return reports, nil
@@ -764,7 +786,7 @@ func (s *Store) Export(ctx context.Context, account, storage string, format stor
 		return err
 	}
 	fail := func(err error) error {
-		return fmt.Errorf("sqlitestore: export report %q of %q from %s: %w", storage, account, s.path, err)
+		return s.readFailed(fmt.Errorf("sqlitestore: export report %q of %q from %s: %w", storage, account, s.path, err))
 	}
 	if _, err := store.ParseFormat(string(format)); err != nil {
 		return fail(err)
@@ -841,7 +863,7 @@ func (s *Store) Results(ctx context.Context, account, storage, after string, lim
 		return nil, err
 	}
 	fail := func(err error) ([]store.Row, error) {
-		return nil, fmt.Errorf("sqlitestore: results of report %q of %q after %q from %s: %w", storage, account, after, s.path, err)
+		return nil, s.readFailed(fmt.Errorf("sqlitestore: results of report %q of %q after %q from %s: %w", storage, account, after, s.path, err))
 	}
 	limit = store.PageSize(limit)
 	if err := s.caughtUp(ctx); err != nil {
