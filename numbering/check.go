@@ -216,7 +216,7 @@ func (p *Plan) checkPartial(s string, buf *[maxDigits + 4]byte, nd int, plus, si
 			return Progress{State: Incomplete} // the start of "00"
 		case len(digits) >= 2 && digits[0] == '0' && digits[1] == '0':
 			digits = digits[2:]
-		case digits[0] == '0':
+		case digits[0] == '0' || formatted(s):
 			return Progress{State: Impossible, Reason: MissingCountryCode}
 		}
 	}

@@ -38,6 +38,9 @@ func TestCheck(t *testing.T) {
 		{"+999", Impossible, InvalidCountryCode, "", ""},
 		{"+0", Impossible, InvalidCountryCode, "", ""},
 		{"030 123", Impossible, MissingCountryCode, "", ""},
+		{"(201) 55", Impossible, MissingCountryCode, "", ""}, // national format: see TestInvalid
+		{"49 151", Impossible, MissingCountryCode, "", ""},
+		{"4915", Incomplete, NoReason, "MOBILE|VOICEMAIL", "DE"}, // an MSISDN being typed
 		{"+49 x", Impossible, NotANumber, "", ""},
 		{"+49 30 x", Incomplete, NoReason, "LANDLINE", "DE"}, // a vanity letter: +49 309
 		{"+49 30 ext. 12", Impossible, ExtensionUnsupported, "", ""},

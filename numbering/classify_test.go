@@ -164,6 +164,15 @@ func TestInvalid(t *testing.T) {
 		{"+49 30 1234567 ☎", InvalidCharacter, StatusFailed, ""},
 		{"+49*301234567", InvalidCharacter, StatusFailed, ""},
 		{"030 1234567", MissingCountryCode, StatusFailed, ""},
+		// National format without a leading 0: bare digits are an MSISDN
+		// only as a plain digit string, or these would be answered as an
+		// Egyptian landline (+20 1 5550123) and a New Zealand number.
+		{"(201) 555-0123", MissingCountryCode, StatusFailed, ""},
+		{"(649) 712-1234", MissingCountryCode, StatusFailed, ""},
+		{"201-555-0123", MissingCountryCode, StatusFailed, ""},
+		{"49 151 23456789", MissingCountryCode, StatusFailed, ""},
+		{"4915123456789x", MissingCountryCode, StatusFailed, ""}, // a vanity letter is formatting too
+		{"tel:4915123456789", MissingCountryCode, StatusFailed, ""},
 		{"+999 1234567", InvalidCountryCode, StatusFailed, ""},
 		{"+0 1234567", InvalidCountryCode, StatusFailed, ""},
 		{"000 1234567", InvalidCountryCode, StatusFailed, ""},
@@ -365,4 +374,21 @@ func TestMCCMNCSpots(t *testing.T) {
 	glonass := p.ClassifyString("+7 940 123 4567")
 	require.Equal(t, "GLONASS", glonass.Network)
 	require.Empty(t, glonass.MCCMNC)
+}
+
+// Bare digits are an MSISDN: a plain digit string, white space around it
+// aside, read with its calling code.
+func TestBareDigitsAreAnMSISDN(t *testing.T) {
+	p := plan(t)
+	for in, want := range map[string]string{
+		"4915123456789":     "+4915123456789",
+		" 4915123456789\n":  "+4915123456789",
+		"12015550123":       "+12015550123",
+		"２０１５５５０１２３":        "+2015550123", // full-width digits: an MSISDN in Egypt
+		"00 1 201 555 0123": "+12015550123",
+	} {
+		res := p.ClassifyString(in)
+		require.Equal(t, StatusOK, res.Status, "%q: %v", in, res.Reason)
+		require.Equal(t, want, res.Number.String(), "%q", in)
+	}
 }

@@ -7,7 +7,10 @@ import (
 
 // Parse reads a phone number in international format: a leading "+" or "00"
 // and the country calling code, or the bare digits of an MSISDN (which start
-// with the calling code too). Spaces, dashes, dots, slashes and parentheses
+// with the calling code too). Input without "+" or "00" is an MSISDN only as
+// a plain digit string: written with separators or letters ("(201)
+// 555-0123") it is national format, and fails with MissingCountryCode, as
+// does a leading 0. Spaces, dashes, dots, slashes and parentheses
 // are ignored, a "tel:" scheme is allowed, and full-width and Arabic-Indic
 // digits are read as digits. Letters after the first three digits are vanity
 // letters and become their telephone keypad digits (Number.IsVanity). A
@@ -97,7 +100,7 @@ func (p *Plan) parse(s string) (n Number, cc *callingCode, reason Reason, offset
 		switch {
 		case len(digits) >= 2 && digits[0] == '0' && digits[1] == '0':
 			digits = digits[2:]
-		case digits[0] == '0':
+		case digits[0] == '0' || formatted(s):
 			return n, nil, MissingCountryCode, -1
 		}
 	}
@@ -137,6 +140,22 @@ func (p *Plan) parse(s string) (n Number, cc *callingCode, reason Reason, offset
 	n.ccLen = uint8(ccLen)
 	n.vanity = letters
 	return n, cc, NoReason, -1
+}
+
+// formatted reports whether input without "+" or "00" is written as more
+// than a plain digit string (white space around it aside): "(201) 555-0123"
+// is how a number is written in national format, where its digits do not
+// start with the calling code, while "12015550123" is an MSISDN, which does.
+// Parse takes bare digits only as an MSISDN; reading formatted input as one
+// would answer another country's number (+20 1 5550123 in Egypt).
+func formatted(s string) bool {
+	s = strings.TrimFunc(s, isSpace)
+	for _, r := range s {
+		if _, ok := digitValue(r); !ok {
+			return true
+		}
+	}
+	return false
 }
 
 // collectSimple is the fast path of parse: it reads the digits of input

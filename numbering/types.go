@@ -75,7 +75,7 @@ const (
 	Empty                // nothing but white space
 	InvalidCharacter     // a character that has no place in a phone number
 	NotANumber           // no digits, or symbols in the wrong place
-	MissingCountryCode   // national format (leading 0): the country is unknown
+	MissingCountryCode   // national format (a leading 0, or digits with separators but no + or 00): the country is unknown
 	InvalidCountryCode   // no country uses the leading digits as its calling code
 	ExtensionUnsupported // an extension (";ext=", "ext.", "#") was given
 	InputTooLong         // far longer than any phone number
