@@ -228,6 +228,33 @@ func TestMNPFallback(t *testing.T) {
 	require.Equal(t, int32(1), f.mp1.calls.Load())
 }
 
+// An HLR lookup answered from the cache under MNP fallback is filed as the
+// first answer was: in the HLR report, as an HLR record, not charged.
+func TestMNPFallbackCacheHitSameReport(t *testing.T) {
+	f := newFixture(t, func(o *Options) { o.Cache = CacheOptions{HLR: time.Hour, MNP: 24 * time.Hour} })
+	m, err := routing.ParseMap([]byte(`{"mnpFallback": true}`))
+	require.NoError(t, err)
+	acct, err := f.eng.NewAccount(AccountOptions{Key: "fallback", Map: m})
+	require.NoError(t, err)
+	ctx := context.Background()
+	first, err := f.eng.HLRLookup(ctx, acct, Request{Number: "+34 622 123 456"})
+	require.NoError(t, err)
+	second, err := f.eng.HLRLookup(ctx, acct, Request{Number: "+34 622 123 456"})
+	require.NoError(t, err)
+	require.False(t, first.Cached)
+	require.True(t, second.Cached)
+	require.Equal(t, int32(1), f.mp1.calls.Load())
+	require.Equal(t, "SYNC-API-2026-11", *first.Storage)
+	require.Equal(t, *first.Storage, *second.Storage)
+	require.Equal(t, "0.0000", *second.Cost)
+	require.Len(t, f.records, 2)
+	for _, r := range f.records {
+		require.Equal(t, routing.HLR, r.Product, r.ID)
+		require.Equal(t, "SYNC-API-2026-11", r.Storage, r.ID)
+	}
+	require.Equal(t, Money(0), f.records[1].Cost)
+}
+
 func TestMNPLookupGolden(t *testing.T) {
 	for _, tc := range []struct {
 		name   string

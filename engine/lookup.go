@@ -116,12 +116,15 @@ func (e *Engine) hlrLookup(ctx context.Context, a *Account, req Request, encode 
 
 	key := cacheKey{a.key, product, out.MSISDN, d.Route}
 	if c := e.cache.get(key, e.clock()); c != nil {
+		// An answer from the cache is finished as a fresh one is (its
+		// report, time and storage are this lookup's), but not charged.
 		cached := *c.hlr
 		cached.ID, cached.Cached = id, true
-		cached.Cost = apiv2.String(Money(0).String())
-		cached.Storage = apiv2.String(StorageName(req.Storage, product, req.Async, e.clock()))
 		cached.RoutingInstruction = out.RoutingInstruction
-		body, err := e.encodeAndRecord(ctx, Record{Account: a.key, Product: routing.HLR, Storage: *cached.Storage, ID: id, Time: e.clock(), Cost: 0, Result: &cached}, encode)
+		body, err := e.finish(ctx, &finishing{
+			account: a, req: req, encode: encode, report: routing.HLR, priced: product, route: d.Route,
+			id: id, result: &cached, cost: &cached.Cost, storage: &cached.Storage, // timestamp: when it was looked up
+		})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -173,7 +176,10 @@ func (e *Engine) hlrLookup(ctx context.Context, a *Account, req Request, encode 
 func (e *Engine) finishHLR(ctx context.Context, a *Account, req Request, encode bool, out *apiv2.HLRResult, product routing.Product, route string, status mnp.Status, code mnp.ErrorCode, detail string) (*apiv2.HLRResult, []byte, error) {
 	out.ProcessingStatus = status.String()
 	out.ErrorCode, out.ErrorDescription = errorFields(code, detail)
-	body, err := e.finish(ctx, a, req, encode, routing.HLR, product, route, status.Charged(), out.ID, out, nil, &out.Cost, &out.Timestamp, &out.Storage)
+	body, err := e.finish(ctx, &finishing{
+		account: a, req: req, encode: encode, report: routing.HLR, priced: product, route: route, charged: status.Charged(),
+		id: out.ID, result: out, cost: &out.Cost, timestamp: &out.Timestamp, storage: &out.Storage,
+	})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -193,19 +199,43 @@ func errorFields(code mnp.ErrorCode, detail string) (*int, *string) {
 	return apiv2.Int(int(code)), apiv2.String(desc)
 }
 
+// finishing is what finish needs of a lookup to complete its result and
+// record it.
+type finishing struct {
+	account *Account
+	req     Request
+	encode  bool // see encodeAndRecord
+	// report is the product whose report the result goes to (the
+	// endpoint's); priced is the product whose price applies (an HLR lookup
+	// answered on an MNP route costs an MNP lookup).
+	report, priced routing.Product
+	route          string
+	charged        bool
+	id             string
+	result         any
+	// f, when not nil, holds the three strings; cost, timestamp and storage
+	// are the result's fields to fill. An answer from the cache keeps the
+	// time it was looked up: its timestamp is nil here.
+	f                        *fields
+	cost, timestamp, storage **string
+}
+
 // finish fills a result's cost (the price of priced over route when
-// charged), timestamp and storage (the report of product) and records it;
-// see encodeAndRecord for encode and the JSON it returns.
-// f, when not nil, holds the three strings.
-func (e *Engine) finish(ctx context.Context, a *Account, req Request, encode bool, product, priced routing.Product, route string, charged bool, id string, result any, f *fields, cost, timestamp, storage **string) ([]byte, error) {
+// charged), timestamp and storage (the report of report) and records it;
+// see encodeAndRecord for the JSON it returns. Every result goes through
+// it, answers from the cache included, so that all are filed alike.
+func (e *Engine) finish(ctx context.Context, f *finishing) ([]byte, error) {
 	now := e.clock()
 	price := Money(0)
-	if charged {
-		price = a.prices.Of(priced, route)
+	if f.charged {
+		price = f.account.prices.Of(f.priced, f.route)
 	}
-	report := e.storageName(req.Storage, product, req.Async, now)
-	*cost, *timestamp, *storage = f.str(price.String()), f.str(Timestamp(now)), f.str(report)
-	return e.encodeAndRecord(ctx, Record{Account: a.key, Product: product, Storage: report, ID: id, Time: now, Cost: price, Result: result}, encode)
+	report := e.storageName(f.req.Storage, f.report, f.req.Async, now)
+	*f.cost, *f.storage = f.f.str(price.String()), f.f.str(report)
+	if f.timestamp != nil {
+		*f.timestamp = f.f.str(Timestamp(now))
+	}
+	return e.encodeAndRecord(ctx, Record{Account: f.account.key, Product: f.report, Storage: report, ID: f.id, Time: now, Cost: price, Result: f.result}, f.encode)
 }
 
 // encodeAndRecord sends a finished result to the sink. When there is a
@@ -447,9 +477,10 @@ func (e *Engine) mnpLookup(ctx context.Context, a *Account, req Request, encode 
 	if c := e.cache.get(key, e.clock()); c != nil {
 		cached := *c.mnp
 		cached.ID, cached.Cached = id, true
-		cached.Cost = apiv2.String(Money(0).String())
-		cached.Storage = apiv2.String(StorageName(req.Storage, routing.MNP, req.Async, e.clock()))
-		body, err := e.encodeAndRecord(ctx, Record{Account: a.key, Product: routing.MNP, Storage: *cached.Storage, ID: id, Time: e.clock(), Result: &cached}, encode)
+		body, err := e.finish(ctx, &finishing{
+			account: a, req: req, encode: encode, report: routing.MNP, priced: routing.MNP, route: route,
+			id: id, result: &cached, cost: &cached.Cost, storage: &cached.Storage, // timestamp: when it was looked up
+		})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -489,7 +520,10 @@ func (e *Engine) finishMNP(ctx context.Context, a *Account, req Request, encode 
 		out.QueryStatus = "FAILED"
 	}
 	out.ErrorCode, out.ErrorDescription = errorFields(code, detail)
-	body, err := e.finish(ctx, a, req, encode, routing.MNP, routing.MNP, route, status.Charged(), out.ID, out, nil, &out.Cost, &out.Timestamp, &out.Storage)
+	body, err := e.finish(ctx, &finishing{
+		account: a, req: req, encode: encode, report: routing.MNP, priced: routing.MNP, route: route, charged: status.Charged(),
+		id: out.ID, result: out, cost: &out.Cost, timestamp: &out.Timestamp, storage: &out.Storage,
+	})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -524,7 +558,10 @@ func (e *Engine) ntLookup(ctx context.Context, a *Account, req Request, encode b
 	ntResultOf(out, &res, &box.f)
 	out.ID = id
 	out.Route = box.f.str(route)
-	body, err := e.finish(ctx, a, req, encode, routing.NT, routing.NT, route, res.Status == numbering.StatusOK, id, out, &box.f, &out.Cost, &out.Timestamp, &out.Storage)
+	body, err := e.finish(ctx, &finishing{
+		account: a, req: req, encode: encode, report: routing.NT, priced: routing.NT, route: route, charged: res.Status == numbering.StatusOK,
+		id: id, result: out, f: &box.f, cost: &out.Cost, timestamp: &out.Timestamp, storage: &out.Storage,
+	})
 	if err != nil {
 		return nil, nil, err
 	}
