@@ -470,6 +470,9 @@ type Admission struct {
 	Accepted bool
 	Route    string
 	Cost     Money
+	// Number is the number as its result will name it: E.164 when it
+	// parsed ("123", a bare MSISDN, is +123), else the input as given.
+	Number string
 }
 
 // Admit decides whether a number of a bulk submission is usable for a
@@ -489,9 +492,9 @@ func (e *Engine) Admit(a *Account, product routing.Product, number, route, stora
 		}
 		res := e.plan.ClassifyString(number)
 		if res.Status != numbering.StatusOK {
-			return Admission{Route: route}, nil
+			return Admission{Route: route, Number: numberText(&res)}, nil
 		}
-		return Admission{Accepted: true, Route: route, Cost: a.prices.Of(routing.NT, route)}, nil
+		return Admission{Accepted: true, Route: route, Cost: a.prices.Of(routing.NT, route), Number: numberText(&res)}, nil
 	case routing.HLR:
 		if route != "" {
 			if err := e.checkRoute(route, routing.HLR, routing.MNP); err != nil {
@@ -500,7 +503,7 @@ func (e *Engine) Admit(a *Account, product routing.Product, number, route, stora
 		}
 		res := e.plan.ClassifyString(number)
 		if !res.Valid || !res.QualifiesForHLR {
-			return Admission{Route: route}, nil
+			return Admission{Route: route, Number: numberText(&res)}, nil
 		}
 		var d routing.Decision
 		if route != "" {
@@ -512,9 +515,9 @@ func (e *Engine) Admit(a *Account, product routing.Product, number, route, stora
 			d = a.resolver.Resolve(&res)
 		}
 		if d.Rejected() {
-			return Admission{Route: d.Route}, nil
+			return Admission{Route: d.Route, Number: numberText(&res)}, nil
 		}
-		return Admission{Accepted: true, Route: d.Route, Cost: a.prices.Of(e.products[d.Route], d.Route)}, nil
+		return Admission{Accepted: true, Route: d.Route, Cost: a.prices.Of(e.products[d.Route], d.Route), Number: numberText(&res)}, nil
 	}
 	return Admission{}, fmt.Errorf("engine: bulk lookups of product %q are not offered", product)
 }

@@ -594,14 +594,16 @@ func TestAdmit(t *testing.T) {
 		route   string
 		want    Admission
 	}{
-		{routing.NT, "+4915123456789", "", Admission{Accepted: true, Route: "NT1", Cost: 10}},
-		{routing.NT, "+49 151 2", "", Admission{Accepted: true, Route: "NT1", Cost: 10}}, // invalid, yet classified: charged
-		{routing.NT, "hello", "", Admission{Route: "NT1"}},
-		{routing.HLR, "+4915123456789", "", Admission{Accepted: true, Route: "DS7", Cost: 100}},
-		{routing.HLR, "+4915123456789", "MP1", Admission{Accepted: true, Route: "MP1", Cost: 50}},
-		{routing.HLR, "+49 30 1234567", "", Admission{}},                 // not mobile
-		{routing.HLR, "+881 6 12345678", "", Admission{Route: "REJECT"}}, // globally rejected
-		{routing.HLR, "+49 151 2", "", Admission{}},
+		{routing.NT, "+4915123456789", "", Admission{Accepted: true, Route: "NT1", Cost: 10, Number: "+4915123456789"}},
+		{routing.NT, "+49 151 2", "", Admission{Accepted: true, Route: "NT1", Cost: 10, Number: "+491512"}}, // invalid, yet classified: charged
+		{routing.NT, "123", "", Admission{Accepted: true, Route: "NT1", Cost: 10, Number: "+123"}},          // an MSISDN: +1 23, too short
+		{routing.NT, "hello", "", Admission{Route: "NT1", Number: "hello"}},
+		{routing.NT, "(201) 555-0123", "", Admission{Route: "NT1", Number: "(201) 555-0123"}}, // national format
+		{routing.HLR, "+4915123456789", "", Admission{Accepted: true, Route: "DS7", Cost: 100, Number: "+4915123456789"}},
+		{routing.HLR, "+4915123456789", "MP1", Admission{Accepted: true, Route: "MP1", Cost: 50, Number: "+4915123456789"}},
+		{routing.HLR, "+49 30 1234567", "", Admission{Number: "+49301234567"}},                    // not mobile
+		{routing.HLR, "+881 6 12345678", "", Admission{Route: "REJECT", Number: "+881612345678"}}, // globally rejected
+		{routing.HLR, "+49 151 2", "", Admission{Number: "+491512"}},
 	} {
 		got, err := f.eng.Admit(f.acct, tc.product, tc.number, tc.route, "")
 		require.NoError(t, err, tc.number)

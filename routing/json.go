@@ -1,15 +1,17 @@
 package routing
 
 // AppendJSON appends the decision as the API's route decision object
-// (GET /route): route, confidence_level, mccmnc and origin, with null for
-// an unknown MCCMNC and for the origin of a static route.
+// (GET /route): route, confidence_level, mccmnc and origin. The spec makes
+// mccmnc a string that is never null: "" when neither the numbering plan
+// nor a matching rule knows the network, as GET /route answers. A static
+// route (Resolver.Static), which GET /route never gives, has origin null.
 func (d Decision) AppendJSON(b []byte) []byte {
 	b = append(b, `{"route":`...)
 	b = appendJSONString(b, d.Route)
 	b = append(b, `,"confidence_level":"`...)
 	b = append(b, d.Confidence.String()...)
 	b = append(b, `","mccmnc":`...)
-	b = appendJSONNullable(b, d.MCCMNC)
+	b = appendJSONString(b, d.MCCMNC)
 	b = append(b, `,"origin":`...)
 	b = appendJSONNullable(b, d.Origin.String())
 	return append(b, '}')

@@ -163,7 +163,7 @@ func TestDecisionJSON(t *testing.T) {
 	d = r.Resolve(number(t, "+49 151 23456789", ""))
 	b, err := d.MarshalJSON()
 	require.NoError(t, err)
-	require.JSONEq(t, `{"route":"HB1","confidence_level":"NORMAL","mccmnc":null,"origin":"SCORE"}`, string(b))
+	require.JSONEq(t, `{"route":"HB1","confidence_level":"NORMAL","mccmnc":"","origin":"SCORE"}`, string(b))
 }
 
 func TestResolveDoesNotAllocate(t *testing.T) {

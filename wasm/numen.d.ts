@@ -54,8 +54,9 @@ export interface CheckResult {
 export interface RouteDecision {
   route: string;
   confidence_level: "LOW" | "NORMAL" | "HIGH" | "MNP_FALLBACK";
-  mccmnc: string | null;
-  origin: string | null;
+  /** The number's network code; "" when it is not known (never null, as in GET /route). */
+  mccmnc: string;
+  origin: string;
 }
 
 /** A routing map: the "map" of GET /routing-map. */

@@ -340,7 +340,9 @@ func (b *Bulk) Submit(ctx context.Context, a *httpapi.Account, product string, n
 		if err != nil {
 			return nil, err
 		}
-		receipt.Accepted = append(receipt.Accepted, apiv2.Submitted{ID: apiv2.String(id), Number: n, NT: nt})
+		// The number as its result will name it (E.164), as the webhook
+		// will; rejected numbers are echoed as given.
+		receipt.Accepted = append(receipt.Accepted, apiv2.Submitted{ID: apiv2.String(id), Number: ad.Number, NT: nt})
 		args.Items = append(args.Items, item{ID: id, Number: n})
 		cost += ad.Cost
 		routes[ad.Route] = true

@@ -179,8 +179,10 @@ func TestSubmitAndDeliverNT(t *testing.T) {
 	r2 := newReceiver(t, "acct", []string{"first-secret-0123456789"}, 0)
 	f := newFixture(t, []string{r1.URL + "/hook", r2.URL + "/hook"}, nil)
 	in := append(numbers(998), "hello", "+999 123")
+	in[997] = "4915100000997" // a bare MSISDN: the receipt names it as its result will, in E.164
 	receipt, err := f.bulk.Submit(context.Background(), f.acct, "NT", in, "", "campaign", "", nil)
 	require.NoError(t, err)
+	require.Equal(t, "+4915100000997", receipt.Accepted[997].Number)
 	require.Equal(t, 998, receipt.AcceptedCount)
 	require.Equal(t, 2, receipt.RejectedCount)
 	require.Equal(t, 1000, receipt.TotalCount)
