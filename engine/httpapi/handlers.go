@@ -512,10 +512,10 @@ var errBodyMemory = errors.New("request bodies at their memory limit")
 // readAll reads a body of known (length >= 0) or unknown length. The buffer
 // starts at the announced length when that is small, and otherwise grows
 // with the bytes that arrive, so that a client that announces a megabyte and
-// sends a byte costs 4 KiB, not a megabyte. Every buffer it allocates is
-// first reserved in h.bodyBytes and added to *reserved, which the caller
-// gives back when done with the body; errBodyMemory when MaxBodyMemory
-// would be passed.
+// sends a byte costs 4 KiB, not a megabyte. Every buffer it allocates past
+// the first 4 KiB is first reserved in h.bodyBytes and added to *reserved,
+// which the caller gives back when done with the body; errBodyMemory when
+// MaxBodyMemory would be passed.
 func (h *Handler) readAll(r io.Reader, length int64, reserved *int64) ([]byte, error) {
 	const first = 4 << 10
 	var buf []byte
@@ -533,11 +533,16 @@ func (h *Handler) readAll(r io.Reader, length int64, reserved *int64) ([]byte, e
 			if length >= 0 {
 				grow = min(grow, length-int64(len(buf)))
 			}
-			if h.bodyBytes.Add(grow) > h.cfg.MaxBodyMemory {
-				h.bodyBytes.Add(-grow)
-				return nil, errBodyMemory
+			// The first block is not counted: max_connections bounds
+			// those, and so small requests go on while large bodies hold
+			// the memory.
+			if cap(buf) > 0 {
+				if h.bodyBytes.Add(grow) > h.cfg.MaxBodyMemory {
+					h.bodyBytes.Add(-grow)
+					return nil, errBodyMemory
+				}
+				*reserved += grow
 			}
-			*reserved += grow
 			// make, not append or slices.Grow, whose capacity would be
 			// rounded up past what was reserved.
 			next := make([]byte, len(buf), int64(cap(buf))+grow)

@@ -91,8 +91,11 @@ type Config struct {
 	// MaxBodyMemory bounds the buffers of the request bodies being read at
 	// once, which grow with the bytes received (not with the length a client
 	// announces): a request whose body would pass it is answered 503 with
-	// Retry-After; default 64 MiB. Only clients whose API key is known and
-	// whose address its account allows get to send a body.
+	// Retry-After; default 64 MiB. The first 4 KiB of each body are not
+	// counted (the connection limit bounds them), so that small requests,
+	// such as every synchronous lookup, go on while large bodies hold the
+	// memory. Only clients whose API key is known and whose address its
+	// account allows get to send a body.
 	MaxBodyMemory int64
 	// BodyTimeout bounds the time a request body takes to arrive, from the
 	// moment the server starts to read it (408 beyond, and the connection
