@@ -365,19 +365,37 @@ func (b *Bulk) Submit(ctx context.Context, a *httpapi.Account, product string, n
 		return nil, fmt.Errorf("bulk: queuing: %w", err)
 	}
 	defer tx.Rollback()
-	if len(args.Items) > 0 {
-		if _, err := b.client.InsertTx(ctx, tx, args, nil); err != nil {
-			return nil, fmt.Errorf("bulk: queuing %d numbers: %w", len(args.Items), err)
-		}
-	}
 	if idempotencyKey != "" {
+		// The key is claimed first, in the transaction that queues the
+		// numbers: of concurrent submissions with one key, the first to
+		// commit queues its numbers and the others, finding its row, answer
+		// with its receipt (or 409 for another body) and queue nothing.
 		raw, err := json.Marshal(receipt)
 		if err != nil {
 			return nil, err
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO bulk_idempotency (account, key, body_hash, receipt, created_ms) VALUES (?, ?, ?, ?, ?)`,
-			a.Key, idempotencyKey, hash[:], string(raw), now.UnixMilli()); err != nil {
+		res, err := tx.ExecContext(ctx, `INSERT INTO bulk_idempotency (account, key, body_hash, receipt, created_ms) VALUES (?, ?, ?, ?, ?)
+ON CONFLICT (account, key) DO NOTHING`,
+			a.Key, idempotencyKey, hash[:], string(raw), now.UnixMilli())
+		if err != nil {
 			return nil, fmt.Errorf("bulk: recording the idempotency key: %w", err)
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return nil, fmt.Errorf("bulk: recording the idempotency key: %w", err)
+		} else if n == 0 {
+			if err := tx.Rollback(); err != nil {
+				return nil, fmt.Errorf("bulk: queuing: %w", err)
+			}
+			r, err := b.earlier(ctx, a.Key, idempotencyKey, hash[:])
+			if err == nil && r == nil {
+				err = fmt.Errorf("bulk: idempotency key %q of %q: claimed, yet not found", idempotencyKey, a.Key)
+			}
+			return r, err
+		}
+	}
+	if len(args.Items) > 0 {
+		if _, err := b.client.InsertTx(ctx, tx, args, nil); err != nil {
+			return nil, fmt.Errorf("bulk: queuing %d numbers: %w", len(args.Items), err)
 		}
 	}
 	if err := tx.Commit(); err != nil {

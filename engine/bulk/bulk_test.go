@@ -290,6 +290,36 @@ func TestIdempotencyKey(t *testing.T) {
 	require.Equal(t, 2, ids, "queued once")
 }
 
+// Concurrent submissions with one Idempotency-Key: one is queued, and every
+// one answers its receipt; none fails.
+func TestIdempotencyKeyConcurrent(t *testing.T) {
+	r := newReceiver(t, "acct", []string{"first-secret-0123456789"}, 0)
+	f := newFixture(t, []string{r.URL}, nil)
+	ctx := context.Background()
+	body := []byte(`{"numbers": ["+4915100000000", "+4915100000001", "+4915100000002"]}`)
+	const n = 20
+	receipts := make([]*apiv2.Receipt, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range n {
+		wg.Go(func() {
+			<-start
+			receipts[i], errs[i] = f.bulk.Submit(ctx, f.acct, "NT", numbers(3), "", "", "same-key", body)
+		})
+	}
+	close(start)
+	wg.Wait()
+	for i := range n {
+		require.NoError(t, errs[i], "submission %d", i)
+		require.Equal(t, receipts[0], receipts[i], "submission %d", i)
+	}
+	waitFor(t, "one delivery", func() bool { b, _, _ := r.received(); return b == 1 })
+	time.Sleep(100 * time.Millisecond)
+	_, ids, _ := r.received()
+	require.Equal(t, 3, ids, "queued once")
+}
+
 func TestHLRBulkAndLegacyKeys(t *testing.T) {
 	r := newReceiver(t, "acct", []string{"first-secret-0123456789"}, 0)
 	f := newFixture(t, []string{r.URL}, nil)
