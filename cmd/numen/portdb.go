@@ -48,7 +48,8 @@ lookup classifies each NUMBER (or each line of standard input without
 NUMBER arguments) and prints one JSON object per line: number, covered (the
 database covers the number's region), is_ported (null when not covered),
 mccmnc, network, and match ("number" for an entry of the number itself,
-"range" for a prefix; null when not ported).
+"range" for a prefix; null when not ported). It checks the whole file first,
+as verify does: a damaged file is an error (exit status 1), never an answer.
 
 verify checks the whole file (checksum, order, networks) and prints its
 header (exit status 1 when it is damaged).
@@ -193,9 +194,12 @@ func (c *cli) portdbLookup(args []string) int {
 	if err != nil {
 		return c.portdbFail("lookup", "loading numbering data: %v", err)
 	}
-	db, err := portdb.Open(path)
+	// Verify before answering: Open checks only the header, and a damaged
+	// body could otherwise answer with another network. One pass over the
+	// file (50 ms for 10 million entries) is small beside starting a process.
+	db, err := portdb.Open(path, portdb.WithVerify())
 	if err != nil {
-		return c.portdbFail("lookup", "%v", err)
+		return c.portdbFail("lookup", "%v", err) // names the file
 	}
 	defer db.Close()
 
@@ -203,7 +207,7 @@ func (c *cli) portdbLookup(args []string) int {
 	lookup := func(s string) error {
 		line, err := lookupLine(plan, db, s)
 		if err != nil {
-			return err
+			return fmt.Errorf("%s: %w", path, err)
 		}
 		b, err := json.Marshal(line)
 		if err != nil {

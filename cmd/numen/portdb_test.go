@@ -177,6 +177,42 @@ func TestPortDBDamaged(t *testing.T) {
 	}
 }
 
+// A damaged file is refused before any answer: every byte of the file
+// (header, its tables, the samples and the entries), changed in several
+// ways, makes lookup exit 1 naming the file, with nothing on standard
+// output. (Open alone checks only the header: a changed entry used to
+// answer with another network.)
+func TestPortDBLookupDamaged(t *testing.T) {
+	path := buildPortDB(t, portedCSV, "-regions", "DE,AT")
+	good, err := os.ReadFile(path)
+	require.NoError(t, err)
+	numbers := []string{"+4915112345678", "+4915112000000", "+4915119999999", "+4917612345678", "+436641234567"}
+	args := append([]string{"portdb", "lookup", path}, numbers...)
+	code, stdout, stderr := runCLI(t, nil, args...)
+	require.Equal(t, exitOK, code, stderr)
+	require.Len(t, strings.Split(strings.TrimSpace(stdout), "\n"), len(numbers))
+
+	for pos := range good {
+		for _, flip := range []byte{0x01, 0x10, 0x80, 0xff} {
+			b := bytes.Clone(good)
+			b[pos] ^= flip
+			require.NoError(t, os.WriteFile(path, b, 0o644))
+			code, stdout, stderr := runCLI(t, nil, args...)
+			require.Equal(t, exitError, code, "byte %d ^ %#x: answered\n%s", pos, flip, stdout)
+			require.Empty(t, stdout, "byte %d ^ %#x", pos, flip)
+			require.True(t, strings.HasPrefix(stderr, "numen portdb lookup: "+path+": portdb: "), "byte %d ^ %#x: %s", pos, flip, stderr)
+		}
+	}
+	// Standard input too.
+	b := bytes.Clone(good)
+	b[len(b)-1] ^= 0x01
+	require.NoError(t, os.WriteFile(path, b, 0o644))
+	code, stdout, stderr = runCLI(t, strings.NewReader(strings.Join(numbers, "\n")), "portdb", "lookup", path)
+	require.Equal(t, exitError, code)
+	require.Empty(t, stdout)
+	require.Contains(t, stderr, "body checksum")
+}
+
 func TestPortDBHelp(t *testing.T) {
 	for _, args := range [][]string{{"help", "portdb"}, {"portdb", "-h"}, {"portdb", "build", "-h"}, {"portdb", "help"}} {
 		code, stdout, stderr := runCLI(t, nil, args...)

@@ -193,6 +193,13 @@ func TestServeRoundTrip(t *testing.T) {
 func TestServeRefusesBadSetups(t *testing.T) {
 	c := &cli{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard, loadPlan: sharedPlan}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	// A portability database whose body is damaged: Open alone accepts it,
+	// the server verifies it and refuses to start, naming the file.
+	damaged := buildPortDB(t, portedCSV, "-regions", "DE,AT")
+	db, err := os.ReadFile(damaged)
+	require.NoError(t, err)
+	db[len(db)-2] ^= 0x04
+	require.NoError(t, os.WriteFile(damaged, db, 0o644))
 	for _, tc := range []struct {
 		cfg *serveConfig
 		msg string
@@ -201,6 +208,8 @@ func TestServeRefusesBadSetups(t *testing.T) {
 		{&serveConfig{Routes: []routeConfig{{Route: "NT1", Backends: []backendConfig{{Type: "simnet"}}}}}, "routes[0].route: NT1 is an NT route, which the numbering plan answers; it takes no backends"},
 		{&serveConfig{Routes: []routeConfig{{Route: "GT1", Backends: []backendConfig{{Type: "portdb", File: "x.db"}}}}}, "routes[0].backends[0]: a portdb backend answers MNP routes; GT1 is an HLR route"},
 		{&serveConfig{Routes: []routeConfig{{Route: "MP1", Backends: []backendConfig{{Type: "portdb", File: "/nonexistent/ported.db"}}}}}, "routes[0].backends[0]: "},
+		{&serveConfig{Routes: []routeConfig{{Route: "MP1", Backends: []backendConfig{{Type: "portdb", File: damaged}}}}}, "routes[0].backends[0]: " + damaged + ": portdb: corrupt database at offset "},
+		{&serveConfig{Routes: []routeConfig{{Route: "MP1", Backends: []backendConfig{{Type: "portdb", File: damaged}}}}}, ": body checksum "},
 	} {
 		tc.cfg.Addr, tc.cfg.Data = "127.0.0.1:0", t.TempDir()
 		err := c.runServer(context.Background(), tc.cfg, false, logger, nil)

@@ -66,6 +66,10 @@ func (b *Backend) Portability(ctx context.Context, q mnp.Query) (mnp.PortAnswer,
 		}
 	})
 	switch {
+	case errors.Is(err, ErrChanged):
+		// The file was truncated under the server: this database cannot
+		// answer until it is replaced, and another backend may.
+		return mnp.PortAnswer{}, mnp.Unavailable(b.name, mnp.CodeUnavailable, err)
 	case err != nil:
 		return mnp.PortAnswer{}, &mnp.BackendError{Backend: b.name, Code: mnp.CodeInternal, Err: err}
 	case !loaded:

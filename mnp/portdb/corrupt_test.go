@@ -1,12 +1,23 @@
 package portdb
 
 import (
+	"context"
 	"encoding/binary"
+	"errors"
 	"hash/crc32"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/numenhq/numen/mnp"
 )
 
 // sealBody recomputes the body checksum and then the header's, so that a
@@ -220,3 +231,121 @@ func TestLookupCorruptNetwork(t *testing.T) {
 	require.Empty(t, r.MCCMNC())
 	require.ErrorIs(t, r.Err(), ErrCorrupt)
 }
+
+// truncFixture is a database of 20,000 numbers (157 KB, many pages of
+// memory) and 300 ranges after them, with the numbers it has and their
+// networks.
+func truncFixture(t *testing.T) (b []byte, numbers []string, mccmncs []string) {
+	t.Helper()
+	nets := []string{"26201", "26202", "26203"}
+	var csv strings.Builder
+	for i := range 20_000 {
+		n := strconv.Itoa(4915100000000 + 37*i)
+		numbers = append(numbers, n)
+		mccmncs = append(mccmncs, nets[i%3])
+		csv.WriteString(n + "," + nets[i%3] + "\n")
+	}
+	for i := range 300 {
+		csv.WriteString("+4917" + strconv.Itoa(1000+i) + "*,26207\n")
+	}
+	return buildBytes(t, csv.String(), "DE"), numbers, mccmncs
+}
+
+// A file truncated in place while it is mapped: a lookup whose read falls
+// past the new end faults, and returns ErrChanged instead of killing the
+// process (SIGBUS); so do Verify and the indexes of Open. Once a good file
+// is renamed into place and swapped in, lookups answer again.
+func TestLookupTruncatedInPlace(t *testing.T) {
+	good, numbers, mccmncs := truncFixture(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "ported.db")
+	require.NoError(t, os.WriteFile(path, good, 0o644))
+	db, err := Open(path, WithVerify())
+	require.NoError(t, err)
+	if db.unmap == nil {
+		t.Skipf("files are read into memory, not mapped, on %s", runtime.GOOS)
+	}
+	h := NewHolder(db)
+	defer h.Close()
+	backend := NewBackend(h, "portdb("+path+")")
+	plan := testPlan(t)
+
+	// The numbers whose block of entries (the 2^shift entries a lookup
+	// searches) starts on a page after the one holding the new end: every
+	// read of their lookups faults. (The rest of the page the new end is
+	// on reads as zeros, without a fault.)
+	const newSize = 1000
+	page := os.Getpagesize()
+	var gone []int
+	for i := range numbers {
+		if entryOffset(good, i>>defaultShift<<defaultShift, false) >= (newSize+page-1)/page*page {
+			gone = append(gone, i)
+		}
+	}
+	require.Greater(t, len(gone), len(numbers)*9/10)
+	require.Equal(t, mccmncs[gone[0]], db.Lookup(numbers[gone[0]]).MCCMNC())
+
+	require.NoError(t, os.Truncate(path, newSize))
+	require.False(t, debug.SetPanicOnFault(false), "the test's goroutine starts without")
+	for k := 0; k < len(gone); k += 97 {
+		n := numbers[gone[k]]
+		r := db.Lookup(n)
+		require.False(t, r.Found(), n)
+		require.Empty(t, r.MCCMNC(), n)
+		require.ErrorIs(t, r.Err(), ErrChanged, n)
+		require.ErrorIs(t, h.Lookup(n).Err(), ErrChanged, n)
+		res := plan.ClassifyString("+" + n)
+		_, err := backend.Portability(context.Background(), mnp.Query{Number: res.Number, Region: res.CountryCode, MCCMNC: res.MCCMNC})
+		require.ErrorIs(t, err, ErrChanged, n)
+		require.True(t, mnp.Retryable(err), "another backend may answer")
+		require.ErrorContains(t, err, "portdb("+path+"): ")
+		require.ErrorContains(t, err, "truncated or modified in place")
+	}
+	// The setting of the goroutine is restored, whichever it was.
+	require.False(t, debug.SetPanicOnFault(true))
+	require.ErrorIs(t, db.Lookup(numbers[gone[0]]).Err(), ErrChanged)
+	require.True(t, debug.SetPanicOnFault(false))
+
+	require.ErrorIs(t, db.Verify(), ErrChanged)
+	_, err = indexDB(db.data, nil) // the range filter reads the ranges, at the end
+	require.ErrorIs(t, err, ErrChanged)
+	_, err = Open(path)
+	require.ErrorIs(t, err, ErrCorrupt, "a new Open sees the short file")
+
+	// Put a good file in place the right way: written under another name,
+	// then renamed over the old one; the holder takes the new database.
+	tmp := filepath.Join(dir, ".ported.db.tmp")
+	require.NoError(t, os.WriteFile(tmp, good, 0o644))
+	require.NoError(t, os.Rename(tmp, path))
+	db2, err := Open(path, WithVerify())
+	require.NoError(t, err)
+	h.Swap(db2)
+	require.Nil(t, db.data, "the truncated mapping is released")
+	for k := 0; k < len(numbers); k += 97 {
+		r := h.Lookup(numbers[k])
+		require.NoError(t, r.Err())
+		require.Equal(t, mccmncs[k], r.MCCMNC(), numbers[k])
+	}
+	res := plan.ClassifyString("+" + numbers[gone[0]])
+	ans, err := backend.Portability(context.Background(), mnp.Query{Number: res.Number, Region: res.CountryCode, MCCMNC: "26209"})
+	require.NoError(t, err)
+	require.Equal(t, mccmncs[gone[0]], ans.Network.MCCMNC)
+}
+
+// Only a fault at an address of the file is the file's: any other panic
+// in a lookup is raised again.
+func TestFaultIn(t *testing.T) {
+	data := make([]byte, 64)
+	base := uintptr(unsafe.Pointer(&data[0]))
+	require.True(t, faultIn(addrPanic(base), data))
+	require.True(t, faultIn(addrPanic(base+63), data))
+	require.False(t, faultIn(addrPanic(base+64), data))
+	require.False(t, faultIn(addrPanic(base-1), data))
+	require.False(t, faultIn(addrPanic(base), nil))
+	require.False(t, faultIn(errors.New("index out of range"), data))
+	require.False(t, faultIn("boom", data))
+}
+
+type addrPanic uintptr
+
+func (a addrPanic) Addr() uintptr { return uintptr(a) }

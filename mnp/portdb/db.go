@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/bits"
 	"os"
+	"runtime/debug"
 	"slices"
 	"time"
 )
@@ -53,7 +54,8 @@ func WithoutMmap() Option { return func(o *options) { o.readFile = true } }
 // memory read-only: opening costs the same for any size of file, and the
 // operating system's page cache holds what lookups read. Open checks the
 // header and the sizes of the tables, not the body's checksum; see Verify
-// and WithVerify. The file must not be modified while it is open.
+// and WithVerify. The file must not be modified while it is open: replace
+// it by rename (see the package documentation, Replacing the file).
 func Open(path string, opts ...Option) (*DB, error) {
 	var o options
 	for _, opt := range opts {
@@ -113,21 +115,33 @@ func OpenBytes(b []byte, opts ...Option) (*DB, error) {
 }
 
 func newDB(data []byte, unmap func([]byte) error, o *options) (*DB, error) {
+	db, err := indexDB(data, unmap)
+	if err != nil {
+		return nil, err
+	}
+	if o.verify {
+		if err := db.Verify(); err != nil {
+			return nil, err
+		}
+	}
+	return db, nil
+}
+
+// indexDB parses the header and makes the in-memory indexes, which read
+// the samples and the range entries: a file truncated since its size was
+// taken is ErrChanged, not a crash.
+func indexDB(data []byte, unmap func([]byte) error) (db *DB, err error) {
+	defer endRead(data, debug.SetPanicOnFault(true), &err)
 	h, err := parseHeader(data)
 	if err != nil {
 		return nil, err
 	}
 	body := data[h.headerLen:]
 	numSamples, nums, rangeSamples, rngs, end := h.bodyLayout()
-	db := &DB{data: data, unmap: unmap, h: h}
+	db = &DB{data: data, unmap: unmap, h: h}
 	db.nums = newTable(uint64s(body[nums:rangeSamples]), uint64s(body[numSamples:nums]), h.shift)
 	db.ranges = newTable(uint64s(body[rngs:end]), uint64s(body[rangeSamples:rngs]), h.shift)
 	db.rangeFilter = newFilter(db.ranges.keys)
-	if o.verify {
-		if err := db.Verify(); err != nil {
-			return nil, err
-		}
-	}
 	return db, nil
 }
 
@@ -150,12 +164,21 @@ func (db *DB) Close() error {
 // that hold no pointer into the database file: they stay valid after the
 // database is closed.
 type Result struct {
-	net     *Network
-	digits  string
-	plen    uint8
-	exact   bool
-	corrupt bool
+	net    *Network
+	digits string
+	plen   uint8
+	exact  bool
+	state  resultState
 }
+
+// resultState tells a lookup that failed from a miss.
+type resultState uint8
+
+const (
+	resultOK      resultState = iota
+	resultCorrupt             // an entry no valid database holds
+	resultChanged             // a read of the file faulted: it shrank underneath
+)
 
 // Found reports whether the database has the number, by itself or by a
 // range.
@@ -188,11 +211,16 @@ func (r Result) Exact() bool { return r.exact }
 // found.
 func (r Result) Prefix() string { return r.digits[:r.plen] }
 
-// Err reports a lookup that met an entry no valid database holds: the
-// file is damaged (Verify says how). Found is then false.
+// Err reports a lookup that failed, and Found is then false: a
+// *FormatError wrapping ErrCorrupt when it met an entry no valid database
+// holds (the file is damaged; Verify says how), ErrChanged when a read of
+// the file faulted because the file was truncated while open.
 func (r Result) Err() error {
-	if r.corrupt {
+	switch r.state {
+	case resultCorrupt:
 		return &FormatError{Offset: -1, What: "an entry names a network the database does not have (run Verify)"}
+	case resultChanged:
+		return ErrChanged
 	}
 	return nil
 }
@@ -202,6 +230,10 @@ func (r Result) Err() error {
 // entry for the longest range prefix the number starts with. Anything
 // that is not 1 to 15 digits, the first not 0, is not found. Lookup
 // allocates nothing.
+//
+// A file truncated while open makes the lookup's read of it fault: Lookup
+// then returns a Result whose Err is ErrChanged, where the fault would
+// otherwise kill the process.
 func (db *DB) Lookup(digits string) Result {
 	if len(digits) > 0 && digits[0] == '+' {
 		digits = digits[1:]
@@ -218,8 +250,36 @@ func (db *DB) Lookup(digits string) Result {
 		}
 		v = v*10 + uint64(d)
 	}
-	if e, ok := db.nums.find(v); ok {
+	switch e, plen, st := db.search(v, n); st {
+	case foundNumber:
 		return db.result(e, digits, n, true)
+	case foundRange:
+		return db.result(e, digits, plen, false)
+	case searchFaulted:
+		return Result{state: resultChanged}
+	}
+	return Result{}
+}
+
+// searchState is the outcome of search.
+type searchState uint8
+
+const (
+	foundNone     searchState = iota
+	foundNumber               // an entry of the number itself
+	foundRange                // an entry of a range prefix of plen digits
+	searchFaulted             // a read of the file faulted: it shrank underneath
+)
+
+// search finds the entry for v, a number of n digits: the number's own,
+// else the longest range prefix's. It is the part of a lookup that reads
+// the file, and the part that runs with faults turned into panics. (Its
+// results are scalars, which the deferred function sets in place: a
+// Result set so would cost a lookup more, copied through memory.)
+func (db *DB) search(v uint64, n int) (e uint64, plen int, st searchState) {
+	defer endSearch(db.data, debug.SetPanicOnFault(true), &st)
+	if e, ok := db.nums.find(v); ok {
+		return e, n, foundNumber
 	}
 	// Ranges, the longest prefix first, trying only the lengths the
 	// database has.
@@ -232,16 +292,16 @@ func (db *DB) Lookup(digits string) Result {
 			continue
 		}
 		if e, ok := db.ranges.find(p); ok {
-			return db.result(e, digits, l, false)
+			return e, l, foundRange
 		}
 	}
-	return Result{}
+	return 0, 0, foundNone
 }
 
 func (db *DB) result(e uint64, digits string, plen int, exact bool) Result {
 	i := int(e & netMask)
 	if i >= len(db.h.networks) {
-		return Result{corrupt: true}
+		return Result{state: resultCorrupt}
 	}
 	return Result{net: &db.h.networks[i], digits: digits, plen: uint8(plen), exact: exact}
 }
@@ -317,11 +377,16 @@ func (db *DB) Info() Info {
 // covered calling code, its networks exist, its sample index is right and
 // the range lengths are as the header says. It reads the whole file (some
 // 30 ms for 10 million entries) and returns a *FormatError for the first
-// problem.
-func (db *DB) Verify() error {
+// problem, or ErrChanged when the file was truncated while open.
+func (db *DB) Verify() (err error) {
 	if db.data == nil {
 		return fmt.Errorf("portdb: Verify after Close")
 	}
+	defer endRead(db.data, debug.SetPanicOnFault(true), &err)
+	return db.verify()
+}
+
+func (db *DB) verify() error {
 	h := db.h
 	body := db.data[h.headerLen:]
 	if crc := crc32.Checksum(body, castagnoli); crc != h.bodyCRC {

@@ -78,6 +78,27 @@
 // only after the last lookup on it has finished. Results hold no pointer
 // into the file and stay valid after Close.
 //
+// # Replacing the file
+//
+// Put a new database in place by rename: write it under a temporary name
+// in the same directory, then rename it over the old name (mv, or
+// os.Rename; numen portdb build -o does this). Never rewrite, copy over
+// (cp writes into the existing file) or truncate a database file in
+// place while a process has it open. An open database is the file's
+// pages mapped into memory and read where they lie, checked once when
+// opened: a rename gives the name to a new file and leaves the open one
+// whole until it is closed (a Holder closes it after its last lookup),
+// but a write in place changes the bytes under running lookups, which
+// then answer from a file no checksum has seen, and a truncation removes
+// pages under them. A read of a removed page is a fault of the processor
+// that would kill the process (SIGBUS); the package's reads of the file
+// (Lookup, Verify, Open) ask the runtime to turn it into a panic of their
+// goroutine (debug.SetPanicOnFault) and return ErrChanged instead. That
+// saves the process, not the answers: the rest of the page the new end
+// falls in reads as zeros, without a fault, and a lookup there can miss
+// an entry the file had. Open the new file WithVerify before swapping it
+// in, so that a damaged file is refused and the old one keeps answering.
+//
 // # File format
 //
 // All integers are little-endian. The file is a header and a body:
@@ -123,5 +144,8 @@
 // (sorted, unique, 1 to 15 digits in a covered calling code, network in
 // range, samples, range lengths). Damage is a *FormatError wrapping
 // ErrCorrupt; lookups on a damaged file that Open accepted stay within
-// the file and report an impossible entry through Result.Err.
+// the file and report an impossible entry through Result.Err, but may
+// answer wrongly from a damaged entry that looks possible: verify files
+// from outside before answering from them (WithVerify), as numen portdb
+// lookup and numen serve do.
 package portdb

@@ -50,7 +50,10 @@ func NewHolder(db *DB) *Holder {
 
 // Swap makes db the current database (nil for none) and takes ownership
 // of it. The database it replaces is closed as soon as no lookup uses it:
-// at once when none is running.
+// at once when none is running. Open db WithVerify, so that a damaged file
+// is refused before it answers, and the current database keeps answering;
+// and put its file in place by rename, never by writing into the file an
+// open database maps (see the package documentation, Replacing the file).
 func (h *Holder) Swap(db *DB) {
 	var next *lease
 	if db != nil {
