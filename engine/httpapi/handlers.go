@@ -7,7 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
+	"sync"
+	"time"
 
 	"github.com/numenhq/numen/engine"
 	"github.com/numenhq/numen/engine/apiv2"
@@ -173,15 +176,46 @@ func (h *Handler) lookupError(w http.ResponseWriter, err error) bool {
 		h.log.Info("lookup canceled before the answer", "error", err)
 		writeErrors(w, http.StatusServiceUnavailable, "service unavailable: the request was canceled")
 	case errors.Is(err, engine.ErrNotRecorded):
-		h.log.Error("result not recorded", "error", err)
+		h.metrics.notRecorded.add(1)
+		h.notRecorded.log(h.log, time.Now(), "result not recorded", err)
 		writeErrors(w, http.StatusServiceUnavailable, "service unavailable: the result could not be stored; nothing was charged, try again")
 	case errors.Is(err, context.DeadlineExceeded):
 		writeErrors(w, http.StatusServiceUnavailable, "service unavailable: the request took too long")
 	default:
-		h.log.Error("internal error", "error", err)
+		h.internal.log(h.log, time.Now(), "internal error", err)
 		writeErrors(w, http.StatusInternalServerError, "internal error")
 	}
 	return true
+}
+
+// logThrottle keeps one error that repeats, such as every lookup failing
+// to be stored on a full disk, from writing a line per request: it logs the
+// first, counts those of the next logInterval, and then logs the next one
+// with how many it did not log. Each request still has its access line.
+type logThrottle struct {
+	mu         sync.Mutex
+	next       time.Time // until then, errors are counted, not logged
+	suppressed int
+}
+
+// logInterval is the least time between two lines of one logThrottle.
+const logInterval = 10 * time.Second
+
+func (t *logThrottle) log(l *slog.Logger, now time.Time, msg string, err error) {
+	t.mu.Lock()
+	if now.Before(t.next) {
+		t.suppressed++
+		t.mu.Unlock()
+		return
+	}
+	suppressed := t.suppressed
+	t.next, t.suppressed = now.Add(logInterval), 0
+	t.mu.Unlock()
+	if suppressed > 0 {
+		l.Error(msg, "error", err, "not_logged_before", suppressed, "interval_s", logInterval.Seconds())
+		return
+	}
+	l.Error(msg, "error", err)
 }
 
 // PreconditionError lets a BulkHandler answer with a status of its own,

@@ -20,6 +20,7 @@ import (
 //	numen_auth_failures_total                           counter
 //	numen_http_bodies_refused_total                     counter
 //	numen_http_bodies_timed_out_total                   counter
+//	numen_results_not_recorded_total                    counter
 //
 // plus the gauges and counters other parts register with Gauge and Counter
 // (the webhook deliveries, for one). Safe for concurrent use.
@@ -32,8 +33,11 @@ type Metrics struct {
 	// bodiesRefused counts the requests answered 503 because MaxBodyMemory
 	// was reached; bodiesTimedOut those whose body exceeded BodyTimeout.
 	bodiesRefused, bodiesTimedOut counter
-	extra                         map[string]func() float64 // name{labels} -> value
-	extraHelp                     map[string]string
+	// notRecorded counts the lookups answered 503 because their result could
+	// not be stored (their log lines are throttled).
+	notRecorded counter
+	extra       map[string]func() float64 // name{labels} -> value
+	extraHelp   map[string]string
 }
 
 // requestKey is a series of numen_http_requests_total. The code is an int
@@ -180,6 +184,9 @@ func (m *Metrics) write(w io.Writer) {
 	fmt.Fprintln(w, "# HELP numen_http_bodies_timed_out_total Requests whose body did not arrive within the body timeout (408).")
 	fmt.Fprintln(w, "# TYPE numen_http_bodies_timed_out_total counter")
 	fmt.Fprintf(w, "numen_http_bodies_timed_out_total %d\n", m.bodiesTimedOut.n.Load())
+	fmt.Fprintln(w, "# HELP numen_results_not_recorded_total Lookups answered 503 because their result could not be stored.")
+	fmt.Fprintln(w, "# TYPE numen_results_not_recorded_total counter")
+	fmt.Fprintf(w, "numen_results_not_recorded_total %d\n", m.notRecorded.n.Load())
 	families := make([]string, 0, len(m.extraHelp))
 	for f := range m.extraHelp {
 		families = append(families, f)

@@ -142,11 +142,13 @@ type Handler struct {
 	limits   sync.Map // key -> *bucket
 	// bodyBytes is the sum of the bodies being read (MaxBodyMemory).
 	bodyBytes atomic.Int64
-	metrics   *Metrics
-	timeouts  deadlines // the requests' contexts (RequestTimeout)
-	log       *slog.Logger
-	routes    map[string]*endpoint // path relative to the API base -> endpoint
-	mux       *http.ServeMux
+	// notRecorded and internal throttle the log lines of their errors.
+	notRecorded, internal logThrottle
+	metrics               *Metrics
+	timeouts              deadlines // the requests' contexts (RequestTimeout)
+	log                   *slog.Logger
+	routes                map[string]*endpoint // path relative to the API base -> endpoint
+	mux                   *http.ServeMux
 	// dataVersion is the Numen-Data-Version header's value: the numbering
 	// data (and overlays) every answer was made with. One slice for all
 	// answers, which net/http only reads.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -564,4 +565,40 @@ func TestUnknownFieldsIgnored(t *testing.T) {
 	status, _, b := s.do(t, "POST", "/api/v2/nt-lookup", `{"number": "+4915123456789", "route": 5}`, digest(secret, 0))
 	require.Equal(t, http.StatusBadRequest, status, "%s", b)
 	require.Equal(t, []string{"route: want a string, got number"}, errorsOf(t, b))
+}
+
+// On a full disk every lookup is refused; its error is logged once per
+// interval, not once per request, and counted in /metrics.
+func TestRefusedRequestsLogThrottled(t *testing.T) {
+	s := newServer(t, nil)
+	s.sinkErr.Store(errors.New("write numen.db: no space left on device"))
+	const n = 1000
+	for range n {
+		req := httptest.NewRequest("POST", "/api/v2/nt-lookup", strings.NewReader(`{"number": "+4915123456789"}`))
+		req.Header.Set("Authorization", auth.BasicHeader(key, secret))
+		rec := httptest.NewRecorder()
+		s.h.ServeHTTP(rec, req)
+		require.Equal(t, http.StatusServiceUnavailable, rec.Code)
+	}
+	logs := s.logs.String()
+	require.Equal(t, 1, strings.Count(logs, `"msg":"result not recorded"`), "error lines")
+	require.Equal(t, n, strings.Count(logs, `"msg":"request"`), "access lines: one per request")
+	_, _, metrics := s.do(t, "GET", "/metrics", "", noAuth)
+	require.Contains(t, string(metrics), fmt.Sprintf("numen_results_not_recorded_total %d\n", n))
+}
+
+func TestLogThrottle(t *testing.T) {
+	var buf bytes.Buffer
+	l := slog.New(slog.NewTextHandler(&buf, nil))
+	var th logThrottle
+	t0 := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	err := errors.New("disk full")
+	for i := range 100 {
+		th.log(l, t0.Add(time.Duration(i)*time.Second/10), "result not recorded", err) // 10 s
+	}
+	th.log(l, t0.Add(logInterval), "result not recorded", err)
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	require.Len(t, lines, 2, buf.String())
+	require.NotContains(t, lines[0], "not_logged_before")
+	require.Contains(t, lines[1], "not_logged_before=99")
 }
