@@ -4,8 +4,10 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
@@ -13,6 +15,8 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -198,21 +202,28 @@ func (c *cli) runServer(ctx context.Context, cfg *serveConfig, demo bool, logger
 	}
 	base := "http://" + ln.Addr().String() + "/api/v2"
 	if demo {
+		if err := writeDemoEnv(cfg.Data, base, demoKey, demoSecret); err != nil {
+			return err
+		}
+		envFile := filepath.Join(cfg.Data, demoEnv)
 		fmt.Fprintf(c.stdout, `numen %s: DEMO MODE. HLR and MNP lookups are answered by a SIMULATOR
 (mnp/simnet, routes SIM and SMP): connectivity, porting and roaming are invented.
 Numbering (NT) answers are real. Results are stored in %s.
 
-API:    %s
-key:    %s
-secret: %s
+API:     %s
+key:     %s
+secret:  %s          (kept in %s: the same at every start)
+reports: http://%s/reports   (sign in with the key as user name and the secret as password)
 
-Try:    go run ./cmd/numen call --url %s --key %s --secret %s POST /hlr-lookup '{"msisdn":"+4915123456789"}'
-`, programVersion(), cfg.Data, base, demoKey, demoSecret, base, demoKey, demoSecret)
+Try, in another shell:
+    set -a; . %s; set +a      # NUMEN_URL, NUMEN_KEY, NUMEN_SECRET
+    go run ./cmd/numen call POST /hlr-lookup '{"msisdn":"+4915123456789"}'
+`, programVersion(), cfg.Data, base, demoKey, demoSecret, filepath.Join(cfg.Data, demoCredentials), ln.Addr(), envFile)
 		if cfg.demoWebhook != "" {
 			fmt.Fprintf(c.stdout, `
 Bulk lookups deliver their results to %s:
-        go run ./cmd/numen call --url %s --key %s --secret %s POST /nt-lookups '{"numbers":["+4915123456789","+442079460000"]}'
-`, cfg.demoWebhook, base, demoKey, demoSecret)
+    go run ./cmd/numen call POST /nt-lookups '{"numbers":["+4915123456789","+442079460000"]}'
+`, cfg.demoWebhook)
 		}
 	} else {
 		fmt.Fprintf(c.stdout, "numen %s: serving %s (%d accounts), results in %s\n", programVersion(), base, len(cfg.Accounts), cfg.Data)
@@ -452,19 +463,61 @@ func buildAccount(eng *engine.Engine, ac accountConfig, defaults *engine.Prices)
 	return a, nil
 }
 
-// demoAccount adds the demo's account to cfg: a key and secret drawn at
-// random, so that a demo reachable from elsewhere is not open to all.
+// demoCredentials is the file, in the data directory, that keeps the demo
+// account's key and secret, so that a restarted demo answers with the same
+// account and its earlier reports stay visible.
+const demoCredentials = "demo-account.json"
+
+// demoEnv is the file, in the data directory, that a shell reads to talk
+// to the demo: NUMEN_URL, NUMEN_KEY and NUMEN_SECRET (numen call reads
+// them).
+const demoEnv = "demo.env"
+
+// demoAccount adds the demo's account to cfg: the key and secret kept in
+// the data directory, or, at the first start, a key and secret drawn at
+// random (so that a demo reachable from elsewhere is not open to all) and
+// written there, readable by the owner only.
 func demoAccount(cfg *serveConfig) (key, secret string, err error) {
-	var b [20]byte
-	if _, err := rand.Read(b[:]); err != nil {
+	path := filepath.Join(cfg.Data, demoCredentials)
+	var saved struct {
+		Key    string `json:"key"`
+		Secret string `json:"secret"`
+	}
+	switch b, err := os.ReadFile(path); {
+	case err == nil:
+		if err := json.Unmarshal(b, &saved); err != nil || !strings.HasPrefix(saved.Key, "demo-") || len(saved.Secret) < 32 {
+			return "", "", fmt.Errorf("%s: not the demo's credentials (want {\"key\": \"demo-...\", \"secret\": \"...\"}); remove it to draw new ones", path)
+		}
+		key, secret = saved.Key, saved.Secret
+	case errors.Is(err, fs.ErrNotExist):
+		var b [20]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			return "", "", err
+		}
+		key = "demo-" + hex.EncodeToString(b[:4])
+		secret = hex.EncodeToString(b[4:])
+		saved.Key, saved.Secret = key, secret
+		out, err := json.MarshalIndent(saved, "", "  ")
+		if err != nil {
+			return "", "", err
+		}
+		if err := os.WriteFile(path, append(out, '\n'), 0o600); err != nil {
+			return "", "", fmt.Errorf("keeping the demo's credentials: %w", err)
+		}
+	default:
 		return "", "", err
 	}
-	key = "demo-" + hex.EncodeToString(b[:4])
-	secret = hex.EncodeToString(b[4:])
 	ac := accountConfig{Key: key, Secrets: []string{secret}}
 	if cfg.demoWebhook != "" {
 		ac.WebhookURLs = []string{cfg.demoWebhook}
 	}
 	cfg.Accounts = append(cfg.Accounts, ac)
 	return key, secret, nil
+}
+
+// writeDemoEnv writes demoEnv for the demo at base, readable by the owner
+// only.
+func writeDemoEnv(dir, base, key, secret string) error {
+	env := fmt.Sprintf("NUMEN_URL=%s\nNUMEN_KEY=%s\nNUMEN_SECRET=%s\n", base, key, secret)
+	return os.WriteFile(filepath.Join(dir, demoEnv), []byte(env), 0o600)
 }

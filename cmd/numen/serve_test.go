@@ -86,11 +86,11 @@ func startServer(t *testing.T, cfg *serveConfig, demo bool) *running {
 	return &running{base: "http://" + addr + "/api/v2", stdout: out, stop: stop}
 }
 
-var demoCredentials = regexp.MustCompile(`(?m)^key:\s+(\S+)\nsecret:\s+(\S+)$`)
+var demoPrinted = regexp.MustCompile(`(?m)^key:\s+(\S+)\nsecret:\s+(\S+)`)
 
 func demoClient(t *testing.T, r *running) (*remote.Client, string, string) {
 	t.Helper()
-	m := demoCredentials.FindStringSubmatch(r.stdout.String())
+	m := demoPrinted.FindStringSubmatch(r.stdout.String())
 	require.NotNil(t, m, "the demo prints its key and secret:\n%s", r.stdout.String())
 	c, err := remote.New(r.base, m[1], m[2])
 	require.NoError(t, err)
@@ -310,4 +310,34 @@ func TestServeWasm(t *testing.T) {
 	err = c.runServer(context.Background(), &serveConfig{Addr: "127.0.0.1:0", Data: t.TempDir(), Wasm: t.TempDir()}, true, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
 	require.ErrorContains(t, err, "--wasm: browser package ")
 	require.ErrorContains(t, err, "has no numen.wasm")
+}
+
+// The demo keeps its account in the data directory: a restart answers with
+// the same key and secret, so earlier reports stay visible, and demo.env
+// tells a shell where and how to call it.
+func TestDemoKeepsItsCredentials(t *testing.T) {
+	data := t.TempDir()
+	first := startServer(t, &serveConfig{Data: data}, true)
+	_, key, secret := demoClient(t, first)
+	require.Contains(t, first.stdout.String(), "/reports")
+	require.NoError(t, first.stop())
+
+	info, err := os.Stat(filepath.Join(data, demoCredentials))
+	require.NoError(t, err)
+	require.Equal(t, os.FileMode(0o600), info.Mode().Perm())
+	second := startServer(t, &serveConfig{Data: data}, true)
+	c, key2, secret2 := demoClient(t, second)
+	require.Equal(t, key, key2)
+	require.Equal(t, secret, secret2)
+	require.NoError(t, c.AuthTest(context.Background()))
+	env, err := os.ReadFile(filepath.Join(data, demoEnv))
+	require.NoError(t, err)
+	require.Equal(t, "NUMEN_URL="+second.base+"\nNUMEN_KEY="+key+"\nNUMEN_SECRET="+secret+"\n", string(env))
+	require.NoError(t, second.stop())
+
+	require.NoError(t, os.WriteFile(filepath.Join(data, demoCredentials), []byte(`{"key": "x"}`), 0o600))
+	cfg := &serveConfig{Data: data, Addr: "127.0.0.1:0"}
+	c3 := &cli{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard, loadPlan: sharedPlan}
+	err = c3.runServer(context.Background(), cfg, true, slog.New(slog.DiscardHandler), nil)
+	require.ErrorContains(t, err, "demo-account.json: not the demo's credentials")
 }
