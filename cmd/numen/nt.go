@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/numenhq/numen/numbering"
+	"golang.org/x/term"
 )
 
 const ntUsage = `Usage: numen nt [--format json|csv|table] [NUMBER...]
@@ -261,19 +262,12 @@ func progressWanted(stdin io.Reader, stdout, stderr io.Writer) (total int64, ok 
 	return st.Size(), true
 }
 
-// isTerminal reports whether v is a terminal: an *os.File that is a
-// character device other than the null device. (Telling a terminal from
-// other character devices needs an ioctl and a new dependency; the null
-// device is the one that matters, as in "numen nt < in > /dev/null".)
+// isTerminal reports whether v is a terminal: an *os.File that
+// golang.org/x/term says is one (the null device, a file or a pipe is not).
 func isTerminal(v any) bool {
 	f, ok := v.(*os.File)
 	if !ok || f == nil {
 		return false
 	}
-	st, err := f.Stat()
-	if err != nil || st.Mode()&os.ModeCharDevice == 0 {
-		return false
-	}
-	null, err := os.Stat(os.DevNull)
-	return err != nil || !os.SameFile(st, null)
+	return term.IsTerminal(int(f.Fd()))
 }

@@ -139,7 +139,7 @@ type Handler struct {
 	cfg      Config
 	accounts map[string]*Account
 	verifier *auth.Verifier
-	limits   sync.Map // key -> *bucket
+	limits   sync.Map // key -> *rate.Limiter
 	// bodyBytes is the sum of the bodies being read (MaxBodyMemory).
 	bodyBytes atomic.Int64
 	// notRecorded and internal throttle the log lines of their errors.
