@@ -155,7 +155,7 @@ func TestReportPagesRateLimitAndFailedSignIns(t *testing.T) {
 	require.Contains(t, s.logs.String(), `"reason":"bad basic credentials"`)
 	_, _, metrics := s.do(t, "GET", "/metrics", "", noAuth)
 	require.Contains(t, string(metrics), "numen_auth_failures_total 1\n")
-	require.Contains(t, string(metrics), `numen_http_requests_total{endpoint="/reports",code="401"} 1`)
+	require.Contains(t, string(metrics), `numen_http_requests_total{code="401",endpoint="/reports"} 1`)
 
 	for range 2 {
 		status, _, b = s.do(t, "GET", "/reports", "", basic)

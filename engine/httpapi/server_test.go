@@ -468,13 +468,15 @@ func TestHealthAndMetrics(t *testing.T) {
 	require.Contains(t, hdr.Get("Content-Type"), "text/plain")
 	text := string(b)
 	for _, want := range []string{
-		`numen_http_requests_total{endpoint="/nt-lookup",code="200"} 1`,
-		`numen_http_requests_total{endpoint="/hlr-lookup",code="401"} 1`,
+		`numen_http_requests_total{code="200",endpoint="/nt-lookup"} 1`,
+		`numen_http_requests_total{code="401",endpoint="/hlr-lookup"} 1`,
 		`numen_http_request_duration_seconds_count{endpoint="/hlr-lookup"} 2`,
 		`numen_http_request_duration_seconds_bucket{endpoint="/hlr-lookup",le="+Inf"} 2`,
 		`numen_lookups_total{product="HLR",status="COMPLETED"} 1`,
 		`numen_lookups_total{product="NT",status="OK"} 1`,
 		`numen_auth_failures_total 1`,
+		"\ngo_goroutines ",                 // the Go runtime's
+		"\nprocess_resident_memory_bytes ", // and the process's
 	} {
 		require.Contains(t, text, want)
 	}
