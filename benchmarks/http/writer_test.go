@@ -29,7 +29,7 @@ import (
 // own while the writer commits the next batch, is an overlap that a
 // one-goroutine benchmark cannot show (BenchmarkSidecar and run.sh do).
 //
-//	ids=random       12 random [0-9a-z] characters, as engine's idSource
+//	ids=random       12 random [0-9a-z] characters, as engine's ids were before they began with the time
 //	ids=ordered      the same length, but increasing (a time-ordered id)
 //	checkpoint=off   wal_autocheckpoint=0: no checkpoint in the commits
 //	cache=64MiB      cache_size=-65536 instead of the default 2 MiB

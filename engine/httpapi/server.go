@@ -23,8 +23,11 @@
 //
 // Public endpoints: GET /api/v2/time, GET /api/v2/openapi.json, and outside
 // the API GET /healthz and GET /metrics (Prometheus text format). Every
-// request is logged with log/slog (never a secret) and counted in the
-// metrics.
+// request of the API and of the report pages is logged with log/slog, one
+// line each (never a secret), and counted in the metrics; /healthz and
+// /metrics, which monitoring calls every few seconds, are neither. Errors
+// that repeat, such as every result failing to be stored on a full disk,
+// are logged once per 10 s with the count of those not logged.
 //
 // Handler is an http.Handler, safe for concurrent use.
 package httpapi
