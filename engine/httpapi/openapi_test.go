@@ -762,41 +762,33 @@ func TestOpenAPIDescribesLiveResponses(t *testing.T) {
 		require.Equal(t, status, got, "%s %s %s: %s", method, target, body, b)
 		verify(method, target, status, hdr, b)
 	}
-	// unreadable sends a body in broken chunked encoding, with credentials
-	// (Basic: they do not cover the body), which are checked before the body
-	// is read.
-	unreadable := func(s *server, method, target string) {
+	// raw sends a request written by hand (with credentials: Basic, which
+	// does not cover the body and is checked before the body is read) and
+	// requires the status.
+	raw := func(s *server, method, target, rest string, status int) {
 		t.Helper()
 		conn, err := net.Dial("tcp", s.Listener.Addr().String())
 		require.NoError(t, err)
 		defer conn.Close()
-		_, err = fmt.Fprintf(conn, "%s %s HTTP/1.1\r\nHost: numen\r\nAuthorization: %s\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\nzz\r\n\r\n", method, target, auth.BasicHeader(key, secret))
+		_, err = fmt.Fprintf(conn, "%s %s HTTP/1.1\r\nHost: numen\r\nAuthorization: %s\r\n%s", method, target, auth.BasicHeader(key, secret), rest)
 		require.NoError(t, err)
 		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
 		require.NoError(t, err)
 		defer resp.Body.Close()
 		b, err := io.ReadAll(resp.Body)
 		require.NoError(t, err)
-		require.Equal(t, http.StatusBadRequest, resp.StatusCode, "%s %s: %s", method, target, b)
+		require.Equal(t, status, resp.StatusCode, "%s %s: %s", method, target, b)
 		verify(method, target, resp.StatusCode, resp.Header, b)
 	}
-
-	// stalled announces a body of 100 bytes and sends one, with credentials
-	// (Basic: they do not cover the body).
+	// unreadable sends a body in broken chunked encoding.
+	unreadable := func(s *server, method, target string) {
+		t.Helper()
+		raw(s, method, target, "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\nzz\r\n\r\n", http.StatusBadRequest)
+	}
+	// stalled announces a body of 100 bytes and sends one.
 	stalled := func(s *server, method, target string) {
 		t.Helper()
-		conn, err := net.Dial("tcp", s.Listener.Addr().String())
-		require.NoError(t, err)
-		defer conn.Close()
-		_, err = fmt.Fprintf(conn, "%s %s HTTP/1.1\r\nHost: numen\r\nAuthorization: %s\r\nContent-Length: 100\r\n\r\n{", method, target, auth.BasicHeader(key, secret))
-		require.NoError(t, err)
-		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
-		require.NoError(t, err)
-		defer resp.Body.Close()
-		b, err := io.ReadAll(resp.Body)
-		require.NoError(t, err)
-		require.Equal(t, http.StatusRequestTimeout, resp.StatusCode, "%s %s: %s", method, target, b)
-		verify(method, target, resp.StatusCode, resp.Header, b)
+		raw(s, method, target, "Content-Length: 100\r\n\r\n{", http.StatusRequestTimeout)
 	}
 
 	// 200: every endpoint, and the outcomes of the lookups.

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
-	"math"
 	"net/http"
 	"net/url"
 	"strings"
@@ -101,10 +100,7 @@ func (h *Handler) serveReports(w http.ResponseWriter, r *http.Request, st store.
 		return
 	}
 	// The account's rate limit covers its report pages and downloads.
-	if wait, ok := h.allow(a); !ok {
-		secs := max(1, int(math.Ceil(wait.Seconds())))
-		w.Header().Set("Retry-After", fmt.Sprint(secs))
-		writeErrors(w, http.StatusTooManyRequests, fmt.Sprintf("rate limit of %g requests per second exceeded; retry after %d s", a.RateLimit, secs))
+	if h.rateLimited(w, a) {
 		return
 	}
 	name := strings.TrimPrefix(strings.TrimPrefix(r.URL.Path, "/reports"), "/")

@@ -43,6 +43,7 @@ import (
 	"os"
 	"path"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -372,15 +373,25 @@ func (h *Handler) api(w http.ResponseWriter, r *http.Request) {
 			h.authFailed(rw, err)
 			return
 		}
-		if wait, ok := h.allow(a); !ok {
-			secs := max(1, int(math.Ceil(wait.Seconds())))
-			rw.Header().Set("Retry-After", fmt.Sprint(secs))
-			writeErrors(rw, http.StatusTooManyRequests, fmt.Sprintf("rate limit of %g requests per second exceeded; retry after %d s", a.RateLimit, secs))
+		if h.rateLimited(rw, a) {
 			return
 		}
 		req.account = a
 	}
 	e.serve(h, rw, req)
+}
+
+// rateLimited answers 429 with Retry-After when the account's rate limit
+// has no token for the request, and reports whether it did.
+func (h *Handler) rateLimited(w http.ResponseWriter, a *Account) bool {
+	wait, ok := h.allow(a)
+	if ok {
+		return false
+	}
+	secs := max(1, int(math.Ceil(wait.Seconds())))
+	w.Header().Set("Retry-After", strconv.Itoa(secs))
+	writeErrors(w, http.StatusTooManyRequests, fmt.Sprintf("rate limit of %g requests per second exceeded; retry after %d s", a.RateLimit, secs))
+	return true
 }
 
 // authFailed answers a failed authentication (401) and returns the API key

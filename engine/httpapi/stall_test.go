@@ -77,18 +77,23 @@ func TestStalledBodiesKeepMemoryBounded(t *testing.T) {
 	// their goroutines and 4 KiB buffers are a few MiB.
 	assert.Less(t, grown, int64(32<<20), "heap growth in bytes")
 
+	// collect waits for n answers and counts them by status.
+	collect := func(n int) map[int]int {
+		counts := map[int]int{}
+		for range n {
+			select {
+			case status := <-statuses:
+				counts[status]++
+			case <-time.After(30 * time.Second):
+				t.Fatalf("stalled requests not answered: %v so far", counts)
+			}
+		}
+		wg.Wait()
+		return counts
+	}
 	// Every stalled request is answered: 401 without credentials, 408 once
 	// the body timeout passes.
-	counts := map[int]int{}
-	for range 2 * stalls {
-		select {
-		case status := <-statuses:
-			counts[status]++
-		case <-time.After(30 * time.Second):
-			t.Fatalf("stalled requests not answered: %v so far", counts)
-		}
-	}
-	wg.Wait()
+	counts := collect(2 * stalls)
 	assert.Equal(t, map[int]int{http.StatusUnauthorized: stalls, http.StatusRequestTimeout: stalls}, counts)
 	assert.Zero(t, s.h.bodyBytes.Load(), "bytes reserved after every body was given up")
 
@@ -103,16 +108,7 @@ func TestStalledBodiesKeepMemoryBounded(t *testing.T) {
 		status, _, b := s.do(t, "POST", "/api/v2/nt-lookup", fmt.Sprintf(`{"number": "+4915123457%03d"}`, i), digest(secret, 0))
 		require.Equal(t, http.StatusOK, status, "%s", b)
 	}
-	counts = map[int]int{}
-	for range 6 {
-		select {
-		case status := <-statuses:
-			counts[status]++
-		case <-time.After(30 * time.Second):
-			t.Fatalf("stalled requests not answered: %v so far", counts)
-		}
-	}
-	wg.Wait()
+	counts = collect(6)
 	assert.Equal(t, 6, counts[http.StatusServiceUnavailable]+counts[http.StatusRequestTimeout], "%v", counts)
 	assert.GreaterOrEqual(t, counts[http.StatusServiceUnavailable], 2, "%v", counts)
 	assert.Zero(t, s.h.bodyBytes.Load(), "bytes reserved after every body was given up")
