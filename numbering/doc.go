@@ -65,7 +65,7 @@
 //
 //	# prefix	type	network	MCCMNC	note (optional)
 //	+49 1540	MOBILE	Example Mobil	26299	allocated 2026-10, not yet in libphonenumber
-//	+31 6 41	-	T-Mobile	20416	T-Mobile Netherlands' own code
+//	+966 50	-	STC	42001	Saudi Telecom's code (the MCC-MNC list's Al Jawal)
 //	+1 355	MOBILE_OR_LANDLINE	-	-	a new area code
 //
 // The fields:

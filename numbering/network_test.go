@@ -225,3 +225,16 @@ func TestNamedRangeWithoutCode(t *testing.T) {
 		require.Contains(t, js, `"mccmnc":null,"mcc":null,"mnc":null,"original_network_name":"`+network+`"`, in)
 	}
 }
+
+// Dutch T-Mobile's ranges answer T-Mobile Netherlands' own code, 204-16;
+// 204-20 was Orange Netherlands' (data/README.md, Cross-check; the source
+// is mobile-broadband-provider-info, which lists T-Mobile NL under 204-16).
+func TestDutchTMobile(t *testing.T) {
+	p := plan(t)
+	for _, n := range []string{"+31 6 41 123456", "+31 6 14 123456"} {
+		res := p.ClassifyString(n)
+		require.True(t, res.Valid, n)
+		require.Equal(t, "T-Mobile", res.Network, n)
+		require.Equal(t, "20416", res.MCCMNC, n)
+	}
+}

@@ -20,11 +20,15 @@ func TestCommittedDataIsReproducible(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files, err := Generate(moduleDir, os.DirFS(filepath.Join("..", "curated")), list, os.DirFS(filepath.Join("..", "routing")))
+	providersXML, err := os.ReadFile(filepath.Join("..", "..", providersFile)) // committed, checked against its digest
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, err := Generate(moduleDir, os.DirFS(filepath.Join("..", "curated")), list, os.DirFS(filepath.Join("..", "routing")))
+	files, err := Generate(moduleDir, os.DirFS(filepath.Join("..", "curated")), list, providersXML, os.DirFS(filepath.Join("..", "routing")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := Generate(moduleDir, os.DirFS(filepath.Join("..", "curated")), list, providersXML, os.DirFS(filepath.Join("..", "routing")))
 	if err != nil {
 		t.Fatal(err)
 	}

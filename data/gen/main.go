@@ -78,24 +78,29 @@ func main() {
 }
 
 // inputs locates the phonenumbers module (unless given) and reads the
-// MCC-MNC list from the tarball.
-func inputs(moduleDir, tarball string) (string, []byte, error) {
+// MCC-MNC list from the tarball and the second source of network names
+// from out/sources.
+func inputs(out, moduleDir, tarball string) (string, []byte, []byte, error) {
 	if moduleDir == "" {
 		var err error
 		if moduleDir, err = findModuleDir(); err != nil {
-			return "", nil, err
+			return "", nil, nil, err
 		}
 	}
 	list, err := mccmncList(tarball)
-	return moduleDir, list, err
+	if err != nil {
+		return "", nil, nil, err
+	}
+	providersXML, err := os.ReadFile(filepath.Join(out, "sources", filepath.Base(providersFile)))
+	return moduleDir, list, providersXML, err
 }
 
 func run(out, moduleDir, tarball string) error {
-	moduleDir, list, err := inputs(moduleDir, tarball)
+	moduleDir, list, providersXML, err := inputs(out, moduleDir, tarball)
 	if err != nil {
 		return err
 	}
-	files, err := Generate(moduleDir, os.DirFS(filepath.Join(out, "curated")), list, os.DirFS(filepath.Join(out, "routing")))
+	files, err := Generate(moduleDir, os.DirFS(filepath.Join(out, "curated")), list, providersXML, os.DirFS(filepath.Join(out, "routing")))
 	if err != nil {
 		return err
 	}
@@ -114,7 +119,7 @@ func run(out, moduleDir, tarball string) error {
 
 // printCoverage prints the MCCMNC coverage table of data/README.md.
 func printCoverage(out, moduleDir, tarball string) error {
-	moduleDir, list, err := inputs(moduleDir, tarball)
+	moduleDir, list, providersXML, err := inputs(out, moduleDir, tarball)
 	if err != nil {
 		return err
 	}
@@ -123,12 +128,12 @@ func printCoverage(out, moduleDir, tarball string) error {
 		return err
 	}
 	curated := os.DirFS(filepath.Join(out, "curated"))
-	mccmnc, _, matches, err := mccmncTables(carrier, list, curated)
+	mccmnc, _, matches, err := mccmncTables(carrier, list, providersXML, curated)
 	if err != nil {
 		return err
 	}
 	// Measure the plan these inputs compile to, not the one built in.
-	files, err := Generate(moduleDir, curated, list, os.DirFS(filepath.Join(out, "routing")))
+	files, err := Generate(moduleDir, curated, list, providersXML, os.DirFS(filepath.Join(out, "routing")))
 	if err != nil {
 		return err
 	}
@@ -232,7 +237,7 @@ type File struct {
 // Generate builds every generated file of package data from the phonenumbers
 // module found at moduleDir and the hand-curated files in curated (the
 // data/curated directory). It is deterministic.
-func Generate(moduleDir string, curated fs.FS, mccmncList []byte, routingDir fs.FS) ([]File, error) {
+func Generate(moduleDir string, curated fs.FS, mccmncList, providersXML []byte, routingDir fs.FS) ([]File, error) {
 	carrier, err := readPrefixMap(filepath.Join(moduleDir, "carrier", "data", "en.txt.gz"), false)
 	if err != nil {
 		return nil, fmt.Errorf("carrier data: %w", err)
@@ -252,7 +257,7 @@ func Generate(moduleDir string, curated fs.FS, mccmncList []byte, routingDir fs.
 	if err != nil {
 		return nil, err
 	}
-	mccmnc, networks, _, err := mccmncTables(carrier, mccmncList, curated)
+	mccmnc, networks, _, err := mccmncTables(carrier, mccmncList, providersXML, curated)
 	if err != nil {
 		return nil, err
 	}

@@ -366,8 +366,18 @@ func callingCodeOf(prefix string) (int, bool) {
 
 // mccmncTables builds the prefix -> MCCMNC table and the table of the
 // networks it names, from the carrier table's lines.
-func mccmncTables(carrierTSV []byte, listJSON []byte, curated fs.FS) (prefixes, networks []byte, matches map[[2]string]*carrierMatch, err error) {
+//
+// Every carrier resolved by name is cross-checked against a second source,
+// mobile-broadband-provider-info (providersXML): when that source has a
+// provider of the same name in the region under other codes only, the
+// generation fails, listing each such carrier, until a curated alias
+// decides it with its reason.
+func mccmncTables(carrierTSV, listJSON, providersXML []byte, curated fs.FS) (prefixes, networks []byte, matches map[[2]string]*carrierMatch, err error) {
 	list, err := parseMCCMNCList(listJSON)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	second, err := readProviders(providersXML)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -382,6 +392,13 @@ func mccmncTables(carrierTSV []byte, listJSON []byte, curated fs.FS) (prefixes, 
 	}
 	if matches, err = matchCarriers(carriers, list, aliases); err != nil {
 		return nil, nil, nil, err
+	}
+	if ds := crossCheck(matches, second); len(ds) > 0 {
+		lines := make([]string, len(ds))
+		for i, d := range ds {
+			lines[i] = "\t" + d.String()
+		}
+		return nil, nil, nil, fmt.Errorf("the MCC-MNC list and mobile-broadband-provider-info disagree on %d carriers; decide each in curated/mccmnc_aliases.tsv, with the reason:\n%s", len(ds), strings.Join(lines, "\n"))
 	}
 	var p, n bytes.Buffer
 	for _, pc := range carriers {
