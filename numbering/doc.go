@@ -65,7 +65,7 @@
 //
 //	# prefix	type	network	MCCMNC	note (optional)
 //	+49 1540	MOBILE	Example Mobil	26299	allocated 2026-10, not yet in libphonenumber
-//	+966 50	-	STC	42001	Saudi Telecom's code (the MCC-MNC list's Al Jawal)
+//	+256 70	-	Airtel	64101	Airtel Uganda's own code; 641-22 is Warid's
 //	+1 355	MOBILE_OR_LANDLINE	-	-	a new area code
 //
 // The fields:

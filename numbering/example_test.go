@@ -113,20 +113,20 @@ func ExampleWithOverlay() {
 	overlay := strings.Join([]string{
 		"# prefix\ttype\tnetwork\tMCCMNC\tnote",
 		"+49 1540\tMOBILE\tExample Mobil\t26299\tallocated 2026-10",
-		"+966 50\t-\tSTC\t42001\tSaudi Telecom's code (the MCC-MNC list's Al Jawal)",
+		"+256 70\t-\tAirtel\t64101\tAirtel Uganda's own code; 641-22 is Warid's",
 	}, "\n")
 	plan, err := numbering.Load(numbering.WithOverlay(strings.NewReader(overlay)))
 	if err != nil {
 		log.Fatal(err)
 	}
-	for _, in := range []string{"+49 1540 1234567", "+966 50 123 4567"} {
+	for _, in := range []string{"+49 1540 1234567", "+256 70 1234567"} {
 		res := plan.ClassifyString(in)
 		fmt.Println(res.Number, res.Valid, res.Type, res.Network, res.MCCMNC)
 	}
 	fmt.Println(strings.HasPrefix(plan.Version().Overlay, "overlay (2 lines, "))
 	// Output:
 	// +4915401234567 true MOBILE Example Mobil 26299
-	// +966501234567 true MOBILE STC 42001
+	// +256701234567 true MOBILE Airtel 64101
 	// true
 }
 

@@ -212,7 +212,7 @@ func TestNamedRangeWithoutCode(t *testing.T) {
 	for in, network := range map[string]string{
 		"+1 809 310 1234":  "Tricom",
 		"+1 876 501 2345":  "Cable & Wireless",
-		"+66 80 398 1234":  "AIS",
+		"+66 97 361 2345":  "TOT Mobile",
 		"+81 70 4512 3456": "KDDI",
 	} {
 		res := p.ClassifyString(in)

@@ -255,8 +255,8 @@ func TestMCCMNCRuleOnlyForItsOperator(t *testing.T) {
 		{"+1 809 310 1234", "Tricom", "", "HA1"}, // inside Claro's +1 809 3
 		{"+1 876 503 1234", "Digicel", "33805", "HB1"},
 		{"+1 876 501 2345", "Cable & Wireless", "", "HA1"}, // inside Digicel's +1 876 50
-		{"+66 61 010 1234", "True Move", "52099", "HC1"},
-		{"+66 80 398 1234", "AIS", "", "HA1"}, // inside True's +66 80 39
+		{"+66 97 312 3456", "True Move", "52099", "HC1"},
+		{"+66 97 361 2345", "TOT Mobile", "", "HA1"}, // inside True's +66 97 3
 		{"+81 80 1234 5678", "NTT Docomo", "44010", "HB1"},
 		{"+81 70 4512 3456", "KDDI", "", "HA1"}, // inside Docomo's +81 70 4
 	} {

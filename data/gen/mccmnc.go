@@ -167,7 +167,7 @@ type carrierMatch struct {
 	region, carrier string
 	mccmnc          string   // "" when not resolved
 	candidates      []string // when ambiguous
-	how             string   // "name", "alias", "unmapped", "ambiguous", "excluded"
+	how             string   // "name", "alias", "second source", "unmapped", "ambiguous", "excluded"
 }
 
 // matchCarriers maps the carrier names of the prefix table to MCCMNCs:
@@ -176,7 +176,12 @@ type carrierMatch struct {
 // operator is the carrier's name, or starts with it, or with which it
 // starts. Several candidates or none leave the carrier unmapped; the
 // alias file is where such cases are decided, with a reason.
-func matchCarriers(carriers [][2]string, list []mccEntry, aliases map[[2]string]*alias) (map[[2]string]*carrierMatch, error) {
+//
+// A carrier that this leaves unmapped or ambiguous is resolved by the
+// second source when it names exactly one of the region's operational
+// networks of the list for the carrier's name, and no other carrier of the
+// region has that network ("second source").
+func matchCarriers(carriers [][2]string, list []mccEntry, aliases map[[2]string]*alias, second providers) (map[[2]string]*carrierMatch, error) {
 	byRegion := map[string][]*mccEntry{}
 	known := map[string]*mccEntry{}
 	for i := range list {
@@ -188,6 +193,11 @@ func matchCarriers(carriers [][2]string, list []mccEntry, aliases map[[2]string]
 		known[e.CountryCode+" "+e.mccmnc()] = e
 	}
 	out := map[[2]string]*carrierMatch{}
+	type proposal struct {
+		m    *carrierMatch
+		code string // region and MCCMNC
+	}
+	var proposals []proposal
 	for _, pc := range carriers {
 		prefix, name := pc[0], pc[1]
 		cc, ok := callingCodeOf(prefix)
@@ -251,6 +261,37 @@ func matchCarriers(carriers [][2]string, list []mccEntry, aliases map[[2]string]
 			m.how = "name"
 		default:
 			m.how, m.candidates = "ambiguous", candidates
+		}
+		if m.how == "unmapped" || m.how == "ambiguous" {
+			var named []string
+			for _, region := range regions {
+				for _, code := range second[region][want] {
+					if e := known[region+" "+code]; e != nil && e.Status == "Operational" &&
+						(m.how == "unmapped" || slices.Contains(m.candidates, region+" "+code)) {
+						named = append(named, region+" "+code)
+					}
+				}
+			}
+			slices.Sort(named)
+			if named = oneNetworkOnce(slices.Compact(named), regions); len(named) == 1 {
+				proposals = append(proposals, proposal{m, named[0]})
+			}
+		}
+	}
+	// The second source's answer stands unless another carrier of the
+	// region already has that code: an operator's brand (a virtual
+	// network's host, such as MasMovil on Orange's 214-03) is not its own
+	// network.
+	used := map[string]bool{}
+	for _, m := range out {
+		if m.mccmnc != "" {
+			used[m.region+" "+m.mccmnc] = true
+		}
+	}
+	for _, p := range proposals {
+		if !used[p.code] {
+			p.m.region, p.m.mccmnc, _ = strings.Cut(p.code, " ")
+			p.m.how, p.m.candidates = "second source", nil
 		}
 	}
 	var unused []string
@@ -390,7 +431,7 @@ func mccmncTables(carrierTSV, listJSON, providersXML []byte, curated fs.FS) (pre
 		prefix, name, _ := strings.Cut(l, "\t")
 		carriers = append(carriers, [2]string{prefix, name})
 	}
-	if matches, err = matchCarriers(carriers, list, aliases); err != nil {
+	if matches, err = matchCarriers(carriers, list, aliases, second); err != nil {
 		return nil, nil, nil, err
 	}
 	if ds := crossCheck(matches, second); len(ds) > 0 {
