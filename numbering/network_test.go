@@ -238,3 +238,23 @@ func TestDutchTMobile(t *testing.T) {
 		require.Equal(t, "20416", res.MCCMNC, n)
 	}
 }
+
+// Carriers the MCC-MNC list does not name as libphonenumber does, resolved
+// by the code mobile-broadband-provider-info gives them (data/README.md,
+// Cross-check); the list has each code operational in the country.
+func TestSecondSourceNetworks(t *testing.T) {
+	p := plan(t)
+	for in, want := range map[string][2]string{
+		"+966 50 123 4567":  {"STC", "42001"},      // the list's brand: "Al Jawal (STC )"
+		"+389 70 123 456":   {"T-Mobile", "29401"}, // now Makedonski Telekom
+		"+375 44 123 45 67": {"Velcom", "25701"},   // now A1 Belarus
+		"+66 81 812 3456":   {"AIS", "52001"},      // Advanced Info Service
+		"+965 5000 1234":    {"VIVA", "41904"},     // now stc Kuwait
+		"+855 12 345 678":   {"Cellcard", "45601"}, // CamGSM
+	} {
+		res := p.ClassifyString(in)
+		require.True(t, res.Valid, in)
+		require.Equal(t, want[0], res.Network, in)
+		require.Equal(t, want[1], res.MCCMNC, in)
+	}
+}
