@@ -50,6 +50,17 @@ func (c *regionCoverage) strictShare() float64 {
 	return c.resolved / c.assigned
 }
 
+// validShare is the share of all the region's valid mobile numbers (those
+// the plan calls MOBILE or MOBILE_OR_LANDLINE) that resolve to exactly one
+// MCCMNC: what a caller sees, ranges no carrier holds counted as
+// unresolved.
+func (c *regionCoverage) validShare() float64 {
+	if c.mobile == 0 {
+		return 0
+	}
+	return c.resolved / c.mobile
+}
+
 func (c *regionCoverage) assignedShare() float64 {
 	if c.mobile == 0 {
 		return 0
@@ -137,12 +148,13 @@ func coverage(plan *numbering.Plan, carrierTSV []byte, matches map[[2]string]*ca
 // writeCoverage writes the coverage table in Markdown: every region with
 // mobile numbers, its share resolved, and its largest unmapped carriers.
 func writeCoverage(w io.Writer, cov []*regionCoverage) {
-	target, strict, withData := 0, 0, 0
+	target, strict, withData, valid, withMobile := 0, 0, 0, 0, 0
 	var shared []string
 	for _, c := range cov {
 		switch {
 		case c.sharesWith != "":
 			shared = append(shared, c.region+" ("+c.sharesWith+")")
+			continue
 		case c.assigned > 0:
 			withData++
 			if c.share() >= 0.95 {
@@ -152,10 +164,17 @@ func writeCoverage(w io.Writer, cov []*regionCoverage) {
 				strict++
 			}
 		}
+		if c.mobile > 0 {
+			withMobile++
+			if c.validShare() >= 0.95 {
+				valid++
+			}
+		}
 	}
-	fmt.Fprintf(w, "%d of the %d regions with carrier range data have at least 95%% of their assigned mobile number space resolved to exactly one MCCMNC (%d when ranges of services without any MCCMNC count as unresolved).\n\n", target, withData, strict)
-	fmt.Fprintln(w, "| region | mobile numbers in the plan | of them assigned to a carrier | assigned to services without an MCCMNC | resolved to one MCCMNC | resolved, strict | largest unresolved carriers (share of the assigned space) |")
-	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---|")
+	fmt.Fprintf(w, "Of all valid mobile numbers, at least 95%% resolve to exactly one MCCMNC in %d of the %d regions with mobile numbers. ", valid, withMobile)
+	fmt.Fprintf(w, "Of the mobile number space assigned to carriers, at least 95%% resolves in %d of the %d regions with carrier range data (%d when ranges of services without any MCCMNC count as unresolved).\n\n", target, withData, strict)
+	fmt.Fprintln(w, "| region | mobile numbers in the plan | of them assigned to a carrier | assigned to services without an MCCMNC | of all mobile numbers, resolved to one MCCMNC | of the assigned, resolved to one MCCMNC | of the assigned, resolved, strict | largest unresolved carriers (share of the assigned space) |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---|")
 	for _, c := range cov {
 		if c.mobile == 0 || c.sharesWith != "" {
 			continue
@@ -183,7 +202,7 @@ func writeCoverage(w io.Writer, cov []*regionCoverage) {
 		if c.assigned > 0 {
 			noCode = c.noCode / c.assigned
 		}
-		fmt.Fprintf(w, "| %s | %.3g | %.1f%% | %.1f%% | %.1f%% | %.1f%% | %s |\n", c.region, c.mobile, 100*c.assignedShare(), 100*noCode, 100*c.share(), 100*c.strictShare(), strings.Join(parts, ", "))
+		fmt.Fprintf(w, "| %s | %.3g | %.1f%% | %.1f%% | %.1f%% | %.1f%% | %.1f%% | %s |\n", c.region, c.mobile, 100*c.assignedShare(), 100*noCode, 100*c.validShare(), 100*c.share(), 100*c.strictShare(), strings.Join(parts, ", "))
 	}
 	if len(shared) > 0 {
 		fmt.Fprintf(w, "\nNot listed: regions whose mobile numbers are exactly those of the main region of their calling code, and classify as that region: %s.\n", strings.Join(shared, ", "))
