@@ -344,6 +344,17 @@ func (h *Handler) api(w http.ResponseWriter, r *http.Request) {
 	// which covers the body, is checked after.
 	var pending auth.Pending
 	var a *Account
+	if e.public && r.ContentLength != 0 {
+		// The public endpoints take no body, and anyone may call them:
+		// none is read. The connection is closed and its reads end now,
+		// so that net/http does not wait for the body either.
+		if conn, ok := w.(interface{ SetReadDeadline(time.Time) error }); ok {
+			_ = conn.SetReadDeadline(time.Now())
+		}
+		rw.Header().Set("Connection", "close")
+		writeErrors(rw, http.StatusRequestEntityTooLarge, fmt.Sprintf("%s %s takes no body", r.Method, r.URL.Path))
+		return
+	}
 	if !e.public {
 		var err error
 		pending, err = h.verifier.Begin(r, e.path, h.cfg.Clock())
