@@ -1,11 +1,17 @@
 package numbering
 
 import (
+	"bytes"
+	"compress/gzip"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -211,6 +217,40 @@ func numenAnswer(res Result) lpnAnswer {
 	return a
 }
 
+// curatedRanges are the generator's curated ranges (numbering/ranges.tsv.gz:
+// prefix -> operator), read once.
+var curatedRanges = sync.OnceValue(func() map[string]string {
+	raw, err := os.ReadFile(filepath.Join("..", "data", "numbering", "ranges.tsv.gz"))
+	if err != nil {
+		panic(err)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(raw))
+	if err != nil {
+		panic(err)
+	}
+	if raw, err = io.ReadAll(zr); err != nil {
+		panic(err)
+	}
+	out := map[string]string{}
+	for _, l := range strings.Split(strings.TrimSuffix(string(raw), "\n"), "\n") {
+		f := strings.Split(l, "\t")
+		out[f[0]] = f[1]
+	}
+	return out
+})
+
+// curatedRangeOf returns the operator of the longest curated range of an
+// E.164 number ("+7...").
+func curatedRangeOf(e164 string) (string, bool) {
+	digits := strings.TrimPrefix(e164, "+")
+	for l := len(digits); l > 0; l-- {
+		if name, ok := curatedRanges()[digits[:l]]; ok {
+			return name, true
+		}
+	}
+	return "", false
+}
+
 // differsFromLibphonenumber classifies s with both Numen and phonenumbers
 // and returns a description of the difference, "" when they agree on the
 // normalised number, validity, type, region, carrier, geocoding and time
@@ -230,6 +270,11 @@ func differsFromLibphonenumber(p *Plan, s string) (diff string, valid bool) {
 		// Italian mobiles also valid in the Vatican, and non-geographic
 		// services like +800), Numen names the country it determined.
 		got.Geo = ""
+	}
+	if name, ok := curatedRangeOf(want.E164); ok && want.Valid {
+		// Deliberate: data/curated ranges (such as the Russian register's)
+		// name the operator where libphonenumber has none, or an older one.
+		want.Carrier = name
 	}
 	if strings.HasPrefix(want.E164, "+353") && slices.Equal(got.Zones, []string{"Europe/Dublin"}) {
 		got.Zones = want.Zones // data/curated/timezone_overrides.tsv corrects Ireland

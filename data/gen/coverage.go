@@ -72,7 +72,14 @@ func (c *regionCoverage) assignedShare() float64 {
 // count of numbers, not of prefixes) that falls under a carrier prefix
 // whose carrier maps to exactly one MCCMNC. Each number counts under its
 // longest carrier prefix only.
-func coverage(plan *numbering.Plan, carrierTSV []byte, matches map[[2]string]*carrierMatch) []*regionCoverage {
+//
+// Carrier names resolve through matches; the prefixes of curated ranges
+// resolve to their own MCCMNC.
+func coverage(plan *numbering.Plan, carrierTSV []byte, matches map[[2]string]*carrierMatch, ranges []curatedRange) []*regionCoverage {
+	curated := map[string]*carrierMatch{}
+	for _, r := range ranges {
+		curated[r.prefix] = &carrierMatch{region: r.region, carrier: r.operator, mccmnc: r.mccmnc, how: "range"}
+	}
 	type entry struct{ prefix, carrier string }
 	var entries []entry
 	for _, l := range strings.Split(strings.TrimSuffix(string(carrierTSV), "\n"), "\n") {
@@ -101,7 +108,10 @@ func coverage(plan *numbering.Plan, carrierTSV []byte, matches map[[2]string]*ca
 	for i, e := range entries {
 		cc, _ := callingCodeOf(e.prefix)
 		national := e.prefix[len(fmt.Sprint(cc)):]
-		m := matches[matchKey(e.prefix, e.carrier)]
+		m := curated[e.prefix]
+		if m == nil {
+			m = matches[matchKey(e.prefix, e.carrier)]
+		}
 		for _, region := range phonenumbers.GetRegionCodesForCountryCode(cc) {
 			if region == phonenumbers.REGION_CODE_FOR_NON_GEO_ENTITY {
 				continue
@@ -318,5 +328,42 @@ func writeNested(w io.Writer, counts map[string]*nestedCount) {
 		}
 		sort.Strings(ns)
 		fmt.Fprintf(w, "| %s | %d | %s |\n", r, c.ranges, strings.Join(ns, ", "))
+	}
+}
+
+// writeOverrides writes where a register's ranges stand against the
+// carrier that libphonenumber names (fillGaps): how many prefixes, and the
+// pairs of names, largest first.
+func writeOverrides(w io.Writer, libCarrierTSV []byte, ranges []curatedRange) {
+	names := map[string]string{}
+	for _, l := range strings.Split(strings.TrimSuffix(string(libCarrierTSV), "\n"), "\n") {
+		prefix, name, _ := strings.Cut(l, "\t")
+		names[prefix] = name
+	}
+	type pair struct{ region, lib, register string }
+	count := map[pair]int{}
+	total := 0
+	for _, r := range ranges {
+		for l := len(r.prefix); l > 0; l-- {
+			if name, ok := names[r.prefix[:l]]; ok {
+				count[pair{r.region, name, r.operator}]++
+				total++
+				break
+			}
+		}
+	}
+	pairs := make([]pair, 0, len(count))
+	for p := range count {
+		pairs = append(pairs, p)
+	}
+	sort.Slice(pairs, func(i, j int) bool {
+		a, b := pairs[i], pairs[j]
+		return count[a] > count[b] || count[a] == count[b] && a.region+a.lib+a.register < b.region+b.lib+b.register
+	})
+	fmt.Fprintf(w, "\nIn %d ranges, a register's holder has an MCCMNC other than that of the carrier libphonenumber names; the register's answer stands.\n\n", total)
+	fmt.Fprintln(w, "| region | libphonenumber's carrier | register's holder | ranges |")
+	fmt.Fprintln(w, "|---|---|---|---:|")
+	for _, p := range pairs {
+		fmt.Fprintf(w, "| %s | %s | %s | %d |\n", p.region, p.lib, p.register, count[p])
 	}
 }

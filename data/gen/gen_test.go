@@ -24,11 +24,11 @@ func TestCommittedDataIsReproducible(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files, err := Generate(moduleDir, os.DirFS(filepath.Join("..", "curated")), list, providersXML, os.DirFS(filepath.Join("..", "routing")))
+	files, err := Generate(moduleDir, os.DirFS(filepath.Join("..", "curated")), os.DirFS(filepath.Join("..", "sources")), list, providersXML, os.DirFS(filepath.Join("..", "routing")))
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, err := Generate(moduleDir, os.DirFS(filepath.Join("..", "curated")), list, providersXML, os.DirFS(filepath.Join("..", "routing")))
+	again, err := Generate(moduleDir, os.DirFS(filepath.Join("..", "curated")), os.DirFS(filepath.Join("..", "sources")), list, providersXML, os.DirFS(filepath.Join("..", "routing")))
 	if err != nil {
 		t.Fatal(err)
 	}

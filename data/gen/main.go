@@ -100,7 +100,7 @@ func run(out, moduleDir, tarball string) error {
 	if err != nil {
 		return err
 	}
-	files, err := Generate(moduleDir, os.DirFS(filepath.Join(out, "curated")), list, providersXML, os.DirFS(filepath.Join(out, "routing")))
+	files, err := Generate(moduleDir, os.DirFS(filepath.Join(out, "curated")), os.DirFS(filepath.Join(out, "sources")), list, providersXML, os.DirFS(filepath.Join(out, "routing")))
 	if err != nil {
 		return err
 	}
@@ -127,13 +127,13 @@ func printCoverage(out, moduleDir, tarball string) error {
 	if err != nil {
 		return err
 	}
-	curated := os.DirFS(filepath.Join(out, "curated"))
-	mccmnc, _, matches, err := mccmncTables(carrier, list, providersXML, curated)
+	curated, sources := os.DirFS(filepath.Join(out, "curated")), os.DirFS(filepath.Join(out, "sources"))
+	t, err := networkTables(carrier, list, providersXML, curated, sources)
 	if err != nil {
 		return err
 	}
 	// Measure the plan these inputs compile to, not the one built in.
-	files, err := Generate(moduleDir, curated, list, providersXML, os.DirFS(filepath.Join(out, "routing")))
+	files, err := Generate(moduleDir, curated, sources, list, providersXML, os.DirFS(filepath.Join(out, "routing")))
 	if err != nil {
 		return err
 	}
@@ -146,14 +146,15 @@ func printCoverage(out, moduleDir, tarball string) error {
 	if plan == nil || err != nil {
 		return fmt.Errorf("opening the generated plan: %v", err)
 	}
-	cov := coverage(plan, carrier, matches)
+	cov := coverage(plan, t.carrier, t.matches, t.ranges)
 	writeCoverage(os.Stdout, cov)
-	writeNested(os.Stdout, nestedWithoutCode(carrier, mccmnc))
+	writeNested(os.Stdout, nestedWithoutCode(t.carrier, t.mccmnc))
+	writeOverrides(os.Stdout, carrier, t.ranges)
 	entries, err := parseMCCMNCList(list)
 	if err != nil {
 		return err
 	}
-	writeCurationHints(os.Stderr, cov, matches, entries)
+	writeCurationHints(os.Stderr, cov, t.matches, entries)
 	return nil
 }
 
@@ -235,9 +236,10 @@ type File struct {
 }
 
 // Generate builds every generated file of package data from the phonenumbers
-// module found at moduleDir and the hand-curated files in curated (the
-// data/curated directory). It is deterministic.
-func Generate(moduleDir string, curated fs.FS, mccmncList, providersXML []byte, routingDir fs.FS) ([]File, error) {
+// module found at moduleDir, the hand-curated files in curated (the
+// data/curated directory) and the registers in sources (data/sources). It
+// is deterministic.
+func Generate(moduleDir string, curated, sources fs.FS, mccmncList, providersXML []byte, routingDir fs.FS) ([]File, error) {
 	carrier, err := readPrefixMap(filepath.Join(moduleDir, "carrier", "data", "en.txt.gz"), false)
 	if err != nil {
 		return nil, fmt.Errorf("carrier data: %w", err)
@@ -257,14 +259,16 @@ func Generate(moduleDir string, curated fs.FS, mccmncList, providersXML []byte, 
 	if err != nil {
 		return nil, err
 	}
-	mccmnc, networks, _, err := mccmncTables(carrier, mccmncList, providersXML, curated)
+	t, err := networkTables(carrier, mccmncList, providersXML, curated, sources)
 	if err != nil {
 		return nil, err
 	}
+	carrier, mccmnc, networks := t.carrier, t.mccmnc, t.networks
 	files := []File{
 		{Name: "numbering/mccmnc.tsv.gz", Data: gzipBytes(mccmnc)},
 		{Name: "numbering/networks.tsv", Data: networks},
 		{Name: "numbering/carrier_en.tsv.gz", Data: gzipBytes(carrier)},
+		{Name: "numbering/ranges.tsv.gz", Data: gzipBytes(rangesTSV(t.ranges))},
 		{Name: "numbering/geocoding_en.tsv.gz", Data: gzipBytes(geo)},
 		{Name: "numbering/timezones.tsv.gz", Data: gzipBytes(tz)},
 		{Name: "numbering/countries.tsv", Data: countries},

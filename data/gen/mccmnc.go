@@ -453,6 +453,40 @@ func mccmncTables(carrierTSV, listJSON, providersXML []byte, curated fs.FS) (pre
 	return p.Bytes(), n.Bytes(), matches, nil
 }
 
+// tables are the network tables of the generated data.
+type tables struct {
+	carrier  []byte // prefix -> carrier name: libphonenumber's, plus the curated ranges
+	mccmnc   []byte // prefix -> MCCMNC
+	networks []byte // networks.tsv
+	ranges   []curatedRange
+	matches  map[[2]string]*carrierMatch // how libphonenumber's carrier names resolved
+}
+
+// networkTables builds the carrier and MCCMNC tables: libphonenumber's
+// carrier ranges mapped by mccmncTables, plus the curated ranges in the
+// gaps they leave (curatedRanges).
+func networkTables(carrierTSV, listJSON, providersXML []byte, curated, sources fs.FS) (*tables, error) {
+	mccmnc, networks, matches, err := mccmncTables(carrierTSV, listJSON, providersXML, curated)
+	if err != nil {
+		return nil, err
+	}
+	list, err := parseMCCMNCList(listJSON)
+	if err != nil {
+		return nil, err
+	}
+	ranges, err := curatedRanges(carrierTSV, mccmnc, list, curated, sources)
+	if err != nil {
+		return nil, err
+	}
+	return &tables{
+		carrier:  withRanges(carrierTSV, ranges, func(r curatedRange) string { return r.operator }),
+		mccmnc:   withRanges(mccmnc, ranges, func(r curatedRange) string { return r.mccmnc }),
+		networks: networks,
+		ranges:   ranges,
+		matches:  matches,
+	}, nil
+}
+
 // parseMCCMNCList reads the list's JSON. An entry for several regions
 // ("AU/CC/CX": the list groups territories that share an operator) becomes
 // one entry per region, in the list's order.

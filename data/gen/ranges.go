@@ -1,0 +1,402 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/csv"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"io/fs"
+	"maps"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Range data where libphonenumber has none.
+//
+// libphonenumber's carrier data leaves much of some regions' mobile space to
+// no carrier (Russia's +7 910-919, the whole of MTS's oldest codes, among
+// them). Two curated inputs fill such gaps, each range citing a public
+// source:
+//
+//   - curated/ranges.tsv: hand-written lines (region, E.164 prefix,
+//     operator, MCCMNC, source, date), each source a regulator's register or
+//     an operator's published ranges;
+//   - registers: official numbering registers committed under sources/ and
+//     pinned by their SHA-256, with a curated file naming the MCCMNC of each
+//     range holder (for Russia, the register of the Ministry of Digital
+//     Development and curated/ru_operators.tsv).
+//
+// Curated ranges only fill gaps: a range inside a carrier prefix of
+// libphonenumber is dropped, and a range with such prefixes inside it keeps
+// only the numbers around them. libphonenumber stays the first source; where
+// it names a carrier, its name stands.
+
+// curatedRange is one range of the curated inputs, as a prefix.
+type curatedRange struct {
+	region, prefix, operator, mccmnc string
+	source                           string // a URL, or a register's name
+	date                             string // when the source was read (YYYY-MM-DD)
+	where                            string // file and line, for errors
+	override                         bool   // a register's: stands against libphonenumber (fillGaps)
+}
+
+// readRangesFile reads curated/ranges.tsv.
+func readRangesFile(curated fs.FS) ([]curatedRange, error) {
+	src, err := fs.ReadFile(curated, "ranges.tsv")
+	if err != nil {
+		return nil, err
+	}
+	var out []curatedRange
+	for n, l := range strings.Split(string(src), "\n") {
+		if strings.TrimSpace(l) == "" || strings.HasPrefix(l, "#") {
+			continue
+		}
+		f := strings.Split(l, "\t")
+		where := fmt.Sprintf("ranges.tsv line %d", n+1)
+		if len(f) != 6 || slices.Contains(f, "") {
+			return nil, fmt.Errorf("%s: want region<TAB>prefix<TAB>operator<TAB>MCCMNC<TAB>source<TAB>date, all given", where)
+		}
+		if !allDigits(f[1]) || len(f[1]) < 3 || len(f[1]) > 12 {
+			return nil, fmt.Errorf("%s: prefix %q is not 3 to 12 digits of an E.164 number", where, f[1])
+		}
+		if !allDigits(f[3]) || len(f[3]) < 5 || len(f[3]) > 6 {
+			return nil, fmt.Errorf("%s: MCCMNC %q is not 5 or 6 digits", where, f[3])
+		}
+		if !strings.HasPrefix(f[4], "https://") && !strings.HasPrefix(f[4], "http://") {
+			return nil, fmt.Errorf("%s: source %q is not a URL", where, f[4])
+		}
+		if !isDate(f[5]) {
+			return nil, fmt.Errorf("%s: date %q is not YYYY-MM-DD", where, f[5])
+		}
+		out = append(out, curatedRange{region: f[0], prefix: f[1], operator: f[2], mccmnc: f[3], source: f[4], date: f[5], where: where})
+	}
+	return out, nil
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+func isDate(s string) bool {
+	return len(s) == 10 && allDigits(s[:4]) && s[4] == '-' && allDigits(s[5:7]) && s[7] == '-' && allDigits(s[8:])
+}
+
+// The Russian register: the extract of the register of the Russian
+// numbering system for the mobile codes 9xx (DEF-9xx.csv), which the
+// Ministry of Digital Development publishes as open data (formerly
+// Rossvyaz). Official documents of state bodies are not subject to
+// copyright in Russia (Civil Code, art. 1259 (6)). Committed gzipped,
+// pinned by the SHA-256 of the CSV.
+const (
+	ruRegisterFile   = "rossvyaz-DEF-9xx.csv.gz"
+	ruRegisterSHA256 = "67925c521c00b4be6d655e9f695b44e825eaf4fe16e3f34f860d69b3f2aa2dd7"
+	ruRegisterName   = "Russian numbering register DEF-9xx (Ministry of Digital Development), as of 2026-04-20"
+	ruRegisterDate   = "2026-04-20"
+)
+
+// ruOperator is a line of curated/ru_operators.tsv: a range holder of the
+// register, by taxpayer number (INN, the register's stable key; names are
+// spelt several ways), with its MCCMNC or "-".
+type ruOperator struct {
+	inn, name, mccmnc, reason string
+	line                      int
+	used                      bool
+}
+
+func readRUOperators(curated fs.FS) (map[string]*ruOperator, error) {
+	src, err := fs.ReadFile(curated, "ru_operators.tsv")
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]*ruOperator{}
+	for n, l := range strings.Split(string(src), "\n") {
+		if strings.TrimSpace(l) == "" || strings.HasPrefix(l, "#") {
+			continue
+		}
+		f := strings.Split(l, "\t")
+		if len(f) != 4 || slices.Contains(f, "") || !allDigits(f[0]) || (f[2] != "-" && !allDigits(f[2])) {
+			return nil, fmt.Errorf("ru_operators.tsv line %d: want INN<TAB>name<TAB>MCCMNC or -<TAB>reason", n+1)
+		}
+		if out[f[0]] != nil {
+			return nil, fmt.Errorf("ru_operators.tsv line %d: INN %s given twice", n+1, f[0])
+		}
+		out[f[0]] = &ruOperator{inn: f[0], name: f[1], mccmnc: f[2], reason: f[3], line: n + 1}
+	}
+	return out, nil
+}
+
+// readRURegister checks the register against its pinned digest and turns
+// the ranges of the holders curated with an MCCMNC into prefixes. Adjacent
+// ranges of one holder merge first (the register splits a holder's block by
+// region), so that the prefixes are few.
+func readRURegister(sources fs.FS, curated fs.FS) ([]curatedRange, error) {
+	gz, err := fs.ReadFile(sources, ruRegisterFile)
+	if err != nil {
+		return nil, err
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(gz))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", ruRegisterFile, err)
+	}
+	raw, err := io.ReadAll(io.LimitReader(zr, 64<<20))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", ruRegisterFile, err)
+	}
+	sum := sha256.Sum256(raw)
+	if got := hex.EncodeToString(sum[:]); got != ruRegisterSHA256 {
+		return nil, fmt.Errorf("%s: SHA-256 %s, want %s", ruRegisterFile, got, ruRegisterSHA256)
+	}
+	ops, err := readRUOperators(curated)
+	if err != nil {
+		return nil, err
+	}
+	r := csv.NewReader(bytes.NewReader(bytes.TrimPrefix(raw, []byte("\ufeff"))))
+	r.Comma = ';'
+	r.FieldsPerRecord = 8
+	r.LazyQuotes = true
+	rows, err := r.ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", ruRegisterFile, err)
+	}
+	if len(rows) < 1000 || rows[0][0] != "АВС/ DEF" || rows[0][7] != "ИНН" {
+		return nil, fmt.Errorf("%s: not the DEF-9xx extract (header %q, %d rows)", ruRegisterFile, rows[0], len(rows))
+	}
+	type span struct {
+		from, to int64 // national numbers, 10 digits
+		op       *ruOperator
+	}
+	var spans []span
+	for i, row := range rows[1:] {
+		code, from, to := row[0], row[1], row[2]
+		if len(code) != 3 || code[0] != '9' || len(from) != 7 || len(to) != 7 || !allDigits(code+from+to) || !utf8.ValidString(row[4]) {
+			return nil, fmt.Errorf("%s row %d: malformed range %q", ruRegisterFile, i+2, row[:3])
+		}
+		lo, _ := strconv.ParseInt(code+from, 10, 64)
+		hi, _ := strconv.ParseInt(code+to, 10, 64)
+		if capacity, err := strconv.ParseInt(row[3], 10, 64); err != nil || hi < lo || capacity != hi-lo+1 {
+			return nil, fmt.Errorf("%s row %d: range %s %s-%s does not hold its capacity %s", ruRegisterFile, i+2, code, from, to, row[3])
+		}
+		op := ops[row[7]]
+		if op == nil {
+			continue // a holder nobody curated: unknown, unmapped
+		}
+		op.used = true
+		if op.mccmnc == "-" {
+			continue
+		}
+		spans = append(spans, span{lo, hi, op})
+	}
+	var unused []string
+	for _, op := range ops {
+		if !op.used {
+			unused = append(unused, fmt.Sprintf("line %d (%s)", op.line, op.inn))
+		}
+	}
+	if len(unused) > 0 {
+		sort.Strings(unused)
+		return nil, fmt.Errorf("ru_operators.tsv: holders the register does not have: %s", strings.Join(unused, ", "))
+	}
+	sort.Slice(spans, func(i, j int) bool { return spans[i].from < spans[j].from })
+	var out []curatedRange
+	flush := func(s span) {
+		for _, p := range coverPrefixes(s.from, s.to, 10) {
+			out = append(out, curatedRange{region: "RU", prefix: "7" + p, operator: s.op.name, mccmnc: s.op.mccmnc,
+				source: ruRegisterName, date: ruRegisterDate, where: "ru_operators.tsv line " + strconv.Itoa(s.op.line), override: true})
+		}
+	}
+	for i := 0; i < len(spans); {
+		s := spans[i]
+		if i > 0 && spans[i-1].to >= s.from {
+			return nil, fmt.Errorf("%s: ranges overlap at %d", ruRegisterFile, s.from)
+		}
+		j := i + 1
+		for ; j < len(spans) && spans[j].from == s.to+1 && spans[j].op == s.op; j++ {
+			s.to = spans[j].to
+		}
+		flush(s)
+		i = j
+	}
+	return out, nil
+}
+
+// coverPrefixes returns the fewest prefixes (of numbers of digits digits)
+// that cover exactly the numbers from lo to hi.
+func coverPrefixes(lo, hi int64, digits int) []string {
+	var out []string
+	for lo <= hi {
+		// The largest block 10^k aligned at lo that fits in [lo, hi].
+		size, k := int64(1), 0
+		for k < digits && lo%(size*10) == 0 && lo+size*10-1 <= hi {
+			size *= 10
+			k++
+		}
+		p := fmt.Sprintf("%0*d", digits, lo)
+		out = append(out, p[:digits-k])
+		lo += size
+	}
+	return out
+}
+
+// maxPrefixDigits is the longest prefix the plan file holds (its keys'
+// digits, numbering/internal/planfmt.KeyDigits): 9 digits with the calling
+// code. Blocks of a register finer than that (a Russian block of fewer than
+// 100 numbers) are left out.
+const maxPrefixDigits = 9
+
+// fillGaps keeps of the curated ranges the numbers that no carrier prefix
+// of libphonenumber holds: a range under such a prefix is dropped, and one
+// with such prefixes inside it is split around them. A range of a register
+// (override) also stands inside a carrier prefix of libphonenumber whose
+// MCCMNC (libCodes; none when unresolved) is not the register's: the
+// register is the regulator's current record, where libphonenumber's names
+// can be years old (Yota's blocks inside ranges it still calls MegaFon's).
+// Two curated ranges that overlap are an error, and so is a line of
+// ranges.tsv longer than maxPrefixDigits. It returns the ranges kept,
+// sorted by prefix; a kept range may have the very prefix of a carrier
+// range of libphonenumber, which it replaces.
+func fillGaps(ranges []curatedRange, carrierTSV []byte, libCodes map[string]string) ([]curatedRange, error) {
+	var lib []string
+	for _, l := range strings.Split(strings.TrimSuffix(string(carrierTSV), "\n"), "\n") {
+		prefix, _, _ := strings.Cut(l, "\t")
+		lib = append(lib, prefix)
+	}
+	slices.Sort(lib)
+	libAbove := func(p string) (string, bool) { // the longest of libphonenumber's prefixes that p starts with
+		for l := len(p); l > 0; l-- {
+			if _, found := slices.BinarySearch(lib, p[:l]); found {
+				return p[:l], true
+			}
+		}
+		return "", false
+	}
+	holdsLib := func(p string) bool { // a longer prefix of libphonenumber starts with p
+		i, _ := slices.BinarySearch(lib, p)
+		if i < len(lib) && lib[i] == p {
+			i++
+		}
+		return i < len(lib) && strings.HasPrefix(lib[i], p)
+	}
+	sort.SliceStable(ranges, func(i, j int) bool { return ranges[i].prefix < ranges[j].prefix })
+	for i := 1; i < len(ranges); i++ {
+		if strings.HasPrefix(ranges[i].prefix, ranges[i-1].prefix) {
+			return nil, fmt.Errorf("curated ranges overlap: %s (%s) and %s (%s)", ranges[i-1].prefix, ranges[i-1].where, ranges[i].prefix, ranges[i].where)
+		}
+	}
+	for _, r := range ranges {
+		if len(r.prefix) > maxPrefixDigits && !r.override {
+			return nil, fmt.Errorf("%s: prefix %s is longer than %d digits, the longest the plan holds", r.where, r.prefix, maxPrefixDigits)
+		}
+	}
+	var out []curatedRange
+	var keep func(r curatedRange)
+	keep = func(r curatedRange) {
+		if above, ok := libAbove(r.prefix); ok && (!r.override || libCodes[above] == r.mccmnc) {
+			return
+		}
+		switch {
+		case len(r.prefix) > maxPrefixDigits:
+		case holdsLib(r.prefix):
+			if len(r.prefix) < maxPrefixDigits {
+				for d := '0'; d <= '9'; d++ {
+					c := r
+					c.prefix += string(d)
+					keep(c)
+				}
+			}
+		default:
+			out = append(out, r)
+		}
+	}
+	for _, r := range ranges {
+		keep(r)
+	}
+	return out, nil
+}
+
+// checkRanges requires each curated range's MCCMNC to be an operational
+// network of its region in the MCC-MNC list, and its prefix to belong to
+// the region.
+func checkRanges(ranges []curatedRange, list []mccEntry) error {
+	operational := map[string]bool{}
+	for _, e := range list {
+		if e.Status == "Operational" {
+			operational[e.CountryCode+" "+e.mccmnc()] = true
+		}
+	}
+	for _, r := range ranges {
+		cc, ok := callingCodeOf(r.prefix)
+		if !ok {
+			return fmt.Errorf("%s: prefix %s has no calling code", r.where, r.prefix)
+		}
+		if !slices.Contains(regionsOfPrefix(cc, r.prefix[len(strconv.Itoa(cc)):]), r.region) {
+			return fmt.Errorf("%s: prefix %s is not a prefix of %s", r.where, r.prefix, r.region)
+		}
+		if !operational[r.region+" "+r.mccmnc] {
+			return fmt.Errorf("%s: %s is not an operational network of %s in the MCC-MNC list", r.where, r.mccmnc, r.region)
+		}
+	}
+	return nil
+}
+
+// curatedRanges reads both curated inputs, checks them and keeps the gaps
+// they fill.
+func curatedRanges(carrierTSV, mccmncTSV []byte, list []mccEntry, curated, sources fs.FS) ([]curatedRange, error) {
+	hand, err := readRangesFile(curated)
+	if err != nil {
+		return nil, err
+	}
+	ru, err := readRURegister(sources, curated)
+	if err != nil {
+		return nil, err
+	}
+	all := append(hand, ru...)
+	if err := checkRanges(all, list); err != nil {
+		return nil, err
+	}
+	libCodes := map[string]string{}
+	for _, l := range strings.Split(strings.TrimSuffix(string(mccmncTSV), "\n"), "\n") {
+		prefix, code, _ := strings.Cut(l, "\t")
+		libCodes[prefix] = code
+	}
+	return fillGaps(all, carrierTSV, libCodes)
+}
+
+// rangesTSV is numbering/ranges.tsv.gz: the curated ranges kept, for
+// readers and tests ("prefix<TAB>operator<TAB>MCCMNC<TAB>source").
+func rangesTSV(ranges []curatedRange) []byte {
+	var b bytes.Buffer
+	for _, r := range ranges {
+		fmt.Fprintf(&b, "%s\t%s\t%s\t%s\n", r.prefix, r.operator, r.mccmnc, r.source)
+	}
+	return b.Bytes()
+}
+
+// withRanges merges "prefix<TAB>value" lines into a sorted table of such
+// lines; a range with a prefix of the table replaces its line.
+func withRanges(table []byte, ranges []curatedRange, value func(curatedRange) string) []byte {
+	lines := map[string]string{}
+	for _, l := range strings.Split(strings.TrimSuffix(string(table), "\n"), "\n") {
+		prefix, v, _ := strings.Cut(l, "\t")
+		lines[prefix] = v
+	}
+	for _, r := range ranges {
+		lines[r.prefix] = value(r)
+	}
+	prefixes := slices.Sorted(maps.Keys(lines))
+	var b bytes.Buffer
+	for _, p := range prefixes {
+		b.WriteString(p + "\t" + lines[p] + "\n")
+	}
+	return b.Bytes()
+}
