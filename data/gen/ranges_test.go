@@ -1,0 +1,133 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestCoverPrefixes(t *testing.T) {
+	for _, tc := range []struct {
+		lo, hi int64
+		want   string
+	}{
+		{9100000000, 9199999999, "91"},
+		{9000000000, 9000061999, "900000 900001 900002 900003 900004 900005 9000060 9000061"},
+		{9160000000, 9160000000, "9160000000"},
+		{9005000000, 9005999999, "9005"},
+	} {
+		got := coverPrefixes(tc.lo, tc.hi, 10)
+		if want := strings.Fields(tc.want); !cmp.Equal(got, want) {
+			t.Errorf("%d-%d: got %v, want %v", tc.lo, tc.hi, got, want)
+		}
+	}
+}
+
+// TestFillGaps: a curated range fills only what libphonenumber leaves to no
+// carrier, unless it is a register's and the codes differ.
+func TestFillGaps(t *testing.T) {
+	lib := []byte("7916\tMTS\n79161\tBeeline\n79250\tMegaFon\n")
+	libCodes := map[string]string{"7916": "25001", "79161": "25099", "79250": "25002"}
+	prefixes := func(rs []curatedRange) string {
+		var out []string
+		for _, r := range rs {
+			out = append(out, r.prefix+"="+r.mccmnc)
+		}
+		return strings.Join(out, " ")
+	}
+	for _, tc := range []struct {
+		name string
+		in   []curatedRange
+		want string
+	}{
+		{"inside a carrier range: dropped", []curatedRange{{prefix: "791612", mccmnc: "25002"}}, ""},
+		{"in a gap: kept", []curatedRange{{prefix: "7915", mccmnc: "25001"}}, "7915=25001"},
+		{"around carrier ranges: split", []curatedRange{{prefix: "7925", mccmnc: "25002"}},
+			"79251=25002 79252=25002 79253=25002 79254=25002 79255=25002 79256=25002 79257=25002 79258=25002 79259=25002"},
+		{"a register that agrees: dropped", []curatedRange{{prefix: "79160", mccmnc: "25001", override: true}}, ""},
+		{"a register that disagrees: stands", []curatedRange{{prefix: "79160", mccmnc: "25011", override: true}}, "79160=25011"},
+		{"a register on the very prefix: replaces it", []curatedRange{{prefix: "79250", mccmnc: "25011", override: true}}, "79250=25011"},
+		{"a register around a range it agrees with", []curatedRange{{prefix: "7916", mccmnc: "25099", override: true}},
+			"79160=25099 79162=25099 79163=25099 79164=25099 79165=25099 79166=25099 79167=25099 79168=25099 79169=25099"},
+	} {
+		got, err := fillGaps(tc.in, lib, libCodes)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if p := prefixes(got); p != tc.want {
+			t.Errorf("%s: got %q, want %q", tc.name, p, tc.want)
+		}
+	}
+	if _, err := fillGaps([]curatedRange{{prefix: "7915"}, {prefix: "79151"}}, lib, libCodes); err == nil {
+		t.Error("overlapping curated ranges accepted")
+	}
+	if _, err := fillGaps([]curatedRange{{prefix: "7915123456", where: "ranges.tsv line 9"}}, lib, libCodes); err == nil {
+		t.Error("a hand-written range longer than the plan holds accepted")
+	}
+}
+
+func TestReadRangesFileRejects(t *testing.T) {
+	for _, bad := range []string{
+		"IT\t39351\tIliad\t22250\thttps://example.org/iliad\n",             // no date
+		"IT\t39351\tIliad\t22250\tsomewhere\t2026-11-24\n",                 // source not a URL
+		"IT\t39x51\tIliad\t22250\thttps://example.org/iliad\t2026-11-24\n", // prefix not digits
+		"IT\t39351\tIliad\t2225\thttps://example.org/iliad\t2026-11-24\n",  // MCCMNC too short
+		"IT\t39351\tIliad\t22250\thttps://example.org/iliad\t24.11.2026\n", // date format
+		"IT\t39351\t\t22250\thttps://example.org/iliad\t2026-11-24\n",      // empty operator
+	} {
+		if _, err := readRangesFile(fstest.MapFS{"ranges.tsv": {Data: []byte(bad)}}); err == nil {
+			t.Errorf("accepted %q", bad)
+		}
+	}
+	rs, err := readRangesFile(fstest.MapFS{"ranges.tsv": {Data: []byte("# comment\n\nIT\t39351\tIliad\t22250\thttps://example.org/iliad\t2026-11-24\n")}})
+	if err != nil || len(rs) != 1 || rs[0].operator != "Iliad" {
+		t.Fatalf("got %+v, %v", rs, err)
+	}
+}
+
+// TestCheckRanges: a curated range's MCCMNC must be an operational network
+// of its region, and its prefix the region's.
+func TestCheckRanges(t *testing.T) {
+	list := []mccEntry{
+		{Type: "National", CountryCode: "IT", MCC: "222", MNC: "50", Status: "Operational"},
+		{Type: "National", CountryCode: "IT", MCC: "222", MNC: "77", Status: "Not operational"},
+	}
+	if err := checkRanges([]curatedRange{{region: "IT", prefix: "39351", mccmnc: "22250"}}, list); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []curatedRange{
+		{region: "IT", prefix: "39351", mccmnc: "22277"}, // not operational
+		{region: "IT", prefix: "39351", mccmnc: "22299"}, // not in the list
+		{region: "FR", prefix: "39351", mccmnc: "22250"}, // not France's prefix
+	} {
+		if err := checkRanges([]curatedRange{bad}, list); err == nil {
+			t.Errorf("accepted %+v", bad)
+		}
+	}
+}
+
+// TestRURegisterPinned: a register that is not the pinned one fails.
+func TestRURegisterPinned(t *testing.T) {
+	curated := os.DirFS(filepath.Join("..", "curated"))
+	gz := gzipBytes([]byte("АВС/ DEF;От;До;Емкость;Оператор;Регион;Территория ГАР;ИНН\n916;0000000;9999999;10000000;ПАО \"МТС\";Москва;Москва;7740000076\n"))
+	if _, err := readRURegister(fstest.MapFS{ruRegisterFile: {Data: gz}}, curated); err == nil || !strings.Contains(err.Error(), "SHA-256") {
+		t.Fatalf("a different register accepted: %v", err)
+	}
+	ranges, err := readRURegister(os.DirFS(filepath.Join("..", "sources")), curated)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, r := range ranges {
+		if strings.HasPrefix("79161234567", r.prefix) {
+			found = r.operator == "MTS" && r.mccmnc == "25001"
+		}
+	}
+	if !found {
+		t.Error("+7 916 123 45 67 is not in a range of MTS (25001) in the register")
+	}
+}
