@@ -80,8 +80,9 @@ type Options struct {
 	LookupWorkers, Parallel int
 	// DeliveryWorkers is the number of deliveries run at once (default 16).
 	DeliveryWorkers int
-	// RescueAfter is how long a job may run before another worker takes it
-	// over, as after a crash (default 5 minutes).
+	// RescueAfter is how long one attempt of a lookup job may run, and so
+	// how long after a crash another worker takes the job over (default 5
+	// minutes). An attempt that runs out records the results it has.
 	RescueAfter time.Duration
 	// PollInterval is how often idle workers look for work (default 200 ms).
 	PollInterval time.Duration

@@ -23,9 +23,12 @@ type lookupWorker struct {
 	b *Bulk
 }
 
-// Timeout: a submission of 1000 HLR lookups may wait on slow providers;
-// the lookups' own timeouts bound it.
-func (w *lookupWorker) Timeout(*river.Job[lookupArgs]) time.Duration { return -1 }
+// Timeout bounds one attempt by Options.RescueAfter. River cannot tell a
+// job whose process died from one still running, so it takes over (rescues)
+// only jobs that have run longer than their timeout; a job without one
+// would stay running forever after a crash. An attempt cut short records
+// the results it has (see Work), and the next attempt looks up the rest.
+func (w *lookupWorker) Timeout(*river.Job[lookupArgs]) time.Duration { return w.b.o.RescueAfter }
 
 // collector is the engine's sink during a job: it keeps the job's records
 // for one store.RecordAll.
@@ -108,11 +111,19 @@ func (w *lookupWorker) Work(ctx context.Context, job *river.Job[lookupArgs]) err
 		}
 		close(next)
 		wg.Wait()
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if firstErr != nil {
-			return fmt.Errorf("bulk job %d: %w", job.ID, firstErr)
+		if err := ctx.Err(); err != nil || firstErr != nil {
+			// Keep what was looked up (and charged for) before the attempt
+			// ended: the next attempt reuses it.
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+			rerr := b.o.Store.RecordAll(rctx, sink.records)
+			cancel()
+			if err == nil {
+				err = firstErr
+			}
+			if rerr != nil {
+				return fmt.Errorf("bulk job %d: %w (and recording the %d results looked up: %v)", job.ID, err, len(sink.records), rerr)
+			}
+			return fmt.Errorf("bulk job %d: %w (%d of %d results looked up and recorded)", job.ID, err, len(sink.records), len(todo))
 		}
 		if err := b.o.Store.RecordAll(ctx, sink.records); err != nil {
 			return fmt.Errorf("bulk job %d: recording %d results: %w", job.ID, len(sink.records), err)
