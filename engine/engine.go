@@ -311,6 +311,10 @@ type RequestError struct {
 
 func (e *RequestError) Error() string { return e.Field + ": " + e.Problem }
 
+// ErrIdempotencyKeyReused is a bulk submission whose Idempotency-Key the
+// account used before with a different body. The HTTP adapter answers 409.
+var ErrIdempotencyKeyReused = errors.New("Idempotency-Key: used before with a different body; use a new key for a new submission")
+
 // ErrNotRecorded wraps a sink's error: the result could not be recorded,
 // so it was not returned (or charged). The HTTP adapter answers 503.
 var ErrNotRecorded = errors.New("result not recorded")

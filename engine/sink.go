@@ -41,3 +41,15 @@ type SinkFunc func(ctx context.Context, r Record) error
 
 // Record calls f.
 func (f SinkFunc) Record(ctx context.Context, r Record) error { return f(ctx, r) }
+
+// Product is what a lookup looks up: live subscriber state (HLR), the
+// portability database (MNP) or the numbering plan (NT). It is routing's
+// type, named here so that sinks and queues need not import routing.
+type Product = routing.Product
+
+// Products.
+const (
+	ProductHLR = routing.HLR
+	ProductMNP = routing.MNP
+	ProductNT  = routing.NT
+)

@@ -19,7 +19,7 @@ func TestRunTimeDependencies(t *testing.T) {
 	noRegexp := func(pkg string) bool { return forbidden(pkg) || pkg == "regexp" || pkg == "regexp/syntax" }
 	// The protobuf runtime comes into the sidecar with
 	// prometheus/client_golang (engine/httpapi's /metrics, and so
-	// engine/bulk and cmd/numen), never with the numbering data.
+	// cmd/numen), never with the numbering data.
 	noPhonenumbers := func(pkg string) bool { return strings.HasPrefix(pkg, "github.com/nyaruka/phonenumbers") }
 	for pattern, bad := range map[string]func(string) bool{
 		"./numbering":        noRegexp,
@@ -31,7 +31,8 @@ func TestRunTimeDependencies(t *testing.T) {
 		"./engine/store/...": forbidden,
 		"./engine/webhook":   forbidden,
 		"./engine/httpapi":   noPhonenumbers,
-		"./engine/bulk":      noPhonenumbers,
+		"./engine/bulk":      forbidden,
+		"./engine/account":   forbidden,
 		"./cmd/numen":        noPhonenumbers,
 		"./mnp/simnet":       noRegexp,
 		"./mnp/remote":       forbidden,

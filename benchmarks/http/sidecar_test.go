@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/numenhq/numen/engine"
+	"github.com/numenhq/numen/engine/account"
 	"github.com/numenhq/numen/engine/auth"
 	"github.com/numenhq/numen/engine/httpapi"
 	"github.com/numenhq/numen/engine/store/sqlitestore"
@@ -167,7 +168,7 @@ func newHandler(b testing.TB, plan *numbering.Plan, v variant) http.Handler {
 	}
 	h, err := httpapi.New(httpapi.Config{
 		Engine: eng,
-		Accounts: []*httpapi.Account{{
+		Accounts: []*account.Account{{
 			Key: benchKey, Secrets: []string{benchSecret}, Methods: []string{auth.MethodDigest},
 			Whitelist: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}, Engine: ea,
 		}},

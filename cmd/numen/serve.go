@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/numenhq/numen/engine"
+	"github.com/numenhq/numen/engine/account"
 	"github.com/numenhq/numen/engine/bulk"
 	"github.com/numenhq/numen/engine/httpapi"
 	"github.com/numenhq/numen/engine/store"
@@ -273,6 +274,9 @@ func openBrowserPackage(dir string, plan *numbering.Plan, logger *slog.Logger) (
 }
 
 // server is what buildServer makes: the handler and what to close after.
+// The bulk queue is the adapter's BulkHandler.
+var _ httpapi.BulkHandler = (*bulk.Bulk)(nil)
+
 type server struct {
 	handler http.Handler
 	closers []func() error
@@ -346,7 +350,7 @@ func buildServer(cfg *serveConfig, plan *numbering.Plan, db store.Store, dbPath 
 	for _, p := range cfg.TrustedProxies {
 		trusted = append(trusted, netip.MustParsePrefix(p)) // checked by parseConfig
 	}
-	var accounts []*httpapi.Account
+	var accounts []*account.Account
 	for i, ac := range cfg.Accounts {
 		a, err := buildAccount(eng, ac, opts.Prices)
 		if err != nil {
@@ -356,13 +360,13 @@ func buildServer(cfg *serveConfig, plan *numbering.Plan, db store.Store, dbPath 
 		accounts = append(accounts, a)
 	}
 	metrics := httpapi.NewMetrics()
-	byKey := map[string]*httpapi.Account{}
+	byKey := map[string]*account.Account{}
 	for _, a := range accounts {
 		byKey[a.Key] = a
 	}
 	bo := bulk.Options{
 		Engine: eng, Store: db, DatabasePath: dbPath, Metrics: metrics, Logger: logger,
-		Account: func(key string) (*httpapi.Account, bool) { a, ok := byKey[key]; return a, ok },
+		Account: func(key string) (*account.Account, bool) { a, ok := byKey[key]; return a, ok },
 	}
 	if bc := cfg.Bulk; bc != nil {
 		bo.LookupWorkers, bo.Parallel, bo.DeliveryWorkers = bc.LookupWorkers, bc.Parallel, bc.DeliveryWorkers
@@ -414,7 +418,7 @@ func pricesOf(pc *priceConfig, base engine.Prices) engine.Prices {
 	return p
 }
 
-func buildAccount(eng *engine.Engine, ac accountConfig, defaults *engine.Prices) (*httpapi.Account, error) {
+func buildAccount(eng *engine.Engine, ac accountConfig, defaults *engine.Prices) (*account.Account, error) {
 	secrets := append([]string(nil), ac.Secrets...)
 	for _, name := range ac.SecretsEnv {
 		v := os.Getenv(name)
@@ -452,7 +456,7 @@ func buildAccount(eng *engine.Engine, ac accountConfig, defaults *engine.Prices)
 	if err != nil {
 		return nil, err
 	}
-	a := &httpapi.Account{Key: ac.Key, Secrets: secrets, Methods: ac.Methods, WebhookURLs: ac.WebhookURLs, LegacyNTKeys: ac.LegacyNTKeys, Engine: ea}
+	a := &account.Account{Key: ac.Key, Secrets: secrets, Methods: ac.Methods, WebhookURLs: ac.WebhookURLs, LegacyNTKeys: ac.LegacyNTKeys, Engine: ea}
 	for _, w := range ac.Whitelist {
 		p, _ := parseAddrOrPrefix(w) // checked by parseConfig
 		a.Whitelist = append(a.Whitelist, p)

@@ -50,11 +50,10 @@ import (
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/numenhq/numen/engine"
+	"github.com/numenhq/numen/engine/account"
 	"github.com/numenhq/numen/engine/apiv2"
-	"github.com/numenhq/numen/engine/httpapi"
 	"github.com/numenhq/numen/engine/store"
 	"github.com/numenhq/numen/engine/webhook"
-	"github.com/numenhq/numen/routing"
 
 	_ "modernc.org/sqlite" // the "sqlite" driver
 )
@@ -68,7 +67,7 @@ type Options struct {
 	DatabasePath string
 	// Account returns an account's current settings (secrets, webhook
 	// URLs, routing), or false for a key that no longer exists.
-	Account func(key string) (*httpapi.Account, bool)
+	Account func(key string) (*account.Account, bool)
 	// Sender posts the callbacks; default a webhook.Sender with the spec's
 	// 10 s acknowledgement timeout.
 	Sender *webhook.Sender
@@ -88,14 +87,24 @@ type Options struct {
 	PollInterval time.Duration
 	// Logger receives the workers' logs; default slog.Default().
 	Logger *slog.Logger
-	// Metrics counts deliveries; nil for none.
-	Metrics *httpapi.Metrics
+	// Metrics counts lookups and deliveries; nil for none.
+	Metrics Metrics
 	// Clock gives the time of receipts; default time.Now.
 	Clock func() time.Time
 }
 
+// Metrics is where bulk counts its lookups and deliveries (the sidecar's
+// /metrics: *httpapi.Metrics implements it).
+type Metrics interface {
+	// ObserveLookup counts one lookup of a product with its outcome.
+	ObserveLookup(product, status string)
+	// Register adds a series whose value is read when metrics are
+	// written.
+	Register(family, kind, help, series string, value func() float64)
+}
+
 // Bulk accepts bulk submissions and runs their lookups and deliveries. It
-// implements httpapi.BulkHandler.
+// implements the HTTP adapter's BulkHandler (httpapi.BulkHandler).
 type Bulk struct {
 	o      Options
 	db     *sql.DB
@@ -105,8 +114,6 @@ type Bulk struct {
 	delivered, failed, attempts atomic.Uint64
 	stopOnce                    sync.Once
 }
-
-var _ httpapi.BulkHandler = (*Bulk)(nil)
 
 // Open migrates the queue's tables in the database and starts the workers.
 // Close stops them.
@@ -271,12 +278,12 @@ type item struct {
 
 // lookupArgs is the job of one submission: its accepted numbers.
 type lookupArgs struct {
-	Account     string          `json:"account"`
-	Product     routing.Product `json:"product"`
-	Route       string          `json:"route,omitempty"`
-	Storage     string          `json:"storage,omitempty"`
-	WebhookURLs []string        `json:"webhook_urls"`
-	Items       []item          `json:"items"`
+	Account     string         `json:"account"`
+	Product     engine.Product `json:"product"`
+	Route       string         `json:"route,omitempty"`
+	Storage     string         `json:"storage,omitempty"`
+	WebhookURLs []string       `json:"webhook_urls"`
+	Items       []item         `json:"items"`
 }
 
 func (lookupArgs) Kind() string { return "numen_bulk_lookup" }
@@ -301,9 +308,9 @@ func (deliveryArgs) InsertOpts() river.InsertOpts {
 // Submit accepts one bulk request: see the package documentation. The
 // receipt lists every number, accepted with its id or rejected (unusable
 // for the product: never charged), and the cost of the accepted ones.
-func (b *Bulk) Submit(ctx context.Context, a *httpapi.Account, product string, numbers []string, route, storage, idempotencyKey string, body []byte) (*apiv2.Receipt, error) {
-	p := routing.Product(product)
-	if p != routing.HLR && p != routing.NT {
+func (b *Bulk) Submit(ctx context.Context, a *account.Account, product string, numbers []string, route, storage, idempotencyKey string, body []byte) (*apiv2.Receipt, error) {
+	p := engine.Product(product)
+	if p != engine.ProductHLR && p != engine.ProductNT {
 		return nil, fmt.Errorf("bulk: product %q", product)
 	}
 	if len(numbers) > webhook.MaxResults {
@@ -319,7 +326,7 @@ func (b *Bulk) Submit(ctx context.Context, a *httpapi.Account, product string, n
 		}
 	}
 	now := b.o.Clock()
-	nt := p == routing.NT
+	nt := p == engine.ProductNT
 	receipt := &apiv2.Receipt{
 		Accepted: []apiv2.Submitted{}, Rejected: []apiv2.Submitted{},
 		TotalCount: len(numbers), WebhookURLs: append([]string{}, a.WebhookURLs...),
@@ -417,7 +424,7 @@ func (b *Bulk) earlier(ctx context.Context, account, key string, hash []byte) (*
 	case err != nil:
 		return nil, fmt.Errorf("bulk: reading idempotency key: %w", err)
 	case string(stored) != string(hash):
-		return nil, &httpapi.PreconditionError{Status: 409, Message: "Idempotency-Key: used before with a different body; use a new key for a new submission"}
+		return nil, engine.ErrIdempotencyKeyReused
 	}
 	var r apiv2.Receipt
 	if err := json.Unmarshal([]byte(raw), &r); err != nil {

@@ -17,9 +17,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/numenhq/numen/engine"
+	"github.com/numenhq/numen/engine/account"
 	"github.com/numenhq/numen/engine/apiv2"
 	"github.com/numenhq/numen/engine/auth"
-	"github.com/numenhq/numen/engine/httpapi"
 	"github.com/numenhq/numen/engine/store/sqlitestore"
 	"github.com/numenhq/numen/engine/webhook"
 	"github.com/numenhq/numen/mnp"
@@ -118,12 +118,12 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 
 type fixture struct {
 	bulk    *Bulk
-	acct    *httpapi.Account
-	metrics *httpapi.Metrics
+	acct    *account.Account
+	metrics *fakeMetrics
 	store   *sqlitestore.Store
 }
 
-func newFixture(t *testing.T, urls []string, mutate func(*Options, *httpapi.Account)) *fixture {
+func newFixture(t *testing.T, urls []string, mutate func(*Options, *account.Account)) *fixture {
 	plan, err := sharedPlan()
 	require.NoError(t, err)
 	dir := t.TempDir()
@@ -139,11 +139,11 @@ func newFixture(t *testing.T, urls []string, mutate func(*Options, *httpapi.Acco
 	require.NoError(t, err)
 	ea, err := eng.NewAccount(engine.AccountOptions{Key: "acct"})
 	require.NoError(t, err)
-	acct := &httpapi.Account{Key: "acct", Secrets: []string{"first-secret-0123456789", "second-secret-0123456789"}, WebhookURLs: urls, Engine: ea}
-	f := &fixture{acct: acct, metrics: httpapi.NewMetrics(), store: st}
+	acct := &account.Account{Key: "acct", Secrets: []string{"first-secret-0123456789", "second-secret-0123456789"}, WebhookURLs: urls, Engine: ea}
+	f := &fixture{acct: acct, metrics: &fakeMetrics{series: map[string]func() float64{}}, store: st}
 	o := Options{
 		Engine: eng, Store: st, DatabasePath: filepath.Join(dir, sqlitestore.FileName),
-		Account: func(key string) (*httpapi.Account, bool) {
+		Account: func(key string) (*account.Account, bool) {
 			if key == acct.Key {
 				return acct, true
 			}
@@ -251,16 +251,14 @@ func TestFullScheduleThenFailed(t *testing.T) {
 	require.Equal(t, "failed", ds[0].State)
 	require.Equal(t, 12, ds[0].Attempts)
 	require.Equal(t, 503, ds[0].LastStatus)
-	var metrics strings.Builder
-	f.metrics.Write(&metrics)
-	require.Contains(t, metrics.String(), `numen_webhook_deliveries_total{outcome="failed"} 1`)
-	require.Contains(t, metrics.String(), `numen_webhook_attempts_total 12`)
+	require.Equal(t, 1.0, f.metrics.value(`numen_webhook_deliveries_total{outcome="failed"}`))
+	require.Equal(t, 12.0, f.metrics.value(`numen_webhook_attempts_total`))
 }
 
 func TestTimeoutIsAFailedAttempt(t *testing.T) {
 	r := newReceiver(t, "acct", []string{"first-secret-0123456789"}, 1)
 	r.slow = true // the first answer comes after 300 ms, past the sender's 50 ms
-	f := newFixture(t, []string{r.URL}, func(o *Options, _ *httpapi.Account) {
+	f := newFixture(t, []string{r.URL}, func(o *Options, _ *account.Account) {
 		o.Sender = &webhook.Sender{Timeout: 50 * time.Millisecond}
 	})
 	_, err := f.bulk.Submit(context.Background(), f.acct, "NT", numbers(2), "", "", "", nil)
@@ -268,6 +266,37 @@ func TestTimeoutIsAFailedAttempt(t *testing.T) {
 	waitFor(t, "delivery after a timeout", func() bool { b, _, _ := r.received(); return b == 1 })
 	_, _, attempts := r.received()
 	require.Equal(t, 2, attempts)
+}
+
+// fakeMetrics keeps what bulk registers and observes.
+type fakeMetrics struct {
+	mu      sync.Mutex
+	series  map[string]func() float64
+	lookups map[[2]string]int
+}
+
+func (m *fakeMetrics) ObserveLookup(product, status string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.lookups == nil {
+		m.lookups = map[[2]string]int{}
+	}
+	m.lookups[[2]string{product, status}]++
+}
+
+func (m *fakeMetrics) Register(family, kind, help, series string, value func() float64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.series[series] = value
+}
+
+func (m *fakeMetrics) value(series string) float64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if f := m.series[series]; f != nil {
+		return f()
+	}
+	return -1
 }
 
 func TestIdempotencyKey(t *testing.T) {
@@ -281,9 +310,7 @@ func TestIdempotencyKey(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, first, again, "the original receipt, not a second submission")
 	_, err = f.bulk.Submit(ctx, f.acct, "NT", numbers(3), "", "", "key-1", []byte(`{"numbers": []}`))
-	var pe *httpapi.PreconditionError
-	require.ErrorAs(t, err, &pe)
-	require.Equal(t, 409, pe.Status)
+	require.ErrorIs(t, err, engine.ErrIdempotencyKeyReused)
 	waitFor(t, "one delivery", func() bool { b, _, _ := r.received(); return b == 1 })
 	time.Sleep(100 * time.Millisecond)
 	_, ids, _ := r.received()

@@ -14,7 +14,6 @@ import (
 	"github.com/numenhq/numen/engine"
 	"github.com/numenhq/numen/engine/apiv2"
 	"github.com/numenhq/numen/engine/webhook"
-	"github.com/numenhq/numen/routing"
 )
 
 // lookupWorker runs the lookups of one submission and queues its callbacks.
@@ -82,7 +81,7 @@ func (w *lookupWorker) Work(ctx context.Context, job *river.Job[lookupArgs]) err
 					req := engine.Request{Number: it.Number, Route: args.Route, Storage: args.Storage, Async: true, ID: it.ID}
 					var err error
 					switch args.Product {
-					case routing.NT:
+					case engine.ProductNT:
 						_, err = eng.NTLookup(ctx, acct.Engine, req)
 					default:
 						var res *apiv2.HLRResult
@@ -138,7 +137,7 @@ func (w *lookupWorker) Work(ctx context.Context, job *river.Job[lookupArgs]) err
 			}
 			bodies[r.ID] = body
 		}
-		if args.Product == routing.NT && b.o.Metrics != nil {
+		if args.Product == engine.ProductNT && b.o.Metrics != nil {
 			for _, r := range sink.records {
 				b.o.Metrics.ObserveLookup("NT", r.Result.(*apiv2.NTResult).QueryStatus)
 			}
@@ -151,7 +150,7 @@ func (w *lookupWorker) Work(ctx context.Context, job *river.Job[lookupArgs]) err
 		if !ok {
 			return fmt.Errorf("bulk job %d: result %s missing after recording", job.ID, it.ID)
 		}
-		if args.Product == routing.NT && acct.LegacyNTKeys {
+		if args.Product == engine.ProductNT && acct.LegacyNTKeys {
 			var r apiv2.NTResult
 			if err := json.Unmarshal(body, &r); err != nil {
 				return err

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/numenhq/numen/engine"
+	"github.com/numenhq/numen/engine/account"
 	"github.com/numenhq/numen/engine/apiv2"
 	"github.com/numenhq/numen/engine/auth"
 	"github.com/numenhq/numen/engine/store"
@@ -54,7 +55,7 @@ func benchmarkLookup(b *testing.B, sink engine.Sink) {
 		b.Fatal(err)
 	}
 	h, err := New(Config{
-		Engine: eng, Accounts: []*Account{{Key: key, Secrets: []string{secret}, Engine: acct}},
+		Engine: eng, Accounts: []*account.Account{{Key: key, Secrets: []string{secret}, Engine: acct}},
 		Clock: func() time.Time { return now }, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	})
 	if err != nil {

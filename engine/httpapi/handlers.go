@@ -163,12 +163,11 @@ func (h *Handler) lookupError(w http.ResponseWriter, err error) bool {
 		return false
 	}
 	var re *engine.RequestError
-	var pe *PreconditionError
 	switch {
 	case errors.As(err, &re):
 		writeErrors(w, http.StatusBadRequest, re.Error())
-	case errors.As(err, &pe):
-		writeErrors(w, pe.Status, pe.Message)
+	case errors.Is(err, engine.ErrIdempotencyKeyReused):
+		writeErrors(w, http.StatusConflict, engine.ErrIdempotencyKeyReused.Error())
 	case errors.Is(err, context.Canceled):
 		// A backend or store gave up on a canceled context of its own
 		// (the request's ends only at its timeout); the result may still
@@ -217,15 +216,6 @@ func (t *logThrottle) log(l *slog.Logger, now time.Time, msg string, err error) 
 	}
 	l.Error(msg, "error", err)
 }
-
-// PreconditionError lets a BulkHandler answer with a status of its own,
-// such as 409 for an idempotency key reused with another body.
-type PreconditionError struct {
-	Status  int
-	Message string
-}
-
-func (e *PreconditionError) Error() string { return e.Message }
 
 // decodeLookup decodes the body of a single lookup, whose number is the
 // member named field ("msisdn" or "number"), as decode does; it answers a

@@ -25,6 +25,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/numenhq/numen/engine"
+	"github.com/numenhq/numen/engine/account"
 	"github.com/numenhq/numen/engine/apiv2"
 	"github.com/numenhq/numen/engine/auth"
 	"github.com/numenhq/numen/mnp"
@@ -634,7 +635,7 @@ type receiptBulk struct {
 	seen map[string][32]byte
 }
 
-func (b *receiptBulk) Submit(ctx context.Context, a *Account, product string, numbers []string, route, storage, idem string, body []byte) (*apiv2.Receipt, error) {
+func (b *receiptBulk) Submit(ctx context.Context, a *account.Account, product string, numbers []string, route, storage, idem string, body []byte) (*apiv2.Receipt, error) {
 	switch storage {
 	case "not-recorded":
 		return nil, fmt.Errorf("%w: disk full", engine.ErrNotRecorded)
@@ -649,7 +650,7 @@ func (b *receiptBulk) Submit(ctx context.Context, a *Account, product string, nu
 		}
 		b.mu.Unlock()
 		if ok && prev != sha256.Sum256(body) {
-			return nil, &PreconditionError{Status: http.StatusConflict, Message: "Idempotency-Key " + idem + " was used with another body"}
+			return nil, engine.ErrIdempotencyKeyReused
 		}
 	}
 	nt := product == "NT"
@@ -688,12 +689,12 @@ func TestOpenAPIDescribesLiveResponses(t *testing.T) {
 	ops := operations(t, doc)
 	seen := map[string]bool{} // "METHOD /path status"
 
-	withBulk := func(cfg *Config, a *Account) {
+	withBulk := func(cfg *Config, a *account.Account) {
 		cfg.Bulk = &receiptBulk{eng: cfg.Engine, seen: map[string][32]byte{}}
 		a.WebhookURLs = []string{"https://example.com/numen-results"}
 	}
 	main := newServer(t, withBulk)
-	withMap := newServer(t, func(cfg *Config, a *Account) {
+	withMap := newServer(t, func(cfg *Config, a *account.Account) {
 		m, err := routing.ParseMap([]byte(`{"defaultRoute": "GT1", "mnpFallback": true,
 			"mccmncs": [{"mccmnc": "26203", "countrycode": "DE", "route": "GT2", "mno": "Telefónica Germany (O2)"}],
 			"prefixes": [{"cns": "+49151", "route": "DS7", "mccmnc": "26201"}, {"cns": "+4917", "route": "REJECT"}],
@@ -703,14 +704,16 @@ func TestOpenAPIDescribesLiveResponses(t *testing.T) {
 		require.NoError(t, err)
 	})
 	noBulk := newServer(t, nil)
-	noWebhook := newServer(t, func(cfg *Config, a *Account) { withBulk(cfg, a); a.WebhookURLs = nil })
-	small := newServer(t, func(cfg *Config, a *Account) { cfg.MaxBodyBytes = 64 })
-	fenced := newServer(t, func(cfg *Config, a *Account) { a.Whitelist = []netip.Prefix{netip.MustParsePrefix("192.0.2.0/24")} })
-	digestOnly := newServer(t, func(cfg *Config, a *Account) { a.Methods = []string{"digest"} })
-	limited := newServer(t, func(cfg *Config, a *Account) { a.RateLimit, a.RateBurst = 0.001, 1 })
+	noWebhook := newServer(t, func(cfg *Config, a *account.Account) { withBulk(cfg, a); a.WebhookURLs = nil })
+	small := newServer(t, func(cfg *Config, a *account.Account) { cfg.MaxBodyBytes = 64 })
+	fenced := newServer(t, func(cfg *Config, a *account.Account) {
+		a.Whitelist = []netip.Prefix{netip.MustParsePrefix("192.0.2.0/24")}
+	})
+	digestOnly := newServer(t, func(cfg *Config, a *account.Account) { a.Methods = []string{"digest"} })
+	limited := newServer(t, func(cfg *Config, a *account.Account) { a.RateLimit, a.RateBurst = 0.001, 1 })
 	unrecorded := newServer(t, nil)
-	slowBodies := newServer(t, func(cfg *Config, a *Account) { cfg.BodyTimeout = 50 * time.Millisecond })
-	busy := newServer(t, func(cfg *Config, a *Account) { cfg.MaxBodyMemory = 16 })
+	slowBodies := newServer(t, func(cfg *Config, a *account.Account) { cfg.BodyTimeout = 50 * time.Millisecond })
+	busy := newServer(t, func(cfg *Config, a *account.Account) { cfg.MaxBodyMemory = 16 })
 	unrecorded.sinkErr.Store(errors.New("disk full"))
 	sign := digest(secret, 0)
 

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"time"
 
+	"github.com/numenhq/numen/engine/account"
 	"golang.org/x/time/rate"
 )
 
@@ -10,7 +11,7 @@ import (
 // one per API key, made at its first request: RateLimit tokens a second, at
 // most RateBurst saved up, on the handler's clock); when there is none it
 // returns how long until there is one.
-func (h *Handler) allow(a *Account) (time.Duration, bool) {
+func (h *Handler) allow(a *account.Account) (time.Duration, bool) {
 	if a.RateLimit <= 0 {
 		return 0, true
 	}

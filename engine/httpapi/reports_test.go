@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/numenhq/numen/engine"
+	"github.com/numenhq/numen/engine/account"
 	"github.com/numenhq/numen/engine/auth"
 	"github.com/numenhq/numen/engine/store/sqlitestore"
 	"github.com/numenhq/numen/engine/store/storetest"
@@ -27,7 +28,7 @@ func TestReportPages(t *testing.T) {
 	st, err := sqlitestore.Open(t.TempDir())
 	require.NoError(t, err)
 	defer st.Close()
-	s := newServer(t, func(cfg *Config, a *Account) { cfg.Store = st })
+	s := newServer(t, func(cfg *Config, a *account.Account) { cfg.Store = st })
 	s.sinkTo.Store(engine.Sink(st))
 	var ids []string
 	for _, n := range []string{"+4915123456789", "+442079460000"} {
@@ -114,7 +115,7 @@ func TestDamagedDatabaseAbortsDownload(t *testing.T) {
 	st, err = sqlitestore.Open(dir)
 	require.NoError(t, err)
 	defer st.Close()
-	s := newServer(t, func(cfg *Config, a *Account) { cfg.Store = st; cfg.Health = st.Ping })
+	s := newServer(t, func(cfg *Config, a *account.Account) { cfg.Store = st; cfg.Health = st.Ping })
 	status, _, b := s.do(t, "GET", "/healthz", "", noAuth)
 	require.Equal(t, http.StatusOK, status, "%s", b)
 
@@ -144,7 +145,7 @@ func TestReportPagesRateLimitAndFailedSignIns(t *testing.T) {
 	st, err := sqlitestore.Open(t.TempDir())
 	require.NoError(t, err)
 	defer st.Close()
-	s := newServer(t, func(cfg *Config, a *Account) { cfg.Store = st; a.RateLimit, a.RateBurst = 0.001, 2 })
+	s := newServer(t, func(cfg *Config, a *account.Account) { cfg.Store = st; a.RateLimit, a.RateBurst = 0.001, 2 })
 
 	wrong := func(t *testing.T, s *server, req *http.Request, body []byte) {
 		req.Header.Set("Authorization", auth.BasicHeader(key, "not-the-secret"))

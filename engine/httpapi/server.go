@@ -50,40 +50,16 @@ import (
 	"time"
 
 	"github.com/numenhq/numen/engine"
+	"github.com/numenhq/numen/engine/account"
 	"github.com/numenhq/numen/engine/apiv2"
 	"github.com/numenhq/numen/engine/auth"
 	"github.com/numenhq/numen/engine/store"
 )
 
-// Account is an API key's account as the sidecar sees it.
-type Account struct {
-	// Key is the API key; Secrets its secrets (more than one while a secret
-	// is rotated: each works until removed).
-	Key     string
-	Secrets []string
-	// Methods are the authentication methods allowed (auth.MethodDigest,
-	// auth.MethodXBasic, auth.MethodBasic); empty allows all.
-	Methods []string
-	// Whitelist holds the client addresses allowed; empty allows any.
-	Whitelist []netip.Prefix
-	// RateLimit is the sustained number of requests per second allowed,
-	// with bursts of RateBurst; zero means unlimited.
-	RateLimit float64
-	RateBurst int
-	// WebhookURLs receive the results of bulk lookups.
-	WebhookURLs []string
-	// LegacyNTKeys sends NT webhook results with the key set of the spec's
-	// example (numbertype, isvalid "Yes"/"No", ...) instead of the
-	// documented attribute names.
-	LegacyNTKeys bool
-	// Engine is the account's routing and prices.
-	Engine *engine.Account
-}
-
 // Config configures a Handler.
 type Config struct {
 	Engine   *engine.Engine
-	Accounts []*Account
+	Accounts []*account.Account
 	// TrustedProxies are the peers whose X-Forwarded-For header is believed:
 	// the client address is then the right-most address of the header that
 	// is not itself a trusted proxy. Without them, X-Forwarded-For is
@@ -135,13 +111,13 @@ type BulkHandler interface {
 	// Submit accepts the numbers of one bulk request for an account and
 	// returns the receipt, or an error (a *engine.RequestError for bad
 	// input).
-	Submit(ctx context.Context, a *Account, product string, numbers []string, route, storage, idempotencyKey string, body []byte) (*apiv2.Receipt, error)
+	Submit(ctx context.Context, a *account.Account, product string, numbers []string, route, storage, idempotencyKey string, body []byte) (*apiv2.Receipt, error)
 }
 
 // Handler serves the API. See the package documentation.
 type Handler struct {
 	cfg      Config
-	accounts map[string]*Account
+	accounts map[string]*account.Account
 	verifier *auth.Verifier
 	limits   sync.Map // key -> *rate.Limiter
 	// bodyBytes is the sum of the bodies being read (MaxBodyMemory).
@@ -175,7 +151,7 @@ type endpoint struct {
 type request struct {
 	*http.Request
 	ctx     context.Context // ends at the request timeout (requestContext)
-	account *Account
+	account *account.Account
 	body    []byte
 	client  netip.Addr
 }
@@ -218,7 +194,7 @@ func New(cfg Config) (*Handler, error) {
 	if cfg.Clock == nil {
 		cfg.Clock = time.Now
 	}
-	h := &Handler{cfg: cfg, accounts: map[string]*Account{}, log: cfg.Logger, metrics: cfg.Metrics}
+	h := &Handler{cfg: cfg, accounts: map[string]*account.Account{}, log: cfg.Logger, metrics: cfg.Metrics}
 	h.dataVersion = []string{cfg.Engine.Plan().Version().String()}
 	h.timeouts.timeout = cfg.RequestTimeout
 	if h.metrics == nil {
@@ -343,7 +319,7 @@ func (h *Handler) api(w http.ResponseWriter, r *http.Request) {
 	// does not allow, never makes the server hold a body; the digest signature,
 	// which covers the body, is checked after.
 	var pending auth.Pending
-	var a *Account
+	var a *account.Account
 	if e.public && r.ContentLength != 0 {
 		// The public endpoints take no body, and anyone may call them:
 		// none is read. The connection is closed and its reads end now,
@@ -394,7 +370,7 @@ func (h *Handler) api(w http.ResponseWriter, r *http.Request) {
 
 // rateLimited answers 429 with Retry-After when the account's rate limit
 // has no token for the request, and reports whether it did.
-func (h *Handler) rateLimited(w http.ResponseWriter, a *Account) bool {
+func (h *Handler) rateLimited(w http.ResponseWriter, a *account.Account) bool {
 	wait, ok := h.allow(a)
 	if ok {
 		return false

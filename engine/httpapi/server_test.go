@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/numenhq/numen/engine"
+	"github.com/numenhq/numen/engine/account"
 	"github.com/numenhq/numen/engine/apiv2"
 	"github.com/numenhq/numen/engine/auth"
 	"github.com/numenhq/numen/mnp"
@@ -68,7 +69,7 @@ type server struct {
 	logs    *bytes.Buffer
 }
 
-func newServer(t *testing.T, mutate func(cfg *Config, a *Account)) *server {
+func newServer(t *testing.T, mutate func(cfg *Config, a *account.Account)) *server {
 	s := &server{logs: &bytes.Buffer{}}
 	s.now.Store(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC).Unix())
 	clock := func() time.Time { return time.Unix(s.now.Load(), 0) }
@@ -93,10 +94,10 @@ func newServer(t *testing.T, mutate func(cfg *Config, a *Account)) *server {
 	require.NoError(t, err)
 	acct, err := eng.NewAccount(engine.AccountOptions{Key: key})
 	require.NoError(t, err)
-	a := &Account{Key: key, Secrets: []string{secret, secret2}, Engine: acct}
+	a := &account.Account{Key: key, Secrets: []string{secret, secret2}, Engine: acct}
 	var mu sync.Mutex
 	cfg := Config{
-		Engine: eng, Accounts: []*Account{a}, Clock: clock,
+		Engine: eng, Accounts: []*account.Account{a}, Clock: clock,
 		Logger: slog.New(slog.NewJSONHandler(lockedWriter{&mu, s.logs}, nil)),
 	}
 	if mutate != nil {
@@ -295,7 +296,9 @@ func TestAuthentication(t *testing.T) {
 
 func TestAccessRules(t *testing.T) {
 	t.Run("whitelist", func(t *testing.T) {
-		s := newServer(t, func(cfg *Config, a *Account) { a.Whitelist = []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")} })
+		s := newServer(t, func(cfg *Config, a *account.Account) {
+			a.Whitelist = []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}
+		})
 		status, _, b := s.do(t, "GET", "/api/v2/routes", "", digest(secret, 0))
 		require.Equal(t, 403, status)
 		require.Equal(t, []string{"client address 127.0.0.1 is not whitelisted for this API key"}, errorsOf(t, b))
@@ -307,7 +310,7 @@ func TestAccessRules(t *testing.T) {
 		require.Equal(t, 403, status)
 	})
 	t.Run("whitelist behind a trusted proxy", func(t *testing.T) {
-		s := newServer(t, func(cfg *Config, a *Account) {
+		s := newServer(t, func(cfg *Config, a *account.Account) {
 			a.Whitelist = []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}
 			cfg.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("192.168.0.0/16")}
 		})
@@ -328,7 +331,7 @@ func TestAccessRules(t *testing.T) {
 		}
 	})
 	t.Run("methods", func(t *testing.T) {
-		s := newServer(t, func(cfg *Config, a *Account) { a.Methods = []string{auth.MethodDigest} })
+		s := newServer(t, func(cfg *Config, a *account.Account) { a.Methods = []string{auth.MethodDigest} })
 		status, _, b := s.do(t, "GET", "/api/v2/routes", "", basic)
 		require.Equal(t, 403, status)
 		require.Contains(t, errorsOf(t, b)[0], "is not enabled for this API key")
@@ -336,7 +339,7 @@ func TestAccessRules(t *testing.T) {
 		require.Equal(t, 200, status)
 	})
 	t.Run("rate limit", func(t *testing.T) {
-		s := newServer(t, func(cfg *Config, a *Account) { a.RateLimit, a.RateBurst = 1, 2 })
+		s := newServer(t, func(cfg *Config, a *account.Account) { a.RateLimit, a.RateBurst = 1, 2 })
 		for i := range 2 {
 			status, _, _ := s.do(t, "GET", "/api/v2/routes", "", digest(secret, 0))
 			require.Equal(t, 200, status, "request %d", i)
@@ -352,7 +355,7 @@ func TestAccessRules(t *testing.T) {
 }
 
 func TestErrorStatuses(t *testing.T) {
-	s := newServer(t, func(cfg *Config, a *Account) { cfg.MaxBodyBytes = 256 })
+	s := newServer(t, func(cfg *Config, a *account.Account) { cfg.MaxBodyBytes = 256 })
 	sign := digest(secret, 0)
 	for _, tc := range []struct {
 		name, method, path, body string
@@ -391,7 +394,7 @@ func TestErrorStatuses(t *testing.T) {
 // The request timeout reaches the lookup: a store that does not answer
 // within it leaves the request a 503, not a request that hangs.
 func TestRequestTimeout(t *testing.T) {
-	s := newServer(t, func(cfg *Config, a *Account) { cfg.RequestTimeout = 50 * time.Millisecond })
+	s := newServer(t, func(cfg *Config, a *account.Account) { cfg.RequestTimeout = 50 * time.Millisecond })
 	s.sinkTo.Store(engine.SinkFunc(func(ctx context.Context, r engine.Record) error {
 		select {
 		case <-ctx.Done():
@@ -430,14 +433,14 @@ func TestUncleanAPIPaths(t *testing.T) {
 
 type stubBulk struct{ calls atomic.Int32 }
 
-func (b *stubBulk) Submit(ctx context.Context, a *Account, product string, numbers []string, route, storage, idem string, body []byte) (*apiv2.Receipt, error) {
+func (b *stubBulk) Submit(ctx context.Context, a *account.Account, product string, numbers []string, route, storage, idem string, body []byte) (*apiv2.Receipt, error) {
 	b.calls.Add(1)
 	return &apiv2.Receipt{AcceptedCount: len(numbers), TotalCount: len(numbers), Cost: "0.0000", WebhookURLs: a.WebhookURLs}, nil
 }
 
 func TestBulkPreconditions(t *testing.T) {
 	bulk := &stubBulk{}
-	s := newServer(t, func(cfg *Config, a *Account) { cfg.Bulk = bulk })
+	s := newServer(t, func(cfg *Config, a *account.Account) { cfg.Bulk = bulk })
 	sign := digest(secret, 0)
 	status, _, b := s.do(t, "POST", "/api/v2/hlr-lookups", `{"msisdns": ["+4915123456789"]}`, sign)
 	require.Equal(t, 412, status)
@@ -481,7 +484,7 @@ func TestHealthAndMetrics(t *testing.T) {
 		require.Contains(t, text, want)
 	}
 
-	unhealthy := newServer(t, func(cfg *Config, a *Account) {
+	unhealthy := newServer(t, func(cfg *Config, a *account.Account) {
 		cfg.Health = func(ctx context.Context) error { return errors.New("store: database is locked") }
 	})
 	status, _, b = unhealthy.do(t, "GET", "/healthz", "", noAuth)
@@ -500,14 +503,14 @@ func TestNewRejectsBadAccounts(t *testing.T) {
 	acct, err := eng.NewAccount(engine.AccountOptions{Key: "k"})
 	require.NoError(t, err)
 	for _, tc := range []struct {
-		accounts []*Account
+		accounts []*account.Account
 		msg      string
 	}{
-		{[]*Account{{Key: "", Secrets: []string{"s"}, Engine: acct}}, "httpapi: an account without a key"},
-		{[]*Account{{Key: "k", Secrets: []string{"s"}, Engine: acct}, {Key: "k", Secrets: []string{"s"}, Engine: acct}}, `httpapi: account "k" given twice`},
-		{[]*Account{{Key: "k", Engine: acct}}, `httpapi: account "k" has no secret`},
-		{[]*Account{{Key: "k", Secrets: []string{"s"}}}, `httpapi: account "k" has no engine account`},
-		{[]*Account{{Key: "k", Secrets: []string{"s"}, Engine: acct, Methods: []string{"md5"}}}, `httpapi: account "k": unknown authentication method "md5" (want digest, x-basic or basic)`},
+		{[]*account.Account{{Key: "", Secrets: []string{"s"}, Engine: acct}}, "httpapi: an account without a key"},
+		{[]*account.Account{{Key: "k", Secrets: []string{"s"}, Engine: acct}, {Key: "k", Secrets: []string{"s"}, Engine: acct}}, `httpapi: account "k" given twice`},
+		{[]*account.Account{{Key: "k", Engine: acct}}, `httpapi: account "k" has no secret`},
+		{[]*account.Account{{Key: "k", Secrets: []string{"s"}}}, `httpapi: account "k" has no engine account`},
+		{[]*account.Account{{Key: "k", Secrets: []string{"s"}, Engine: acct, Methods: []string{"md5"}}}, `httpapi: account "k": unknown authentication method "md5" (want digest, x-basic or basic)`},
 	} {
 		_, err := New(Config{Engine: eng, Accounts: tc.accounts})
 		require.EqualError(t, err, tc.msg)

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/numenhq/numen/engine/account"
 	"github.com/numenhq/numen/engine/auth"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -22,7 +23,7 @@ import (
 // and time out. Meanwhile ordinary requests are answered.
 func TestStalledBodiesKeepMemoryBounded(t *testing.T) {
 	const stalls = 200 // per kind; the server's full figure is in benchmarks/README.md
-	s := newServer(t, func(cfg *Config, a *Account) {
+	s := newServer(t, func(cfg *Config, a *account.Account) {
 		cfg.MaxBodyMemory = 4 << 20
 		cfg.BodyTimeout = 1500 * time.Millisecond
 	})

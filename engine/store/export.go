@@ -11,17 +11,17 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/numenhq/numen/engine"
 	"github.com/numenhq/numen/engine/apiv2"
-	"github.com/numenhq/numen/routing"
 )
 
 // codecs read each product's stored result objects back into their apiv2
 // type, whose JSON attribute names, in field order, are the product's
 // columns: a field added there appears in downloads too.
-var codecs = map[routing.Product]*codec{
-	routing.HLR: newCodec(reflect.TypeFor[apiv2.HLRResult]()),
-	routing.MNP: newCodec(reflect.TypeFor[apiv2.MNPResult]()),
-	routing.NT:  newCodec(reflect.TypeFor[apiv2.NTResult]()),
+var codecs = map[engine.Product]*codec{
+	engine.ProductHLR: newCodec(reflect.TypeFor[apiv2.HLRResult]()),
+	engine.ProductMNP: newCodec(reflect.TypeFor[apiv2.MNPResult]()),
+	engine.ProductNT:  newCodec(reflect.TypeFor[apiv2.NTResult]()),
 }
 
 // codec turns a result object into CSV cells.
@@ -50,7 +50,7 @@ func newCodec(t reflect.Type) *codec {
 // Columns returns the attribute names of a product's result object in the
 // API's order: the header of a CSV export of a report of that product.
 // It returns nil for an unknown product.
-func Columns(p routing.Product) []string {
+func Columns(p engine.Product) []string {
 	if c := codecs[p]; c != nil {
 		return slices.Clone(c.columns)
 	}
@@ -82,17 +82,17 @@ type Exporter struct {
 
 	// CSV only.
 	cw         *csv.Writer
-	products   []routing.Product
+	products   []engine.Product
 	index      map[string]int // column name → cell
 	productCol bool
 	cells      []string
-	values     map[routing.Product]reflect.Value // a *T to decode into, per product
+	values     map[engine.Product]reflect.Value // a *T to decode into, per product
 }
 
 // NewExporter starts a download of a report holding results of products
 // (at least one) in format, writing to w. Call Write for each result, then
 // Close.
-func NewExporter(w io.Writer, format Format, products []routing.Product) (*Exporter, error) {
+func NewExporter(w io.Writer, format Format, products []engine.Product) (*Exporter, error) {
 	if _, err := ParseFormat(string(format)); err != nil {
 		return nil, err
 	}
@@ -107,7 +107,7 @@ func NewExporter(w io.Writer, format Format, products []routing.Product) (*Expor
 		}
 	}
 	e.products = slices.Clone(products)
-	slices.SortFunc(e.products, func(a, b routing.Product) int { return productRank(a) - productRank(b) })
+	slices.SortFunc(e.products, func(a, b engine.Product) int { return productRank(a) - productRank(b) })
 	e.products = slices.Compact(e.products)
 	if len(e.products) == 0 {
 		return nil, fmt.Errorf("a CSV export needs the report's products")
@@ -127,7 +127,7 @@ func NewExporter(w io.Writer, format Format, products []routing.Product) (*Expor
 		}
 	}
 	e.cells = make([]string, len(header))
-	e.values = map[routing.Product]reflect.Value{}
+	e.values = map[engine.Product]reflect.Value{}
 	for _, p := range e.products {
 		e.values[p] = reflect.New(codecs[p].typ)
 	}
@@ -136,7 +136,7 @@ func NewExporter(w io.Writer, format Format, products []routing.Product) (*Expor
 }
 
 // Write adds one result of product: its object as the API wrote it.
-func (e *Exporter) Write(product routing.Product, result []byte) error {
+func (e *Exporter) Write(product engine.Product, result []byte) error {
 	e.n++
 	if e.format == JSON {
 		sep := ",\n"

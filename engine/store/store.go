@@ -42,7 +42,6 @@ import (
 
 	"github.com/numenhq/numen/engine"
 	"github.com/numenhq/numen/engine/apiv2"
-	"github.com/numenhq/numen/routing"
 )
 
 // Store keeps the results of lookups in reports. See the package
@@ -137,7 +136,7 @@ type Report struct {
 	// Products are the products of its results, in the order HLR, MNP,
 	// NT. Default report names hold one product; a name chosen by the
 	// caller may hold several.
-	Products []routing.Product
+	Products []engine.Product
 	// Count is the number of results.
 	Count int64
 	// Cost is what its results were charged, in total.
@@ -152,7 +151,7 @@ type Report struct {
 // Products().
 func SortReports(reports []Report) {
 	for _, r := range reports {
-		slices.SortFunc(r.Products, func(a, b routing.Product) int { return productRank(a) - productRank(b) })
+		slices.SortFunc(r.Products, func(a, b engine.Product) int { return productRank(a) - productRank(b) })
 	}
 	slices.SortFunc(reports, func(a, b Report) int {
 		if c := b.Last.Compare(a.Last); c != 0 {
@@ -165,7 +164,7 @@ func SortReports(reports []Report) {
 // Row is one result of a report, as Results pages through them.
 type Row struct {
 	ID      string
-	Product routing.Product
+	Product engine.Product
 	// Time is the completion time, to the millisecond, in UTC.
 	Time time.Time
 	Cost engine.Money
@@ -201,15 +200,15 @@ func (f Format) ContentType() string {
 
 // productOrder is the fixed order of products: the order of
 // Report.Products and of the columns of a CSV export that mixes products.
-var productOrder = [...]routing.Product{routing.HLR, routing.MNP, routing.NT}
+var productOrder = [...]engine.Product{engine.ProductHLR, engine.ProductMNP, engine.ProductNT}
 
 // Products returns the products in their fixed order, HLR, MNP, NT: the
 // order of Report.Products and of the columns of a CSV export that mixes
 // products.
-func Products() []routing.Product { return slices.Clone(productOrder[:]) }
+func Products() []engine.Product { return slices.Clone(productOrder[:]) }
 
 // productRank returns p's place in the fixed order, or -1.
-func productRank(p routing.Product) int {
+func productRank(p engine.Product) int {
 	for i, q := range productOrder {
 		if p == q {
 			return i
@@ -221,7 +220,7 @@ func productRank(p routing.Product) int {
 // Entry is a record ready to be stored: validated, its result marshalled.
 type Entry struct {
 	Account, Storage, ID string
-	Product              routing.Product
+	Product              engine.Product
 	// Millis is the completion time in Unix milliseconds, the precision
 	// the stores keep.
 	Millis int64
@@ -252,11 +251,11 @@ func EntryOf(r engine.Record) (Entry, error) {
 	}
 	var ok bool
 	switch r.Product {
-	case routing.HLR:
+	case engine.ProductHLR:
 		ok = isResult[apiv2.HLRResult](r.Result)
-	case routing.MNP:
+	case engine.ProductMNP:
 		ok = isResult[apiv2.MNPResult](r.Result)
-	case routing.NT:
+	case engine.ProductNT:
 		ok = isResult[apiv2.NTResult](r.Result)
 	default:
 		return bad("Product", "%q: want HLR, MNP or NT", r.Product)

@@ -13,7 +13,6 @@ import (
 	"github.com/numenhq/numen/engine/apiv2"
 	"github.com/numenhq/numen/engine/store"
 	"github.com/numenhq/numen/engine/store/storetest"
-	"github.com/numenhq/numen/routing"
 )
 
 // keys returns the keys of a JSON object in the order they are written.
@@ -36,19 +35,19 @@ func keys(t *testing.T, v any) []string {
 }
 
 func TestColumnsAreTheAPIsAttributesInOrder(t *testing.T) {
-	require.Equal(t, keys(t, apiv2.HLRResult{}), store.Columns(routing.HLR))
-	require.Equal(t, keys(t, apiv2.MNPResult{}), store.Columns(routing.MNP))
-	require.Equal(t, keys(t, apiv2.NTResult{}), store.Columns(routing.NT))
+	require.Equal(t, keys(t, apiv2.HLRResult{}), store.Columns(engine.ProductHLR))
+	require.Equal(t, keys(t, apiv2.MNPResult{}), store.Columns(engine.ProductMNP))
+	require.Equal(t, keys(t, apiv2.NTResult{}), store.Columns(engine.ProductNT))
 	require.Nil(t, store.Columns("XYZ"))
 	// A copy: the caller may change it.
-	c := store.Columns(routing.NT)
+	c := store.Columns(engine.ProductNT)
 	c[0] = "changed"
-	require.Equal(t, "id", store.Columns(routing.NT)[0])
+	require.Equal(t, "id", store.Columns(engine.ProductNT)[0])
 }
 
 func TestExporterCells(t *testing.T) {
 	var buf bytes.Buffer
-	ex, err := store.NewExporter(&buf, store.CSV, []routing.Product{routing.NT})
+	ex, err := store.NewExporter(&buf, store.CSV, []engine.Product{engine.ProductNT})
 	require.NoError(t, err)
 	res := &apiv2.NTResult{
 		ID: "a,b", Number: "+1 \"555\"", IsValid: apiv2.Bool(false),
@@ -56,12 +55,12 @@ func TestExporterCells(t *testing.T) {
 	}
 	body, err := json.Marshal(res)
 	require.NoError(t, err)
-	require.NoError(t, ex.Write(routing.NT, body))
-	require.ErrorContains(t, ex.Write(routing.HLR, body), `"HLR" result`)
-	require.ErrorContains(t, ex.Write(routing.NT, []byte("{")), "result 3")
+	require.NoError(t, ex.Write(engine.ProductNT, body))
+	require.ErrorContains(t, ex.Write(engine.ProductHLR, body), `"HLR" result`)
+	require.ErrorContains(t, ex.Write(engine.ProductNT, []byte("{")), "result 3")
 	require.NoError(t, ex.Close())
 	lines := strings.Split(buf.String(), "\n")
-	require.Equal(t, strings.Join(store.Columns(routing.NT), ","), lines[0])
+	require.Equal(t, strings.Join(store.Columns(engine.ProductNT), ","), lines[0])
 	// id, number, number_type, query_status, is_valid, invalid_reason, ...,
 	// regions, timezones (empty array), info_text, cost, ...
 	require.Equal(t, `"a,b","+1 ""555""",,,false,,,,,,,,,,,,"New York|New, Jersey",,,,,,`, lines[1])
@@ -77,8 +76,8 @@ func TestExporterJSON(t *testing.T) {
 	buf.Reset()
 	ex, err = store.NewExporter(&buf, store.JSON, nil)
 	require.NoError(t, err)
-	require.NoError(t, ex.Write(routing.NT, []byte(`{"id":"a"}`)))
-	require.NoError(t, ex.Write(routing.HLR, []byte(`{"id":"b"}`)))
+	require.NoError(t, ex.Write(engine.ProductNT, []byte(`{"id":"a"}`)))
+	require.NoError(t, ex.Write(engine.ProductHLR, []byte(`{"id":"b"}`)))
 	require.NoError(t, ex.Close())
 	require.Equal(t, "[\n{\"id\":\"a\"},\n{\"id\":\"b\"}\n]\n", buf.String())
 }
@@ -88,19 +87,19 @@ func TestNewExporterErrors(t *testing.T) {
 	require.ErrorContains(t, err, `format "xml"`)
 	_, err = store.NewExporter(&bytes.Buffer{}, store.CSV, nil)
 	require.Error(t, err)
-	_, err = store.NewExporter(&bytes.Buffer{}, store.CSV, []routing.Product{"XYZ"})
+	_, err = store.NewExporter(&bytes.Buffer{}, store.CSV, []engine.Product{"XYZ"})
 	require.ErrorContains(t, err, `"XYZ"`)
 }
 
 func TestMixedHeader(t *testing.T) {
 	var buf bytes.Buffer
 	// Order and repetition of the products given do not matter.
-	ex, err := store.NewExporter(&buf, store.CSV, []routing.Product{routing.NT, routing.MNP, routing.NT})
+	ex, err := store.NewExporter(&buf, store.CSV, []engine.Product{engine.ProductNT, engine.ProductMNP, engine.ProductNT})
 	require.NoError(t, err)
 	require.NoError(t, ex.Close())
 	header := strings.Split(strings.TrimSuffix(buf.String(), "\n"), ",")
-	want := append([]string{"product"}, store.Columns(routing.MNP)...)
-	for _, c := range store.Columns(routing.NT) {
+	want := append([]string{"product"}, store.Columns(engine.ProductMNP)...)
+	for _, c := range store.Columns(engine.ProductNT) {
 		if !strings.Contains(","+strings.Join(want, ",")+",", ","+c+",") {
 			want = append(want, c)
 		}
@@ -127,13 +126,13 @@ func TestPageSize(t *testing.T) {
 }
 
 func TestEntryOf(t *testing.T) {
-	r := storetest.NewRecord("acct", "SYNC-API-2026-11", routing.HLR, "id0000000001", storetest.Base, 0)
+	r := storetest.NewRecord("acct", "SYNC-API-2026-11", engine.ProductHLR, "id0000000001", storetest.Base, 0)
 	e, err := store.EntryOf(r)
 	require.NoError(t, err)
 	body, err := json.Marshal(r.Result)
 	require.NoError(t, err)
 	require.Equal(t, store.Entry{
-		Account: "acct", Storage: "SYNC-API-2026-11", ID: "id0000000001", Product: routing.HLR,
+		Account: "acct", Storage: "SYNC-API-2026-11", ID: "id0000000001", Product: engine.ProductHLR,
 		Millis: storetest.Base.UnixMilli(), Cost: r.Cost, Result: body,
 	}, e)
 
@@ -144,7 +143,7 @@ func TestEntryOf(t *testing.T) {
 	e, err = store.EntryOf(encoded)
 	require.NoError(t, err)
 	require.Equal(t, encoded.JSON, e.Result)
-	encoded.Product = routing.NT
+	encoded.Product = engine.ProductNT
 	_, err = store.EntryOf(encoded)
 	require.ErrorIs(t, err, store.ErrInvalidRecord)
 
@@ -163,12 +162,12 @@ func TestSortReports(t *testing.T) {
 	at := func(h int) time.Time { return storetest.Base.Add(time.Duration(h) * time.Hour) }
 	reports := []store.Report{
 		{Name: "b", Last: at(1)},
-		{Name: "c", Last: at(2), Products: []routing.Product{routing.NT, routing.HLR}},
+		{Name: "c", Last: at(2), Products: []engine.Product{engine.ProductNT, engine.ProductHLR}},
 		{Name: "a", Last: at(1)},
 	}
 	store.SortReports(reports)
 	require.Equal(t, []store.Report{
-		{Name: "c", Last: at(2), Products: []routing.Product{routing.HLR, routing.NT}},
+		{Name: "c", Last: at(2), Products: []engine.Product{engine.ProductHLR, engine.ProductNT}},
 		{Name: "a", Last: at(1)},
 		{Name: "b", Last: at(1)},
 	}, reports)

@@ -13,7 +13,7 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/numenhq/numen/routing"
+	"github.com/numenhq/numen/engine"
 )
 
 // The indexer copies the results of the log into the database, in large
@@ -296,7 +296,7 @@ func (s *Store) indexBatch(batch []logged) error {
 // aggregateKey names a row of table reports.
 type aggregateKey struct {
 	account, storage string
-	product          routing.Product
+	product          engine.Product
 }
 
 // aggregate is what one transaction adds to one row of table reports.

@@ -15,7 +15,6 @@ import (
 
 	"github.com/numenhq/numen/engine"
 	"github.com/numenhq/numen/engine/store"
-	"github.com/numenhq/numen/routing"
 )
 
 // The results log is where a result becomes durable: the writer appends
@@ -143,7 +142,7 @@ func readRecord(b []byte) (e store.Entry, size int, err error) {
 		return e, 0, errors.New("record cost: bad varint")
 	}
 	e = store.Entry{
-		ID: fields[0], Account: fields[1], Storage: fields[2], Product: routing.Product(fields[3]),
+		ID: fields[0], Account: fields[1], Storage: fields[2], Product: engine.Product(fields[3]),
 		Millis: millis, Cost: engine.Money(cost), Result: payload[k:],
 	}
 	if e.ID == "" || e.Account == "" || e.Storage == "" || len(e.Result) == 0 {

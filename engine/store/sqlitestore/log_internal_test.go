@@ -9,7 +9,6 @@ import (
 
 	"github.com/numenhq/numen/engine"
 	"github.com/numenhq/numen/engine/store"
-	"github.com/numenhq/numen/routing"
 )
 
 // FuzzReadRecord reads a record back from what appendRecord wrote of the
@@ -19,7 +18,7 @@ func FuzzReadRecord(f *testing.F) {
 	f.Add("2rwwh8ke2zy1", "acct", "SYNC-API-NT-2026-11", "NT", int64(1_763_000_000_000), int64(10), []byte(`{"id":"2rwwh8ke2zy1"}`), []byte{})
 	f.Add("a", "b", "c", "HLR", int64(-1), int64(0), []byte("x"), []byte{5, 0, 0, 0, 1, 2, 3, 4, 'a'})
 	f.Fuzz(func(t *testing.T, id, account, storage, product string, millis, cost int64, result, raw []byte) {
-		e := store.Entry{ID: id, Account: account, Storage: storage, Product: routing.Product(product), Millis: millis, Cost: engine.Money(cost), Result: result}
+		e := store.Entry{ID: id, Account: account, Storage: storage, Product: engine.Product(product), Millis: millis, Cost: engine.Money(cost), Result: result}
 		rec := appendRecord([]byte("prefix"), &e)
 		got, size, err := readRecord(rec[len("prefix"):])
 		if id == "" || account == "" || storage == "" || len(result) == 0 {

@@ -137,7 +137,6 @@ import (
 
 	"github.com/numenhq/numen/engine"
 	"github.com/numenhq/numen/engine/store"
-	"github.com/numenhq/numen/routing"
 
 	"modernc.org/sqlite" // registers the "sqlite" driver
 	sqlite3 "modernc.org/sqlite/lib"
@@ -761,7 +760,7 @@ WHERE account = ? ORDER BY storage, product`, account)
 			reports = append(reports, store.Report{Name: name, First: first, Last: last})
 		}
 		r := &reports[len(reports)-1]
-		r.Products = append(r.Products, routing.Product(product))
+		r.Products = append(r.Products, engine.Product(product))
 		r.Count += count
 		r.Cost += engine.Money(cost)
 		if first.Before(r.First) {
@@ -820,7 +819,7 @@ WHERE account = ? AND storage = ? ORDER BY created_ms, id`, account, storage)
 		if err := rows.Scan(&product, &body); err != nil {
 			return fail(err)
 		}
-		if err := ex.Write(routing.Product(product), body); err != nil {
+		if err := ex.Write(engine.Product(product), body); err != nil {
 			return fail(err)
 		}
 	}
@@ -834,19 +833,19 @@ WHERE account = ? AND storage = ? ORDER BY created_ms, id`, account, storage)
 }
 
 // products returns the products of a report, or store.ErrUnknownReport.
-func (s *Store) products(ctx context.Context, tx *sql.Tx, account, storage string) ([]routing.Product, error) {
+func (s *Store) products(ctx context.Context, tx *sql.Tx, account, storage string) ([]engine.Product, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT product FROM reports WHERE account = ? AND storage = ?`, account, storage)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var products []routing.Product
+	var products []engine.Product
 	for rows.Next() {
 		var p string
 		if err := rows.Scan(&p); err != nil {
 			return nil, err
 		}
-		products = append(products, routing.Product(p))
+		products = append(products, engine.Product(p))
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
@@ -907,7 +906,7 @@ ORDER BY created_ms, id LIMIT ?`, account, storage, afterMS, after, limit)
 		if err := rows.Scan(&r.ID, &product, &createdMS, &ct, &body); err != nil {
 			return fail(err)
 		}
-		r.Product, r.Time, r.Cost, r.Result = routing.Product(product), time.UnixMilli(createdMS).UTC(), engine.Money(ct), body
+		r.Product, r.Time, r.Cost, r.Result = engine.Product(product), time.UnixMilli(createdMS).UTC(), engine.Money(ct), body
 		page = append(page, r)
 	}
 	if err := rows.Err(); err != nil {

@@ -22,7 +22,6 @@ import (
 	"github.com/numenhq/numen/engine/store"
 	"github.com/numenhq/numen/engine/store/sqlitestore"
 	"github.com/numenhq/numen/engine/store/storetest"
-	"github.com/numenhq/numen/routing"
 )
 
 func TestConformance(t *testing.T) {
@@ -433,7 +432,7 @@ func ExampleOpen() {
 	defer st.Close()
 	ctx := context.Background()
 	// The engine calls Record (engine.Options.Sink) before it answers.
-	r := storetest.NewRecord("demo", "SYNC-API-NT-2026-11", routing.NT, "x7k2m9q4w1ab", storetest.Base, 0)
+	r := storetest.NewRecord("demo", "SYNC-API-NT-2026-11", engine.ProductNT, "x7k2m9q4w1ab", storetest.Base, 0)
 	if err := st.Record(ctx, r); err != nil {
 		panic(err)
 	}

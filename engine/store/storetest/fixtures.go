@@ -6,7 +6,6 @@ import (
 
 	"github.com/numenhq/numen/engine"
 	"github.com/numenhq/numen/engine/apiv2"
-	"github.com/numenhq/numen/routing"
 )
 
 // Base is the completion time of the first fixture; the others follow a
@@ -18,11 +17,11 @@ var Base = time.Date(2026, 11, 3, 9, 30, 0, 123e6, time.UTC)
 // storage, with id and completion time t. Variant picks among outcomes: 0
 // a completed lookup with every field set, 1 a rejected or failed one with
 // many nulls, 2 text that needs quoting in CSV.
-func NewRecord(account, storage string, product routing.Product, id string, t time.Time, variant int) engine.Record {
+func NewRecord(account, storage string, product engine.Product, id string, t time.Time, variant int) engine.Record {
 	r := engine.Record{Account: account, Product: product, Storage: storage, ID: id, Time: t}
 	ts, s := apiv2.String(engine.Timestamp(t)), apiv2.String(storage)
 	switch product {
-	case routing.HLR:
+	case engine.ProductHLR:
 		res := &apiv2.HLRResult{
 			ID: id, MSISDN: "+4915123456789", ConnectivityStatus: "CONNECTED",
 			MCCMNC: apiv2.String("26203"), MCC: apiv2.String("262"), MNC: apiv2.String("03"),
@@ -62,7 +61,7 @@ func NewRecord(account, storage string, product routing.Product, id string, t ti
 		}
 		res.Cost = apiv2.String(r.Cost.String())
 		r.Result = res
-	case routing.MNP:
+	case engine.ProductMNP:
 		res := &apiv2.MNPResult{
 			ID: id, MSISDN: "+33612345678", QueryStatus: "OK",
 			MCCMNC: apiv2.String("20810"), MCC: apiv2.String("208"), MNC: apiv2.String("10"),
@@ -89,7 +88,7 @@ func NewRecord(account, storage string, product routing.Product, id string, t ti
 		}
 		res.Cost = apiv2.String(r.Cost.String())
 		r.Result = res
-	case routing.NT:
+	case engine.ProductNT:
 		res := &apiv2.NTResult{
 			ID: id, Number: "+4930123456", NumberType: "LANDLINE", QueryStatus: "OK",
 			IsValid: apiv2.Bool(true), IsPossiblyPorted: apiv2.Bool(false), IsVanityNumber: apiv2.Bool(false),

@@ -24,7 +24,6 @@ import (
 
 	"github.com/numenhq/numen/engine"
 	"github.com/numenhq/numen/engine/store"
-	"github.com/numenhq/numen/routing"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in engine/store/storetest/testdata/")
@@ -53,7 +52,7 @@ func Run(t *testing.T, open Opener) {
 func testRecordAllAndBodies(t *testing.T, open Opener) {
 	s := openStore(t, open)
 	ctx := context.Background()
-	rs := fixtures("acct", "ASYNC-API-NT-2026-11", routing.NT, 1200, Base, "bulk")
+	rs := fixtures("acct", "ASYNC-API-NT-2026-11", engine.ProductNT, 1200, Base, "bulk")
 	require.NoError(t, s.RecordAll(ctx, rs))
 	ids := make([]string, 0, len(rs)+1)
 	for _, r := range rs {
@@ -73,7 +72,7 @@ func testRecordAllAndBodies(t *testing.T, open Opener) {
 	require.Len(t, reports, 1)
 	require.Equal(t, int64(len(rs)), reports[0].Count)
 	// A repeated id fails as Record's would; the other records still land.
-	again := append(fixtures("acct", "ASYNC-API-NT-2026-11", routing.NT, 1, Base, "fresh"), rs[0])
+	again := append(fixtures("acct", "ASYNC-API-NT-2026-11", engine.ProductNT, 1, Base, "fresh"), rs[0])
 	require.ErrorIs(t, s.RecordAll(ctx, again), store.ErrDuplicateID)
 	bodies, err = s.Bodies(ctx, []string{"fresh0000"})
 	require.NoError(t, err)
@@ -107,7 +106,7 @@ func recordAll(t *testing.T, s store.Store, rs []engine.Record) [][]byte {
 
 // fixtures returns n records of product in one report, a second apart,
 // cycling through NewRecord's variants.
-func fixtures(account, storage string, product routing.Product, n int, from time.Time, idPrefix string) []engine.Record {
+func fixtures(account, storage string, product engine.Product, n int, from time.Time, idPrefix string) []engine.Record {
 	rs := make([]engine.Record, n)
 	for i := range rs {
 		rs[i] = NewRecord(account, storage, product, fmt.Sprintf("%s%04d", idPrefix, i), from.Add(time.Duration(i)*time.Second), i)
@@ -126,12 +125,12 @@ func testRoundTrip(t *testing.T, open Opener) {
 	s := openStore(t, open)
 	ctx := context.Background()
 	const acct = "acct-1"
-	reports := map[routing.Product]string{
-		routing.HLR: "SYNC-API-2026-11",
-		routing.MNP: "SYNC-API-MNP-2026-11",
-		routing.NT:  "SYNC-API-NT-2026-11",
+	reports := map[engine.Product]string{
+		engine.ProductHLR: "SYNC-API-2026-11",
+		engine.ProductMNP: "SYNC-API-MNP-2026-11",
+		engine.ProductNT:  "SYNC-API-NT-2026-11",
 	}
-	bodies := map[routing.Product][][]byte{}
+	bodies := map[engine.Product][][]byte{}
 	var records []engine.Record
 	for i, p := range store.Products() {
 		rs := fixtures(acct, reports[p], p, 3, Base.Add(time.Duration(i)*time.Hour), strings.ToLower(string(p))+"id")
@@ -152,7 +151,7 @@ func testRoundTrip(t *testing.T, open Opener) {
 		}
 		first := Base.Add(time.Duration(i) * time.Hour).Truncate(time.Millisecond)
 		want = append(want, store.Report{
-			Name: reports[p], Products: []routing.Product{p}, Count: 3, Cost: cost,
+			Name: reports[p], Products: []engine.Product{p}, Count: 3, Cost: cost,
 			First: first, Last: first.Add(2 * time.Second),
 		})
 	}
@@ -226,7 +225,7 @@ func testPaging(t *testing.T, open Opener) {
 	s := openStore(t, open)
 	ctx := context.Background()
 	const acct, name = "acct-1", "SYNC-API-NT-2026-11"
-	rs := fixtures(acct, name, routing.NT, 25, Base, "page")
+	rs := fixtures(acct, name, engine.ProductNT, 25, Base, "page")
 	// Two results in the same millisecond are ordered by id.
 	rs[10].Time, rs[11].Time = rs[12].Time, rs[12].Time
 	recordAll(t, s, rs)
@@ -257,7 +256,7 @@ func testPaging(t *testing.T, open Opener) {
 	_, err = s.Results(ctx, acct, name, "nosuchid0000", 7)
 	require.ErrorIs(t, err, store.ErrUnknownCursor)
 	// The id of another report is not a cursor of this one.
-	require.NoError(t, s.Record(ctx, NewRecord(acct, "other-2026-11", routing.NT, "otherid00000", Base, 0)))
+	require.NoError(t, s.Record(ctx, NewRecord(acct, "other-2026-11", engine.ProductNT, "otherid00000", Base, 0)))
 	_, err = s.Results(ctx, acct, name, "otherid00000", 7)
 	require.ErrorIs(t, err, store.ErrUnknownCursor)
 
@@ -269,7 +268,7 @@ func testPaging(t *testing.T, open Opener) {
 func testUnknownReport(t *testing.T, open Opener) {
 	s := openStore(t, open)
 	ctx := context.Background()
-	recordAll(t, s, fixtures("acct-1", "SYNC-API-2026-11", routing.HLR, 1, Base, "known"))
+	recordAll(t, s, fixtures("acct-1", "SYNC-API-2026-11", engine.ProductHLR, 1, Base, "known"))
 	for _, f := range []store.Format{store.CSV, store.JSON} {
 		var buf bytes.Buffer
 		err := s.Export(ctx, "acct-1", "SYNC-API-2026-10", f, &buf)
@@ -289,8 +288,8 @@ func testAccountsApart(t *testing.T, open Opener) {
 	s := openStore(t, open)
 	ctx := context.Background()
 	const name = "SYNC-API-2026-11"
-	recordAll(t, s, fixtures("acct-a", name, routing.HLR, 2, Base, "a"))
-	recordAll(t, s, fixtures("acct-b", name, routing.HLR, 3, Base, "b"))
+	recordAll(t, s, fixtures("acct-a", name, engine.ProductHLR, 2, Base, "a"))
+	recordAll(t, s, fixtures("acct-b", name, engine.ProductHLR, 3, Base, "b"))
 	for acct, n := range map[string]int64{"acct-a": 2, "acct-b": 3} {
 		reports, err := s.Reports(ctx, acct)
 		require.NoError(t, err)
@@ -311,7 +310,7 @@ func testAccountsApart(t *testing.T, open Opener) {
 func testDuplicateID(t *testing.T, open Opener) {
 	s := openStore(t, open)
 	ctx := context.Background()
-	r := NewRecord("acct-1", "SYNC-API-2026-11", routing.HLR, "dup000000001", Base, 0)
+	r := NewRecord("acct-1", "SYNC-API-2026-11", engine.ProductHLR, "dup000000001", Base, 0)
 	require.NoError(t, s.Record(ctx, r))
 	again := r
 	again.Time, again.Cost = r.Time.Add(time.Hour), 999
@@ -336,7 +335,7 @@ func testDuplicateID(t *testing.T, open Opener) {
 func testInvalidRecord(t *testing.T, open Opener) {
 	s := openStore(t, open)
 	ctx := context.Background()
-	good := NewRecord("acct-1", "SYNC-API-2026-11", routing.HLR, "valid0000001", Base, 0)
+	good := NewRecord("acct-1", "SYNC-API-2026-11", engine.ProductHLR, "valid0000001", Base, 0)
 	for name, change := range map[string]func(r *engine.Record){
 		"no id":         func(r *engine.Record) { r.ID = "" },
 		"no account":    func(r *engine.Record) { r.Account = "" },
@@ -345,7 +344,7 @@ func testInvalidRecord(t *testing.T, open Opener) {
 		"negative cost": func(r *engine.Record) { r.Cost = -1 },
 		"product":       func(r *engine.Record) { r.Product = "XYZ" },
 		"nil result":    func(r *engine.Record) { r.Result = nil },
-		"wrong type":    func(r *engine.Record) { r.Product = routing.NT },
+		"wrong type":    func(r *engine.Record) { r.Product = engine.ProductNT },
 		"typed nil":     func(r *engine.Record) { r.Result = (*struct{})(nil) },
 	} {
 		r := good
@@ -359,7 +358,7 @@ func testCanceledContext(t *testing.T, open Opener) {
 	s := openStore(t, open)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	r := NewRecord("acct-1", "SYNC-API-2026-11", routing.HLR, "canceled0001", Base, 0)
+	r := NewRecord("acct-1", "SYNC-API-2026-11", engine.ProductHLR, "canceled0001", Base, 0)
 	require.ErrorIs(t, s.Record(ctx, r), context.Canceled)
 	// A context that ended before Record records nothing.
 	_, err := s.Results(context.Background(), "acct-1", "SYNC-API-2026-11", "", 0)
@@ -420,7 +419,7 @@ func testConcurrent(t *testing.T, open Opener) {
 func testClosed(t *testing.T, open Opener) {
 	s := open(t)
 	ctx := context.Background()
-	r := NewRecord("acct-1", "SYNC-API-2026-11", routing.HLR, "closed000001", Base, 0)
+	r := NewRecord("acct-1", "SYNC-API-2026-11", engine.ProductHLR, "closed000001", Base, 0)
 	require.NoError(t, s.Record(ctx, r))
 	require.NoError(t, s.Close())
 	require.NoError(t, s.Close(), "closing twice")
