@@ -168,7 +168,7 @@ func (c *cli) runServer(ctx context.Context, cfg *serveConfig, demo bool, logger
 			return err
 		}
 	}
-	built, err := buildServer(cfg, plan, db, db.Path(), logger)
+	built, err := buildServer(cfg, plan, db, logger)
 	if err != nil {
 		return err
 	}
@@ -290,7 +290,7 @@ func (s *server) close() {
 
 // buildServer wires the engine, its backends, the accounts and the HTTP
 // adapter from a checked config.
-func buildServer(cfg *serveConfig, plan *numbering.Plan, db store.Store, dbPath string, logger *slog.Logger) (*server, error) {
+func buildServer(cfg *serveConfig, plan *numbering.Plan, db store.Database, logger *slog.Logger) (*server, error) {
 	s := &server{}
 	opts := engine.Options{Plan: plan, Sink: db, BackendTimeout: time.Duration(cfg.BackendTimeout)}
 	var err error
@@ -365,7 +365,7 @@ func buildServer(cfg *serveConfig, plan *numbering.Plan, db store.Store, dbPath 
 		byKey[a.Key] = a
 	}
 	bo := bulk.Options{
-		Engine: eng, Store: db, DatabasePath: dbPath, Metrics: metrics, Logger: logger,
+		Engine: eng, Store: db, Metrics: metrics, Logger: logger,
 		Account: func(key string) (*account.Account, bool) { a, ok := byKey[key]; return a, ok },
 	}
 	if bc := cfg.Bulk; bc != nil {

@@ -8,18 +8,24 @@
 //
 // # Durability
 //
-// The queue is River (github.com/riverqueue/river) on the results database
-// (SQLite embedded, through riversqlite), so accepted work, its results and
-// the delivery schedule live in one file and survive restarts. The steps,
-// each committed before the next:
+// The queue is River (github.com/riverqueue/river) in the store's database
+// (store.Queue): the store owns the connection, the migrations and the
+// River client, and this package defines the jobs and their workers. So
+// accepted work, its results and the delivery schedule live in one
+// database and survive restarts, and with a shared database any sidecar
+// works any job. The steps, each committed before the next:
 //
-//  1. Submit inserts one lookup job with the accepted numbers and their ids
-//     (and the idempotency record) in one transaction, then answers.
+//  1. Submit claims the idempotency key (if any) and inserts one lookup job
+//     with the accepted numbers and their ids, in one transaction
+//     (store.Queue.Enqueue), then answers.
 //  2. The lookup job looks up the numbers that have no stored result yet
 //     and records them (store.RecordAll): after a crash, a job that runs
-//     again reuses what it recorded and charges nothing twice.
+//     again reuses what it recorded and charges nothing twice. An attempt
+//     is bounded by Options.RescueAfter; one cut short records what it
+//     looked up.
 //  3. In one transaction it stores the callback body, one delivery row and
-//     one delivery job per webhook URL, and completes itself.
+//     one delivery job per webhook URL (store.Queue.Dispatch), under an id
+//     derived from the job, so that a job run again queues nothing twice.
 //  4. Each delivery job posts the body; a failure schedules the next
 //     attempt after 1, 2, 4, ... 1024 minutes; after the last the delivery
 //     is marked failed (in the database and in the metrics).
@@ -33,20 +39,15 @@ package bulk
 import (
 	"context"
 	"crypto/sha256"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/url"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/riverdriver/riversqlite"
-	"github.com/riverqueue/river/rivermigrate"
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/numenhq/numen/engine"
@@ -54,17 +55,14 @@ import (
 	"github.com/numenhq/numen/engine/apiv2"
 	"github.com/numenhq/numen/engine/store"
 	"github.com/numenhq/numen/engine/webhook"
-
-	_ "modernc.org/sqlite" // the "sqlite" driver
 )
 
 // Options configure a Bulk.
 type Options struct {
 	Engine *engine.Engine
-	// Store records the results; the queue lives in the same SQLite file,
-	// DatabasePath.
-	Store        store.Store
-	DatabasePath string
+	// Store records the results and holds the queue: the jobs, the
+	// idempotency keys and the webhook outbox.
+	Store Store
 	// Account returns an account's current settings (secrets, webhook
 	// URLs, routing), or false for a key that no longer exists.
 	Account func(key string) (*account.Account, bool)
@@ -103,26 +101,29 @@ type Metrics interface {
 	Register(family, kind, help, series string, value func() float64)
 }
 
+// Store is what bulk needs of the store: it records results and holds the
+// queue (a store.Database has both).
+type Store interface {
+	store.Recorder
+	store.Queue
+}
+
 // Bulk accepts bulk submissions and runs their lookups and deliveries. It
 // implements the HTTP adapter's BulkHandler (httpapi.BulkHandler).
 type Bulk struct {
-	o      Options
-	db     *sql.DB
-	client *river.Client[*sql.Tx]
-	log    *slog.Logger
+	o   Options
+	log *slog.Logger
 
 	delivered, failed, attempts atomic.Uint64
 	stopOnce                    sync.Once
 }
 
-// Open migrates the queue's tables in the database and starts the workers.
+// Open starts the workers on the store's queue.
 // Close stops them.
 func Open(ctx context.Context, o Options) (*Bulk, error) {
 	switch {
 	case o.Engine == nil, o.Store == nil, o.Account == nil:
 		return nil, errors.New("bulk: Options.Engine, Store and Account are required")
-	case o.DatabasePath == "":
-		return nil, errors.New("bulk: Options.DatabasePath is required")
 	}
 	if o.Sender == nil {
 		o.Sender = &webhook.Sender{}
@@ -151,49 +152,24 @@ func Open(ctx context.Context, o Options) (*Bulk, error) {
 	if o.Clock == nil {
 		o.Clock = time.Now
 	}
-	path, err := filepath.Abs(o.DatabasePath)
-	if err != nil {
-		return nil, err
-	}
-	// River shares the results database through a pool of its own: one
-	// connection, as riversqlite recommends, waiting for the store's writer
-	// rather than failing while it holds the lock.
-	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() +
-		"?_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_txlock=immediate"
-	db, err := sql.Open("sqlite", dsn)
-	if err != nil {
-		return nil, fmt.Errorf("bulk: open %s: %w", path, err)
-	}
-	db.SetMaxOpenConns(1)
-	b := &Bulk{o: o, db: db, log: o.Logger}
-	if err := b.migrate(ctx); err != nil {
-		db.Close()
-		return nil, err
-	}
+	b := &Bulk{o: o, log: o.Logger}
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &lookupWorker{b: b})
 	river.AddWorker(workers, &deliveryWorker{b: b})
-	b.client, err = river.NewClient(riversqlite.New(db), &river.Config{
-		Logger:               o.Logger.With("component", "river"),
-		FetchPollInterval:    o.PollInterval,
-		FetchCooldown:        min(o.PollInterval, 100*time.Millisecond),
-		RescueStuckJobsAfter: o.RescueAfter,
-		JobTimeout:           -1, // per worker: see Timeout
+	err := o.Store.StartQueue(ctx, store.QueueConfig{
+		Workers: workers,
 		Queues: map[string]river.QueueConfig{
 			queueLookups:    {MaxWorkers: o.LookupWorkers},
 			queueDeliveries: {MaxWorkers: o.DeliveryWorkers},
 		},
-		Workers:                     workers,
-		CompletedJobRetentionPeriod: 24 * time.Hour,
-		DiscardedJobRetentionPeriod: 30 * 24 * time.Hour,
+		PollInterval:       o.PollInterval,
+		RescueAfter:        o.RescueAfter,
+		CompletedRetention: 24 * time.Hour,
+		DiscardedRetention: 30 * 24 * time.Hour,
+		Logger:             o.Logger.With("component", "river"),
 	})
 	if err != nil {
-		db.Close()
 		return nil, fmt.Errorf("bulk: %w", err)
-	}
-	if err := b.client.Start(ctx); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("bulk: starting the workers: %w", err)
 	}
 	if m := o.Metrics; m != nil {
 		m.Register("numen_webhook_deliveries_total", "counter", "Webhook deliveries by outcome: delivered, or failed after the last retry.",
@@ -208,16 +184,10 @@ func Open(ctx context.Context, o Options) (*Bulk, error) {
 
 // Close stops taking jobs and waits for the running ones to finish (or
 // for ctx to end, when they are abandoned to be rescued at the next start).
+// The store stays open: its owner closes it.
 func (b *Bulk) Close(ctx context.Context) error {
 	var err error
-	b.stopOnce.Do(func() {
-		if stopErr := b.client.Stop(ctx); stopErr != nil && !errors.Is(stopErr, context.Canceled) {
-			err = stopErr
-		}
-		if cerr := b.db.Close(); err == nil {
-			err = cerr
-		}
-	})
+	b.stopOnce.Do(func() { err = b.o.Store.StopQueue(ctx) })
 	return err
 }
 
@@ -225,50 +195,6 @@ const (
 	queueLookups    = "bulk_lookups"
 	queueDeliveries = "webhook_deliveries"
 )
-
-// schema is the bulk package's own tables, beside River's and the store's.
-const schema = `
-CREATE TABLE IF NOT EXISTS bulk_idempotency (
-	account    TEXT NOT NULL,
-	key        TEXT NOT NULL,
-	body_hash  BLOB NOT NULL,
-	receipt    TEXT NOT NULL,
-	created_ms INTEGER NOT NULL,
-	PRIMARY KEY (account, key)
-) STRICT, WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS webhook_batches (
-	id         TEXT NOT NULL PRIMARY KEY,
-	account    TEXT NOT NULL,
-	type       TEXT NOT NULL,
-	results    INTEGER NOT NULL,
-	body       BLOB NOT NULL,
-	created_ms INTEGER NOT NULL
-) STRICT;
-CREATE TABLE IF NOT EXISTS webhook_deliveries (
-	batch_id    TEXT NOT NULL REFERENCES webhook_batches (id),
-	url         TEXT NOT NULL,
-	state       TEXT NOT NULL CHECK (state IN ('pending', 'delivered', 'failed')),
-	attempts    INTEGER NOT NULL,
-	last_status INTEGER NOT NULL,
-	last_error  TEXT NOT NULL,
-	updated_ms  INTEGER NOT NULL,
-	PRIMARY KEY (batch_id, url)
-) STRICT, WITHOUT ROWID;
-`
-
-func (b *Bulk) migrate(ctx context.Context) error {
-	m, err := rivermigrate.New(riversqlite.New(b.db), nil)
-	if err != nil {
-		return fmt.Errorf("bulk: %w", err)
-	}
-	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
-		return fmt.Errorf("bulk: migrating the queue's tables: %w", err)
-	}
-	if _, err := b.db.ExecContext(ctx, schema); err != nil {
-		return fmt.Errorf("bulk: creating the bulk tables: %w", err)
-	}
-	return nil
-}
 
 // item is one accepted number of a submission.
 type item struct {
@@ -368,102 +294,56 @@ func (b *Bulk) Submit(ctx context.Context, a *account.Account, product string, n
 			}
 		}
 	}
-	tx, err := b.db.BeginTx(ctx, nil)
-	if err != nil {
-		return nil, fmt.Errorf("bulk: queuing: %w", err)
-	}
-	defer tx.Rollback()
+	var claim *store.Claim
 	if idempotencyKey != "" {
-		// The key is claimed first, in the transaction that queues the
-		// numbers: of concurrent submissions with one key, the first to
-		// commit queues its numbers and the others, finding its row, answer
-		// with its receipt (or 409 for another body) and queue nothing.
 		raw, err := json.Marshal(receipt)
 		if err != nil {
 			return nil, err
 		}
-		res, err := tx.ExecContext(ctx, `INSERT INTO bulk_idempotency (account, key, body_hash, receipt, created_ms) VALUES (?, ?, ?, ?, ?)
-ON CONFLICT (account, key) DO NOTHING`,
-			a.Key, idempotencyKey, hash[:], string(raw), now.UnixMilli())
-		if err != nil {
-			return nil, fmt.Errorf("bulk: recording the idempotency key: %w", err)
-		}
-		if n, err := res.RowsAffected(); err != nil {
-			return nil, fmt.Errorf("bulk: recording the idempotency key: %w", err)
-		} else if n == 0 {
-			if err := tx.Rollback(); err != nil {
-				return nil, fmt.Errorf("bulk: queuing: %w", err)
-			}
-			r, err := b.earlier(ctx, a.Key, idempotencyKey, hash[:])
-			if err == nil && r == nil {
-				err = fmt.Errorf("bulk: idempotency key %q of %q: claimed, yet not found", idempotencyKey, a.Key)
-			}
-			return r, err
-		}
+		claim = &store.Claim{Account: a.Key, Key: idempotencyKey, BodyHash: hash[:], Receipt: raw, Created: now}
 	}
+	var job river.InsertManyParams
 	if len(args.Items) > 0 {
-		if _, err := b.client.InsertTx(ctx, tx, args, nil); err != nil {
-			return nil, fmt.Errorf("bulk: queuing %d numbers: %w", len(args.Items), err)
-		}
+		job.Args = args
 	}
-	if err := tx.Commit(); err != nil {
+	earlier, err := b.o.Store.Enqueue(ctx, claim, job)
+	if err != nil {
 		return nil, fmt.Errorf("bulk: queuing %d numbers: %w", len(args.Items), err)
+	}
+	if earlier != nil {
+		return replay(earlier, hash[:])
 	}
 	return receipt, nil
 }
 
 // earlier returns the receipt of an earlier submission with the same
-// idempotency key and body; the same key with another body is a 409.
+// idempotency key and body, or nil when the key is new; the same key with
+// another body is engine.ErrIdempotencyKeyReused (409).
 func (b *Bulk) earlier(ctx context.Context, account, key string, hash []byte) (*apiv2.Receipt, error) {
-	var stored []byte
-	var raw string
-	err := b.db.QueryRowContext(ctx, `SELECT body_hash, receipt FROM bulk_idempotency WHERE account = ? AND key = ?`, account, key).Scan(&stored, &raw)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		return nil, nil
-	case err != nil:
-		return nil, fmt.Errorf("bulk: reading idempotency key: %w", err)
-	case string(stored) != string(hash):
+	c, err := b.o.Store.Claim(ctx, account, key)
+	if err != nil || c == nil {
+		return nil, err
+	}
+	return replay(c, hash)
+}
+
+// replay answers a submission whose key was claimed: the claim's receipt
+// for the same body, a 409 for another.
+func replay(c *store.Claim, hash []byte) (*apiv2.Receipt, error) {
+	if string(c.BodyHash) != string(hash) {
 		return nil, engine.ErrIdempotencyKeyReused
 	}
 	var r apiv2.Receipt
-	if err := json.Unmarshal([]byte(raw), &r); err != nil {
+	if err := json.Unmarshal(c.Receipt, &r); err != nil {
 		return nil, fmt.Errorf("bulk: stored receipt: %w", err)
 	}
 	return &r, nil
 }
 
-// DeliveryState is the state of one callback to one URL.
-type DeliveryState struct {
-	Batch      string
-	URL        string
-	State      string // pending, delivered or failed
-	Attempts   int
-	LastStatus int // the receiver's last HTTP status, 0 when it did not answer
-	LastError  string
-	Updated    time.Time
-}
-
-// Deliveries lists an account's callbacks, newest first, at most limit.
-func (b *Bulk) Deliveries(ctx context.Context, account string, limit int) ([]DeliveryState, error) {
-	rows, err := b.db.QueryContext(ctx, `SELECT d.batch_id, d.url, d.state, d.attempts, d.last_status, d.last_error, d.updated_ms
-		FROM webhook_deliveries d JOIN webhook_batches w ON w.id = d.batch_id
-		WHERE w.account = ? ORDER BY d.updated_ms DESC LIMIT ?`, account, limit)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []DeliveryState
-	for rows.Next() {
-		var d DeliveryState
-		var ms int64
-		if err := rows.Scan(&d.Batch, &d.URL, &d.State, &d.Attempts, &d.LastStatus, &d.LastError, &ms); err != nil {
-			return nil, err
-		}
-		d.Updated = time.UnixMilli(ms)
-		out = append(out, d)
-	}
-	return out, rows.Err()
+// Deliveries lists an account's callbacks, most recently updated first, at
+// most limit.
+func (b *Bulk) Deliveries(ctx context.Context, account string, limit int) ([]store.Delivery, error) {
+	return b.o.Store.Deliveries(ctx, account, limit)
 }
 
 // errAccountGone fails the jobs of an account removed from the config.

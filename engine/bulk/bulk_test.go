@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -142,7 +141,7 @@ func newFixture(t *testing.T, urls []string, mutate func(*Options, *account.Acco
 	acct := &account.Account{Key: "acct", Secrets: []string{"first-secret-0123456789", "second-secret-0123456789"}, WebhookURLs: urls, Engine: ea}
 	f := &fixture{acct: acct, metrics: &fakeMetrics{series: map[string]func() float64{}}, store: st}
 	o := Options{
-		Engine: eng, Store: st, DatabasePath: filepath.Join(dir, sqlitestore.FileName),
+		Engine: eng, Store: st,
 		Account: func(key string) (*account.Account, bool) {
 			if key == acct.Key {
 				return acct, true

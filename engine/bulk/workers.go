@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/riverdriver/riversqlite"
 
 	"github.com/numenhq/numen/engine"
 	"github.com/numenhq/numen/engine/apiv2"
+	"github.com/numenhq/numen/engine/store"
 	"github.com/numenhq/numen/engine/webhook"
 )
 
@@ -168,43 +168,25 @@ func (w *lookupWorker) Work(ctx context.Context, job *river.Job[lookupArgs]) err
 	return b.queueDeliveries(ctx, job, payload, len(results))
 }
 
-// queueDeliveries stores the callback and queues one delivery per URL, and
-// completes the lookup job, in one transaction.
+// queueDeliveries stores the callback and queues one delivery per URL, in
+// one transaction (store.Queue.Dispatch).
 func (b *Bulk) queueDeliveries(ctx context.Context, job *river.Job[lookupArgs], payload []byte, n int) error {
 	args := job.Args
 	// The batch id is derived from the job, so that a job that runs again
-	// after a crash between commit and completion cannot queue twice.
-	batch := fmt.Sprintf("wh_%d", job.ID)
-	now := b.o.Clock().UnixMilli()
-	tx, err := b.db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
+	// after a crash between the dispatch and its completion cannot queue
+	// twice.
+	batch := &store.Batch{
+		ID: fmt.Sprintf("wh_%d", job.ID), Account: args.Account, Product: string(args.Product), Results: n,
+		Body: payload, URLs: args.WebhookURLs, Created: b.o.Clock(),
 	}
-	defer tx.Rollback()
-	res, err := tx.ExecContext(ctx, `INSERT INTO webhook_batches (id, account, type, results, body, created_ms) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-		batch, args.Account, string(args.Product), n, payload, now)
-	if err != nil {
-		return fmt.Errorf("bulk: storing callback %s: %w", batch, err)
+	jobs := make([]river.InsertManyParams, len(args.WebhookURLs))
+	for i, u := range args.WebhookURLs {
+		jobs[i] = river.InsertManyParams{Args: deliveryArgs{Batch: batch.ID, Account: args.Account, URL: u}}
 	}
-	if fresh, _ := res.RowsAffected(); fresh == 1 {
-		var params []river.InsertManyParams
-		for _, u := range args.WebhookURLs {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO webhook_deliveries (batch_id, url, state, attempts, last_status, last_error, updated_ms) VALUES (?, ?, 'pending', 0, 0, '', ?)`,
-				batch, u, now); err != nil {
-				return fmt.Errorf("bulk: storing delivery of %s: %w", batch, err)
-			}
-			params = append(params, river.InsertManyParams{Args: deliveryArgs{Batch: batch, Account: args.Account, URL: u}})
-		}
-		if len(params) > 0 {
-			if _, err := b.client.InsertManyTx(ctx, tx, params); err != nil {
-				return fmt.Errorf("bulk: queuing deliveries of %s: %w", batch, err)
-			}
-		}
+	if err := b.o.Store.Dispatch(ctx, batch, jobs); err != nil {
+		return fmt.Errorf("bulk: %w", err)
 	}
-	if _, err := river.JobCompleteTx[*riversqlite.Driver](ctx, tx, job); err != nil {
-		return err
-	}
-	return tx.Commit()
+	return nil
 }
 
 // deliveryWorker posts one callback to one URL.
@@ -234,10 +216,11 @@ func (w *deliveryWorker) NextRetry(job *river.Job[deliveryArgs]) time.Time {
 
 func (w *deliveryWorker) Work(ctx context.Context, job *river.Job[deliveryArgs]) error {
 	b, args := w.b, job.Args
-	var body []byte
-	if err := b.db.QueryRowContext(ctx, `SELECT body FROM webhook_batches WHERE id = ?`, args.Batch).Scan(&body); err != nil {
+	batch, err := b.o.Store.Batch(ctx, args.Batch)
+	if err != nil {
 		return fmt.Errorf("delivery of %s: %w", args.Batch, err)
 	}
+	body := batch.Body
 	acct, ok := b.o.Account(args.Account)
 	if !ok {
 		b.mark(ctx, args, "failed", job.Attempt, 0, errAccountGone.Error())
@@ -245,7 +228,7 @@ func (w *deliveryWorker) Work(ctx context.Context, job *river.Job[deliveryArgs])
 		return river.JobCancel(fmt.Errorf("delivery of %s: account %q: %w", args.Batch, args.Account, errAccountGone))
 	}
 	b.attempts.Add(1)
-	err := b.o.Sender.Send(ctx, webhook.Delivery{ID: args.Batch, URL: args.URL, Body: body, Key: acct.Key, Secrets: acct.Secrets})
+	err = b.o.Sender.Send(ctx, webhook.Delivery{ID: args.Batch, URL: args.URL, Body: body, Key: acct.Key, Secrets: acct.Secrets})
 	if err == nil {
 		b.mark(ctx, args, "delivered", job.Attempt, 200, "")
 		b.delivered.Add(1)
@@ -269,8 +252,8 @@ func (w *deliveryWorker) Work(ctx context.Context, job *river.Job[deliveryArgs])
 // mark records a delivery's state; it is bookkeeping for reports and must
 // not fail the delivery itself.
 func (b *Bulk) mark(ctx context.Context, a deliveryArgs, state string, attempts, status int, msg string) {
-	if _, err := b.db.ExecContext(context.WithoutCancel(ctx), `UPDATE webhook_deliveries SET state = ?, attempts = ?, last_status = ?, last_error = ?, updated_ms = ? WHERE batch_id = ? AND url = ?`,
-		state, attempts, status, msg, b.o.Clock().UnixMilli(), a.Batch, a.URL); err != nil {
+	d := store.Delivery{Batch: a.Batch, URL: a.URL, State: state, Attempts: attempts, LastStatus: status, LastError: msg, Updated: b.o.Clock()}
+	if err := b.o.Store.SetDelivery(context.WithoutCancel(ctx), d); err != nil {
 		b.log.Warn("recording a delivery's state", "batch", a.Batch, "url", a.URL, "error", err)
 	}
 }

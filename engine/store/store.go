@@ -44,9 +44,9 @@ import (
 	"github.com/numenhq/numen/engine/apiv2"
 )
 
-// Store keeps the results of lookups in reports. See the package
-// documentation.
-type Store interface {
+// Recorder is what the engine and the bulk queue write: results, each
+// appended to its account's report and durable before it is acknowledged.
+type Recorder interface {
 	// Record appends one result to its account's report. It returns nil
 	// only once the result is durable.
 	engine.Sink
@@ -62,7 +62,10 @@ type Store interface {
 	// the results it recorded before, rather than look them up (and
 	// charge) twice.
 	Bodies(ctx context.Context, ids []string) (map[string]json.RawMessage, error)
+}
 
+// Reader is what the reports pages and downloads read.
+type Reader interface {
 	// Reports lists the reports of an account, most recently written
 	// first. An account without results has none (and no error).
 	Reports(ctx context.Context, account string) ([]Report, error)
@@ -80,6 +83,15 @@ type Store interface {
 	// after that is not a result of the report is ErrUnknownCursor. The
 	// last page is shorter than limit, or empty.
 	Results(ctx context.Context, account, storage, after string, limit int) ([]Row, error)
+}
+
+// Store is one results database: its results and reports, its health
+// check and its end. Consumers take the small interface they need
+// (Recorder, Reader, Queue); the program that opens the store hands it to
+// each.
+type Store interface {
+	Recorder
+	Reader
 
 	// Ping checks that the store can be read and written to: a health
 	// check.

@@ -39,6 +39,9 @@ CREATE TABLE reports (
 	PRIMARY KEY (account, storage, product)
 ) STRICT, WITHOUT ROWID;
 `,
+	// 3 (below): the bulk queue's tables. River's own are migrated by
+	// River (rivermigrate). Before version 3, package bulk created these
+	// tables itself, hence IF NOT EXISTS.
 	// 2: the position in the results log (log.go) up to which results are
 	// in the database, updated in the transaction that adds them.
 	`
@@ -47,6 +50,35 @@ CREATE TABLE log_position (
 	segment    INTEGER NOT NULL,
 	end_offset INTEGER NOT NULL
 ) STRICT;
+`,
+	// 3: the idempotency keys of bulk submissions and the webhook outbox.
+	`
+CREATE TABLE IF NOT EXISTS bulk_idempotency (
+	account    TEXT NOT NULL,
+	key        TEXT NOT NULL,
+	body_hash  BLOB NOT NULL,
+	receipt    TEXT NOT NULL,
+	created_ms INTEGER NOT NULL,
+	PRIMARY KEY (account, key)
+) STRICT, WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS webhook_batches (
+	id         TEXT NOT NULL PRIMARY KEY,
+	account    TEXT NOT NULL,
+	type       TEXT NOT NULL,
+	results    INTEGER NOT NULL,
+	body       BLOB NOT NULL,
+	created_ms INTEGER NOT NULL
+) STRICT;
+CREATE TABLE IF NOT EXISTS webhook_deliveries (
+	batch_id    TEXT NOT NULL REFERENCES webhook_batches (id),
+	url         TEXT NOT NULL,
+	state       TEXT NOT NULL CHECK (state IN ('pending', 'delivered', 'failed')),
+	attempts    INTEGER NOT NULL,
+	last_status INTEGER NOT NULL,
+	last_error  TEXT NOT NULL,
+	updated_ms  INTEGER NOT NULL,
+	PRIMARY KEY (batch_id, url)
+) STRICT, WITHOUT ROWID;
 `,
 }
 

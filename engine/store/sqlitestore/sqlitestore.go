@@ -1,4 +1,4 @@
-// Package sqlitestore is the embedded store.Store: the results of lookups
+// Package sqlitestore is the embedded store.Database: the results of lookups
 // in one SQLite file, dir/numen.db, through the pure-Go driver
 // modernc.org/sqlite (no cgo), and a results log beside it, dir/results-log,
 // where each result is made durable first.
@@ -19,6 +19,13 @@
 // scanning the results. Table log_position holds how far into the results
 // log the database goes. The schema is versioned with PRAGMA user_version
 // and migrated by Open.
+//
+// The same file holds the bulk queue (store.Queue, queue.go): River's
+// tables (github.com/riverqueue/river, through riversqlite), the
+// idempotency keys of submissions and the webhook outbox, on a connection
+// of their own whose commits wait for the disk. The store owns the River
+// client: package bulk registers its workers with StartQueue and never
+// opens the file.
 //
 // # Durability
 //
@@ -281,6 +288,8 @@ type Store struct {
 	stopCP       chan struct{} // closed by Close: the checkpointer returns
 	cpDone       chan struct{} // closed when the checkpointer has returned
 	checkpointed atomic.Int64  // frames checkpointed, for tests
+
+	q queue // the bulk queue (queue.go)
 }
 
 var _ store.Store = (*Store)(nil)
@@ -374,6 +383,9 @@ func (s *Store) open() (err error) {
 		return err
 	}
 	if err := s.recover(ctx); err != nil {
+		return err
+	}
+	if err := s.openQueue(ctx); err != nil {
 		return err
 	}
 	return s.wdb.QueryRowContext(ctx, "SELECT coalesce(max(id), '') FROM results").Scan(&s.idx.maxIndexed)
@@ -477,7 +489,7 @@ func (s *Store) release() error {
 		errs = append(errs, s.log.close())
 	}
 	// The last connection to close checkpoints the WAL into the database.
-	for _, db := range []*sql.DB{s.cdb, s.rdb, s.wdb} {
+	for _, db := range []*sql.DB{s.q.db, s.cdb, s.rdb, s.wdb} {
 		if db != nil {
 			errs = append(errs, db.Close())
 		}
@@ -696,6 +708,14 @@ func (s *Store) readFailed(err error) error {
 // not an error. Results the indexer could not commit stay in the log, and
 // the next Open commits them.
 func (s *Store) Close() error {
+	// The owner stops the queue first, with a deadline of its choice;
+	// this bounds the wait for running jobs should it not have.
+	stopCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	err := s.StopQueue(stopCtx)
+	cancel()
+	if err != nil {
+		return err
+	}
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -708,7 +728,7 @@ func (s *Store) Close() error {
 	<-s.idxDone
 	close(s.stopCP)
 	<-s.cpDone
-	err := s.release()
+	err = s.release()
 	if err == nil {
 		s.idx.mu.Lock()
 		err = s.idx.err

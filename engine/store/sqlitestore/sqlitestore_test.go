@@ -32,6 +32,14 @@ func TestConformance(t *testing.T) {
 	})
 }
 
+func TestQueueConformance(t *testing.T) {
+	storetest.RunQueue(t, func(t *testing.T) store.Database {
+		s, err := sqlitestore.Open(t.TempDir())
+		require.NoError(t, err)
+		return s
+	})
+}
+
 func TestConformanceNoDelay(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) store.Store {
 		s, err := sqlitestore.Open(t.TempDir(), sqlitestore.WithGroupCommit(16, 0), sqlitestore.WithReaders(1))

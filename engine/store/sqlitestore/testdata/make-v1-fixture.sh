@@ -2,13 +2,14 @@
 # Makes the upgrade fixture: a data directory written by numen at commit
 # f3e6795 (River v0.31.0, the results log beside SQLite), the version before
 # the storage rework. Run from the repository root:
-#   engine/store/sqlitestore/testdata/make-v1-fixture.sh OUTDIR
-# then, in OUTDIR: tar czf v1-datadir.tgz --sparse .
+#   engine/store/sqlitestore/testdata/make-v1-fixture.sh engine/store/sqlitestore/testdata/v1-datadir.tgz
+# It packs the directory as the killed process left it, the WAL included
 # (the results log preallocates 16 MiB segments: sparse, they pack small).
 set -euo pipefail
-out=${1:?usage: make-v1-fixture.sh OUTDIR}
+tgz=$(realpath -m "${1:?usage: make-v1-fixture.sh OUT.tgz}")
 commit=f3e6795
 work=$(mktemp -d)
+out=$work/data
 trap 'kill $pid 2>/dev/null || true; git worktree remove --force "$work/src" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
 git worktree add -q --detach "$work/src" "$commit"
 (cd "$work/src" && go build -o "$work/numen" ./cmd/numen)
@@ -44,8 +45,8 @@ call() { # METHOD PATH BODY [Idempotency-Key]: a request signed with digest auth
 	ts=$(date +%s)
 	sig=$(printf '%s' "$2${ts}$1$3" | openssl dgst -sha256 -hmac "$NUMEN_SECRET" | sed 's/^.* //')
 	curl -s -X "$1" "$NUMEN_URL$2" -H "X-Digest-Key: $NUMEN_KEY" -H "X-Digest-Timestamp: $ts" \
-		-H "X-Digest-Signature: $sig" ${4:+-H "Idempotency-Key: $4"} -d "$3"
-	echo
+		-H "X-Digest-Signature: $sig" ${4:+-H "Idempotency-Key: $4"} -d "$3" | tee -a "$work/responses.jsonl"
+	echo | tee -a "$work/responses.jsonl"
 }
 
 # Phase 1: sync lookups in three reports, and a bulk job that runs, whose
@@ -69,4 +70,9 @@ call POST /hlr-lookups '{"msisdns":["+4915333333333","+4915444444444"]}' fixture
 # be in the results log only.
 call POST /nt-lookup '{"number":"+4917612345678"}'
 kill -KILL "$pid"; wait "$pid" || true
-echo "fixture in $out"
+test -s "$out/numen.db-wal" || { echo "no WAL left: the fixture would not be what a killed process leaves"; exit 1; }
+(cd "$out" && tar czf "$tgz" --sparse .)
+# The answers the fixture's server gave, one JSON object per line: every
+# id in them was acknowledged.
+grep -v '^$' "$work/responses.jsonl" > "${tgz%.tgz}.responses.jsonl"
+echo "fixture in $tgz"

@@ -1,0 +1,163 @@
+package sqlitestore_test
+
+import (
+	"bufio"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/stretchr/testify/require"
+
+	"github.com/numenhq/numen/engine/store"
+	"github.com/numenhq/numen/engine/store/sqlitestore"
+)
+
+// The job kinds of package bulk, as the fixture's version queued them
+// (bulk's own types are not exported; their kinds and JSON are the
+// contract a database keeps across versions).
+type fixtureLookup struct {
+	Account string `json:"account"`
+	Product string `json:"product"`
+	Items   []struct {
+		ID string `json:"id"`
+	} `json:"items"`
+}
+
+func (fixtureLookup) Kind() string { return "numen_bulk_lookup" }
+
+type fixtureDelivery struct {
+	Batch string `json:"batch"`
+	URL   string `json:"url"`
+}
+
+func (fixtureDelivery) Kind() string { return "numen_webhook_delivery" }
+
+type kindWorker[T river.JobArgs] struct {
+	river.WorkerDefaults[T]
+	mu   sync.Mutex
+	jobs []T
+}
+
+func (w *kindWorker[T]) Work(ctx context.Context, job *river.Job[T]) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.jobs = append(w.jobs, job.Args)
+	return nil
+}
+
+func (w *kindWorker[T]) worked() []T {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]T(nil), w.jobs...)
+}
+
+// TestOpensVersion1DataDirectory opens a data directory written by numen
+// at f3e6795 (River v0.31.0, schema 2; testdata/README.md) and requires
+// everything it acknowledged: every result, in its report, the idempotency
+// keys, the pending webhook delivery, and both queued jobs, which the
+// workers then run.
+func TestOpensVersion1DataDirectory(t *testing.T) {
+	dir := t.TempDir()
+	tar := exec.Command("tar", "xzf", filepath.Join("testdata", "v1-datadir.tgz"), "-C", dir)
+	out, err := tar.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	s, err := sqlitestore.Open(dir)
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, s.Close()) })
+	ctx := context.Background()
+	require.NoError(t, s.Ping(ctx))
+
+	// Every id the old server answered is stored.
+	f, err := os.Open(filepath.Join("testdata", "v1-datadir.responses.jsonl"))
+	require.NoError(t, err)
+	defer f.Close()
+	var ids []string
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var answer struct {
+			ID string `json:"id"`
+		}
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &answer))
+		if answer.ID != "" {
+			ids = append(ids, answer.ID)
+		}
+		// The ids of a bulk receipt are results to come; the job that ran
+		// has its three in the ASYNC report, checked below.
+	}
+	require.NoError(t, sc.Err())
+	require.Len(t, ids, 10, "the sync answers of the fixture")
+	bodies, err := s.Bodies(ctx, ids)
+	require.NoError(t, err)
+	for _, id := range ids {
+		require.Contains(t, bodies, id, "acknowledged by the old version, lost in the upgrade")
+	}
+
+	counts := map[string]int64{}
+	reports, err := s.Reports(ctx, "fixture")
+	require.NoError(t, err)
+	for _, r := range reports {
+		counts[r.Name] = r.Count
+	}
+	require.Equal(t, map[string]int64{
+		"SYNC-API-NT-2026-11":   6, // 5, and the one acknowledged before SIGKILL
+		"SYNC-API-2026-11":      3,
+		"FIXTURE-NAMED-2026-11": 1,
+		"ASYNC-API-NT-2026-11":  3, // the bulk job that ran
+	}, counts)
+
+	for key, accepted := range map[string]int{"fixture-bulk-1": 3, "fixture-bulk-2": 1} {
+		c, err := s.Claim(ctx, "fixture", key)
+		require.NoError(t, err)
+		require.NotNil(t, c, key)
+		var receipt struct {
+			AcceptedCount int `json:"accepted_count"`
+		}
+		require.NoError(t, json.Unmarshal(c.Receipt, &receipt))
+		require.Equal(t, accepted, receipt.AcceptedCount, key)
+	}
+
+	ds, err := s.Deliveries(ctx, "fixture", 10)
+	require.NoError(t, err)
+	require.Len(t, ds, 1)
+	require.Equal(t, store.DeliveryPending, ds[0].State)
+	require.Equal(t, 1, ds[0].Attempts)
+	batch, err := s.Batch(ctx, ds[0].Batch)
+	require.NoError(t, err)
+	require.Equal(t, 3, batch.Results)
+
+	// The queue: the delivery to retry and the job that never ran.
+	lookups, deliveries := &kindWorker[fixtureLookup]{}, &kindWorker[fixtureDelivery]{}
+	workers := river.NewWorkers()
+	river.AddWorker(workers, lookups)
+	river.AddWorker(workers, deliveries)
+	require.NoError(t, s.StartQueue(ctx, store.QueueConfig{
+		Workers: workers, PollInterval: 50 * time.Millisecond, RescueAfter: time.Minute,
+		Queues: map[string]river.QueueConfig{"bulk_lookups": {MaxWorkers: 1}, "webhook_deliveries": {MaxWorkers: 1}},
+		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug})),
+	}))
+	deadline := time.Now().Add(30 * time.Second)
+	for (len(lookups.worked()) < 1 || len(deliveries.worked()) < 1) && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	require.NoError(t, s.StopQueue(ctx))
+	require.Len(t, lookups.worked(), 1, "the accepted HLR job runs after the upgrade")
+	require.Equal(t, "HLR", lookups.worked()[0].Product)
+	require.Len(t, lookups.worked()[0].Items, 1)
+	require.Equal(t, []fixtureDelivery{{Batch: batch.ID, URL: "http://127.0.0.1:9/results"}}, deliveries.worked())
+
+	var user int
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, sqlitestore.FileName)+"?mode=ro")
+	require.NoError(t, err)
+	defer db.Close()
+	require.NoError(t, db.QueryRow("PRAGMA user_version").Scan(&user))
+	require.Equal(t, sqlitestore.SchemaVersion, user)
+}
