@@ -51,7 +51,7 @@ var reportPage = template.Must(template.New("page").Parse(`<!doctype html>
 
 // reports returns the handler of the report pages over st; it
 // authenticates with h's accounts.
-func (h *Handler) reports(st store.Store) http.Handler {
+func (h *Handler) reports(st store.Reader) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		rw := &statusWriter{ResponseWriter: w}
@@ -69,7 +69,7 @@ func (h *Handler) reports(st store.Store) http.Handler {
 
 // serveReports serves one request of the report pages; it sets *key to the
 // API key the request presented, for the log line.
-func (h *Handler) serveReports(w http.ResponseWriter, r *http.Request, st store.Store, key *string) {
+func (h *Handler) serveReports(w http.ResponseWriter, r *http.Request, st store.Reader, key *string) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET")
 		writeErrors(w, http.StatusMethodNotAllowed, fmt.Sprintf("%s %s: method not allowed; use GET", r.Method, r.URL.Path))
@@ -114,7 +114,7 @@ func (h *Handler) serveReports(w http.ResponseWriter, r *http.Request, st store.
 	}
 }
 
-func (h *Handler) reportList(w http.ResponseWriter, r *http.Request, st store.Store, key string) {
+func (h *Handler) reportList(w http.ResponseWriter, r *http.Request, st store.Reader, key string) {
 	reports, err := st.Reports(r.Context(), key)
 	if err != nil {
 		h.log.Error("listing reports", "error", err)
@@ -143,7 +143,7 @@ func (h *Handler) reportList(w http.ResponseWriter, r *http.Request, st store.St
 	_ = reportTemplates.Execute(w, data)
 }
 
-func (h *Handler) reportDownload(w http.ResponseWriter, r *http.Request, st store.Store, key, name string) {
+func (h *Handler) reportDownload(w http.ResponseWriter, r *http.Request, st store.Reader, key, name string) {
 	format, err := store.ParseFormat(r.URL.Query().Get("format"))
 	if err != nil {
 		writeErrors(w, http.StatusBadRequest, "format: "+err.Error())
@@ -193,7 +193,7 @@ func safeFileRune(r rune) rune {
 	return r
 }
 
-func (h *Handler) reportResults(w http.ResponseWriter, r *http.Request, st store.Store, key, name string) {
+func (h *Handler) reportResults(w http.ResponseWriter, r *http.Request, st store.Reader, key, name string) {
 	rows, err := st.Results(r.Context(), key, name, r.URL.Query().Get("after"), store.DefaultPage)
 	switch {
 	case errors.Is(err, store.ErrUnknownReport):

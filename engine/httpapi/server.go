@@ -100,7 +100,7 @@ type Config struct {
 	Bulk BulkHandler
 	// Store serves the report pages under /reports (see reports.go); nil
 	// leaves them out.
-	Store store.Store
+	Store store.Reader
 	// Metrics collects the metrics; nil makes new ones. Give the same
 	// Metrics to the bulk workers so that /metrics shows theirs.
 	Metrics *Metrics
