@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/numenhq/numen/engine"
+	"github.com/numenhq/numen/engine/store/stores"
 	"github.com/numenhq/numen/routing"
 )
 
@@ -24,6 +25,13 @@ type serveConfig struct {
 	Addr string `json:"addr"`
 	// Data is the directory of the results database; --data overrides it.
 	Data string `json:"data"`
+	// Database is a PostgreSQL URL (postgres://...): the database that
+	// several sidecars share, holding the results, reports and queue
+	// instead of Data; --database overrides it. DatabaseEnv names an
+	// environment variable that holds it instead (a URL with a password
+	// stays out of the file).
+	Database    string `json:"database"`
+	DatabaseEnv string `json:"database_env"`
 	// TrustedProxies are the CIDRs whose X-Forwarded-For is believed.
 	TrustedProxies []string `json:"trusted_proxies"`
 	// MaxBodyBytes bounds request bodies.
@@ -228,6 +236,12 @@ func parseConfig(raw []byte) (*serveConfig, error) {
 	if cfg.MaxConnections < 0 {
 		bad("max_connections: must not be negative")
 	}
+	switch {
+	case cfg.Database != "" && cfg.DatabaseEnv != "":
+		bad("database and database_env: give one, not both")
+	case cfg.Database != "" && !stores.IsURL(cfg.Database):
+		bad("database: %q is not a postgres:// or postgresql:// URL", redactURL(cfg.Database))
+	}
 	seenRoute := map[string]bool{}
 	for i, r := range cfg.Routes {
 		at := fmt.Sprintf("routes[%d]", i)
@@ -345,4 +359,14 @@ func configJSONError(err error, raw []byte) error {
 		return fmt.Errorf("unknown setting %s", strings.TrimPrefix(err.Error(), "json: unknown field "))
 	}
 	return err
+}
+
+// redactURL returns a database URL with its password replaced, for
+// messages.
+func redactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	return u.Redacted()
 }

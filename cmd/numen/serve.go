@@ -25,7 +25,7 @@ import (
 	"github.com/numenhq/numen/engine/bulk"
 	"github.com/numenhq/numen/engine/httpapi"
 	"github.com/numenhq/numen/engine/store"
-	"github.com/numenhq/numen/engine/store/sqlitestore"
+	"github.com/numenhq/numen/engine/store/stores"
 	"github.com/numenhq/numen/engine/webhook"
 	"github.com/numenhq/numen/numbering"
 	"github.com/numenhq/numen/routing"
@@ -42,11 +42,12 @@ const (
 	maxHeaderBytes = 64 << 10
 )
 
-const serveUsage = `Usage: numen serve [--config FILE | --demo [--webhook URL]] [--addr HOST:PORT] [--data DIR] [--wasm DIR]
+const serveUsage = `Usage: numen serve [--config FILE | --demo [--webhook URL]] [--addr HOST:PORT] [--data DIR | --database URL] [--wasm DIR]
 
 Serves the lookup API under /api/v2 (see GET /api/v2/openapi.json), with
 /healthz and /metrics beside it. Every lookup result is stored in the
-results database under --data before it is answered.
+results database (SQLite under --data, or PostgreSQL at --database) before
+it is answered.
 
   --config FILE   accounts, backends, prices and limits: see
                   cmd/numen/numen.example.json, which documents every setting
@@ -60,6 +61,10 @@ results database under --data before it is answered.
   --addr          listen address (default 127.0.0.1:8080, or the config's)
   --data          directory of the results database (default ./numen-data,
                   or the config's); created on first start
+  --database URL  a PostgreSQL database (postgres://user@host/db) instead:
+                  results, reports and the bulk queue, shared by every
+                  numen serve given the same URL (default: the config's
+                  database or database_env)
   --log           log format: text or json (default text)
   --wasm DIR      serve the browser package in DIR (go run ./wasm/build -o DIR)
                   at /wasm/: module, plan, packs and demo page, unauthenticated;
@@ -79,6 +84,7 @@ func (c *cli) serve(args []string) int {
 	demo := fs.Bool("demo", false, "")
 	addr := fs.String("addr", "", "")
 	dataDir := fs.String("data", "", "")
+	database := fs.String("database", "", "")
 	logFormat := fs.String("log", "text", "")
 	webhookURL := fs.String("webhook", "", "")
 	wasmDir := fs.String("wasm", "", "")
@@ -92,6 +98,8 @@ func (c *cli) serve(args []string) int {
 		return c.usageError("serve", "give --config FILE or --demo (one of them)")
 	case *logFormat != "text" && *logFormat != "json":
 		return c.usageError("serve", "--log %q: want text or json", *logFormat)
+	case *database != "" && !stores.IsURL(*database):
+		return c.usageError("serve", "--database %q: want a postgres:// or postgresql:// URL", redactURL(*database))
 	case *webhookURL != "" && !*demo:
 		return c.usageError("serve", "--webhook is for --demo; with --config, set the accounts' webhook_urls")
 	}
@@ -129,6 +137,15 @@ func (c *cli) serve(args []string) int {
 	if cfg.Data == "" {
 		cfg.Data = "numen-data"
 	}
+	if *database != "" {
+		cfg.Database, cfg.DatabaseEnv = *database, ""
+	}
+	if cfg.DatabaseEnv != "" {
+		if cfg.Database = os.Getenv(cfg.DatabaseEnv); !stores.IsURL(cfg.Database) {
+			fmt.Fprintf(c.stderr, "numen serve: database_env: $%s is not a postgres:// or postgresql:// URL\n", cfg.DatabaseEnv)
+			return exitError
+		}
+	}
 	if *wasmDir != "" {
 		cfg.Wasm = *wasmDir
 	}
@@ -154,7 +171,11 @@ func (c *cli) runServer(ctx context.Context, cfg *serveConfig, demo bool, logger
 			return err
 		}
 	}
-	db, err := sqlitestore.Open(cfg.Data)
+	setting := cfg.Data
+	if cfg.Database != "" {
+		setting = cfg.Database
+	}
+	db, err := stores.Open(context.Background(), setting)
 	if err != nil {
 		return err
 	}
@@ -202,6 +223,10 @@ func (c *cli) runServer(ctx context.Context, cfg *serveConfig, demo bool, logger
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
 	base := "http://" + ln.Addr().String() + "/api/v2"
+	where := cfg.Data
+	if cfg.Database != "" {
+		where = redactURL(cfg.Database)
+	}
 	if demo {
 		if err := writeDemoEnv(cfg.Data, base, demoKey, demoSecret); err != nil {
 			return err
@@ -219,7 +244,7 @@ reports: http://%s/reports   (sign in with the key as user name and the secret a
 Try, in another shell:
     set -a; . %s; set +a      # NUMEN_URL, NUMEN_KEY, NUMEN_SECRET
     go run ./cmd/numen call POST /hlr-lookup '{"msisdn":"+4915123456789"}'
-`, programVersion(), cfg.Data, base, demoKey, demoSecret, filepath.Join(cfg.Data, demoCredentials), ln.Addr(), envFile)
+`, programVersion(), where, base, demoKey, demoSecret, filepath.Join(cfg.Data, demoCredentials), ln.Addr(), envFile)
 		if cfg.demoWebhook != "" {
 			fmt.Fprintf(c.stdout, `
 Bulk lookups deliver their results to %s:
@@ -227,7 +252,7 @@ Bulk lookups deliver their results to %s:
 `, cfg.demoWebhook)
 		}
 	} else {
-		fmt.Fprintf(c.stdout, "numen %s: serving %s (%d accounts), results in %s\n", programVersion(), base, len(cfg.Accounts), cfg.Data)
+		fmt.Fprintf(c.stdout, "numen %s: serving %s (%d accounts), results in %s\n", programVersion(), base, len(cfg.Accounts), where)
 	}
 	if browser != nil {
 		fmt.Fprintf(c.stdout, "\nBrowser package (%s): http://%s/wasm/ (demo page), http://%s/wasm/numen.mjs\n", cfg.Wasm, ln.Addr(), ln.Addr())
@@ -482,6 +507,11 @@ const demoEnv = "demo.env"
 // random (so that a demo reachable from elsewhere is not open to all) and
 // written there, readable by the owner only.
 func demoAccount(cfg *serveConfig) (key, secret string, err error) {
+	// The data directory holds the demo's files even when the results are
+	// in PostgreSQL.
+	if err := os.MkdirAll(cfg.Data, 0o700); err != nil {
+		return "", "", fmt.Errorf("keeping the demo's credentials: %w", err)
+	}
 	path := filepath.Join(cfg.Data, demoCredentials)
 	var saved struct {
 		Key    string `json:"key"`

@@ -1,0 +1,723 @@
+// Package pgstore is the store.Database of sidecars that share state: the
+// results of lookups and their reports, the idempotency keys of bulk
+// submissions, the webhook outbox and the River queue
+// (github.com/riverqueue/river) in one PostgreSQL database, through pgx v5
+// and River's pgx driver. Any number of numen serve processes may open the
+// same database: a sync lookup on any lands in the same reports, a bulk job
+// submitted to one is worked by any, and an Idempotency-Key replayed to
+// another node answers the same receipt.
+//
+//	db, err := pgstore.Open(ctx, "postgres://numen@db.internal/numen")
+//	if err != nil { ... }
+//	defer db.Close()
+//
+// # Schema
+//
+// Table results holds one row per result (id, account, report name,
+// product, completion time in Unix milliseconds, cost in engine.Money
+// units, and the result object as the API wrote it, as text so that exports
+// repeat its bytes); table reports one row per account, report and product
+// with the count, cost and first and last times, updated in the
+// transaction that adds the results. Tables bulk_idempotency,
+// webhook_batches and webhook_deliveries are the queue's; River migrates
+// its own. The schema is versioned (table numen_schema) and Open migrates
+// it, under an advisory lock, so that nodes starting together migrate once.
+// A database newer than the build is an error.
+//
+// # Durability and throughput
+//
+// Record returns nil once its result is committed. A few writer goroutines
+// take the results queued and commit each group in one transaction (one
+// INSERT of all its rows, one upsert per report touched, in a fixed order
+// so that writers of several nodes never deadlock): under load one commit
+// acknowledges many lookups. A result whose id is already stored fails
+// alone, with store.ErrDuplicateID.
+//
+// # Queue
+//
+// The River client works on the pool with LISTEN/NOTIFY: a job inserted on
+// one node wakes the idle workers of every node at once, so that idle nodes
+// need not poll often (QueueConfig.PollInterval is their fallback).
+//
+// # Thread safety
+//
+// A Store is safe for concurrent use.
+package pgstore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivermigrate"
+
+	"github.com/numenhq/numen/engine"
+	"github.com/numenhq/numen/engine/store"
+)
+
+// Options configure Open.
+type Options struct {
+	// Writers is the number of goroutines that commit results (default 4):
+	// how many groups commit at once.
+	Writers int
+	// MaxBatch bounds the results one commit takes (default 512).
+	MaxBatch int
+	// MaxConns bounds the connections of the pool (default 16).
+	MaxConns int32
+}
+
+// Store is the PostgreSQL store.Database. See the package documentation.
+type Store struct {
+	pool *pgxpool.Pool
+	name string // the database's URL without its password, for errors
+	opts Options
+
+	// mu guards closed and the sends on queue, so that Close closes queue
+	// only when no Record is sending.
+	mu     sync.RWMutex
+	closed bool
+	queue  chan *pending
+	wg     sync.WaitGroup // the writers
+
+	q queue
+}
+
+var _ store.Database = (*Store)(nil)
+
+// pending is a result waiting for its commit.
+type pending struct {
+	entry store.Entry
+	done  chan error
+}
+
+// Open connects to the database at url (a postgres:// URL or a libpq
+// connection string), migrates the schema and River's tables, and starts
+// the writers.
+func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
+	if opts.Writers <= 0 {
+		opts.Writers = 4
+	}
+	if opts.MaxBatch <= 0 {
+		opts.MaxBatch = 512
+	}
+	if opts.MaxConns <= 0 {
+		opts.MaxConns = 16
+	}
+	name := redact(dsn)
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: %s: %w", name, err)
+	}
+	cfg.MaxConns = opts.MaxConns
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: %s: %w", name, err)
+	}
+	s := &Store{pool: pool, name: name, opts: opts, queue: make(chan *pending, opts.MaxBatch)}
+	if err := s.migrate(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("pgstore: %s: %w", name, err)
+	}
+	if s.q.inserts, err = river.NewClient(riverpgxv5.New(pool), &river.Config{}); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("pgstore: %s: %w", name, err)
+	}
+	for range opts.Writers {
+		s.wg.Add(1)
+		go s.write()
+	}
+	return s, nil
+}
+
+// redact returns a database URL without its password.
+func redact(dsn string) string {
+	u, err := url.Parse(dsn)
+	if err != nil || u.Scheme == "" {
+		return "the database"
+	}
+	if _, ok := u.User.Password(); ok {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	return u.Redacted()
+}
+
+// migrations build the schema: migration i (from 1) takes the database
+// from version i-1 to i. Append only; never edit one that has shipped.
+var migrations = []string{
+	// 1: results and their reports; the bulk queue's idempotency keys and
+	// webhook outbox.
+	`
+CREATE TABLE results (
+	id         text   NOT NULL PRIMARY KEY,
+	account    text   NOT NULL,
+	storage    text   NOT NULL,
+	product    text   NOT NULL CHECK (product IN ('HLR', 'MNP', 'NT')),
+	created_ms bigint NOT NULL,
+	cost       bigint NOT NULL,
+	body       text   NOT NULL
+);
+-- Export and Results read a report in (created_ms, id) order.
+CREATE INDEX results_report ON results (account, storage, created_ms, id);
+
+CREATE TABLE reports (
+	account  text   NOT NULL,
+	storage  text   NOT NULL,
+	product  text   NOT NULL,
+	count    bigint NOT NULL,
+	cost     bigint NOT NULL,
+	first_ms bigint NOT NULL,
+	last_ms  bigint NOT NULL,
+	PRIMARY KEY (account, storage, product)
+);
+
+CREATE TABLE bulk_idempotency (
+	account    text   NOT NULL,
+	key        text   NOT NULL,
+	body_hash  bytea  NOT NULL,
+	receipt    text   NOT NULL,
+	created_ms bigint NOT NULL,
+	PRIMARY KEY (account, key)
+);
+
+CREATE TABLE webhook_batches (
+	id         text   NOT NULL PRIMARY KEY,
+	account    text   NOT NULL,
+	type       text   NOT NULL,
+	results    integer NOT NULL,
+	body       bytea  NOT NULL,
+	created_ms bigint NOT NULL
+);
+
+CREATE TABLE webhook_deliveries (
+	batch_id    text    NOT NULL REFERENCES webhook_batches (id),
+	url         text    NOT NULL,
+	state       text    NOT NULL CHECK (state IN ('pending', 'delivered', 'failed')),
+	attempts    integer NOT NULL,
+	last_status integer NOT NULL,
+	last_error  text    NOT NULL,
+	updated_ms  bigint  NOT NULL,
+	PRIMARY KEY (batch_id, url)
+);
+CREATE INDEX webhook_batches_account ON webhook_batches (account);
+`,
+}
+
+// SchemaVersion is the schema version this build writes.
+var SchemaVersion = len(migrations)
+
+// migrationLock is the advisory lock key nodes take to migrate: "numen" in
+// ASCII.
+const migrationLock = 0x6e756d656e
+
+// migrate brings the schema and River's tables up to date, under an
+// advisory lock held on one connection, so that nodes starting at once
+// migrate one after the other.
+func (s *Store) migrate(ctx context.Context) error {
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", migrationLock); err != nil {
+		return fmt.Errorf("taking the migration lock: %w", err)
+	}
+	defer func() {
+		// Released with the session anyway, should this fail.
+		_, _ = conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", migrationLock)
+	}()
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS numen_schema (version integer NOT NULL)`); err != nil {
+		return fmt.Errorf("schema version table: %w", err)
+	}
+	version := 0
+	err = tx.QueryRow(ctx, `SELECT version FROM numen_schema`).Scan(&version)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		if _, err := tx.Exec(ctx, `INSERT INTO numen_schema (version) VALUES (0)`); err != nil {
+			return err
+		}
+	case err != nil:
+		return fmt.Errorf("read the schema version: %w", err)
+	}
+	if version > SchemaVersion {
+		return fmt.Errorf("schema version %d is newer than this build's %d: open it with a newer numen", version, SchemaVersion)
+	}
+	for v := version; v < SchemaVersion; v++ {
+		if _, err := tx.Exec(ctx, migrations[v]); err != nil {
+			return fmt.Errorf("migration %d: %w", v+1, err)
+		}
+	}
+	if _, err := tx.Exec(ctx, `UPDATE numen_schema SET version = $1`, SchemaVersion); err != nil {
+		return err
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return err
+	}
+	m, err := rivermigrate.New(riverpgxv5.New(s.pool), nil)
+	if err != nil {
+		return err
+	}
+	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
+		return fmt.Errorf("migrating the queue's tables: %w", err)
+	}
+	return nil
+}
+
+// Record appends r to its report and returns once it is committed (nil),
+// or with store.ErrDuplicateID, store.ErrClosed, a database error, or
+// ctx's error. With ctx's error the result may still be committed:
+// recorded, not acknowledged.
+func (s *Store) Record(ctx context.Context, r engine.Record) error {
+	return s.RecordAll(ctx, []engine.Record{r})
+}
+
+// RecordAll appends records, each as Record does; it returns the first
+// error.
+func (s *Store) RecordAll(ctx context.Context, records []engine.Record) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	ps := make([]*pending, len(records))
+	for i, r := range records {
+		e, err := store.EntryOf(r)
+		if err != nil {
+			return fmt.Errorf("pgstore: %w", err)
+		}
+		ps[i] = &pending{entry: e, done: make(chan error, 1)}
+	}
+	s.mu.RLock()
+	if s.closed {
+		s.mu.RUnlock()
+		return fmt.Errorf("pgstore: record %d results: %w", len(records), store.ErrClosed)
+	}
+	queued := 0
+	for _, p := range ps {
+		select {
+		case s.queue <- p:
+			queued++
+			continue
+		case <-ctx.Done():
+		}
+		break
+	}
+	s.mu.RUnlock()
+	var first error
+	for _, p := range ps[:queued] {
+		select {
+		case err := <-p.done:
+			if err != nil && first == nil {
+				first = err
+			}
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	if queued < len(ps) {
+		return ctx.Err() // the rest were not queued: not recorded
+	}
+	return first
+}
+
+// write is a writer goroutine: it takes the results queued, up to
+// MaxBatch, and commits them together, until Close closes the queue.
+func (s *Store) write() {
+	defer s.wg.Done()
+	batch := make([]*pending, 0, s.opts.MaxBatch)
+	for p := range s.queue {
+		batch = append(batch[:0], p)
+	drain:
+		for len(batch) < s.opts.MaxBatch {
+			select {
+			case p, ok := <-s.queue:
+				if !ok {
+					break drain
+				}
+				batch = append(batch, p)
+			default:
+				break drain
+			}
+		}
+		s.commit(batch)
+	}
+}
+
+// reportKey identifies a row of reports.
+type reportKey struct{ account, storage, product string }
+
+// commit stores a group of results in one transaction and answers each.
+func (s *Store) commit(batch []*pending) {
+	// An id twice in the group: the later ones fail, as they would after
+	// the first's commit.
+	seen := make(map[string]bool, len(batch))
+	var fresh []*pending
+	for _, p := range batch {
+		if seen[p.entry.ID] {
+			p.done <- fmt.Errorf("pgstore: record %q: %w", p.entry.ID, store.ErrDuplicateID)
+			continue
+		}
+		seen[p.entry.ID] = true
+		fresh = append(fresh, p)
+	}
+	n := len(fresh)
+	ids, accounts, storages, products := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	created, costs := make([]int64, n), make([]int64, n)
+	bodies := make([]string, n)
+	for i, p := range fresh {
+		e := p.entry
+		ids[i], accounts[i], storages[i], products[i] = e.ID, e.Account, e.Storage, string(e.Product)
+		created[i], costs[i], bodies[i] = e.Millis, int64(e.Cost), string(e.Result)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	inserted, err := s.insert(ctx, fresh, ids, accounts, storages, products, created, costs, bodies)
+	for _, p := range fresh {
+		switch {
+		case err != nil:
+			p.done <- fmt.Errorf("pgstore: record %q: %w", p.entry.ID, err)
+		case !inserted[p.entry.ID]:
+			p.done <- fmt.Errorf("pgstore: record %q: %w", p.entry.ID, store.ErrDuplicateID)
+		default:
+			p.done <- nil
+		}
+	}
+}
+
+func (s *Store) insert(ctx context.Context, fresh []*pending, ids, accounts, storages, products []string, created, costs []int64, bodies []string) (map[string]bool, error) {
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback(ctx)
+	rows, err := tx.Query(ctx, `
+INSERT INTO results (id, account, storage, product, created_ms, cost, body)
+SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::text[])
+ON CONFLICT (id) DO NOTHING
+RETURNING id`, ids, accounts, storages, products, created, costs, bodies)
+	if err != nil {
+		return nil, err
+	}
+	inserted := make(map[string]bool, len(ids))
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		inserted[id] = true
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	type sums struct{ count, cost, first, last int64 }
+	agg := map[reportKey]*sums{}
+	for _, p := range fresh {
+		e := p.entry
+		if !inserted[e.ID] {
+			continue
+		}
+		k := reportKey{e.Account, e.Storage, string(e.Product)}
+		a := agg[k]
+		if a == nil {
+			a = &sums{first: e.Millis, last: e.Millis}
+			agg[k] = a
+		}
+		a.count++
+		a.cost += int64(e.Cost)
+		a.first, a.last = min(a.first, e.Millis), max(a.last, e.Millis)
+	}
+	// In a fixed order: two transactions that touch the same reports lock
+	// them in the same order, and so never deadlock.
+	keys := make([]reportKey, 0, len(agg))
+	for k := range agg {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b reportKey) int {
+		return strings.Compare(a.account+"\x00"+a.storage+"\x00"+a.product, b.account+"\x00"+b.storage+"\x00"+b.product)
+	})
+	b := &pgx.Batch{}
+	for _, k := range keys {
+		a := agg[k]
+		b.Queue(`
+INSERT INTO reports (account, storage, product, count, cost, first_ms, last_ms)
+VALUES ($1, $2, $3, $4, $5, $6, $7)
+ON CONFLICT (account, storage, product) DO UPDATE SET
+	count    = reports.count + excluded.count,
+	cost     = reports.cost + excluded.cost,
+	first_ms = least(reports.first_ms, excluded.first_ms),
+	last_ms  = greatest(reports.last_ms, excluded.last_ms)`, k.account, k.storage, k.product, a.count, a.cost, a.first, a.last)
+	}
+	if len(keys) > 0 {
+		if err := tx.SendBatch(ctx, b).Close(); err != nil {
+			return nil, err
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return nil, err
+	}
+	return inserted, nil
+}
+
+// Ping checks that the database answers and has this build's schema.
+func (s *Store) Ping(ctx context.Context) error {
+	if err := s.checkOpen(); err != nil {
+		return err
+	}
+	var version int
+	if err := s.pool.QueryRow(ctx, `SELECT version FROM numen_schema`).Scan(&version); err != nil {
+		return fmt.Errorf("pgstore: ping %s: %w", s.name, err)
+	}
+	if version != SchemaVersion {
+		return fmt.Errorf("pgstore: ping %s: schema version %d, want %d", s.name, version, SchemaVersion)
+	}
+	return nil
+}
+
+// Close stops the queue's workers (waiting up to 30 s for running jobs),
+// waits until the results handed to Record are committed, and closes the
+// pool. Closing twice is not an error.
+func (s *Store) Close() error {
+	stopCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	err := s.StopQueue(stopCtx)
+	cancel()
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	close(s.queue)
+	s.mu.Unlock()
+	s.wg.Wait()
+	s.pool.Close()
+	return nil
+}
+
+func (s *Store) checkOpen() error {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.closed {
+		return fmt.Errorf("pgstore: %s: %w", s.name, store.ErrClosed)
+	}
+	return nil
+}
+
+// Reports lists the reports of account, most recently written first (then
+// by name).
+func (s *Store) Reports(ctx context.Context, account string) ([]store.Report, error) {
+	if err := s.checkOpen(); err != nil {
+		return nil, err
+	}
+	fail := func(err error) ([]store.Report, error) {
+		return nil, fmt.Errorf("pgstore: reports of %q in %s: %w", account, s.name, err)
+	}
+	rows, err := s.pool.Query(ctx, `
+SELECT storage, product, count, cost, first_ms, last_ms FROM reports
+WHERE account = $1 ORDER BY storage, product`, account)
+	if err != nil {
+		return fail(err)
+	}
+	defer rows.Close()
+	var reports []store.Report
+	for rows.Next() {
+		var (
+			name, product   string
+			count, cost     int64
+			firstMS, lastMS int64
+		)
+		if err := rows.Scan(&name, &product, &count, &cost, &firstMS, &lastMS); err != nil {
+			return fail(err)
+		}
+		first, last := time.UnixMilli(firstMS).UTC(), time.UnixMilli(lastMS).UTC()
+		if n := len(reports); n == 0 || reports[n-1].Name != name {
+			reports = append(reports, store.Report{Name: name, First: first, Last: last})
+		}
+		r := &reports[len(reports)-1]
+		r.Products = append(r.Products, engine.Product(product))
+		r.Count += count
+		r.Cost += engine.Money(cost)
+		if first.Before(r.First) {
+			r.First = first
+		}
+		if last.After(r.Last) {
+			r.Last = last
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fail(err)
+	}
+	store.SortReports(reports)
+	return reports, nil
+}
+
+// Export writes one report to w; see store.Reader and store.Exporter. The
+// report is read in one repeatable-read transaction: results committed
+// while it streams are not part of it.
+func (s *Store) Export(ctx context.Context, account, storage string, format store.Format, w io.Writer) error {
+	if err := s.checkOpen(); err != nil {
+		return err
+	}
+	fail := func(err error) error {
+		return fmt.Errorf("pgstore: export report %q of %q from %s: %w", storage, account, s.name, err)
+	}
+	if _, err := store.ParseFormat(string(format)); err != nil {
+		return fail(err)
+	}
+	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return fail(err)
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx))
+	products, err := reportProducts(ctx, tx, account, storage)
+	if err != nil {
+		return fail(err)
+	}
+	ex, err := store.NewExporter(w, format, products)
+	if err != nil {
+		return fail(err)
+	}
+	rows, err := tx.Query(ctx, `
+SELECT product, body FROM results
+WHERE account = $1 AND storage = $2 ORDER BY created_ms, id`, account, storage)
+	if err != nil {
+		return fail(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		// The raw values: valid until the next row, with no copy.
+		vals := rows.RawValues()
+		if err := ex.Write(engine.Product(vals[0]), vals[1]); err != nil {
+			return fail(err)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fail(err)
+	}
+	if err := ex.Close(); err != nil {
+		return fail(err)
+	}
+	return nil
+}
+
+// reportProducts returns the products of a report, or
+// store.ErrUnknownReport.
+func reportProducts(ctx context.Context, tx pgx.Tx, account, storage string) ([]engine.Product, error) {
+	rows, err := tx.Query(ctx, `SELECT product FROM reports WHERE account = $1 AND storage = $2`, account, storage)
+	if err != nil {
+		return nil, err
+	}
+	ps, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, err
+	}
+	if len(ps) == 0 {
+		return nil, store.ErrUnknownReport
+	}
+	out := make([]engine.Product, len(ps))
+	for i, p := range ps {
+		out[i] = engine.Product(p)
+	}
+	return out, nil
+}
+
+// Results returns one page of a report; see store.Reader.
+func (s *Store) Results(ctx context.Context, account, storage, after string, limit int) ([]store.Row, error) {
+	if err := s.checkOpen(); err != nil {
+		return nil, err
+	}
+	fail := func(err error) ([]store.Row, error) {
+		return nil, fmt.Errorf("pgstore: results of report %q of %q after %q from %s: %w", storage, account, after, s.name, err)
+	}
+	limit = store.PageSize(limit)
+	var rows pgx.Rows
+	var err error
+	if after == "" {
+		rows, err = s.pool.Query(ctx, `
+SELECT id, product, created_ms, cost, body FROM results
+WHERE account = $1 AND storage = $2
+ORDER BY created_ms, id LIMIT $3`, account, storage, limit)
+	} else {
+		var afterMS int64
+		err = s.pool.QueryRow(ctx, `SELECT created_ms FROM results WHERE id = $1 AND account = $2 AND storage = $3`,
+			after, account, storage).Scan(&afterMS)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return fail(store.ErrUnknownCursor)
+		}
+		if err != nil {
+			return fail(err)
+		}
+		rows, err = s.pool.Query(ctx, `
+SELECT id, product, created_ms, cost, body FROM results
+WHERE account = $1 AND storage = $2 AND (created_ms, id) > ($3, $4)
+ORDER BY created_ms, id LIMIT $5`, account, storage, afterMS, after, limit)
+	}
+	if err != nil {
+		return fail(err)
+	}
+	defer rows.Close()
+	page := make([]store.Row, 0, min(limit, 64))
+	for rows.Next() {
+		var (
+			r             store.Row
+			product, body string
+			createdMS, ct int64
+		)
+		if err := rows.Scan(&r.ID, &product, &createdMS, &ct, &body); err != nil {
+			return fail(err)
+		}
+		r.Product, r.Time, r.Cost, r.Result = engine.Product(product), time.UnixMilli(createdMS).UTC(), engine.Money(ct), json.RawMessage(body)
+		page = append(page, r)
+	}
+	if err := rows.Err(); err != nil {
+		return fail(err)
+	}
+	if len(page) == 0 && after == "" {
+		return fail(store.ErrUnknownReport)
+	}
+	return page, nil
+}
+
+// Bodies returns the stored bodies of the ids the store has.
+func (s *Store) Bodies(ctx context.Context, ids []string) (map[string]json.RawMessage, error) {
+	if err := s.checkOpen(); err != nil {
+		return nil, err
+	}
+	out := make(map[string]json.RawMessage, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	rows, err := s.pool.Query(ctx, `SELECT id, body FROM results WHERE id = ANY($1)`, ids)
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: read results of %s: %w", s.name, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, body string
+		if err := rows.Scan(&id, &body); err != nil {
+			return nil, fmt.Errorf("pgstore: read results of %s: %w", s.name, err)
+		}
+		out[id] = json.RawMessage(body)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("pgstore: read results of %s: %w", s.name, err)
+	}
+	return out, nil
+}
