@@ -18,6 +18,7 @@ import (
 var readmeSkipped = []struct{ prefix, why string }{
 	{"go run ./cmd/numen serve ", "the test starts the demo server itself (serve's flags have tests of their own)"},
 	{".ci/test", "it is what runs this test"},
+	{"PGURL=$(.ci/postgres start)", "the test command starts PostgreSQL with .ci/postgres, and TestThreeNodesOnPostgreSQL runs three sidecars on it"},
 	{"go run ./wasm/build ", "TestBuild (wasm/build) builds the package"},
 }
 
