@@ -51,3 +51,17 @@ func WithIndexRetry(d time.Duration) Option {
 
 // GroupTarget returns how many results the writer's next group waits for.
 func GroupTarget(s *Store) int64 { return s.groupTarget.Load() }
+
+// SetIdleCheck sets how often the queue's idle check runs, for a test.
+func SetIdleCheck(t interface{ Cleanup(func()) }, d time.Duration) {
+	old := idleCheck
+	idleCheck = d
+	t.Cleanup(func() { idleCheck = old })
+}
+
+// QueueWorking reports whether the working River client runs.
+func (s *Store) QueueWorking() bool {
+	s.q.mu.Lock()
+	defer s.q.mu.Unlock()
+	return s.q.worker != nil
+}

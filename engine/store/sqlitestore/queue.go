@@ -24,13 +24,34 @@ import (
 // unlike results, jobs have no log to replay. It checkpoints the WAL
 // itself as well (SQLite's automatic checkpoints), since River writes when
 // no result does (its leader's heartbeat, say).
+//
+// # Idle
+//
+// A River client polls even with nothing to do: a SQLite database has no
+// notifications to wait on, and River's timers tick several times a second.
+// One process owns a data directory, though, so the store knows when there
+// is work: the working client runs only while the queue holds unfinished
+// jobs (available, running, retryable or scheduled). StartQueue starts it
+// if the queue has such jobs (as after a crash, or a retry scheduled for
+// later); Enqueue and Dispatch start it when they queue a job; and once a
+// minute (idleCheck) a running client that has no unfinished job left is
+// stopped (and a stopped one started, should a wake have failed). An idle
+// server therefore runs no River client at all.
 type queue struct {
 	db *sql.DB
 
+	inserts *river.Client[*sql.Tx] // inserts only: every insert goes through it
+
 	mu      sync.Mutex
-	inserts *river.Client[*sql.Tx] // inserts only, until StartQueue
-	worker  *river.Client[*sql.Tx] // after StartQueue
+	cfg     *store.QueueConfig     // set by StartQueue, nil after StopQueue
+	worker  *river.Client[*sql.Tx] // the working client, while it runs
+	idle    chan struct{}          // closed to stop the idle checks
+	stopped chan struct{}          // closed when they have stopped
 }
+
+// idleCheck is how often a running client is stopped if the queue has no
+// unfinished job.
+var idleCheck = time.Minute
 
 var _ store.Queue = (*Store)(nil)
 
@@ -71,31 +92,56 @@ func (s *Store) openQueue(ctx context.Context) error {
 	return err
 }
 
-// client returns the client that inserts jobs: the working one once
-// started, so that its producers hear of them.
-func (q *queue) client() *river.Client[*sql.Tx] {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	if q.worker != nil {
-		return q.worker
-	}
-	return q.inserts
-}
+// client returns the client that inserts jobs.
+func (q *queue) client() *river.Client[*sql.Tx] { return q.inserts }
 
-// StartQueue starts the River client that works the queues.
+// StartQueue records the workers and starts working the queue: at once if
+// it has unfinished jobs, else when a job is queued (see "Idle" above).
 func (s *Store) StartQueue(ctx context.Context, cfg store.QueueConfig) error {
 	if err := s.checkOpen(); err != nil {
 		return err
 	}
 	s.q.mu.Lock()
 	defer s.q.mu.Unlock()
-	if s.q.worker != nil {
+	if s.q.cfg != nil {
 		return fmt.Errorf("sqlitestore: %s: the queue is started already", s.path)
 	}
-	c, err := river.NewClient(riversqlite.New(s.q.db), &river.Config{
+	s.q.cfg = &cfg
+	if err := s.q.wake(ctx, s.path); err != nil {
+		s.q.cfg = nil
+		return err
+	}
+	s.q.idle, s.q.stopped = make(chan struct{}), make(chan struct{})
+	go s.q.checkIdle(s.path, s.q.idle, s.q.stopped)
+	return nil
+}
+
+// unfinished reports whether the queue has a job that is not finished.
+func (q *queue) unfinished(ctx context.Context) (bool, error) {
+	var n int
+	err := q.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM river_job WHERE state NOT IN ('completed', 'cancelled', 'discarded'))`).Scan(&n)
+	return n == 1, err
+}
+
+// wake starts the working client if the queue is started, the client is
+// not running and there is work. The caller holds q.mu.
+func (q *queue) wake(ctx context.Context, path string) error {
+	if q.cfg == nil || q.worker != nil {
+		return nil
+	}
+	work, err := q.unfinished(ctx)
+	if err != nil {
+		return fmt.Errorf("sqlitestore: %s: reading the queue: %w", path, err)
+	}
+	if !work {
+		return nil
+	}
+	cfg := q.cfg
+	c, err := river.NewClient(riversqlite.New(q.db), &river.Config{
 		Logger:                      cfg.Logger,
 		FetchPollInterval:           cfg.PollInterval,
 		FetchCooldown:               min(cfg.PollInterval, 100*time.Millisecond),
+		PollOnly:                    true, // nothing to listen to: this process queues every job
 		RescueStuckJobsAfter:        cfg.RescueAfter,
 		JobTimeout:                  -1, // per worker
 		Queues:                      cfg.Queues,
@@ -106,18 +152,67 @@ func (s *Store) StartQueue(ctx context.Context, cfg store.QueueConfig) error {
 	if err != nil {
 		return fmt.Errorf("sqlitestore: %w", err)
 	}
-	if err := c.Start(ctx); err != nil {
+	if err := c.Start(context.WithoutCancel(ctx)); err != nil {
 		return fmt.Errorf("sqlitestore: starting the queue's workers: %w", err)
 	}
-	s.q.worker = c
+	q.worker = c
 	return nil
 }
 
-// StopQueue stops the workers, waiting for running jobs until ctx ends.
+// checkIdle stops the working client, every idleCheck, when the queue has
+// no unfinished job.
+func (q *queue) checkIdle(path string, idle <-chan struct{}, stopped chan<- struct{}) {
+	defer close(stopped)
+	t := time.NewTicker(idleCheck)
+	defer t.Stop()
+	for {
+		select {
+		case <-idle:
+			return
+		case <-t.C:
+		}
+		q.mu.Lock()
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		if q.worker != nil {
+			// With q.mu held, no job is queued between the check and the
+			// stop: Enqueue and Dispatch wake the client after their commit,
+			// under q.mu.
+			if work, err := q.unfinished(ctx); err == nil && !work {
+				if err := q.worker.Stop(ctx); err == nil || errors.Is(err, context.Canceled) {
+					q.worker = nil
+				}
+			}
+		} else {
+			// Work that no wake saw (its wake failed): start for it now.
+			_ = q.wake(ctx, path)
+		}
+		cancel()
+		q.mu.Unlock()
+	}
+}
+
+// queued wakes the working client after a job was committed, whatever
+// becomes of the caller's context: the job is queued.
+func (s *Store) queued(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	s.q.mu.Lock()
+	defer s.q.mu.Unlock()
+	return s.q.wake(ctx, s.path)
+}
+
+// StopQueue stops working the queue, waiting for running jobs until ctx
+// ends; jobs still running are taken over after RescueAfter at the next
+// start.
 func (s *Store) StopQueue(ctx context.Context) error {
 	s.q.mu.Lock()
-	c := s.q.worker
+	c, idle, stopped := s.q.worker, s.q.idle, s.q.stopped
+	s.q.cfg, s.q.worker, s.q.idle = nil, nil, nil
 	s.q.mu.Unlock()
+	if idle != nil {
+		close(idle)
+		<-stopped
+	}
 	if c == nil {
 		return nil
 	}
@@ -165,6 +260,13 @@ ON CONFLICT (account, key) DO NOTHING`, claim.Account, claim.Key, claim.BodyHash
 	}
 	if err := tx.Commit(); err != nil {
 		return nil, fmt.Errorf("sqlitestore: queuing: %w", err)
+	}
+	if job.Args != nil {
+		// Queued: a failure to start the workers now does not unqueue it
+		// (the next start, or the next job, wakes them).
+		if err := s.queued(ctx); err != nil {
+			s.logQueue(err)
+		}
 	}
 	return nil, nil
 }
@@ -222,7 +324,15 @@ func (s *Store) Dispatch(ctx context.Context, b *store.Batch, jobs []river.Inser
 			return fmt.Errorf("sqlitestore: queuing the deliveries of %s: %w", b.ID, err)
 		}
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	if len(jobs) > 0 {
+		if err := s.queued(ctx); err != nil {
+			s.logQueue(err)
+		}
+	}
+	return nil
 }
 
 // Batch returns a stored callback batch (without its URLs).
@@ -277,4 +387,14 @@ func (s *Store) Deliveries(ctx context.Context, account string, limit int) ([]st
 		out = append(out, d)
 	}
 	return out, rows.Err()
+}
+
+// logQueue logs a failure to start the workers after a job was queued.
+func (s *Store) logQueue(err error) {
+	s.q.mu.Lock()
+	cfg := s.q.cfg
+	s.q.mu.Unlock()
+	if cfg != nil && cfg.Logger != nil {
+		cfg.Logger.Error("starting the queue's workers after queuing a job", "error", err)
+	}
 }
