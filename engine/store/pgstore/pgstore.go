@@ -35,9 +35,11 @@
 //
 // # Queue
 //
-// The River client works on the pool with LISTEN/NOTIFY: a job inserted on
-// one node wakes the idle workers of every node at once, so that idle nodes
-// need not poll often (QueueConfig.PollInterval is their fallback).
+// The River client works on the pool, with LISTEN/NOTIFY, and runs only
+// while the queue has unfinished jobs (store.Switch): an idle node waits on
+// LISTEN for River's insert notifications, which a job queued on any node
+// sends, and polls nothing. QueueConfig.PollInterval is the running
+// client's fallback.
 //
 // # Thread safety
 //
@@ -129,6 +131,11 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 		pool.Close()
 		return nil, fmt.Errorf("pgstore: %s: %w", name, err)
 	}
+	if err := pool.QueryRow(ctx, "SELECT current_schema()").Scan(&s.q.schema); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("pgstore: %s: %w", name, err)
+	}
+	s.q.sw = store.Switch{Name: "pgstore: " + name, NewRunner: s.newRunner, Unfinished: s.unfinished, IdleCheck: idleCheck}
 	if s.q.inserts, err = river.NewClient(riverpgxv5.New(pool), &river.Config{}); err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("pgstore: %s: %w", name, err)

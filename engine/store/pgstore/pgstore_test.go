@@ -2,8 +2,11 @@ package pgstore_test
 
 import (
 	"context"
+	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/riverqueue/river"
 	"github.com/stretchr/testify/require"
 
 	"github.com/numenhq/numen/engine/store"
@@ -25,4 +28,50 @@ func TestConformance(t *testing.T) {
 
 func TestQueueConformance(t *testing.T) {
 	storetest.RunQueue(t, func(t *testing.T) store.Database { return open(t) })
+}
+
+type wakeArgs struct{}
+
+func (wakeArgs) Kind() string                 { return "wake_test" }
+func (wakeArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{Queue: "wake_test"} }
+
+type wakeWorker struct {
+	river.WorkerDefaults[wakeArgs]
+	n atomic.Int32
+}
+
+func (w *wakeWorker) Work(context.Context, *river.Job[wakeArgs]) error {
+	w.n.Add(1)
+	return nil
+}
+
+// TestIdleNodeWakesOnNotify: a node with nothing to do runs no River
+// client; a job queued on another node wakes it through LISTEN/NOTIFY, and
+// once the queue is empty again it stops.
+func TestIdleNodeWakesOnNotify(t *testing.T) {
+	pgstore.SetIdleCheck(t, 200*time.Millisecond)
+	url := pgtest.Database(t)
+	ctx := context.Background()
+	a, err := pgstore.Open(ctx, url, pgstore.Options{})
+	require.NoError(t, err)
+	defer a.Close()
+	b, err := pgstore.Open(ctx, url, pgstore.Options{})
+	require.NoError(t, err)
+	defer b.Close()
+	w := &wakeWorker{}
+	workers := river.NewWorkers()
+	river.AddWorker(workers, w)
+	// A long poll: only the notification can wake b soon.
+	require.NoError(t, b.StartQueue(ctx, store.QueueConfig{
+		Workers: workers, Queues: map[string]river.QueueConfig{"wake_test": {MaxWorkers: 1}},
+		PollInterval: time.Hour, RescueAfter: time.Minute,
+	}))
+	require.False(t, b.QueueWorking(), "idle: no client")
+	for round := int32(1); round <= 2; round++ {
+		_, err := a.Enqueue(ctx, nil, river.InsertManyParams{Args: wakeArgs{}})
+		require.NoError(t, err)
+		require.Eventually(t, func() bool { return w.n.Load() == round }, 20*time.Second, 10*time.Millisecond, "b works the job a queued")
+		require.Eventually(t, func() bool { return !b.QueueWorking() }, 20*time.Second, 10*time.Millisecond, "idle again: b's client stops")
+	}
+	require.NoError(t, b.StopQueue(ctx))
 }

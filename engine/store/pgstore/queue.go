@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -14,36 +13,32 @@ import (
 	"github.com/numenhq/numen/engine/store"
 )
 
-// queue is the River side of the store (store.Queue): an insert-only
-// client until StartQueue, then the working client, both on the pool.
+// queue is the River side of the store (store.Queue): the insert-only
+// client, every insert's, and the working client, which runs only while
+// the database's queue has unfinished jobs (store.Switch). An idle node
+// runs no River client: it waits on LISTEN for River's insert
+// notifications (listen), which any node's insert sends when it commits,
+// and starts its client for them. So idle nodes do not poll, and a job
+// queued on one node wakes them all.
 type queue struct {
-	mu      sync.Mutex
 	inserts *river.Client[pgx.Tx]
-	worker  *river.Client[pgx.Tx]
+	sw      store.Switch
+	schema  string // River's notifications are per schema
+
+	stopListen context.CancelFunc
+	listening  chan struct{} // closed when listen has returned
 }
 
-func (q *queue) client() *river.Client[pgx.Tx] {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	if q.worker != nil {
-		return q.worker
-	}
-	return q.inserts
-}
+// idleCheck is how often the idle check runs (store.Switch.IdleCheck).
+var idleCheck = time.Minute
 
-// StartQueue starts the River client that works the queues. It listens for
-// River's notifications (LISTEN/NOTIFY), so that a job queued on any node
-// wakes this one's idle workers at once.
-func (s *Store) StartQueue(ctx context.Context, cfg store.QueueConfig) error {
-	if err := s.checkOpen(); err != nil {
-		return err
-	}
-	s.q.mu.Lock()
-	defer s.q.mu.Unlock()
-	if s.q.worker != nil {
-		return fmt.Errorf("pgstore: %s: the queue is started already", s.name)
-	}
-	c, err := river.NewClient(riverpgxv5.New(s.pool), &river.Config{
+func (q *queue) client() *river.Client[pgx.Tx] { return q.inserts }
+
+// newRunner makes the working client: it listens for River's notifications
+// (LISTEN/NOTIFY) while it runs, and polls every PollInterval as a
+// fallback.
+func (s *Store) newRunner(cfg store.QueueConfig) (store.Runner, error) {
+	return river.NewClient(riverpgxv5.New(s.pool), &river.Config{
 		Logger:                      cfg.Logger,
 		FetchPollInterval:           cfg.PollInterval,
 		FetchCooldown:               min(cfg.PollInterval, 100*time.Millisecond),
@@ -54,28 +49,84 @@ func (s *Store) StartQueue(ctx context.Context, cfg store.QueueConfig) error {
 		CompletedJobRetentionPeriod: cfg.CompletedRetention,
 		DiscardedJobRetentionPeriod: cfg.DiscardedRetention,
 	})
-	if err != nil {
-		return fmt.Errorf("pgstore: %w", err)
+}
+
+// unfinished reports whether the queue has a job that is not finished.
+func (s *Store) unfinished(ctx context.Context) (bool, error) {
+	var work bool
+	err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM river_job WHERE state NOT IN ('completed', 'cancelled', 'discarded'))`).Scan(&work)
+	return work, err
+}
+
+// StartQueue starts working the queue: at once if it has unfinished jobs,
+// else when a job is queued, here or on another node.
+func (s *Store) StartQueue(ctx context.Context, cfg store.QueueConfig) error {
+	if err := s.checkOpen(); err != nil {
+		return err
 	}
-	if err := c.Start(ctx); err != nil {
-		return fmt.Errorf("pgstore: starting the queue's workers: %w", err)
+	if err := s.q.sw.Start(ctx, cfg); err != nil {
+		return err
 	}
-	s.q.worker = c
+	lctx, cancel := context.WithCancel(context.Background())
+	s.q.stopListen, s.q.listening = cancel, make(chan struct{})
+	go s.listen(lctx, cfg, s.q.listening)
 	return nil
 }
 
-// StopQueue stops the workers, waiting for running jobs until ctx ends.
+// listen waits for River's insert notifications on a connection of its own
+// and wakes the workers for each, until ctx ends; it reconnects after a
+// failure, and wakes the workers after each (re)connection for what it
+// missed meanwhile.
+func (s *Store) listen(ctx context.Context, cfg store.QueueConfig, done chan<- struct{}) {
+	defer close(done)
+	channel := pgx.Identifier{s.q.schema + ".river_insert"}.Sanitize()
+	for ctx.Err() == nil {
+		conn, err := pgx.ConnectConfig(ctx, s.pool.Config().ConnConfig.Copy())
+		if err == nil {
+			if _, err = conn.Exec(ctx, "LISTEN "+channel); err == nil {
+				s.queued(ctx)
+				for {
+					if _, err = conn.WaitForNotification(ctx); err != nil {
+						break
+					}
+					s.queued(ctx)
+				}
+			}
+			conn.Close(context.Background())
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		if cfg.Logger != nil {
+			cfg.Logger.Warn("listening for queued jobs; trying again in 1s", "error", err)
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+// queued wakes the workers after a job was committed. A failure is logged:
+// the job is queued, and the next idle check starts the workers for it.
+func (s *Store) queued(ctx context.Context) {
+	if err := s.q.sw.Wake(ctx); err != nil {
+		if l := s.q.sw.Logger(); l != nil {
+			l.Error("starting the queue's workers after a job was queued", "error", err)
+		}
+	}
+}
+
+// StopQueue stops listening and working, waiting for running jobs until
+// ctx ends (another node, or the next start, takes over those still
+// running after RescueAfter).
 func (s *Store) StopQueue(ctx context.Context) error {
-	s.q.mu.Lock()
-	c := s.q.worker
-	s.q.mu.Unlock()
-	if c == nil {
-		return nil
+	if s.q.stopListen != nil {
+		s.q.stopListen()
+		<-s.q.listening
+		s.q.stopListen = nil
 	}
-	if err := c.Stop(ctx); err != nil && !errors.Is(err, context.Canceled) {
-		return fmt.Errorf("pgstore: stopping the queue: %w", err)
-	}
-	return nil
+	return s.q.sw.Stop(ctx)
 }
 
 // Enqueue claims the key (when claim is not nil) and inserts job, in one
@@ -115,6 +166,9 @@ ON CONFLICT (account, key) DO NOTHING`, claim.Account, claim.Key, claim.BodyHash
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return nil, fmt.Errorf("pgstore: queuing: %w", err)
+	}
+	if job.Args != nil {
+		s.queued(ctx)
 	}
 	return nil, nil
 }
@@ -170,7 +224,13 @@ func (s *Store) Dispatch(ctx context.Context, b *store.Batch, jobs []river.Inser
 			return fmt.Errorf("pgstore: queuing the deliveries of %s: %w", b.ID, err)
 		}
 	}
-	return tx.Commit(ctx)
+	if err := tx.Commit(ctx); err != nil {
+		return err
+	}
+	if len(jobs) > 0 {
+		s.queued(ctx)
+	}
+	return nil
 }
 
 // Batch returns a stored callback batch (without its URLs).

@@ -60,8 +60,4 @@ func SetIdleCheck(t interface{ Cleanup(func()) }, d time.Duration) {
 }
 
 // QueueWorking reports whether the working River client runs.
-func (s *Store) QueueWorking() bool {
-	s.q.mu.Lock()
-	defer s.q.mu.Unlock()
-	return s.q.worker != nil
-}
+func (s *Store) QueueWorking() bool { return s.q.sw.Running() }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/url"
 	"path/filepath"
-	"sync"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -27,33 +26,22 @@ import (
 //
 // # Idle
 //
-// A River client polls even with nothing to do: a SQLite database has no
-// notifications to wait on, and River's timers tick several times a second.
-// One process owns a data directory, though, so the store knows when there
-// is work: the working client runs only while the queue holds unfinished
-// jobs (available, running, retryable or scheduled). StartQueue starts it
-// if the queue has such jobs (as after a crash, or a retry scheduled for
-// later); Enqueue and Dispatch start it when they queue a job; and once a
-// minute (idleCheck) a running client that has no unfinished job left is
-// stopped (and a stopped one started, should a wake have failed). An idle
-// server therefore runs no River client at all.
+// One process owns a data directory, so the store knows when there is
+// work: the working River client runs only while the queue holds
+// unfinished jobs (store.Switch), started when a job is queued here and
+// stopped by an idle check once a minute. It polls for jobs only while it
+// runs: a SQLite database has no notifications to wait on. An idle server
+// runs no client at all.
 type queue struct {
-	db *sql.DB
-
+	db      *sql.DB
 	inserts *river.Client[*sql.Tx] // inserts only: every insert goes through it
-
-	mu      sync.Mutex
-	cfg     *store.QueueConfig     // set by StartQueue, nil after StopQueue
-	worker  *river.Client[*sql.Tx] // the working client, while it runs
-	idle    chan struct{}          // closed to stop the idle checks
-	stopped chan struct{}          // closed when they have stopped
+	sw      store.Switch
 }
 
-// idleCheck is how often a running client is stopped if the queue has no
-// unfinished job.
-var idleCheck = time.Minute
-
 var _ store.Queue = (*Store)(nil)
+
+// idleCheck is how often the idle check runs (store.Switch.IdleCheck).
+var idleCheck = time.Minute
 
 // queueDSN is the queue connection's: the writer's pragmas, durable
 // commits, and BEGIN IMMEDIATE so that a transaction never fails half-way
@@ -88,6 +76,7 @@ func (s *Store) openQueue(ctx context.Context) error {
 	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
 		return fmt.Errorf("migrating the queue's tables: %w", err)
 	}
+	s.q.sw = store.Switch{Name: "sqlitestore: " + s.path, NewRunner: s.q.newRunner, Unfinished: s.q.unfinished, IdleCheck: idleCheck}
 	s.q.inserts, err = river.NewClient(riversqlite.New(db), &river.Config{})
 	return err
 }
@@ -95,49 +84,9 @@ func (s *Store) openQueue(ctx context.Context) error {
 // client returns the client that inserts jobs.
 func (q *queue) client() *river.Client[*sql.Tx] { return q.inserts }
 
-// StartQueue records the workers and starts working the queue: at once if
-// it has unfinished jobs, else when a job is queued (see "Idle" above).
-func (s *Store) StartQueue(ctx context.Context, cfg store.QueueConfig) error {
-	if err := s.checkOpen(); err != nil {
-		return err
-	}
-	s.q.mu.Lock()
-	defer s.q.mu.Unlock()
-	if s.q.cfg != nil {
-		return fmt.Errorf("sqlitestore: %s: the queue is started already", s.path)
-	}
-	s.q.cfg = &cfg
-	if err := s.q.wake(ctx, s.path); err != nil {
-		s.q.cfg = nil
-		return err
-	}
-	s.q.idle, s.q.stopped = make(chan struct{}), make(chan struct{})
-	go s.q.checkIdle(s.path, s.q.idle, s.q.stopped)
-	return nil
-}
-
-// unfinished reports whether the queue has a job that is not finished.
-func (q *queue) unfinished(ctx context.Context) (bool, error) {
-	var n int
-	err := q.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM river_job WHERE state NOT IN ('completed', 'cancelled', 'discarded'))`).Scan(&n)
-	return n == 1, err
-}
-
-// wake starts the working client if the queue is started, the client is
-// not running and there is work. The caller holds q.mu.
-func (q *queue) wake(ctx context.Context, path string) error {
-	if q.cfg == nil || q.worker != nil {
-		return nil
-	}
-	work, err := q.unfinished(ctx)
-	if err != nil {
-		return fmt.Errorf("sqlitestore: %s: reading the queue: %w", path, err)
-	}
-	if !work {
-		return nil
-	}
-	cfg := q.cfg
-	c, err := river.NewClient(riversqlite.New(q.db), &river.Config{
+// newRunner makes the working client.
+func (q *queue) newRunner(cfg store.QueueConfig) (store.Runner, error) {
+	return river.NewClient(riversqlite.New(q.db), &river.Config{
 		Logger:                      cfg.Logger,
 		FetchPollInterval:           cfg.PollInterval,
 		FetchCooldown:               min(cfg.PollInterval, 100*time.Millisecond),
@@ -149,77 +98,37 @@ func (q *queue) wake(ctx context.Context, path string) error {
 		CompletedJobRetentionPeriod: cfg.CompletedRetention,
 		DiscardedJobRetentionPeriod: cfg.DiscardedRetention,
 	})
-	if err != nil {
-		return fmt.Errorf("sqlitestore: %w", err)
-	}
-	if err := c.Start(context.WithoutCancel(ctx)); err != nil {
-		return fmt.Errorf("sqlitestore: starting the queue's workers: %w", err)
-	}
-	q.worker = c
-	return nil
 }
 
-// checkIdle stops the working client, every idleCheck, when the queue has
-// no unfinished job.
-func (q *queue) checkIdle(path string, idle <-chan struct{}, stopped chan<- struct{}) {
-	defer close(stopped)
-	t := time.NewTicker(idleCheck)
-	defer t.Stop()
-	for {
-		select {
-		case <-idle:
-			return
-		case <-t.C:
-		}
-		q.mu.Lock()
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		if q.worker != nil {
-			// With q.mu held, no job is queued between the check and the
-			// stop: Enqueue and Dispatch wake the client after their commit,
-			// under q.mu.
-			if work, err := q.unfinished(ctx); err == nil && !work {
-				if err := q.worker.Stop(ctx); err == nil || errors.Is(err, context.Canceled) {
-					q.worker = nil
-				}
-			}
-		} else {
-			// Work that no wake saw (its wake failed): start for it now.
-			_ = q.wake(ctx, path)
-		}
-		cancel()
-		q.mu.Unlock()
-	}
+// unfinished reports whether the queue has a job that is not finished.
+func (q *queue) unfinished(ctx context.Context) (bool, error) {
+	var n int
+	err := q.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM river_job WHERE state NOT IN ('completed', 'cancelled', 'discarded'))`).Scan(&n)
+	return n == 1, err
 }
 
-// queued wakes the working client after a job was committed, whatever
-// becomes of the caller's context: the job is queued.
-func (s *Store) queued(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-	defer cancel()
-	s.q.mu.Lock()
-	defer s.q.mu.Unlock()
-	return s.q.wake(ctx, s.path)
+// StartQueue starts working the queue: at once if it has unfinished jobs,
+// else when a job is queued (see "Idle" above).
+func (s *Store) StartQueue(ctx context.Context, cfg store.QueueConfig) error {
+	if err := s.checkOpen(); err != nil {
+		return err
+	}
+	return s.q.sw.Start(ctx, cfg)
 }
 
 // StopQueue stops working the queue, waiting for running jobs until ctx
 // ends; jobs still running are taken over after RescueAfter at the next
 // start.
-func (s *Store) StopQueue(ctx context.Context) error {
-	s.q.mu.Lock()
-	c, idle, stopped := s.q.worker, s.q.idle, s.q.stopped
-	s.q.cfg, s.q.worker, s.q.idle = nil, nil, nil
-	s.q.mu.Unlock()
-	if idle != nil {
-		close(idle)
-		<-stopped
+func (s *Store) StopQueue(ctx context.Context) error { return s.q.sw.Stop(ctx) }
+
+// queued wakes the workers after a job was committed. A failure is logged:
+// the job is queued, and the next idle check starts the workers for it.
+func (s *Store) queued(ctx context.Context) {
+	if err := s.q.sw.Wake(ctx); err != nil {
+		if l := s.q.sw.Logger(); l != nil {
+			l.Error("starting the queue's workers after queuing a job", "error", err)
+		}
 	}
-	if c == nil {
-		return nil
-	}
-	if err := c.Stop(ctx); err != nil && !errors.Is(err, context.Canceled) {
-		return fmt.Errorf("sqlitestore: stopping the queue: %w", err)
-	}
-	return nil
 }
 
 // Enqueue claims the key (when claim is not nil) and inserts job, in one
@@ -262,11 +171,7 @@ ON CONFLICT (account, key) DO NOTHING`, claim.Account, claim.Key, claim.BodyHash
 		return nil, fmt.Errorf("sqlitestore: queuing: %w", err)
 	}
 	if job.Args != nil {
-		// Queued: a failure to start the workers now does not unqueue it
-		// (the next start, or the next job, wakes them).
-		if err := s.queued(ctx); err != nil {
-			s.logQueue(err)
-		}
+		s.queued(ctx)
 	}
 	return nil, nil
 }
@@ -328,9 +233,7 @@ func (s *Store) Dispatch(ctx context.Context, b *store.Batch, jobs []river.Inser
 		return err
 	}
 	if len(jobs) > 0 {
-		if err := s.queued(ctx); err != nil {
-			s.logQueue(err)
-		}
+		s.queued(ctx)
 	}
 	return nil
 }
@@ -387,14 +290,4 @@ func (s *Store) Deliveries(ctx context.Context, account string, limit int) ([]st
 		out = append(out, d)
 	}
 	return out, rows.Err()
-}
-
-// logQueue logs a failure to start the workers after a job was queued.
-func (s *Store) logQueue(err error) {
-	s.q.mu.Lock()
-	cfg := s.q.cfg
-	s.q.mu.Unlock()
-	if cfg != nil && cfg.Logger != nil {
-		cfg.Logger.Error("starting the queue's workers after queuing a job", "error", err)
-	}
 }
