@@ -15,6 +15,8 @@
 #   TMPFS     1: also run a second numen whose database is on /dev/shm, where
 #             fsync costs nothing (a measurement of the disk's share, not a
 #             deployment)
+#   PG        1: also run numen on PostgreSQL ("numen-pg", --database), a
+#             server of its own started with .ci/postgres on this machine
 #   BASE      a git revision: also run numen built from it ("numen-base"),
 #             interleaved with the others, to compare two versions on a
 #             machine whose pace drifts
@@ -35,6 +37,7 @@ DURATION=${DURATION:-15}
 CONNS=${CONNS:-"32 64 128"}
 THREADS=${THREADS:-2}
 TMPFS=${TMPFS:-0}
+PG=${PG:-0}
 BASE=${BASE:-}
 NUMEN_LOG=${NUMEN_LOG:-/dev/null}
 OUT=${OUT:-$ROOT/benchmarks/results/http}
@@ -68,6 +71,7 @@ cleanup() {
 		kill -9 "$p" 2>/dev/null || true
 		wait "$p" 2>/dev/null || true
 	done
+	[[ -d $WORK/pg ]] && "$ROOT/.ci/postgres" stop "$WORK/pg/cluster" >/dev/null 2>&1
 	rm -rf "$WORK"
 	[[ -n $SHM ]] && rm -rf "$SHM"
 	return 0
@@ -138,6 +142,19 @@ if [[ $TMPFS == 1 ]]; then
 		--data "${DATA[numen-tmpfs]}" >"$WORK/numen-tmpfs.out" 2>"$NUMEN_LOG" &
 	PID[numen-tmpfs]=$!
 	wait_up numen-tmpfs "http://127.0.0.1:${PORT[numen-tmpfs]}/healthz"
+fi
+
+if [[ $PG == 1 ]]; then
+	mkdir -p "$WORK/pg" "$WORK/data-pg"
+	chmod 755 "$WORK" "$WORK/pg"
+	PGURL=$("$ROOT/.ci/postgres" start "$WORK/pg/cluster")
+	SERIES="$SERIES numen-pg"
+	free_port numen-pg
+	DATA[numen-pg]=$WORK/data-pg
+	"$WORK/numen" serve --config "$HERE/numen-bench.json" --addr "127.0.0.1:${PORT[numen-pg]}" \
+		--data "${DATA[numen-pg]}" --database "$PGURL" >"$WORK/numen-pg.out" 2>"$NUMEN_LOG" &
+	PID[numen-pg]=$!
+	wait_up numen-pg "http://127.0.0.1:${PORT[numen-pg]}/healthz"
 fi
 
 if [[ -n $BASE ]]; then
@@ -242,7 +259,11 @@ done
 for s in $SERIES; do
 	[[ $s == bare ]] && continue
 	curl -s "http://127.0.0.1:${PORT[$s]}/metrics" | grep -E '^numen_(http_requests_total|lookups_total|auth_failures_total)' >"$OUT/metrics-$s.txt"
-	(cd "${DATA[$s]}" && du -b numen.db* results-log) >>"$OUT/metrics-$s.txt"
+	if [[ $s == numen-pg ]]; then
+		psql "$PGURL" -Atc "SELECT 'database ' || pg_database_size(current_database()) || ' bytes, ' || (SELECT count(*) FROM results) || ' results'" >>"$OUT/metrics-$s.txt"
+	else
+		(cd "${DATA[$s]}" && du -b numen.db* results-log) >>"$OUT/metrics-$s.txt"
+	fi
 done
 
 # Medians per server and connection count, and numen's ratio to bare.

@@ -61,3 +61,8 @@ func SetIdleCheck(t interface{ Cleanup(func()) }, d time.Duration) {
 
 // QueueWorking reports whether the working River client runs.
 func (s *Store) QueueWorking() bool { return s.q.sw.Running() }
+
+// WithoutLog commits each group of results straight to the database,
+// flushing its WAL, instead of appending it to the results log: what a
+// store without the log would do, for BenchmarkRecord to compare.
+func WithoutLog() Option { return func(o *options) { o.direct = true } }

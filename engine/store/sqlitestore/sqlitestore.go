@@ -162,6 +162,7 @@ const (
 type Option func(*options)
 
 type options struct {
+	direct      bool // commit each group to the database, without the log (tests)
 	maxBatch    int
 	maxDelay    time.Duration
 	readers     int

@@ -3,6 +3,7 @@ package sqlitestore
 import (
 	"context"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/numenhq/numen/engine/store"
@@ -73,6 +74,10 @@ func (s *Store) logGroup(batch []*pending) {
 		return
 	}
 
+	if s.opts.direct {
+		answer(s.commitDirect(batch))
+		return
+	}
 	// One buffer per group: the indexer keeps the entries, which refer to
 	// it, until they are committed.
 	size := 0
@@ -219,4 +224,26 @@ func (s *Store) drain(batch *[]*pending) (open bool) {
 		}
 	}
 	return true
+}
+
+// commitDirect commits a group straight to the database and flushes its
+// WAL, as a store without the results log would (synchronous=FULL): the
+// variant BenchmarkRecord measures against the log (option withoutLog, for
+// tests only), to show what the log earns.
+func (s *Store) commitDirect(batch []*pending) error {
+	items := make([]logged, 0, len(batch))
+	for _, p := range batch {
+		if p.err == nil {
+			items = append(items, logged{entry: p.entry})
+		}
+	}
+	if err := s.indexBatch(items); err != nil {
+		return err
+	}
+	f, err := os.Open(s.path + "-wal")
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return datasync(f)
 }
