@@ -231,27 +231,38 @@ cpustat() { awk '/^cpu / { print $9, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9 }' /p
 # proctime SERVER: the CPU time (user and system, clock ticks) the server's
 # process has used so far.
 proctime() { awk '{ print $14 + $15 }' "/proc/${PID[$1]}/stat"; }
+# pgtime: the CPU time of the PostgreSQL server of numen-pg (the postmaster
+# and its backends), 0 without one: numen-pg's requests cost it too.
+pgtime() {
+	local pm
+	pm=$(head -1 "$WORK/pg/cluster/data/postmaster.pid" 2>/dev/null) || { echo 0; return; }
+	{ echo "$pm"; pgrep -P "$pm"; } | while read -r p; do awk '{ print $14 + $15 }' "/proc/$p/stat" 2>/dev/null; done | awk '{ t += $1 } END { print t + 0 }'
+}
 TICK=$(getconf CLK_TCK)
 
-printf 'server\tconns\trun\trps\tp50_ms\tp99_ms\tnon2xx\tsocket_errors\tload1\tsteal_pct\tcpu_us_per_req\n' >"$OUT/summary.tsv"
+printf 'server\tconns\trun\trps\tp50_ms\tp99_ms\tnon2xx\tsocket_errors\tload1\tsteal_pct\tcpu_us_per_req\tdb_cpu_us_per_req\n' >"$OUT/summary.tsv"
 for c in $CONNS; do
 	for i in $(seq "$RUNS"); do
 		for s in $SERIES; do
 			f="$OUT/wrk-$s-c$c-run$i.txt"
 			load=$(cut -d' ' -f1 /proc/loadavg)
-			before=$(cpustat) cpu0=$(proctime "$s")
+			before=$(cpustat) cpu0=$(proctime "$s") db0=$(pgtime)
 			runwrk "$s" "$c" "$DURATION" "$f"
 			steal=$(echo "$before $(cpustat)" | awk '{ printf "%.1f", 100 * ($3 - $1) / ($4 - $2) }')
 			# The server's CPU time per request: what it costs, whatever
 			# share of the machine it got.
 			cpu=$(awk -v a="$cpu0" -v b="$(proctime "$s")" -v t="$TICK" '/requests in/ { printf "%.0f", 1e6 * (b - a) / t / $1 }' "$f")
+			db=0
+			if [[ $s == numen-pg ]]; then
+				db=$(awk -v a="$db0" -v b="$(pgtime)" -v t="$TICK" '/requests in/ { printf "%.0f", 1e6 * (b - a) / t / $1 }' "$f")
+			fi
 			rps=$(awk '/^Requests\/sec:/ {print $2}' "$f")
 			p50=$(to_ms "$(awk '$1 == "50%" {print $2}' "$f")")
 			p99=$(to_ms "$(awk '$1 == "99%" {print $2}' "$f")")
 			non2xx=$(awk '/Non-2xx or 3xx responses:/ {print $NF}' "$f")
 			sockerr=$(awk '/Socket errors:/ {sub(/.*Socket errors: /, ""); print}' "$f")
-			printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$s" "$c" "$i" "$rps" "$p50" "$p99" \
-				"${non2xx:-0}" "${sockerr:-none}" "$load" "$steal" "$cpu" | tee -a "$OUT/summary.tsv" >&2
+			printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$s" "$c" "$i" "$rps" "$p50" "$p99" \
+				"${non2xx:-0}" "${sockerr:-none}" "$load" "$steal" "$cpu" "$db" | tee -a "$OUT/summary.tsv" >&2
 		done
 	done
 done
@@ -270,7 +281,7 @@ done
 awk -F'\t' '
 	NR == 1 { next }
 	{ k = $1 SUBSEP $2; n[k]++; rps[k, n[k]] = $4; p50[k, n[k]] = $5; p99[k, n[k]] = $6; bad[k] += $7
-	  cpu[k, n[k]] = $11; steal[k, n[k]] = $10
+	  cpu[k, n[k]] = $11; steal[k, n[k]] = $10; dbcpu[k, n[k]] = $12
 	  if ($8 != "none") serr[k]++; servers[$1] = 1; conns[$2] = 1 }
 	function median(a, k, m,    i, j, t, v) {
 		for (i = 1; i <= m; i++) v[i] = a[k, i] + 0
@@ -278,7 +289,7 @@ awk -F'\t' '
 		return m % 2 ? v[(m + 1) / 2] : (v[m / 2] + v[m / 2 + 1]) / 2
 	}
 	END {
-		printf "%-12s %6s %5s %12s %9s %9s %10s %8s %13s %13s %8s\n", "server", "conns", "runs", "median rps", "p50 ms", "p99 ms", "vs bare", "non-2xx", "socket errs", "CPU us/req", "steal%"
+		printf "%-12s %6s %5s %12s %9s %9s %10s %8s %13s %13s %8s %14s\n", "server", "conns", "runs", "median rps", "p50 ms", "p99 ms", "vs bare", "non-2xx", "socket errs", "CPU us/req", "steal%", "db CPU us/req"
 		for (c in conns) for (s in servers) {
 			k = s SUBSEP c; if (!(k in n)) continue
 			med[k] = median(rps, k, n[k])
@@ -286,7 +297,7 @@ awk -F'\t' '
 		for (c in conns) for (s in servers) {
 			k = s SUBSEP c; if (!(k in n)) continue
 			b = (("bare" SUBSEP c) in med) ? sprintf("%.1f%%", 100 * med[k] / med["bare" SUBSEP c]) : "-"
-			printf "%-12s %6s %5d %12.0f %9.2f %9.2f %10s %8d %13d %13.0f %8.1f\n", s, c, n[k], med[k], median(p50, k, n[k]), median(p99, k, n[k]), b, bad[k], serr[k], median(cpu, k, n[k]), median(steal, k, n[k])
+			printf "%-12s %6s %5d %12.0f %9.2f %9.2f %10s %8d %13d %13.0f %8.1f %14.0f\n", s, c, n[k], med[k], median(p50, k, n[k]), median(p99, k, n[k]), b, bad[k], serr[k], median(cpu, k, n[k]), median(steal, k, n[k]), median(dbcpu, k, n[k])
 		}
 	}' "$OUT/summary.tsv" | (read -r h; echo "$h"; sort -k2,2n -k1,1) >"$OUT/summary.txt"
 cat "$OUT/summary.txt"

@@ -25,6 +25,8 @@ import (
 	"github.com/numenhq/numen/engine/account"
 	"github.com/numenhq/numen/engine/auth"
 	"github.com/numenhq/numen/engine/httpapi"
+	"github.com/numenhq/numen/engine/store/pgstore"
+	"github.com/numenhq/numen/engine/store/pgstore/pgtest"
 	"github.com/numenhq/numen/engine/store/sqlitestore"
 	"github.com/numenhq/numen/mnp/simnet"
 	"github.com/numenhq/numen/numbering"
@@ -43,7 +45,7 @@ const (
 type variant struct {
 	name  string
 	bare  bool   // the "hello" handler instead of Numen's
-	store string // "sqlite" (t.TempDir, the disk), "tmpfs" (/dev/shm: fsync costs nothing), "none" (no sink)
+	store string // "sqlite" (t.TempDir, the disk), "tmpfs" (/dev/shm: fsync costs nothing), "postgres" (a database on $NUMEN_TEST_POSTGRES's server), "none" (no sink)
 	log   string // "text" (slog text handler to /dev/null, as numen serve 2>/dev/null), "discard"
 	conns int
 }
@@ -52,6 +54,7 @@ var variants = []variant{
 	{name: "server=bare/conns=32", bare: true, conns: 32},
 	{name: "server=numen/store=sqlite/log=text/conns=32", store: "sqlite", log: "text", conns: 32},
 	{name: "server=numen/store=tmpfs/log=text/conns=32", store: "tmpfs", log: "text", conns: 32},
+	{name: "server=numen/store=postgres/log=text/conns=32", store: "postgres", log: "text", conns: 32},
 	{name: "server=numen/store=none/log=text/conns=32", store: "none", log: "text", conns: 32},
 	{name: "server=numen/store=sqlite/log=discard/conns=32", store: "sqlite", log: "discard", conns: 32},
 	{name: "server=numen/store=none/log=discard/conns=32", store: "none", log: "discard", conns: 32},
@@ -121,6 +124,16 @@ func newHandler(b testing.TB, plan *numbering.Plan, v variant) http.Handler {
 			b.Cleanup(func() { os.RemoveAll(dir) })
 		}
 		st, err := sqlitestore.Open(dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { st.Close() })
+		opts.Sink = st
+	case "postgres":
+		if os.Getenv(pgtest.EnvVar) == "" {
+			b.Skipf("store=postgres needs a PostgreSQL server: export %s=$(.ci/postgres start)", pgtest.EnvVar)
+		}
+		st, err := pgstore.Open(context.Background(), pgtest.Database(b), pgstore.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
