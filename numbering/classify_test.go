@@ -332,50 +332,6 @@ func TestMobileNumbers(t *testing.T) {
 	require.Equal(t, p.MobileNumbers("GB", "7"), sum)
 }
 
-// TestMCCMNCSpots checks the original network's MCCMNC of well-known
-// mobile ranges in more than ten countries (the data behind it is
-// generated: data/README.md).
-func TestMCCMNCSpots(t *testing.T) {
-	p := plan(t)
-	for in, want := range map[string]string{
-		"+49 151 23456789":  "26201", // Telekom Deutschland's 0151
-		"+61 412 345 678":   "50502", // Optus's 0412
-		"+385 91 234 5678":  "21910", // A1 Hrvatska (former Vipnet)'s 091
-		"+353 87 123 4567":  "27201", // Vodafone Ireland's 087
-		"+98 912 123 4567":  "43211", // MCI's 0912
-		"+49 172 3456789":   "26202", // Vodafone's 0172
-		"+49 176 12345678":  "26203", // O2's 0176
-		"+44 7400 123456":   "23420", // Three UK
-		"+33 6 12 34 56 78": "20810", // SFR
-		"+39 333 123 4567":  "22201", // TIM
-		"+39 347 123 4567":  "22210", // Vodafone Italia
-		"+34 690 123 456":   "21407", // Movistar
-		"+34 622 123 456":   "21404", // Yoigo
-		"+31 6 12345678":    "20408", // KPN
-		"+48 512 345 678":   "26003", // Orange Polska
-		"+7 903 123 45 67":  "25099", // Beeline
-		"+7 921 123 45 67":  "25002", // MegaFon
-		"+234 803 123 4567": "62130", // MTN Nigeria
-		"+27 82 123 4567":   "65501", // Vodacom
-		"+41 79 123 45 67":  "22801", // Swisscom
-		"+90 532 123 45 67": "28601", // Turkcell
-		"+254 712 345678":   "63902", // Safaricom
-		"+86 138 0013 8000": "46000", // China Mobile
-	} {
-		res := p.ClassifyString(in)
-		require.Equal(t, want, res.MCCMNC, in)
-		require.Equal(t, want[:3], res.MCC(), in)
-		require.Equal(t, want[3:], res.MNC(), in)
-	}
-	// Landlines and unmapped carriers have none.
-	require.Empty(t, p.ClassifyString("+49 30 1234567").MCCMNC)
-	require.Empty(t, p.ClassifyString("+1 650 253 0000").MCCMNC)
-	// ERA-GLONASS modules: a known carrier without an MCCMNC, on purpose.
-	glonass := p.ClassifyString("+7 940 123 4567")
-	require.Equal(t, "GLONASS", glonass.Network)
-	require.Empty(t, glonass.MCCMNC)
-}
-
 // Bare digits are an MSISDN: a plain digit string, white space around it
 // aside, read with its calling code.
 func TestBareDigitsAreAnMSISDN(t *testing.T) {

@@ -1,0 +1,130 @@
+package numbering
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestMCCMNCSpots checks the original network and its MCCMNC of well-known
+// mobile ranges in 42 countries, each with the public source of who holds
+// the range and of the network's code. The codes are the ITU's (as the
+// MCC-MNC list and mobile-broadband-provider-info give them); the range
+// holders are named by the regulators' numbering plans, in libphonenumber's
+// carrier data unless a comment says otherwise (data/README.md has the
+// pipeline and the curated lines).
+func TestMCCMNCSpots(t *testing.T) {
+	p := plan(t)
+	for _, tc := range []struct{ number, network, mccmnc string }{
+		// Germany: Bundesnetzagentur's mobile blocks (015x/016x/017x).
+		{"+49 151 23456789", "T-Mobile", "26201"}, // Telekom Deutschland's 0151
+		{"+49 160 1234567", "T-Mobile", "26201"},  // Telekom Deutschland's 0160
+		{"+49 172 3456789", "Vodafone", "26202"},  // Vodafone D2's 0172
+		{"+49 176 12345678", "O2", "26203"},       // Telefónica's 0176; O2 and E-Plus share 262-03 since their merger
+		{"+49 157 71234567", "Eplus", "26203"},    // E-Plus's 0157, now Telefónica's network
+		// United Kingdom: Ofcom's numbering data (07 ranges by holder).
+		{"+44 7400 123456", "Three", "23420"},  // Hutchison 3G UK's 07400
+		{"+44 7528 123456", "Orange", "23433"}, // Orange UK's 07528, now EE's network
+		// France: ARCEP's MAJNUM (mobile blocks 06/07 by operator).
+		{"+33 6 12 34 56 78", "SFR", "20810"},           // SFR's 0612
+		{"+33 6 07 12 34 56", "Orange France", "20801"}, // Orange's 0607
+		{"+33 6 52 12 34 56", "Free Mobile", "20815"},   // Free Mobile's 0652
+		{"+33 7 81 12 34 56", "Free Mobile", "20815"},   // Free Mobile's 0781
+		// Italy: the operators' decades (AGCOM's numbering plan, 3xx).
+		{"+39 333 123 4567", "TIM", "22201"},      // TIM's 333
+		{"+39 347 123 4567", "Vodafone", "22210"}, // Vodafone (Omnitel)'s 347
+		{"+39 320 123 4567", "WIND", "22288"},     // Wind's 320, now Wind Tre's 222-88
+		{"+39 392 123 4567", "3 Italia", "22299"}, // H3G's 392, Wind Tre's 222-99
+		{"+39 351 312 3456", "Iliad", "22250"},    // Iliad's 351 (curated: data/curated/ranges.tsv)
+		{"+39 352 123 4567", "Iliad", "22250"},    // Iliad's 3520-3522 (curated: data/curated/ranges.tsv)
+		// Spain: CNMC's numbering register.
+		{"+34 690 123 456", "Movistar", "21407"}, // Telefónica's 690
+		{"+34 622 123 456", "Yoigo", "21404"},    // Xfera (Yoigo)'s 622
+		{"+34 600 123 456", "Vodafone", "21401"}, // Vodafone's 600
+		{"+34 656 123 456", "Orange", "21403"},   // Orange's 656
+		// Netherlands: ACM's number register (06 blocks).
+		{"+31 6 12345678", "KPN", "20408"},      // KPN's 0612
+		{"+31 6 41234567", "T-Mobile", "20416"}, // T-Mobile NL's 0641: 204-16 (cross-checked; 204-20 was Orange NL's)
+		{"+31 6 14123456", "T-Mobile", "20416"}, // T-Mobile NL's 0614
+		// Poland: UKE's numbering plan.
+		{"+48 512 345 678", "Orange", "26003"}, // Orange Polska's 512
+		{"+48 601 234 567", "Plus", "26001"},   // Polkomtel (Plus)'s 601
+		{"+48 790 123 456", "Play", "26006"},   // P4 (Play)'s 790
+		// Russia: the register of the Russian numbering system (DEF-9xx,
+		// Ministry of Digital Development; data/sources).
+		{"+7 903 123 45 67", "Beeline", "25099"}, // VimpelCom's 903
+		{"+7 921 123 45 67", "MegaFon", "25002"}, // MegaFon's 921
+		{"+7 916 123 45 67", "MTS", "25001"},     // MTS's 916: no carrier in libphonenumber; from the register
+		{"+7 910 123 45 67", "MTS", "25001"},     // MTS's 910: from the register
+		{"+7 977 123 45 67", "Tele2", "25020"},   // T2 Mobile's 977
+		{"+7 999 123 45 67", "Yota", "25011"},    // Scartel (Yota)'s 999: from the register
+		// Nigeria: NCC's number allocations.
+		{"+234 803 123 4567", "MTN", "62130"},     // MTN Nigeria's 0803
+		{"+234 805 123 4567", "Glo", "62150"},     // Globacom's 0805
+		{"+234 802 123 4567", "Airtel", "62120"},  // Airtel Nigeria's 0802
+		{"+234 809 123 4567", "9mobile", "62160"}, // 9mobile (former Etisalat)'s 0809
+		// South Africa: ICASA's number allocations.
+		{"+27 82 123 4567", "Vodacom", "65501"}, // Vodacom's 082
+		{"+27 83 123 4567", "MTN", "65510"},     // MTN's 083
+		{"+27 84 123 4567", "Cell C", "65507"},  // Cell C's 084
+		// Saudi Arabia: CST's numbering plan.
+		{"+966 50 123 4567", "STC", "42001"},    // STC's 050 (the list's brand "Al Jawal (STC )", resolved by mobile-broadband-provider-info)
+		{"+966 56 123 4567", "Mobily", "42003"}, // Etihad Etisalat (Mobily)'s 056
+		{"+966 59 123 4567", "Zain", "42004"},   // Zain KSA's 059
+		// Indonesia: the operators' published prefixes.
+		{"+62 811 1234 567", "Telkomsel", "51010"},  // Telkomsel's 0811
+		{"+62 817 1234 567", "XL", "51011"},         // XL Axiata's 0817
+		{"+62 831 1234 5678", "AXIS", "51011"},      // AXIS's 0831; AXIS merged into XL (the list: 510-08 no longer used)
+		{"+62 881 1234 5678", "Smartfren", "51009"}, // Smartfren's 0881
+		// Elsewhere.
+		{"+61 412 345 678", "Optus", "50502"},                      // Australia: ACMA's register, Optus's 0412
+		{"+385 91 234 5678", "A1 Telekom", "21910"},                // Croatia: HAKOM, A1 (former Vipnet)'s 091
+		{"+353 87 123 4567", "Vodafone", "27201"},                  // Ireland: ComReg, Vodafone's 087
+		{"+98 912 123 4567", "IR-MCI", "43211"},                    // Iran: MCI's 0912
+		{"+41 79 123 45 67", "Swisscom", "22801"},                  // Switzerland: OFCOM/BAKOM, Swisscom's 079
+		{"+90 532 123 45 67", "Turkcell", "28601"},                 // Turkey: BTK, Turkcell's 0532
+		{"+254 712 345678", "Safaricom", "63902"},                  // Kenya: CA, Safaricom's 0712
+		{"+86 138 0013 8000", "China Mobile", "46000"},             // China: MIIT, China Mobile's 138
+		{"+1 809 310 1234", "Tricom", "37003"},                     // Dominican Republic: Tricom's range, now Altice's 370-03 ("Former Tricom")
+		{"+94 77 123 4567", "Dialog", "41302"},                     // Sri Lanka: TRCSL, Dialog Axiata's 077 (its mobile code, not the fixed-wireless 413-11)
+		{"+357 96 123456", "MTN", "28010"},                         // Cyprus: OCECPR, MTN Cyprus's 96, now Epic's 280-10 ("Former MTN")
+		{"+421 903 123 456", "T-Mobile (Slovak Telekom)", "23102"}, // Slovakia: Slovak Telekom's 0903
+		{"+421 940 123 456", "Telefonica O2", "23106"},             // Slovakia: O2 Slovakia's 0940
+		{"+264 85 123 4567", "TN Mobile", "64903"},                 // Namibia: Telecom Namibia's mobile network (TN Mobile)
+		{"+977 984 1234567", "Nepal Telecom", "42901"},             // Nepal: NTA, Nepal Telecom's 984
+		{"+66 81 812 3456", "AIS", "52001"},                        // Thailand: NBTC, AIS's 081
+		{"+389 70 123 456", "T-Mobile", "29401"},                   // North Macedonia: Makedonski Telekom's 070
+		{"+375 44 123 45 67", "Velcom", "25701"},                   // Belarus: A1 (former Velcom)'s 044
+		{"+965 5000 1234", "VIVA", "41904"},                        // Kuwait: stc (former VIVA)'s 5
+		{"+855 12 345 678", "Cellcard", "45601"},                   // Cambodia: CamGSM (Cellcard)'s 012
+		{"+43 664 1234567", "A1 TA", "23201"},                      // Austria: RTR, A1's 0664
+		{"+32 475 12 34 56", "Proximus", "20601"},                  // Belgium: BIPT, Proximus's 0475
+		{"+351 91 234 5678", "Vodafone", "26801"},                  // Portugal: ANACOM, Vodafone's 91
+		{"+30 694 123 4567", "Vodafone", "20205"},                  // Greece: EETT, Vodafone's 694
+		{"+358 40 123 4567", "Telia", "24491"},                     // Finland: Traficom, Telia's 040
+		{"+40 722 123 456", "Vodafone", "22601"},                   // Romania: ANCOM, Vodafone's 0722
+		{"+20 100 123 4567", "Vodafone", "60202"},                  // Egypt: NTRA, Vodafone's 010
+		{"+212 661 234567", "Maroc Telecom", "60401"},              // Morocco: ANRT, Maroc Telecom's 0661
+		{"+63 917 123 4567", "Globe", "51502"},                     // Philippines: NTC, Globe's 0917
+		{"+60 12 345 6789", "Maxis", "50212"},                      // Malaysia: MCMC, Maxis's 012
+		{"+84 91 234 56 78", "Vinaphone", "45202"},                 // Vietnam: Vinaphone's 091
+	} {
+		res := p.ClassifyString(tc.number)
+		require.True(t, res.Valid, tc.number)
+		require.Equal(t, tc.network, res.Network, tc.number)
+		require.Equal(t, tc.mccmnc, res.MCCMNC, tc.number)
+		require.Equal(t, tc.mccmnc[:3], res.MCC(), tc.number)
+		require.Equal(t, tc.mccmnc[3:], res.MNC(), tc.number)
+	}
+	// Landlines have none; nor have ranges of carriers without one.
+	require.Empty(t, p.ClassifyString("+49 30 1234567").MCCMNC)
+	require.Empty(t, p.ClassifyString("+1 650 253 0000").MCCMNC)
+	// ERA-GLONASS modules: a known carrier without an MCCMNC, on purpose.
+	glonass := p.ClassifyString("+7 940 123 4567")
+	require.Equal(t, "GLONASS", glonass.Network)
+	require.Empty(t, glonass.MCCMNC)
+	// India: the carrier, but no code (one per licence circle; data/README.md).
+	airtel := p.ClassifyString("+91 98100 12345")
+	require.Equal(t, "Airtel", airtel.Network)
+	require.Empty(t, airtel.MCCMNC)
+}
