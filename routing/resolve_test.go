@@ -243,7 +243,8 @@ func TestRadixAgreesWithTables(t *testing.T) {
 // TestMCCMNCRuleOnlyForItsOperator is the regression test for ranges that
 // answered a shorter range's MCCMNC: an account's MCCMNC rule for one
 // operator must catch that operator's numbers and never those of another
-// operator's range nested inside it, which have no MCCMNC of their own.
+// operator's range nested inside it, which have no MCCMNC of their own or
+// another one.
 func TestMCCMNCRuleOnlyForItsOperator(t *testing.T) {
 	r := resolver(t, "", `{"defaultRoute": "HA1", "mccmncs": [
 		{"mccmnc": "37002", "route": "HC1"}, {"mccmnc": "33805", "route": "HB1"},
@@ -252,7 +253,7 @@ func TestMCCMNCRuleOnlyForItsOperator(t *testing.T) {
 		in, network, mccmnc, route string
 	}{
 		{"+1 809 350 1234", "Claro", "37002", "HC1"},
-		{"+1 809 310 1234", "Tricom", "", "HA1"}, // inside Claro's +1 809 3
+		{"+1 809 310 1234", "Tricom", "37003", "HA1"}, // inside Claro's +1 809 3, with a code of its own (Altice's, former Tricom)
 		{"+1 876 503 1234", "Digicel", "33805", "HB1"},
 		{"+1 876 501 2345", "Cable & Wireless", "", "HA1"}, // inside Digicel's +1 876 50
 		{"+66 97 312 3456", "True Move", "52099", "HC1"},
@@ -266,7 +267,7 @@ func TestMCCMNCRuleOnlyForItsOperator(t *testing.T) {
 		d := r.Resolve(&res)
 		require.Equal(t, tc.mccmnc, d.MCCMNC, tc.in)
 		require.Equal(t, tc.route, d.Route, tc.in)
-		if tc.mccmnc == "" {
+		if tc.route == "HA1" { // no rule for its code, if it has one
 			require.Equal(t, OriginUserDefault, d.Origin, tc.in)
 		} else {
 			require.Equal(t, OriginUserMCCMNC, d.Origin, tc.in)
