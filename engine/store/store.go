@@ -173,6 +173,28 @@ func SortReports(reports []Report) {
 	})
 }
 
+// AddReportRow folds one row of a store's reports table (one product of a
+// report: its count, cost and first and last times, in Unix milliseconds)
+// into reports, which holds the rows read so far in order of report name.
+// The stores list an account's reports with it, then SortReports.
+func AddReportRow(reports []Report, name string, product engine.Product, count int64, cost engine.Money, firstMS, lastMS int64) []Report {
+	first, last := time.UnixMilli(firstMS).UTC(), time.UnixMilli(lastMS).UTC()
+	if n := len(reports); n == 0 || reports[n-1].Name != name {
+		reports = append(reports, Report{Name: name, First: first, Last: last})
+	}
+	r := &reports[len(reports)-1]
+	r.Products = append(r.Products, product)
+	r.Count += count
+	r.Cost += cost
+	if first.Before(r.First) {
+		r.First = first
+	}
+	if last.After(r.Last) {
+		r.Last = last
+	}
+	return reports
+}
+
 // Row is one result of a report, as Results pages through them.
 type Row struct {
 	ID      string

@@ -522,20 +522,7 @@ WHERE account = $1 ORDER BY storage, product`, account)
 		if err := rows.Scan(&name, &product, &count, &cost, &firstMS, &lastMS); err != nil {
 			return fail(err)
 		}
-		first, last := time.UnixMilli(firstMS).UTC(), time.UnixMilli(lastMS).UTC()
-		if n := len(reports); n == 0 || reports[n-1].Name != name {
-			reports = append(reports, store.Report{Name: name, First: first, Last: last})
-		}
-		r := &reports[len(reports)-1]
-		r.Products = append(r.Products, engine.Product(product))
-		r.Count += count
-		r.Cost += engine.Money(cost)
-		if first.Before(r.First) {
-			r.First = first
-		}
-		if last.After(r.Last) {
-			r.Last = last
-		}
+		reports = store.AddReportRow(reports, name, engine.Product(product), count, engine.Money(cost), firstMS, lastMS)
 	}
 	if err := rows.Err(); err != nil {
 		return fail(err)
