@@ -3,15 +3,19 @@
 // SYNC-API-NT-2026-11) of its account, where it can be listed, paged
 // through and downloaded as CSV or JSON, as the API's specification has it.
 //
-// Store is the interface the sidecar uses. It is an engine.Sink, so the
-// engine records a result before it answers, and it adds what the web
-// interface needs: an account's reports with their counts and costs
-// (Reports), one report as a download (Export) and a page of it (Results).
-// Package sqlitestore implements it on an embedded SQLite file; a PostgreSQL
-// implementation for sidecars that share state will implement the same
-// interface and pass the same conformance tests (package storetest).
+// The store is split into the interfaces its consumers need: Recorder
+// (an engine.Sink, so the engine records a result before it answers, and
+// what bulk jobs record and reread), Reader (an account's reports with
+// their counts and costs, one report as a download and a page of it, for
+// the web interface) and Queue (the bulk queue: River, idempotency keys and
+// the webhook outbox; queue.go). A Database is all of them: one database
+// that owns its connections, its migrations and its River client, so that
+// nothing else opens it. Package sqlitestore implements it on an embedded
+// SQLite file, package pgstore on a PostgreSQL database that several
+// sidecars share; both pass the same conformance suites (package
+// storetest), and package stores opens either from one setting.
 //
-// This package holds what every implementation shares: the interface, the
+// This package holds what every implementation shares: the interfaces, the
 // report and row types, the sentinel errors, the validation and encoding of
 // a record (EntryOf) and the CSV and JSON writers (Exporter), so that two
 // implementations cannot export the same report differently.
