@@ -1,6 +1,7 @@
-// Package storetest is the conformance suite of store.Store: every
-// implementation (SQLite now, PostgreSQL later) runs Run against the real
-// database, so that they record, list, page and export alike. Its CSV and
+// Package storetest holds the conformance suites of the stores: every
+// implementation (sqlitestore, pgstore) runs Run (store.Store: record,
+// list, page and export alike) and RunQueue (store.Queue: claims, the
+// webhook outbox, working jobs) against the real database. Its CSV and
 // JSON golden files live in this package's testdata directory; run the
 // suite of any implementation with -update to rewrite them.
 package storetest
