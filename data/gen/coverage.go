@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -75,7 +76,12 @@ func (c *regionCoverage) assignedShare() float64 {
 //
 // Carrier names resolve through matches; the prefixes of curated ranges
 // resolve to their own MCCMNC.
-func coverage(plan *numbering.Plan, carrierTSV []byte, matches map[[2]string]*carrierMatch, ranges []curatedRange) []*regionCoverage {
+//
+// A number counts as resolved in its region when its range's MCCMNC is a
+// network of that region in the list (codeRegions: MCCMNC -> regions):
+// regions that share a calling code often share networks too (JT's 234-50
+// serves Guernsey and Jersey).
+func coverage(plan *numbering.Plan, carrierTSV []byte, matches map[[2]string]*carrierMatch, ranges []curatedRange, codeRegions map[string][]string) []*regionCoverage {
 	curated := map[string]*carrierMatch{}
 	for _, r := range ranges {
 		curated[r.prefix] = &carrierMatch{region: r.region, carrier: r.operator, mccmnc: r.mccmnc, how: "range"}
@@ -131,7 +137,7 @@ func coverage(plan *numbering.Plan, carrierTSV []byte, matches map[[2]string]*ca
 			c := get(region)
 			c.assigned += own
 			switch {
-			case m.mccmnc != "" && (m.region == region || len(phonenumbers.GetRegionCodesForCountryCode(cc)) == 1):
+			case m.mccmnc != "" && (m.region == region || len(phonenumbers.GetRegionCodesForCountryCode(cc)) == 1 || slices.Contains(codeRegions[m.mccmnc], region)):
 				c.resolved += own
 			case m.how == "excluded":
 				c.noCode += own

@@ -27,6 +27,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -146,14 +147,20 @@ func printCoverage(out, moduleDir, tarball string) error {
 	if plan == nil || err != nil {
 		return fmt.Errorf("opening the generated plan: %v", err)
 	}
-	cov := coverage(plan, t.carrier, t.matches, t.ranges)
-	writeCoverage(os.Stdout, cov)
-	writeNested(os.Stdout, nestedWithoutCode(t.carrier, t.mccmnc))
-	writeOverrides(os.Stdout, carrier, t.ranges)
 	entries, err := parseMCCMNCList(list)
 	if err != nil {
 		return err
 	}
+	codeRegions := map[string][]string{}
+	for _, e := range entries {
+		if e.Type == "National" && !slices.Contains(codeRegions[e.mccmnc()], e.CountryCode) {
+			codeRegions[e.mccmnc()] = append(codeRegions[e.mccmnc()], e.CountryCode)
+		}
+	}
+	cov := coverage(plan, t.carrier, t.matches, t.ranges, codeRegions)
+	writeCoverage(os.Stdout, cov)
+	writeNested(os.Stdout, nestedWithoutCode(t.carrier, t.mccmnc))
+	writeOverrides(os.Stdout, carrier, t.ranges)
 	writeCurationHints(os.Stderr, cov, t.matches, entries)
 	return nil
 }
