@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"sync"
@@ -20,7 +19,6 @@ import (
 	"github.com/numenhq/numen/engine/apiv2"
 	"github.com/numenhq/numen/engine/store/pgstore"
 	"github.com/numenhq/numen/engine/store/pgstore/pgtest"
-	"github.com/numenhq/numen/engine/webhook"
 	"github.com/numenhq/numen/mnp/remote"
 )
 
@@ -38,38 +36,8 @@ func TestThreeNodesOnPostgreSQL(t *testing.T) {
 	}
 	database := pgtest.Database(t)
 	const key, secret = "cluster-test", "cluster-test-secret-0123456789"
-	var (
-		mu         sync.Mutex
-		received   = map[string]int{}
-		webhookIDs = map[string]int{}
-		deliveries int
-	)
-	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, err := webhook.Verify(r, key, []string{secret}, 0)
-		if err != nil {
-			w.WriteHeader(http.StatusUnauthorized)
-			return
-		}
-		time.Sleep(100 * time.Millisecond) // a slow receiver, so that the kill lands mid-delivery
-		var batch struct {
-			Results []struct {
-				ID string `json:"id"`
-			} `json:"results"`
-		}
-		if json.Unmarshal(body, &batch) != nil {
-			w.WriteHeader(http.StatusBadRequest)
-			return
-		}
-		mu.Lock()
-		for _, res := range batch.Results {
-			received[res.ID]++
-		}
-		webhookIDs[r.Header.Get("webhook-id")]++
-		deliveries++
-		mu.Unlock()
-		w.WriteHeader(http.StatusOK)
-	}))
-	defer receiver.Close()
+	hook := newReceiver(t, key, secret, 100*time.Millisecond)
+	receiver := hook.server
 
 	dir := t.TempDir()
 	config := filepath.Join(dir, "numen.json")
@@ -178,57 +146,30 @@ func TestThreeNodesOnPostgreSQL(t *testing.T) {
 	require.Len(t, accepted, 20000)
 
 	// Kill one node mid-delivery, and start it again.
-	deadline := time.Now().Add(120 * time.Second)
-	for {
-		mu.Lock()
-		n := deliveries
-		mu.Unlock()
-		if n >= 2 {
-			break
-		}
-		require.True(t, time.Now().Before(deadline), "no delivery within 120 s")
-		time.Sleep(10 * time.Millisecond)
-	}
+	hook.waitDeliveries(t, 2, 120*time.Second)
 	nodes[1].kill9(t)
-	mu.Lock()
-	before := deliveries
-	mu.Unlock()
+	before := hook.deliveryCount()
 	require.Less(t, before, 20, "killed mid-delivery")
 	connect(1)
 
-	deadline = time.Now().Add(180 * time.Second)
-	for {
-		mu.Lock()
-		missing := 0
-		for _, id := range accepted {
-			if received[id] == 0 {
-				missing++
-			}
-		}
-		mu.Unlock()
-		if missing == 0 {
-			break
-		}
-		require.True(t, time.Now().Before(deadline), "%d of %d accepted ids never delivered", missing, len(accepted))
-		time.Sleep(50 * time.Millisecond)
-	}
-	mu.Lock()
+	hook.waitAll(t, accepted, 180*time.Second)
+	hook.mu.Lock()
 	dupIDs := 0
-	for _, n := range received {
+	for _, n := range hook.received {
 		if n > 1 {
 			dupIDs++
 		}
 	}
 	repeated := 0
-	for _, n := range webhookIDs {
+	for _, n := range hook.webhookIDs {
 		if n > 1 {
 			repeated++
 		}
 	}
 	t.Logf("%d ids delivered in %d callbacks (%d before the kill); %d ids delivered more than once, all in %d callbacks repeated under their webhook-id",
-		len(received), deliveries, before, dupIDs, repeated)
-	require.Len(t, webhookIDs, 20, "one callback per job, whatever the repeats")
-	mu.Unlock()
+		len(hook.received), hook.deliveries, before, dupIDs, repeated)
+	require.Len(t, hook.webhookIDs, 20, "one callback per job, whatever the repeats")
+	hook.mu.Unlock()
 
 	// Every sync answer and every accepted number stored exactly once,
 	// charged once.

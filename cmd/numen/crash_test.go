@@ -89,37 +89,8 @@ func TestBulkSurvivesKill9(t *testing.T) {
 		t.Skip("starts numen serve twice")
 	}
 	const key, secret = "crash-test", "crash-test-secret-0123456789"
-	var (
-		mu         sync.Mutex
-		received   = map[string]int{}
-		deliveries int
-	)
-	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, err := webhook.Verify(r, key, []string{secret}, 0)
-		if err != nil {
-			w.WriteHeader(http.StatusUnauthorized)
-			return
-		}
-		time.Sleep(150 * time.Millisecond) // a slow receiver, so that the kill lands mid-delivery
-		var batch struct {
-			Results []struct {
-				ID string `json:"id"`
-			} `json:"results"`
-		}
-		if json.Unmarshal(body, &batch) != nil {
-			w.WriteHeader(http.StatusBadRequest)
-			return
-		}
-		mu.Lock()
-		for _, res := range batch.Results {
-			received[res.ID]++
-		}
-		deliveries++
-		mu.Unlock()
-		w.WriteHeader(http.StatusOK)
-	}))
-	defer receiver.Close()
-
+	hook := newReceiver(t, key, secret, 150*time.Millisecond)
+	receiver := hook.server
 	dir := t.TempDir()
 	config := filepath.Join(dir, "numen.json")
 	simnet := func() []backendConfig { return []backendConfig{{Type: "simnet"}} }
@@ -149,48 +120,104 @@ func TestBulkSurvivesKill9(t *testing.T) {
 			accepted = append(accepted, *a.ID)
 		}
 	}
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		mu.Lock()
-		n := deliveries
-		mu.Unlock()
-		if n >= 2 {
-			break
-		}
-		require.True(t, time.Now().Before(deadline), "no delivery within 60 s")
-		time.Sleep(10 * time.Millisecond)
-	}
+	hook.waitDeliveries(t, 2, 60*time.Second)
 	first.kill9(t)
-	mu.Lock()
-	before := deliveries
-	mu.Unlock()
+	before := hook.deliveryCount()
 	require.Less(t, before, 20, "killed mid-delivery")
 
 	startChild(t, config)
-	deadline = time.Now().Add(120 * time.Second)
-	for {
-		mu.Lock()
-		missing := 0
-		for _, id := range accepted {
-			if received[id] == 0 {
-				missing++
-			}
-		}
-		mu.Unlock()
-		if missing == 0 {
-			break
-		}
-		require.True(t, time.Now().Before(deadline), "%d of %d accepted ids never delivered", missing, len(accepted))
-		time.Sleep(50 * time.Millisecond)
-	}
-	mu.Lock()
-	defer mu.Unlock()
+	hook.waitAll(t, accepted, 120*time.Second)
+	hook.mu.Lock()
+	defer hook.mu.Unlock()
 	dups := 0
-	for _, n := range received {
+	for _, n := range hook.received {
 		if n > 1 {
 			dups++
 		}
 	}
-	t.Logf("%d ids delivered, %d deliveries before the kill, %d ids delivered more than once", len(received), before, dups)
+	t.Logf("%d ids delivered, %d deliveries before the kill, %d ids delivered more than once", len(hook.received), before, dups)
 	require.Len(t, accepted, 20000)
+}
+
+// receiver is a slow webhook receiver on loopback: it checks each
+// callback's signatures, waits, and counts the ids of its results, the
+// callbacks and their webhook-id headers.
+type receiver struct {
+	server *httptest.Server
+
+	mu         sync.Mutex
+	received   map[string]int // result id -> deliveries
+	webhookIDs map[string]int // webhook-id -> deliveries
+	deliveries int
+}
+
+// newReceiver starts a receiver for key's callbacks, answering each after
+// delay (a slow receiver, so that a kill lands mid-delivery).
+func newReceiver(t *testing.T, key, secret string, delay time.Duration) *receiver {
+	r := &receiver{received: map[string]int{}, webhookIDs: map[string]int{}}
+	r.server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		body, err := webhook.Verify(req, key, []string{secret}, 0)
+		if err != nil {
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		time.Sleep(delay)
+		var batch struct {
+			Results []struct {
+				ID string `json:"id"`
+			} `json:"results"`
+		}
+		if json.Unmarshal(body, &batch) != nil {
+			w.WriteHeader(http.StatusBadRequest)
+			return
+		}
+		r.mu.Lock()
+		for _, res := range batch.Results {
+			r.received[res.ID]++
+		}
+		r.webhookIDs[req.Header.Get("webhook-id")]++
+		r.deliveries++
+		r.mu.Unlock()
+		w.WriteHeader(http.StatusOK)
+	}))
+	t.Cleanup(r.server.Close)
+	return r
+}
+
+func (r *receiver) deliveryCount() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.deliveries
+}
+
+// waitDeliveries waits until n callbacks have arrived, failing after
+// within.
+func (r *receiver) waitDeliveries(t *testing.T, n int, within time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for r.deliveryCount() < n {
+		require.True(t, time.Now().Before(deadline), "fewer than %d deliveries within %v", n, within)
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// waitAll waits until every id has been delivered, failing after within.
+func (r *receiver) waitAll(t *testing.T, ids []string, within time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		r.mu.Lock()
+		missing := 0
+		for _, id := range ids {
+			if r.received[id] == 0 {
+				missing++
+			}
+		}
+		r.mu.Unlock()
+		if missing == 0 {
+			return
+		}
+		require.True(t, time.Now().Before(deadline), "%d of %d accepted ids never delivered", missing, len(ids))
+		time.Sleep(50 * time.Millisecond)
+	}
 }
