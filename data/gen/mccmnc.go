@@ -121,29 +121,81 @@ func readMCCMNCTarball(tgz []byte) ([]byte, error) {
 // unmapped, with the reason.
 type alias struct {
 	region, carrier, mccmnc, reason string
+	prefixes                        []string // when limited to some ranges
 	line                            int
 	used                            bool
 }
 
 func readAliases(curated fs.FS) (map[[2]string]*alias, error) {
+	out, _, err := readAllAliases(curated)
+	return out, err
+}
+
+// readAllAliases reads the alias file: the aliases of a carrier name in a
+// region, and those limited to some of the carrier's ranges (a fifth
+// column of E.164 prefixes), for a carrier with a network of its own in
+// each of several regions that share a calling code, which one code per
+// name cannot tell apart (prefixAliasRanges).
+func readAllAliases(curated fs.FS) (map[[2]string]*alias, []*alias, error) {
 	src, err := fs.ReadFile(curated, "mccmnc_aliases.tsv")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out := map[[2]string]*alias{}
+	var limited []*alias
 	for n, l := range strings.Split(string(src), "\n") {
 		if strings.TrimSpace(l) == "" || strings.HasPrefix(l, "#") {
 			continue
 		}
 		f := strings.Split(l, "\t")
-		if len(f) != 4 || f[3] == "" {
-			return nil, fmt.Errorf("mccmnc_aliases.tsv line %d: want region<TAB>carrier<TAB>mccmnc or -<TAB>reason", n+1)
+		if (len(f) != 4 && len(f) != 5) || f[3] == "" {
+			return nil, nil, fmt.Errorf("mccmnc_aliases.tsv line %d: want region<TAB>carrier<TAB>mccmnc or -<TAB>reason[<TAB>prefixes]", n+1)
+		}
+		a := &alias{region: f[0], carrier: f[1], mccmnc: f[2], reason: f[3], line: n + 1}
+		if len(f) == 5 {
+			for _, p := range strings.Split(f[4], ",") {
+				if !allDigits(p) || f[2] == "-" {
+					return nil, nil, fmt.Errorf("mccmnc_aliases.tsv line %d: prefixes %q: want E.164 prefixes, comma-separated, with an MCCMNC", n+1, f[4])
+				}
+				a.prefixes = append(a.prefixes, p)
+			}
+			limited = append(limited, a)
+			continue
 		}
 		key := [2]string{f[0], f[1]}
 		if out[key] != nil {
-			return nil, fmt.Errorf("mccmnc_aliases.tsv line %d: %s %q given twice", n+1, f[0], f[1])
+			return nil, nil, fmt.Errorf("mccmnc_aliases.tsv line %d: %s %q given twice", n+1, f[0], f[1])
 		}
-		out[key] = &alias{region: f[0], carrier: f[1], mccmnc: f[2], reason: f[3], line: n + 1}
+		out[key] = a
+	}
+	return out, limited, nil
+}
+
+// prefixAliasRanges turns the aliases limited to prefixes into ranges that
+// give libphonenumber's carrier ranges under those prefixes the alias's
+// code (override: they stand where the carrier's name resolves to no code
+// or another; ownOnly: never within another carrier's range inside them). An alias whose prefixes hold no range of its carrier is an
+// error.
+func prefixAliasRanges(carriers [][2]string, limited []*alias) ([]curatedRange, error) {
+	var out []curatedRange
+	for _, a := range limited {
+		n := 0
+		for _, pc := range carriers {
+			if pc[1] != a.carrier {
+				continue
+			}
+			for _, p := range a.prefixes {
+				if strings.HasPrefix(pc[0], p) {
+					out = append(out, curatedRange{region: a.region, prefix: pc[0], operator: a.carrier, mccmnc: a.mccmnc,
+						source: "curated/mccmnc_aliases.tsv", date: "", where: fmt.Sprintf("mccmnc_aliases.tsv line %d", a.line), override: true, ownOnly: true})
+					n++
+					break
+				}
+			}
+		}
+		if n == 0 {
+			return nil, fmt.Errorf("mccmnc_aliases.tsv line %d: no range of %q under %s", a.line, a.carrier, strings.Join(a.prefixes, ", "))
+		}
 	}
 	return out, nil
 }
@@ -474,7 +526,20 @@ func networkTables(carrierTSV, listJSON, providersXML []byte, curated, sources f
 	if err != nil {
 		return nil, err
 	}
-	ranges, err := curatedRanges(carrierTSV, mccmnc, list, curated, sources)
+	_, limited, err := readAllAliases(curated)
+	if err != nil {
+		return nil, err
+	}
+	var carriers [][2]string
+	for _, l := range strings.Split(strings.TrimSuffix(string(carrierTSV), "\n"), "\n") {
+		prefix, name, _ := strings.Cut(l, "\t")
+		carriers = append(carriers, [2]string{prefix, name})
+	}
+	byPrefix, err := prefixAliasRanges(carriers, limited)
+	if err != nil {
+		return nil, err
+	}
+	ranges, err := curatedRanges(carrierTSV, mccmnc, list, curated, sources, byPrefix)
 	if err != nil {
 		return nil, err
 	}

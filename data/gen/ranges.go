@@ -44,6 +44,7 @@ type curatedRange struct {
 	date                             string // when the source was read (YYYY-MM-DD)
 	where                            string // file and line, for errors
 	override                         bool   // a register's: stands against libphonenumber (fillGaps)
+	ownOnly                          bool   // with override: only within ranges of its own carrier's name
 }
 
 // readRangesFile reads curated/ranges.tsv.
@@ -267,9 +268,11 @@ const maxPrefixDigits = 9
 // range of libphonenumber, which it replaces.
 func fillGaps(ranges []curatedRange, carrierTSV []byte, libCodes map[string]string) ([]curatedRange, error) {
 	var lib []string
+	libNames := map[string]string{}
 	for _, l := range strings.Split(strings.TrimSuffix(string(carrierTSV), "\n"), "\n") {
-		prefix, _, _ := strings.Cut(l, "\t")
+		prefix, name, _ := strings.Cut(l, "\t")
 		lib = append(lib, prefix)
+		libNames[prefix] = name
 	}
 	slices.Sort(lib)
 	libAbove := func(p string) (string, bool) { // the longest of libphonenumber's prefixes that p starts with
@@ -301,7 +304,7 @@ func fillGaps(ranges []curatedRange, carrierTSV []byte, libCodes map[string]stri
 	var out []curatedRange
 	var keep func(r curatedRange)
 	keep = func(r curatedRange) {
-		if above, ok := libAbove(r.prefix); ok && (!r.override || libCodes[above] == r.mccmnc) {
+		if above, ok := libAbove(r.prefix); ok && (!r.override || libCodes[above] == r.mccmnc || r.ownOnly && libNames[above] != r.operator) {
 			return
 		}
 		switch {
@@ -349,9 +352,9 @@ func checkRanges(ranges []curatedRange, list []mccEntry) error {
 	return nil
 }
 
-// curatedRanges reads both curated inputs, checks them and keeps the gaps
-// they fill.
-func curatedRanges(carrierTSV, mccmncTSV []byte, list []mccEntry, curated, sources fs.FS) ([]curatedRange, error) {
+// curatedRanges reads both curated inputs, adds more (the ranges of
+// prefix-limited aliases), checks them and keeps the gaps they fill.
+func curatedRanges(carrierTSV, mccmncTSV []byte, list []mccEntry, curated, sources fs.FS, more []curatedRange) ([]curatedRange, error) {
 	hand, err := readRangesFile(curated)
 	if err != nil {
 		return nil, err
@@ -360,7 +363,7 @@ func curatedRanges(carrierTSV, mccmncTSV []byte, list []mccEntry, curated, sourc
 	if err != nil {
 		return nil, err
 	}
-	all := append(hand, ru...)
+	all := append(append(hand, ru...), more...)
 	if err := checkRanges(all, list); err != nil {
 		return nil, err
 	}

@@ -51,6 +51,8 @@ func TestFillGaps(t *testing.T) {
 		{"a register that agrees: dropped", []curatedRange{{prefix: "79160", mccmnc: "25001", override: true}}, ""},
 		{"a register that disagrees: stands", []curatedRange{{prefix: "79160", mccmnc: "25011", override: true}}, "79160=25011"},
 		{"a register on the very prefix: replaces it", []curatedRange{{prefix: "79250", mccmnc: "25011", override: true}}, "79250=25011"},
+		{"a prefix alias: not within another carrier's range", []curatedRange{{prefix: "7916", operator: "MTS", mccmnc: "25011", override: true, ownOnly: true}},
+			"79160=25011 79162=25011 79163=25011 79164=25011 79165=25011 79166=25011 79167=25011 79168=25011 79169=25011"},
 		{"a register around a range it agrees with", []curatedRange{{prefix: "7916", mccmnc: "25099", override: true}},
 			"79160=25099 79162=25099 79163=25099 79164=25099 79165=25099 79166=25099 79167=25099 79168=25099 79169=25099"},
 	} {
@@ -129,5 +131,18 @@ func TestRURegisterPinned(t *testing.T) {
 	}
 	if !found {
 		t.Error("+7 916 123 45 67 is not in a range of MTS (25001) in the register")
+	}
+}
+
+// TestPrefixAliasRanges: an alias limited to prefixes gives the carrier's
+// own ranges under them its code, and fails when it covers none.
+func TestPrefixAliasRanges(t *testing.T) {
+	carriers := [][2]string{{"26263903", "Telco OI"}, {"26269292", "Telco OI"}, {"26269200", "Orange"}}
+	rs, err := prefixAliasRanges(carriers, []*alias{{region: "YT", carrier: "Telco OI", mccmnc: "64702", prefixes: []string{"262639"}, line: 1}})
+	if err != nil || len(rs) != 1 || rs[0].prefix != "26263903" || rs[0].mccmnc != "64702" || !rs[0].ownOnly {
+		t.Fatalf("got %+v, %v", rs, err)
+	}
+	if _, err := prefixAliasRanges(carriers, []*alias{{region: "YT", carrier: "Telco OI", mccmnc: "64702", prefixes: []string{"262700"}, line: 2}}); err == nil {
+		t.Error("an alias over no range of its carrier accepted")
 	}
 }
