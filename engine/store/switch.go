@@ -136,19 +136,20 @@ func (w *Switch) Running() bool {
 	return w.runner != nil
 }
 
-// Logger returns the configured logger, or nil before Start.
-func (w *Switch) Logger() Logger {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.cfg == nil || w.cfg.Logger == nil {
-		return nil
+// Queued wakes the client after a job was committed. A failure is logged
+// (with the configured logger), not returned: the job is queued, and the
+// next idle check starts the client for it.
+func (w *Switch) Queued(ctx context.Context) {
+	err := w.Wake(ctx)
+	if err == nil {
+		return
 	}
-	return w.cfg.Logger
-}
-
-// Logger is what Switch.Logger returns: a *slog.Logger.
-type Logger interface {
-	Error(msg string, args ...any)
+	w.mu.Lock()
+	cfg := w.cfg
+	w.mu.Unlock()
+	if cfg != nil && cfg.Logger != nil {
+		cfg.Logger.Error("starting the queue's workers after a job was queued", "error", err)
+	}
 }
 
 // Stop stops the idle checks and the client, waiting for running jobs

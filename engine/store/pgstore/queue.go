@@ -84,12 +84,12 @@ func (s *Store) listen(ctx context.Context, cfg store.QueueConfig, done chan<- s
 		conn, err := pgx.ConnectConfig(ctx, s.pool.Config().ConnConfig.Copy())
 		if err == nil {
 			if _, err = conn.Exec(ctx, "LISTEN "+channel); err == nil {
-				s.queued(ctx)
+				s.q.sw.Queued(ctx)
 				for {
 					if _, err = conn.WaitForNotification(ctx); err != nil {
 						break
 					}
-					s.queued(ctx)
+					s.q.sw.Queued(ctx)
 				}
 			}
 			conn.Close(context.Background())
@@ -103,16 +103,6 @@ func (s *Store) listen(ctx context.Context, cfg store.QueueConfig, done chan<- s
 		select {
 		case <-ctx.Done():
 		case <-time.After(time.Second):
-		}
-	}
-}
-
-// queued wakes the workers after a job was committed. A failure is logged:
-// the job is queued, and the next idle check starts the workers for it.
-func (s *Store) queued(ctx context.Context) {
-	if err := s.q.sw.Wake(ctx); err != nil {
-		if l := s.q.sw.Logger(); l != nil {
-			l.Error("starting the queue's workers after a job was queued", "error", err)
 		}
 	}
 }
@@ -168,7 +158,7 @@ ON CONFLICT (account, key) DO NOTHING`, claim.Account, claim.Key, claim.BodyHash
 		return nil, fmt.Errorf("pgstore: queuing: %w", err)
 	}
 	if job.Args != nil {
-		s.queued(ctx)
+		s.q.sw.Queued(ctx)
 	}
 	return nil, nil
 }
@@ -228,7 +218,7 @@ func (s *Store) Dispatch(ctx context.Context, b *store.Batch, jobs []river.Inser
 		return err
 	}
 	if len(jobs) > 0 {
-		s.queued(ctx)
+		s.q.sw.Queued(ctx)
 	}
 	return nil
 }

@@ -121,16 +121,6 @@ func (s *Store) StartQueue(ctx context.Context, cfg store.QueueConfig) error {
 // start.
 func (s *Store) StopQueue(ctx context.Context) error { return s.q.sw.Stop(ctx) }
 
-// queued wakes the workers after a job was committed. A failure is logged:
-// the job is queued, and the next idle check starts the workers for it.
-func (s *Store) queued(ctx context.Context) {
-	if err := s.q.sw.Wake(ctx); err != nil {
-		if l := s.q.sw.Logger(); l != nil {
-			l.Error("starting the queue's workers after queuing a job", "error", err)
-		}
-	}
-}
-
 // Enqueue claims the key (when claim is not nil) and inserts job, in one
 // transaction; see store.Queue.
 func (s *Store) Enqueue(ctx context.Context, claim *store.Claim, job river.InsertManyParams) (*store.Claim, error) {
@@ -171,7 +161,7 @@ ON CONFLICT (account, key) DO NOTHING`, claim.Account, claim.Key, claim.BodyHash
 		return nil, fmt.Errorf("sqlitestore: queuing: %w", err)
 	}
 	if job.Args != nil {
-		s.queued(ctx)
+		s.q.sw.Queued(ctx)
 	}
 	return nil, nil
 }
@@ -233,7 +223,7 @@ func (s *Store) Dispatch(ctx context.Context, b *store.Batch, jobs []river.Inser
 		return err
 	}
 	if len(jobs) > 0 {
-		s.queued(ctx)
+		s.q.sw.Queued(ctx)
 	}
 	return nil
 }
