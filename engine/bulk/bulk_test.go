@@ -19,6 +19,9 @@ import (
 	"github.com/numenhq/numen/engine/account"
 	"github.com/numenhq/numen/engine/apiv2"
 	"github.com/numenhq/numen/engine/auth"
+	"github.com/numenhq/numen/engine/store"
+	"github.com/numenhq/numen/engine/store/pgstore"
+	"github.com/numenhq/numen/engine/store/pgstore/pgtest"
 	"github.com/numenhq/numen/engine/store/sqlitestore"
 	"github.com/numenhq/numen/engine/webhook"
 	"github.com/numenhq/numen/mnp"
@@ -119,14 +122,22 @@ type fixture struct {
 	bulk    *Bulk
 	acct    *account.Account
 	metrics *fakeMetrics
-	store   *sqlitestore.Store
+	store   store.Database
 }
+
+// onPostgres makes newFixture open a PostgreSQL database (TestOnPostgreSQL)
+// instead of a SQLite data directory.
+var onPostgres bool
 
 func newFixture(t *testing.T, urls []string, mutate func(*Options, *account.Account)) *fixture {
 	plan, err := sharedPlan()
 	require.NoError(t, err)
-	dir := t.TempDir()
-	st, err := sqlitestore.Open(dir)
+	var st store.Database
+	if onPostgres {
+		st, err = pgstore.Open(context.Background(), pgtest.Database(t), pgstore.Options{})
+	} else {
+		st, err = sqlitestore.Open(t.TempDir())
+	}
 	require.NoError(t, err)
 	backends := []engine.RouteBackends{
 		{Route: "DS7", HLR: []engine.HLR{{Name: "c", Backend: connected{}}}},
@@ -393,4 +404,28 @@ func TestSubmitErrors(t *testing.T) {
 	require.EqualError(t, err, "storage: is 101 bytes long; at most 100")
 	_, err = f.bulk.Submit(ctx, f.acct, "NT", numbers(1001), "", "", "", nil)
 	require.EqualError(t, err, "numbers: 1001 numbers; at most 1000")
+}
+
+// TestOnPostgreSQL runs the package's tests again with the queue and the
+// results in PostgreSQL (the server of NUMEN_TEST_POSTGRES).
+func TestOnPostgreSQL(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		test func(*testing.T)
+	}{
+		{"SubmitAndDeliverNT", TestSubmitAndDeliverNT},
+		{"RetryScheduleThenSuccess", TestRetryScheduleThenSuccess},
+		{"FullScheduleThenFailed", TestFullScheduleThenFailed},
+		{"TimeoutIsAFailedAttempt", TestTimeoutIsAFailedAttempt},
+		{"IdempotencyKey", TestIdempotencyKey},
+		{"IdempotencyKeyConcurrent", TestIdempotencyKeyConcurrent},
+		{"HLRBulkAndLegacyKeys", TestHLRBulkAndLegacyKeys},
+		{"SubmitErrors", TestSubmitErrors},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			onPostgres = true
+			defer func() { onPostgres = false }()
+			tc.test(t)
+		})
+	}
 }
