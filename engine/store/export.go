@@ -64,11 +64,13 @@ func Columns(p engine.Product) []string {
 // JSON is an array of the result objects exactly as the API returned them,
 // one per line.
 //
-// CSV has a header row, then one row per result; cells hold the attribute
-// values: text as is, numbers in decimal, booleans as true and false, null
-// as an empty cell, arrays (regions, timezones) with their elements joined
-// by "|" (an empty array is an empty cell too). Cells are not escaped for
-// spreadsheets: a number's leading "+" is kept as it is. A report of one product has that product's
+// CSV (RFC 4180: quoted where needed, lines ending in CRLF) has a header
+// row, then one row per result; cells hold the attribute values: text,
+// numbers in decimal, booleans as true and false, null as an empty cell,
+// arrays (regions, timezones) with their elements joined by "|" (an empty
+// array is an empty cell too). A cell that a spreadsheet would read as a
+// formula is neutralised (Neutralise): a number's "+44..." is written
+// "'+44...". A report of one product has that product's
 // attributes as columns, in the API's order (Columns). A report that mixes
 // products (possible only under a name the caller chose) starts with a
 // "product" column, then has the union of the products' attributes: those
@@ -132,6 +134,7 @@ func NewExporter(w io.Writer, format Format, products []engine.Product) (*Export
 		e.values[p] = reflect.New(codecs[p].typ)
 	}
 	e.cw = csv.NewWriter(e.bw)
+	e.cw.UseCRLF = true
 	return e, e.cw.Write(header)
 }
 
@@ -161,7 +164,7 @@ func (e *Exporter) Write(product engine.Product, result []byte) error {
 	}
 	c := codecs[product]
 	for i, name := range c.columns {
-		e.cells[e.index[name]] = csvCell(v.Elem().Field(c.fields[i]))
+		e.cells[e.index[name]] = Neutralise(csvCell(v.Elem().Field(c.fields[i])))
 	}
 	return e.cw.Write(e.cells)
 }
@@ -181,6 +184,25 @@ func (e *Exporter) Close() error {
 		}
 	}
 	return e.bw.Flush()
+}
+
+// Neutralise returns a CSV cell that spreadsheets do not run: text
+// starting with "=", "+", "-", "@", a tab or a carriage return (which
+// Excel, LibreOffice and Google Sheets read as the start of a formula, so
+// that a number such as =HYPERLINK("http://evil.example/","click") would
+// be a link, or worse) gets a leading apostrophe, which spreadsheets show
+// as text and do not display. Other text is unchanged. This is OWASP's
+// advice for CSV injection; a program reading the file as data sees the
+// apostrophe and may strip it.
+func Neutralise(cell string) string {
+	if cell == "" {
+		return cell
+	}
+	switch cell[0] {
+	case '=', '+', '-', '@', '\t', '\r':
+		return "'" + cell
+	}
+	return cell
 }
 
 // csvCell writes one attribute as a CSV cell: text as is, numbers in

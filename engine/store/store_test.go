@@ -2,7 +2,10 @@ package store_test
 
 import (
 	"bytes"
+	"encoding/csv"
 	"encoding/json"
+	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -59,11 +62,64 @@ func TestExporterCells(t *testing.T) {
 	require.ErrorContains(t, ex.Write(engine.ProductHLR, body), `"HLR" result`)
 	require.ErrorContains(t, ex.Write(engine.ProductNT, []byte("{")), "result 3")
 	require.NoError(t, ex.Close())
-	lines := strings.Split(buf.String(), "\n")
+	lines := strings.Split(buf.String(), "\r\n")
 	require.Equal(t, strings.Join(store.Columns(engine.ProductNT), ","), lines[0])
 	// id, number, number_type, query_status, is_valid, invalid_reason, ...,
 	// regions, timezones (empty array), info_text, cost, ...
-	require.Equal(t, `"a,b","+1 ""555""",,,false,,,,,,,,,,,,"New York|New, Jersey",,,,,,`, lines[1])
+	require.Equal(t, `"a,b","'+1 ""555""",,,false,,,,,,,,,,,,"New York|New, Jersey",,,,,,`, lines[1])
+	require.Equal(t, []string{""}, lines[2:], "lines end in CRLF, the last one too")
+}
+
+// TestExporterNeutralisesFormulas exports results whose text a spreadsheet
+// would run as a formula (testdata/injection.csv): each such cell starts
+// with an apostrophe; other cells are as they were.
+func TestExporterNeutralisesFormulas(t *testing.T) {
+	var buf bytes.Buffer
+	ex, err := store.NewExporter(&buf, store.CSV, []engine.Product{engine.ProductNT})
+	require.NoError(t, err)
+	for i, text := range []string{
+		`=HYPERLINK("http://evil.example/","click")`,
+		"+4930123456",
+		"-2+3+cmd|' /C calc'!A0",
+		"@SUM(1+1)*cmd|' /C calc'!A0",
+		"\t=1+1",
+		"\r=1+1",
+		"plain text",
+		"a=1",
+		"",
+		" =1+1", // a leading space: spreadsheets read text
+	} {
+		res := &apiv2.NTResult{
+			ID: fmt.Sprintf("id%d", i), Number: text, NumberType: "UNKNOWN", QueryStatus: "FAILED",
+			InvalidReason: apiv2.String(text), Regions: []string{text, "x"},
+		}
+		body, err := json.Marshal(res)
+		require.NoError(t, err)
+		require.NoError(t, ex.Write(engine.ProductNT, body))
+	}
+	require.NoError(t, ex.Close())
+	storetest.GoldenFile(t, filepath.Join("testdata", "injection.csv"), buf.Bytes())
+
+	// Read back as CSV, no cell starts with a formula character.
+	rows, err := csv.NewReader(bytes.NewReader(buf.Bytes())).ReadAll()
+	require.NoError(t, err)
+	require.Len(t, rows, 11)
+	for _, row := range rows[1:] {
+		for _, cell := range row {
+			if cell != "" {
+				require.NotContains(t, "=+-@\t\r", cell[:1], "cell %q", cell)
+			}
+		}
+	}
+}
+
+func TestNeutralise(t *testing.T) {
+	for in, want := range map[string]string{
+		"": "", "=1": "'=1", "+1": "'+1", "-1": "'-1", "@a": "'@a", "\tx": "'\tx", "\rx": "'\rx",
+		"'=1": "'=1", "1+1": "1+1", "x": "x", "é": "é",
+	} {
+		require.Equal(t, want, store.Neutralise(in), "%q", in)
+	}
 }
 
 func TestExporterJSON(t *testing.T) {
@@ -97,7 +153,7 @@ func TestMixedHeader(t *testing.T) {
 	ex, err := store.NewExporter(&buf, store.CSV, []engine.Product{engine.ProductNT, engine.ProductMNP, engine.ProductNT})
 	require.NoError(t, err)
 	require.NoError(t, ex.Close())
-	header := strings.Split(strings.TrimSuffix(buf.String(), "\n"), ",")
+	header := strings.Split(strings.TrimSuffix(buf.String(), "\r\n"), ",")
 	want := append([]string{"product"}, store.Columns(engine.ProductMNP)...)
 	for _, c := range store.Columns(engine.ProductNT) {
 		if !strings.Contains(","+strings.Join(want, ",")+",", ","+c+",") {

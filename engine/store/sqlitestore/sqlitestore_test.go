@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -451,13 +452,15 @@ func ExampleOpen() {
 	for _, rep := range reports {
 		fmt.Println(rep.Name, rep.Products, rep.Count, rep.Cost)
 	}
-	if err := st.Export(ctx, "demo", "SYNC-API-NT-2026-11", store.CSV, os.Stdout); err != nil {
+	var csv strings.Builder
+	if err := st.Export(ctx, "demo", "SYNC-API-NT-2026-11", store.CSV, &csv); err != nil {
 		panic(err)
 	}
+	fmt.Print(strings.ReplaceAll(csv.String(), "\r\n", "\n")) // its lines end in CRLF
 	// Output:
 	// SYNC-API-NT-2026-11 [NT] 1 0.0010
 	// id,number,number_type,query_status,is_valid,invalid_reason,is_possibly_ported,is_vanity_number,qualifies_for_hlr_lookup,mccmnc,mcc,mnc,original_network_name,original_country_name,original_country_code,original_country_prefix,regions,timezones,info_text,cost,timestamp,storage,route
-	// x7k2m9q4w1ab,+4930123456,LANDLINE,OK,true,,false,false,false,,,,,Germany,DE,+49,Berlin|Brandenburg,Europe/Berlin,,0.0010,2026-11-03 09:30:00.123+0000,SYNC-API-NT-2026-11,NT1
+	// x7k2m9q4w1ab,'+4930123456,LANDLINE,OK,true,,false,false,false,,,,,Germany,DE,'+49,Berlin|Brandenburg,Europe/Berlin,,0.0010,2026-11-03 09:30:00.123+0000,SYNC-API-NT-2026-11,NT1
 }
 
 // A Record returns only after the log has been flushed with its result in

@@ -173,7 +173,7 @@ func testRoundTrip(t *testing.T, open Opener) {
 
 		// CSV: the product's columns, one row per result.
 		csv := export(t, s, acct, reports[p], store.CSV)
-		require.True(t, bytes.HasPrefix(csv, []byte(strings.Join(store.Columns(p), ",")+"\n")), "%s", csv)
+		require.True(t, bytes.HasPrefix(csv, []byte(strings.Join(store.Columns(p), ",")+"\r\n")), "%s", csv)
 		golden(t, name+".csv", csv)
 
 		// Results: the same rows.
@@ -216,7 +216,7 @@ func testMixedReport(t *testing.T, open Opener) {
 	require.EqualValues(t, 6, got[0].Count)
 
 	csv := export(t, s, acct, name, store.CSV)
-	header, _, _ := strings.Cut(string(csv), "\n")
+	header, _, _ := strings.Cut(string(csv), "\r\n")
 	require.True(t, strings.HasPrefix(header, "product,id,msisdn,connectivity_status,"), header)
 	golden(t, "mixed.csv", csv)
 	golden(t, "mixed.json", export(t, s, acct, name, store.JSON))
@@ -439,7 +439,14 @@ func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
 	_, file, _, ok := runtime.Caller(0)
 	require.True(t, ok)
-	path := filepath.Join(filepath.Dir(file), "testdata", name)
+	GoldenFile(t, filepath.Join(filepath.Dir(file), "testdata", name), got)
+}
+
+// GoldenFile compares got with the file at path, or writes it when the
+// tests run with -update (a flag this package defines for every test
+// that imports it).
+func GoldenFile(t *testing.T, path string, got []byte) {
+	t.Helper()
 	if *update {
 		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
 		require.NoError(t, os.WriteFile(path, got, 0o644))
@@ -447,8 +454,8 @@ func golden(t *testing.T, name string, got []byte) {
 	}
 	want, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("%s is missing: run the suite with -update to create it", path)
+		t.Fatalf("%s is missing: run the test with -update to create it", path)
 	}
 	require.NoError(t, err)
-	require.Equal(t, string(want), string(got), "%s differs; run the suite with -update and review the diff", path)
+	require.Equal(t, string(want), string(got), "%s differs; run the test with -update and review the diff", path)
 }
