@@ -70,7 +70,9 @@ func Columns(p engine.Product) []string {
 // arrays (regions, timezones) with their elements joined by "|" (an empty
 // array is an empty cell too). A cell that a spreadsheet would read as a
 // formula is neutralised (Neutralise): a number's "+44..." is written
-// "'+44...". A report of one product has that product's
+// "'+44...". A carriage return inside a cell is dropped (encoding/csv in
+// CRLF mode writes a line break inside a quoted cell as CRLF and drops a
+// lone CR); the JSON download keeps every byte. A report of one product has that product's
 // attributes as columns, in the API's order (Columns). A report that mixes
 // products (possible only under a name the caller chose) starts with a
 // "product" column, then has the union of the products' attributes: those
