@@ -72,13 +72,13 @@ func Columns(p engine.Product) []string {
 // formula is neutralised (Neutralise): a number's "+44..." is written
 // "'+44...". A carriage return inside a cell is dropped (encoding/csv in
 // CRLF mode writes a line break inside a quoted cell as CRLF and drops a
-// lone CR); the JSON download keeps every byte. A report of one product has that product's
-// attributes as columns, in the API's order (Columns). A report that mixes
-// products (possible only under a name the caller chose) starts with a
-// "product" column, then has the union of the products' attributes: those
-// of HLR, then the ones MNP adds, then the ones NT adds (only for the
-// products the report holds); a cell of an attribute the row's product
-// does not have is empty.
+// lone CR); the JSON download keeps every byte. A report of one product
+// has that product's attributes as columns, in the API's order (Columns).
+// A report that mixes products (possible only under a name the caller
+// chose) starts with a "product" column, then has the union of the
+// products' attributes: those of HLR, then the ones MNP adds, then the ones
+// NT adds (only for the products the report holds); a cell of an attribute
+// the row's product does not have is empty.
 type Exporter struct {
 	format Format
 	bw     *bufio.Writer
