@@ -153,7 +153,7 @@ func (h *Handler) reportDownload(w http.ResponseWriter, r *http.Request, st stor
 	// can wait for the first byte.
 	dw := &downloadWriter{w: w, contentType: format.ContentType(),
 		filename: strings.Map(safeFileRune, name) + "." + strings.ToLower(string(format))}
-	err = st.Export(r.Context(), key, name, format, dw)
+	err = st.Export(r.Context(), key, name, &store.Query{}, format, dw)
 	switch {
 	case errors.Is(err, store.ErrUnknownReport):
 		writeErrors(w, http.StatusNotFound, fmt.Sprintf("no report %q for this API key", name))
@@ -194,13 +194,13 @@ func safeFileRune(r rune) rune {
 }
 
 func (h *Handler) reportResults(w http.ResponseWriter, r *http.Request, st store.Reader, key, name string) {
-	rows, err := st.Results(r.Context(), key, name, r.URL.Query().Get("after"), store.DefaultPage)
+	page, err := st.Query(r.Context(), key, name, &store.Query{}, r.URL.Query().Get("after"), store.DefaultPage)
 	switch {
 	case errors.Is(err, store.ErrUnknownReport):
 		writeErrors(w, http.StatusNotFound, fmt.Sprintf("no report %q for this API key", name))
 		return
-	case errors.Is(err, store.ErrUnknownCursor):
-		writeErrors(w, http.StatusBadRequest, "after: not a result of this report")
+	case errors.Is(err, store.ErrBadCursor):
+		writeErrors(w, http.StatusBadRequest, "after: not a page cursor of this report")
 		return
 	case err != nil:
 		h.log.Error("reading a report", "report", name, "error", err)
@@ -212,12 +212,10 @@ func (h *Handler) reportResults(w http.ResponseWriter, r *http.Request, st store
 		Name, Escaped, Next string
 		Rows                []row
 	}{Name: name, Escaped: url.PathEscape(name)}
-	for _, x := range rows {
+	for _, x := range page.Rows {
 		data.Rows = append(data.Rows, row{ID: x.ID, Product: string(x.Product), Time: x.Time.Format("2006-01-02 15:04:05.000"), Cost: x.Cost.String(), Result: string(x.Result)})
 	}
-	if len(rows) == store.DefaultPage {
-		data.Next = rows[len(rows)-1].ID
-	}
+	data.Next = page.Next
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	_ = reportPage.Execute(w, data)
 }

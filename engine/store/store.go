@@ -74,19 +74,26 @@ type Reader interface {
 	// first. An account without results has none (and no error).
 	Reports(ctx context.Context, account string) ([]Report, error)
 
-	// Export writes one report to w in format, its results in the order
-	// they were recorded (completion time, then id), streaming them: the
-	// memory it needs does not grow with the report. A report the account
-	// does not have is ErrUnknownReport, before anything is written.
-	Export(ctx context.Context, account, storage string, format Format, w io.Writer) error
+	// Export writes the results of one report that q selects to w in
+	// format, in q's order, streaming them: the memory it needs does not
+	// grow with the report. A report the account does not have is
+	// ErrUnknownReport, before anything is written. An error after the
+	// first bytes leaves the download unfinished: the caller must not
+	// pass it off as complete.
+	Export(ctx context.Context, account, storage string, q *Query, format Format, w io.Writer) error
 
-	// Results returns one page of a report for the web interface: up to
-	// limit results (at most MaxPage; 0 or less means DefaultPage) in the
-	// order of Export, after the result with id after ("" for the first
-	// page). A report the account does not have is ErrUnknownReport; an
-	// after that is not a result of the report is ErrUnknownCursor. The
-	// last page is shorter than limit, or empty.
-	Results(ctx context.Context, account, storage, after string, limit int) ([]Row, error)
+	// Query returns one page of the results of a report that q selects,
+	// in q's order: up to limit results (at most MaxPage; 0 or less means
+	// DefaultPage) after the cursor after ("" for the first page; the Next
+	// of the page before, with the same query). A report the account does
+	// not have is ErrUnknownReport; a cursor this store did not make for
+	// q's order is ErrBadCursor; an invalid query names its problem.
+	Query(ctx context.Context, account, storage string, q *Query, after string, limit int) (Page, error)
+
+	// Summary returns the counts and costs of a report's results per
+	// value of each Field and per day. A report the account does not have
+	// is ErrUnknownReport.
+	Summary(ctx context.Context, account, storage string) (Summary, error)
 }
 
 // Store is one results database: its results and reports, its health
@@ -107,13 +114,13 @@ type Store interface {
 	Close() error
 }
 
-// Page sizes of Store.Results.
+// Page sizes of Reader.Query.
 const (
 	DefaultPage = 100
 	MaxPage     = 1000
 )
 
-// PageSize returns the page size Results uses for limit: DefaultPage for
+// PageSize returns the page size Query uses for limit: DefaultPage for
 // 0 or less, at most MaxPage.
 func PageSize(limit int) int {
 	switch {
@@ -133,9 +140,6 @@ var (
 	// ErrUnknownReport is a report that the account does not have (no
 	// result was ever recorded under that name): HTTP 404.
 	ErrUnknownReport = errors.New("unknown report")
-	// ErrUnknownCursor is a Results cursor that is not the id of a
-	// result of the report: HTTP 400.
-	ErrUnknownCursor = errors.New("unknown result id in cursor")
 	// ErrDuplicateID is a Record whose id is already recorded. Only that
 	// record fails; the results committed with it are not affected.
 	ErrDuplicateID = errors.New("result id already recorded")
@@ -199,7 +203,7 @@ func AddReportRow(reports []Report, name string, product engine.Product, count i
 	return reports
 }
 
-// Row is one result of a report, as Results pages through them.
+// Row is one result of a report, as Query pages through them.
 type Row struct {
 	ID      string
 	Product engine.Product
@@ -265,6 +269,8 @@ type Entry struct {
 	Cost   engine.Money
 	// Result is the result object as the API writes it (encoding/json).
 	Result []byte
+	// Facts are the attributes of Result the stores index and count.
+	Facts Facts
 }
 
 // EntryOf validates r and marshals its result, or takes r.JSON as it is
@@ -311,6 +317,7 @@ func EntryOf(r engine.Record) (Entry, error) {
 	return Entry{
 		Account: r.Account, Storage: r.Storage, ID: r.ID, Product: r.Product,
 		Millis: r.Time.UnixMilli(), Cost: r.Cost, Result: body,
+		Facts: factsOfResult(r.Product, r.Result),
 	}, nil
 }
 

@@ -190,6 +190,10 @@ func TestEntryOf(t *testing.T) {
 	require.Equal(t, store.Entry{
 		Account: "acct", Storage: "SYNC-API-2026-11", ID: "id0000000001", Product: engine.ProductHLR,
 		Millis: storetest.Base.UnixMilli(), Cost: r.Cost, Result: body,
+		Facts: store.Facts{
+			Number: "+4915123456789", Status: "COMPLETED", Connectivity: "CONNECTED",
+			Country: "DE", CountryName: "Germany", Network: "26203", NetworkName: "Telekom",
+		},
 	}, e)
 
 	// The engine's encoding is kept as it is, not marshalled again; the
@@ -230,3 +234,38 @@ func TestSortReports(t *testing.T) {
 }
 
 var _ engine.Sink = store.Store(nil)
+
+// TestFactsOf checks that the facts EntryOf takes from a result value are
+// those FactsOf reads from its JSON (the SQLite store's log and both
+// stores' migrations read them so), for every product and outcome of the
+// fixtures, and that long values are cut to 100 characters.
+func TestFactsOf(t *testing.T) {
+	for _, p := range store.Products() {
+		for variant := range 3 {
+			r := storetest.NewRecord("acct", "S", p, "id0000000001", storetest.Base, variant)
+			e, err := store.EntryOf(r)
+			require.NoError(t, err)
+			f, err := store.FactsOf(p, e.Result)
+			require.NoError(t, err)
+			require.Equal(t, e.Facts, f, "%s variant %d", p, variant)
+			require.NotEmpty(t, f.Number)
+			require.NotEmpty(t, f.Status)
+		}
+	}
+	nt := storetest.NewRecord("acct", "S", engine.ProductNT, "id0000000001", storetest.Base, 0)
+	res := nt.Result.(*apiv2.NTResult)
+	res.Number = strings.Repeat("é", 150)
+	res.OriginalNetworkName = apiv2.String(strings.Repeat("n", 101))
+	e, err := store.EntryOf(nt)
+	require.NoError(t, err)
+	require.Equal(t, strings.Repeat("é", 100), e.Facts.Number)
+	require.Equal(t, strings.Repeat("n", 100), e.Facts.NetworkName)
+	f, err := store.FactsOf(engine.ProductNT, e.Result)
+	require.NoError(t, err)
+	require.Equal(t, e.Facts, f)
+
+	_, err = store.FactsOf(engine.ProductNT, []byte(`[1]`))
+	require.ErrorIs(t, err, store.ErrInvalidRecord)
+	_, err = store.FactsOf("XYZ", []byte(`{}`))
+	require.ErrorIs(t, err, store.ErrInvalidRecord)
+}

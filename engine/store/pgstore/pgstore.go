@@ -219,6 +219,56 @@ CREATE TABLE webhook_deliveries (
 );
 CREATE INDEX webhook_batches_account ON webhook_batches (account);
 `,
+	// 2: what reports are filtered, sorted and summarised by (the
+	// Fields of package store, and the number): a column each (collation
+	// "C": bytes order them, as in SQLite, and a number prefix is a
+	// range), read from the results stored before, each indexed with the
+	// report's time order; and per report the count and cost of each
+	// field's values and of each day (report_facets), kept in the
+	// statement that adds the results, as reports is.
+	`
+ALTER TABLE results
+	ADD COLUMN number       text COLLATE "C" NOT NULL DEFAULT '',
+	ADD COLUMN status       text COLLATE "C" NOT NULL DEFAULT '',
+	ADD COLUMN connectivity text COLLATE "C" NOT NULL DEFAULT '',
+	ADD COLUMN number_type  text COLLATE "C" NOT NULL DEFAULT '',
+	ADD COLUMN country      text COLLATE "C" NOT NULL DEFAULT '',
+	ADD COLUMN network      text COLLATE "C" NOT NULL DEFAULT '';
+UPDATE results r SET
+	number       = left(coalesce(CASE r.product WHEN 'NT' THEN x.j ->> 'number' ELSE x.j ->> 'msisdn' END, ''), 100),
+	status       = left(coalesce(CASE r.product WHEN 'NT' THEN x.j ->> 'query_status' ELSE x.j ->> 'processing_status' END, ''), 100),
+	connectivity = left(coalesce(CASE r.product WHEN 'HLR' THEN x.j ->> 'connectivity_status' END, ''), 100),
+	number_type  = left(coalesce(CASE r.product WHEN 'NT' THEN x.j ->> 'number_type' END, ''), 100),
+	country      = left(coalesce(x.j ->> 'original_country_code', ''), 100),
+	network      = left(coalesce(x.j ->> 'mccmnc', ''), 100)
+FROM (SELECT id, body::jsonb AS j FROM results) x WHERE x.id = r.id;
+CREATE INDEX results_number       ON results (account, storage, number, created_ms, id);
+CREATE INDEX results_product      ON results (account, storage, product, created_ms, id);
+CREATE INDEX results_status       ON results (account, storage, status, created_ms, id);
+CREATE INDEX results_connectivity ON results (account, storage, connectivity, created_ms, id);
+CREATE INDEX results_number_type  ON results (account, storage, number_type, created_ms, id);
+CREATE INDEX results_country      ON results (account, storage, country, created_ms, id);
+CREATE INDEX results_network      ON results (account, storage, network, created_ms, id);
+
+CREATE TABLE report_facets (
+	account text   NOT NULL,
+	storage text   NOT NULL,
+	field   text   NOT NULL, -- a Field of package store, or 'day'
+	value   text   COLLATE "C" NOT NULL, -- the field's value, or the day (UTC, 2006-01-02)
+	label   text   NOT NULL, -- the name results give the value (country, network), or ''
+	count   bigint NOT NULL,
+	cost    bigint NOT NULL,
+	PRIMARY KEY (account, storage, field, value)
+);
+INSERT INTO report_facets
+	SELECT account, storage, 'product', product, '', count(*), sum(cost) FROM results GROUP BY 1, 2, 3, 4
+	UNION ALL SELECT account, storage, 'status', status, '', count(*), sum(cost) FROM results GROUP BY 1, 2, 3, 4
+	UNION ALL SELECT account, storage, 'connectivity', connectivity, '', count(*), sum(cost) FROM results GROUP BY 1, 2, 3, 4
+	UNION ALL SELECT account, storage, 'number_type', number_type, '', count(*), sum(cost) FROM results GROUP BY 1, 2, 3, 4
+	UNION ALL SELECT account, storage, 'country', country, left(coalesce(max(body::jsonb ->> 'original_country_name'), ''), 100), count(*), sum(cost) FROM results GROUP BY 1, 2, 3, 4
+	UNION ALL SELECT account, storage, 'network', network, left(coalesce(max(body::jsonb ->> 'original_network_name'), ''), 100), count(*), sum(cost) FROM results GROUP BY 1, 2, 3, 4
+	UNION ALL SELECT account, storage, 'day', to_char(to_timestamp(created_ms / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD'), '', count(*), sum(cost) FROM results GROUP BY 1, 2, 3, 4;
+`,
 }
 
 // groupDelay bounds how long a writer waits for a group as large as its
@@ -406,18 +456,13 @@ func (s *Store) commit(batch []*pending) {
 		seen[p.entry.ID] = true
 		fresh = append(fresh, p)
 	}
-	n := len(fresh)
-	ids, accounts, storages, products := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
-	created, costs := make([]int64, n), make([]int64, n)
-	bodies := make([]string, n)
-	for i, p := range fresh {
-		e := p.entry
-		ids[i], accounts[i], storages[i], products[i] = e.ID, e.Account, e.Storage, string(e.Product)
-		created[i], costs[i], bodies[i] = e.Millis, int64(e.Cost), string(e.Result)
+	var c columns
+	for _, p := range fresh {
+		c.add(&p.entry)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	inserted, err := s.insert(ctx, ids, accounts, storages, products, created, costs, bodies)
+	inserted, err := s.insert(ctx, &c)
 	for _, p := range fresh {
 		switch {
 		case err != nil:
@@ -430,38 +475,84 @@ func (s *Store) commit(batch []*pending) {
 	}
 }
 
-// insertSQL stores a group of results and adds them to their reports in
-// one statement (one round trip, committed on its own): the results whose
-// id is new are inserted, their counts and costs added to their reports
-// (in the order of the reports' keys, so that the statements of several
-// nodes lock the rows of a report in the same order and never deadlock),
-// and the ids inserted returned. A result whose id is stored already is
-// left out of both.
+// insertSQL stores a group of results, adds them to their reports and
+// counts them in their reports' summaries, in one statement (one round
+// trip, committed on its own): the results whose id is new are inserted;
+// their counts and costs are added to their reports and to the rows of
+// report_facets of their fields' values and their day (both in the order
+// of the rows' keys, so that the statements of several nodes lock the
+// rows in the same order and never deadlock); and the ids inserted are
+// returned. A result whose id is stored already is left out of all three.
 const insertSQL = `
-WITH ins AS (
-	INSERT INTO results (id, account, storage, product, created_ms, cost, body)
-	SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::text[])
+WITH input AS (
+	SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::text[],
+		$8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::text[])
+	AS t (id, account, storage, product, created_ms, cost, body,
+		number, status, connectivity, number_type, country, network, country_name, network_name, day)
+), ins AS (
+	INSERT INTO results (id, account, storage, product, created_ms, cost, body,
+		number, status, connectivity, number_type, country, network)
+	SELECT id, account, storage, product, created_ms, cost, body,
+		number, status, connectivity, number_type, country, network
+	FROM input
 	ON CONFLICT (id) DO NOTHING
-	RETURNING id, account, storage, product, created_ms, cost
+	RETURNING id
 ), added AS (
+	SELECT input.* FROM input JOIN ins USING (id)
+), reported AS (
 	INSERT INTO reports AS r (account, storage, product, count, cost, first_ms, last_ms)
 	SELECT account, storage, product, count(*), sum(cost), min(created_ms), max(created_ms)
-	FROM ins GROUP BY account, storage, product
+	FROM added GROUP BY account, storage, product
 	ORDER BY account, storage, product
 	ON CONFLICT (account, storage, product) DO UPDATE SET
 		count    = r.count + excluded.count,
 		cost     = r.cost + excluded.cost,
 		first_ms = least(r.first_ms, excluded.first_ms),
 		last_ms  = greatest(r.last_ms, excluded.last_ms)
+), tallied AS (
+	INSERT INTO report_facets AS f (account, storage, field, value, label, count, cost)
+	SELECT a.account, a.storage, v.field, v.value, max(v.label), count(*), sum(a.cost)
+	FROM added a CROSS JOIN LATERAL (VALUES
+		('product', a.product, ''), ('status', a.status, ''), ('connectivity', a.connectivity, ''),
+		('number_type', a.number_type, ''), ('country', a.country, a.country_name),
+		('network', a.network, a.network_name), ('day', a.day, '')
+	) AS v (field, value, label)
+	GROUP BY a.account, a.storage, v.field, v.value
+	ORDER BY a.account, a.storage, v.field, v.value
+	ON CONFLICT (account, storage, field, value) DO UPDATE SET
+		count = f.count + excluded.count,
+		cost  = f.cost + excluded.cost,
+		label = CASE WHEN excluded.label <> '' THEN excluded.label ELSE f.label END
 )
 SELECT id FROM ins`
 
-func (s *Store) insert(ctx context.Context, ids, accounts, storages, products []string, created, costs []int64, bodies []string) (map[string]bool, error) {
-	rows, err := s.pool.Query(ctx, insertSQL, ids, accounts, storages, products, created, costs, bodies)
+// columns are the arrays of a group's results, one per parameter of
+// insertSQL.
+type columns struct {
+	ids, accounts, storages, products, bodies                 []string
+	created, costs                                            []int64
+	numbers, statuses, connectivities, numberTypes, countries []string
+	networks, countryNames, networkNames, days                []string
+}
+
+func (c *columns) add(e *store.Entry) {
+	f := &e.Facts
+	c.ids, c.accounts, c.storages = append(c.ids, e.ID), append(c.accounts, e.Account), append(c.storages, e.Storage)
+	c.products, c.bodies = append(c.products, string(e.Product)), append(c.bodies, string(e.Result))
+	c.created, c.costs = append(c.created, e.Millis), append(c.costs, int64(e.Cost))
+	c.numbers, c.statuses, c.connectivities = append(c.numbers, f.Number), append(c.statuses, f.Status), append(c.connectivities, f.Connectivity)
+	c.numberTypes, c.countries, c.networks = append(c.numberTypes, f.NumberType), append(c.countries, f.Country), append(c.networks, f.Network)
+	c.countryNames, c.networkNames = append(c.countryNames, f.CountryName), append(c.networkNames, f.NetworkName)
+	c.days = append(c.days, store.Day(e.Millis))
+}
+
+func (s *Store) insert(ctx context.Context, c *columns) (map[string]bool, error) {
+	rows, err := s.pool.Query(ctx, insertSQL, c.ids, c.accounts, c.storages, c.products, c.created, c.costs, c.bodies,
+		c.numbers, c.statuses, c.connectivities, c.numberTypes, c.countries, c.networks, c.countryNames, c.networkNames, c.days)
 	if err != nil {
 		return nil, err
 	}
-	inserted := make(map[string]bool, len(ids))
+	inserted := make(map[string]bool, len(c.ids))
 	for rows.Next() {
 		var id string
 		if err := rows.Scan(&id); err != nil {
@@ -559,10 +650,8 @@ WHERE account = $1 ORDER BY storage, product`, account)
 	return reports, nil
 }
 
-// Export writes one report to w; see store.Reader and store.Exporter. The
-// report is read in one repeatable-read transaction: results committed
-// while it streams are not part of it.
-func (s *Store) Export(ctx context.Context, account, storage string, format store.Format, w io.Writer) error {
+// Export implements store.Reader, in one read-only transaction.
+func (s *Store) Export(ctx context.Context, account, storage string, q *store.Query, format store.Format, w io.Writer) error {
 	if err := s.checkOpen(); err != nil {
 		return err
 	}
@@ -570,6 +659,10 @@ func (s *Store) Export(ctx context.Context, account, storage string, format stor
 		return fmt.Errorf("pgstore: export report %q of %q from %s: %w", storage, account, s.name, err)
 	}
 	if _, err := store.ParseFormat(string(format)); err != nil {
+		return fail(err)
+	}
+	query, args, err := store.SelectSQL(store.Postgres, "product, body", account, storage, q, "", 0)
+	if err != nil {
 		return fail(err)
 	}
 	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
@@ -581,13 +674,11 @@ func (s *Store) Export(ctx context.Context, account, storage string, format stor
 	if err != nil {
 		return fail(err)
 	}
-	ex, err := store.NewExporter(w, format, products)
+	ex, err := store.NewExporter(w, format, store.ExportProducts(products, q))
 	if err != nil {
 		return fail(err)
 	}
-	rows, err := tx.Query(ctx, `
-SELECT product, body FROM results
-WHERE account = $1 AND storage = $2 ORDER BY created_ms, id`, account, storage)
+	rows, err := tx.Query(ctx, query, args...)
 	if err != nil {
 		return fail(err)
 	}
@@ -608,9 +699,14 @@ WHERE account = $1 AND storage = $2 ORDER BY created_ms, id`, account, storage)
 	return nil
 }
 
+// querier is a pool or a transaction.
+type querier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
 // reportProducts returns the products of a report, or
 // store.ErrUnknownReport.
-func reportProducts(ctx context.Context, tx pgx.Tx, account, storage string) ([]engine.Product, error) {
+func reportProducts(ctx context.Context, tx querier, account, storage string) ([]engine.Product, error) {
 	rows, err := tx.Query(ctx, `SELECT product FROM reports WHERE account = $1 AND storage = $2`, account, storage)
 	if err != nil {
 		return nil, err
@@ -629,61 +725,88 @@ func reportProducts(ctx context.Context, tx pgx.Tx, account, storage string) ([]
 	return out, nil
 }
 
-// Results returns one page of a report; see store.Reader.
-func (s *Store) Results(ctx context.Context, account, storage, after string, limit int) ([]store.Row, error) {
+// Query implements store.Reader.
+func (s *Store) Query(ctx context.Context, account, storage string, q *store.Query, after string, limit int) (store.Page, error) {
 	if err := s.checkOpen(); err != nil {
-		return nil, err
+		return store.Page{}, err
 	}
-	fail := func(err error) ([]store.Row, error) {
-		return nil, fmt.Errorf("pgstore: results of report %q of %q after %q from %s: %w", storage, account, after, s.name, err)
+	fail := func(err error) (store.Page, error) {
+		return store.Page{}, fmt.Errorf("pgstore: results of report %q of %q from %s: %w", storage, account, s.name, err)
 	}
 	limit = store.PageSize(limit)
-	var rows pgx.Rows
-	var err error
-	if after == "" {
-		rows, err = s.pool.Query(ctx, `
-SELECT id, product, created_ms, cost, body FROM results
-WHERE account = $1 AND storage = $2
-ORDER BY created_ms, id LIMIT $3`, account, storage, limit)
-	} else {
-		var afterMS int64
-		err = s.pool.QueryRow(ctx, `SELECT created_ms FROM results WHERE id = $1 AND account = $2 AND storage = $3`,
-			after, account, storage).Scan(&afterMS)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return fail(store.ErrUnknownCursor)
-		}
-		if err != nil {
-			return fail(err)
-		}
-		rows, err = s.pool.Query(ctx, `
-SELECT id, product, created_ms, cost, body FROM results
-WHERE account = $1 AND storage = $2 AND (created_ms, id) > ($3, $4)
-ORDER BY created_ms, id LIMIT $5`, account, storage, afterMS, after, limit)
+	query, args, err := store.SelectSQL(store.Postgres, "id, product, created_ms, cost, body, "+q.SortValueColumn(), account, storage, q, after, limit)
+	if err != nil {
+		return fail(err)
 	}
+	if _, err := reportProducts(ctx, s.pool, account, storage); err != nil {
+		return fail(err)
+	}
+	rows, err := s.pool.Query(ctx, query, args...)
 	if err != nil {
 		return fail(err)
 	}
 	defer rows.Close()
-	page := make([]store.Row, 0, min(limit, 64))
+	page := store.Page{Rows: make([]store.Row, 0, min(limit, 64))}
+	var value, lastValue string
 	for rows.Next() {
 		var (
 			r             store.Row
 			product, body string
 			createdMS, ct int64
 		)
-		if err := rows.Scan(&r.ID, &product, &createdMS, &ct, &body); err != nil {
+		if err := rows.Scan(&r.ID, &product, &createdMS, &ct, &body, &value); err != nil {
 			return fail(err)
 		}
+		if len(page.Rows) == limit {
+			last := page.Rows[limit-1]
+			page.Next = store.NextCursor(q, lastValue, last.Time.UnixMilli(), last.ID)
+			break
+		}
 		r.Product, r.Time, r.Cost, r.Result = engine.Product(product), time.UnixMilli(createdMS).UTC(), engine.Money(ct), json.RawMessage(body)
-		page = append(page, r)
+		page.Rows = append(page.Rows, r)
+		lastValue = value
 	}
 	if err := rows.Err(); err != nil {
 		return fail(err)
 	}
-	if len(page) == 0 && after == "" {
+	return page, nil
+}
+
+// Summary implements store.Reader.
+func (s *Store) Summary(ctx context.Context, account, storage string) (store.Summary, error) {
+	if err := s.checkOpen(); err != nil {
+		return store.Summary{}, err
+	}
+	fail := func(err error) (store.Summary, error) {
+		return store.Summary{}, fmt.Errorf("pgstore: summary of report %q of %q from %s: %w", storage, account, s.name, err)
+	}
+	rows, err := s.pool.Query(ctx, `
+SELECT field, value, label, count, cost FROM report_facets WHERE account = $1 AND storage = $2`, account, storage)
+	if err != nil {
+		return fail(err)
+	}
+	defer rows.Close()
+	var sum store.Summary
+	n := 0
+	for rows.Next() {
+		var (
+			field, value, label string
+			count, cost         int64
+		)
+		if err := rows.Scan(&field, &value, &label, &count, &cost); err != nil {
+			return fail(err)
+		}
+		sum.Add(field, value, label, count, engine.Money(cost))
+		n++
+	}
+	if err := rows.Err(); err != nil {
+		return fail(err)
+	}
+	if n == 0 {
 		return fail(store.ErrUnknownReport)
 	}
-	return page, nil
+	sum.Finish()
+	return sum, nil
 }
 
 // Bodies returns the stored bodies of the ids the store has.

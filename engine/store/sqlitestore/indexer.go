@@ -14,6 +14,7 @@ import (
 	"unsafe"
 
 	"github.com/numenhq/numen/engine"
+	"github.com/numenhq/numen/engine/store"
 )
 
 // The indexer copies the results of the log into the database, in large
@@ -305,6 +306,59 @@ type aggregate struct {
 	firstMS, lastMS int64
 }
 
+// tallyKey names a row of table report_facets.
+type tallyKey struct {
+	account, storage, field, value string
+}
+
+// tally is what one transaction adds to one row of table report_facets.
+type tally struct {
+	label       string
+	count, cost int64
+}
+
+// tallies are the rows of table report_facets one transaction adds to.
+type tallies map[tallyKey]*tally
+
+// add counts e under the value of each field and its day.
+func (t *tallies) add(e *store.Entry) {
+	if *t == nil {
+		*t = make(tallies)
+	}
+	f := &e.Facts
+	one := func(field, value, label string) {
+		k := tallyKey{e.Account, e.Storage, field, value}
+		x := (*t)[k]
+		if x == nil {
+			x = &tally{}
+			(*t)[k] = x
+		}
+		x.count++
+		x.cost += int64(e.Cost)
+		if label != "" {
+			x.label = label
+		}
+	}
+	one(string(store.FieldProduct), string(e.Product), "")
+	one(string(store.FieldStatus), f.Status, "")
+	one(string(store.FieldConnectivity), f.Connectivity, "")
+	one(string(store.FieldNumberType), f.NumberType, "")
+	one(string(store.FieldCountry), f.Country, f.CountryName)
+	one(string(store.FieldNetwork), f.Network, f.NetworkName)
+	one("day", store.Day(e.Millis), "")
+}
+
+// write adds the tallies to their rows with upsert (the statement
+// s.tally prepared in the transaction).
+func (t tallies) write(upsert *sql.Stmt) error {
+	for k, x := range t {
+		if _, err := upsert.Exec(k.account, k.storage, k.field, k.value, x.label, x.count, x.cost); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // indexTx inserts batch in one transaction, with statements of up to
 // insertChunk rows (or one per row, skipping results already there, when
 // oneByOne), adds it to its reports, and records the log position after
@@ -329,8 +383,10 @@ func (s *Store) indexTx(batch []logged, oneByOne bool) (err error) {
 		}
 	}()
 	aggs := make(map[aggregateKey]*aggregate)
+	var tallies tallies
 	add := func(it *logged) {
 		e := &it.entry
+		tallies.add(e)
 		k := aggregateKey{e.Account, e.Storage, e.Product}
 		a := aggs[k]
 		if a == nil {
@@ -345,7 +401,7 @@ func (s *Store) indexTx(batch []logged, oneByOne bool) (err error) {
 		insert := tx.Stmt(s.insert)
 		for i := range batch {
 			e := &batch[i].entry
-			res, err := insert.Exec(e.ID, e.Account, e.Storage, string(e.Product), e.Millis, int64(e.Cost), string(e.Result))
+			res, err := insert.Exec(insertArgs(nil, e, string(e.Result))...)
 			if err != nil {
 				return err
 			}
@@ -369,6 +425,9 @@ func (s *Store) indexTx(batch []logged, oneByOne bool) (err error) {
 			return err
 		}
 	}
+	if err := tallies.write(tx.Stmt(s.tally)); err != nil {
+		return err
+	}
 	last := batch[len(batch)-1]
 	if _, err := tx.Stmt(s.position).Exec(int64(last.segment), last.end); err != nil {
 		return err
@@ -386,7 +445,7 @@ func (s *Store) indexTx(batch []logged, oneByOne bool) (err error) {
 }
 
 // insertChunk is the most rows one INSERT statement of insertRows takes
-// (7 parameters each, far below SQLite's limit of 32,766).
+// (insertColumns parameters each, far below SQLite's limit of 32,766).
 const insertChunk = 64
 
 // errDuplicateInBatch fails a transaction that met an id already in the
@@ -409,7 +468,7 @@ func (s *Store) insertRows(tx *sql.Tx, batch []logged) error {
 			// Open (readSegment), which nothing modifies, and the driver
 			// copies the text it binds.
 			body := unsafe.String(unsafe.SliceData(e.Result), len(e.Result))
-			args = append(args, e.ID, e.Account, e.Storage, string(e.Product), e.Millis, int64(e.Cost), body)
+			args = insertArgs(args, e, body)
 		}
 		res, err := tx.Stmt(stmt).Exec(args...)
 		clear(args)
@@ -443,7 +502,7 @@ func (s *Store) insertStmt(n int) (*sql.Stmt, error) {
 	if st := s.inserts[n]; st != nil {
 		return st, nil
 	}
-	q := insertSQL + " VALUES (?, ?, ?, ?, ?, ?, ?)" + strings.Repeat(", (?, ?, ?, ?, ?, ?, ?)", n-1) + insertConflict
+	q := insertSQL + " VALUES " + insertRow + strings.Repeat(", "+insertRow, n-1) + insertConflict
 	st, err := s.wdb.Prepare(q)
 	if err != nil {
 		return nil, err

@@ -148,6 +148,11 @@ func readRecord(b []byte) (e store.Entry, size int, err error) {
 	if e.ID == "" || e.Account == "" || e.Storage == "" || len(e.Result) == 0 {
 		return e, 0, errors.New("record: an empty field")
 	}
+	// The facts are not in the record: read from the result, as EntryOf
+	// took them from the result before it was encoded.
+	if e.Facts, err = store.FactsOf(e.Product, e.Result); err != nil {
+		return e, 0, fmt.Errorf("record %q: %w", e.ID, err)
+	}
 	return e, recordHeader + int(n), nil
 }
 

@@ -17,15 +17,18 @@ import (
 func FuzzReadRecord(f *testing.F) {
 	f.Add("2rwwh8ke2zy1", "acct", "SYNC-API-NT-2026-11", "NT", int64(1_763_000_000_000), int64(10), []byte(`{"id":"2rwwh8ke2zy1"}`), []byte{})
 	f.Add("a", "b", "c", "HLR", int64(-1), int64(0), []byte("x"), []byte{5, 0, 0, 0, 1, 2, 3, 4, 'a'})
+	f.Add("b", "acct", "S", "HLR", int64(1), int64(0), []byte(`{"msisdn":"+4915123456789","connectivity_status":"CONNECTED","mccmnc":"26201","original_network_name":"Telekom"}`), []byte{})
 	f.Fuzz(func(t *testing.T, id, account, storage, product string, millis, cost int64, result, raw []byte) {
 		e := store.Entry{ID: id, Account: account, Storage: storage, Product: engine.Product(product), Millis: millis, Cost: engine.Money(cost), Result: result}
 		rec := appendRecord([]byte("prefix"), &e)
 		got, size, err := readRecord(rec[len("prefix"):])
-		if id == "" || account == "" || storage == "" || len(result) == 0 {
+		facts, factsErr := store.FactsOf(e.Product, result)
+		if id == "" || account == "" || storage == "" || len(result) == 0 || factsErr != nil {
 			if err == nil {
-				t.Fatalf("a record with an empty field read back: %+v", got)
+				t.Fatalf("a record with an empty field or a result that is not a result object read back: %+v", got)
 			}
 		} else {
+			e.Facts = facts
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -123,7 +123,7 @@ func BenchmarkExport(b *testing.B) {
 		b.Run("format="+string(f), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if err := s.Export(ctx, "acct-1", "big-2026-11", f, io.Discard); err != nil {
+				if err := s.Export(ctx, "acct-1", "big-2026-11", &store.Query{}, f, io.Discard); err != nil {
 					b.Fatal(err)
 				}
 			}

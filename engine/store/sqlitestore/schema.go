@@ -80,6 +80,52 @@ CREATE TABLE IF NOT EXISTS webhook_deliveries (
 	PRIMARY KEY (batch_id, url)
 ) STRICT, WITHOUT ROWID;
 `,
+	// 4: what reports are filtered, sorted and summarised by (the
+	// Fields of package store, and the number): a column each, read from
+	// the results stored before, each indexed with the report's time
+	// order; and per report the count and cost of each field's values and
+	// of each day (report_facets), kept as the reports table is.
+	`
+ALTER TABLE results ADD COLUMN number       TEXT NOT NULL DEFAULT '';
+ALTER TABLE results ADD COLUMN status       TEXT NOT NULL DEFAULT '';
+ALTER TABLE results ADD COLUMN connectivity TEXT NOT NULL DEFAULT '';
+ALTER TABLE results ADD COLUMN number_type  TEXT NOT NULL DEFAULT '';
+ALTER TABLE results ADD COLUMN country      TEXT NOT NULL DEFAULT '';
+ALTER TABLE results ADD COLUMN network      TEXT NOT NULL DEFAULT '';
+UPDATE results SET
+	number       = substr(coalesce(CASE product WHEN 'NT' THEN body ->> '$.number' ELSE body ->> '$.msisdn' END, ''), 1, 100),
+	status       = substr(coalesce(CASE product WHEN 'NT' THEN body ->> '$.query_status' ELSE body ->> '$.processing_status' END, ''), 1, 100),
+	connectivity = substr(coalesce(CASE product WHEN 'HLR' THEN body ->> '$.connectivity_status' END, ''), 1, 100),
+	number_type  = substr(coalesce(CASE product WHEN 'NT' THEN body ->> '$.number_type' END, ''), 1, 100),
+	country      = substr(coalesce(body ->> '$.original_country_code', ''), 1, 100),
+	network      = substr(coalesce(body ->> '$.mccmnc', ''), 1, 100);
+CREATE INDEX results_number       ON results (account, storage, number, created_ms, id);
+CREATE INDEX results_product      ON results (account, storage, product, created_ms, id);
+CREATE INDEX results_status       ON results (account, storage, status, created_ms, id);
+CREATE INDEX results_connectivity ON results (account, storage, connectivity, created_ms, id);
+CREATE INDEX results_number_type  ON results (account, storage, number_type, created_ms, id);
+CREATE INDEX results_country      ON results (account, storage, country, created_ms, id);
+CREATE INDEX results_network      ON results (account, storage, network, created_ms, id);
+
+CREATE TABLE report_facets (
+	account TEXT    NOT NULL,
+	storage TEXT    NOT NULL,
+	field   TEXT    NOT NULL, -- a Field of package store, or 'day'
+	value   TEXT    NOT NULL, -- the field's value, or the day (UTC, 2006-01-02)
+	label   TEXT    NOT NULL, -- the name results give the value (country, network), or ''
+	count   INTEGER NOT NULL,
+	cost    INTEGER NOT NULL,
+	PRIMARY KEY (account, storage, field, value)
+) STRICT, WITHOUT ROWID;
+INSERT INTO report_facets
+	SELECT account, storage, 'product', product, '', count(*), sum(cost) FROM results GROUP BY 1, 2, 3, 4
+	UNION ALL SELECT account, storage, 'status', status, '', count(*), sum(cost) FROM results GROUP BY 1, 2, 3, 4
+	UNION ALL SELECT account, storage, 'connectivity', connectivity, '', count(*), sum(cost) FROM results GROUP BY 1, 2, 3, 4
+	UNION ALL SELECT account, storage, 'number_type', number_type, '', count(*), sum(cost) FROM results GROUP BY 1, 2, 3, 4
+	UNION ALL SELECT account, storage, 'country', country, substr(coalesce(max(body ->> '$.original_country_name'), ''), 1, 100), count(*), sum(cost) FROM results GROUP BY 1, 2, 3, 4
+	UNION ALL SELECT account, storage, 'network', network, substr(coalesce(max(body ->> '$.original_network_name'), ''), 1, 100), count(*), sum(cost) FROM results GROUP BY 1, 2, 3, 4
+	UNION ALL SELECT account, storage, 'day', strftime('%Y-%m-%d', created_ms / 1000.0, 'unixepoch'), '', count(*), sum(cost) FROM results GROUP BY 1, 2, 3, 4;
+`,
 }
 
 // schemaVersion is the user_version of a database this build wrote.

@@ -263,7 +263,7 @@ type Store struct {
 	rdb *sql.DB // read-only connections
 	cdb *sql.DB // one connection, the checkpointer's
 
-	insert, upsert, position *sql.Stmt // on wdb
+	insert, upsert, tally, position *sql.Stmt // on wdb
 
 	inserts [insertChunk + 1]*sql.Stmt // INSERTs of n rows on wdb (insertStmt); the indexer's
 	args    []any                      // their arguments; the indexer's
@@ -572,7 +572,7 @@ func (s *Store) setUp(ctx context.Context) error {
 		return err
 	}
 	var err error
-	if s.insert, err = s.wdb.PrepareContext(ctx, insertSQL+" VALUES (?, ?, ?, ?, ?, ?, ?)"+insertConflict); err != nil {
+	if s.insert, err = s.wdb.PrepareContext(ctx, insertSQL+" VALUES "+insertRow+insertConflict); err != nil {
 		return err
 	}
 	if s.upsert, err = s.wdb.PrepareContext(ctx, `
@@ -585,6 +585,15 @@ ON CONFLICT (account, storage, product) DO UPDATE SET
 	last_ms  = max(last_ms, excluded.last_ms)`); err != nil {
 		return err
 	}
+	if s.tally, err = s.wdb.PrepareContext(ctx, `
+INSERT INTO report_facets (account, storage, field, value, label, count, cost)
+VALUES (?, ?, ?, ?, ?, ?, ?)
+ON CONFLICT (account, storage, field, value) DO UPDATE SET
+	count = count + excluded.count,
+	cost  = cost + excluded.cost,
+	label = CASE WHEN excluded.label <> '' THEN excluded.label ELSE label END`); err != nil {
+		return err
+	}
 	if s.position, err = s.wdb.PrepareContext(ctx, `
 INSERT INTO log_position (id, segment, end_offset) VALUES (1, ?, ?)
 ON CONFLICT (id) DO UPDATE SET segment = excluded.segment, end_offset = excluded.end_offset`); err != nil {
@@ -594,20 +603,32 @@ ON CONFLICT (id) DO UPDATE SET segment = excluded.segment, end_offset = excluded
 }
 
 func (s *Store) closeStatements() {
-	for _, st := range append([]*sql.Stmt{s.insert, s.upsert, s.position}, s.inserts[:]...) {
+	for _, st := range append([]*sql.Stmt{s.insert, s.upsert, s.tally, s.position}, s.inserts[:]...) {
 		if st != nil {
 			st.Close()
 		}
 	}
 }
 
-// The indexer's INSERT of results: insertSQL, then one or more rows of
-// seven parameters, then insertConflict. A result whose id is already
-// recorded is not inserted (and not an error): the rows affected tell.
+// The indexer's INSERT of results: insertSQL, then one or more rows
+// (insertRow, insertColumns parameters each), then insertConflict. A
+// result whose id is already recorded is not inserted (and not an error):
+// the rows affected tell.
 const (
-	insertSQL      = "INSERT INTO results (id, account, storage, product, created_ms, cost, body)"
+	insertSQL = `INSERT INTO results (id, account, storage, product, created_ms, cost, body,
+	number, status, connectivity, number_type, country, network)`
+	insertRow      = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+	insertColumns  = 13
 	insertConflict = " ON CONFLICT (id) DO NOTHING"
 )
+
+// insertArgs appends the parameters of e's row of insertSQL to args.
+// body is e.Result as a string.
+func insertArgs(args []any, e *store.Entry, body string) []any {
+	f := &e.Facts
+	return append(args, e.ID, e.Account, e.Storage, string(e.Product), e.Millis, int64(e.Cost), body,
+		f.Number, f.Status, f.Connectivity, f.NumberType, f.Country, f.Network)
+}
 
 // Path returns the database file's path.
 func (s *Store) Path() string { return s.path }
@@ -785,10 +806,9 @@ WHERE account = ? ORDER BY storage, product`, account)
 	return reports, nil
 }
 
-// Export writes one report to w; see store.Store and store.Exporter. The
-// report is read in one read transaction: results committed while it
-// streams are not part of it.
-func (s *Store) Export(ctx context.Context, account, storage string, format store.Format, w io.Writer) error {
+// Export implements store.Reader: it reads in one read transaction, after
+// the indexer has caught up with the results acknowledged before the call.
+func (s *Store) Export(ctx context.Context, account, storage string, q *store.Query, format store.Format, w io.Writer) error {
 	if err := s.checkOpen(); err != nil {
 		return err
 	}
@@ -796,6 +816,10 @@ func (s *Store) Export(ctx context.Context, account, storage string, format stor
 		return s.readFailed(fmt.Errorf("sqlitestore: export report %q of %q from %s: %w", storage, account, s.path, err))
 	}
 	if _, err := store.ParseFormat(string(format)); err != nil {
+		return fail(err)
+	}
+	query, args, err := store.SelectSQL(store.SQLite, "product, body", account, storage, q, "", 0)
+	if err != nil {
 		return fail(err)
 	}
 	if err := s.caughtUp(ctx); err != nil {
@@ -810,13 +834,11 @@ func (s *Store) Export(ctx context.Context, account, storage string, format stor
 	if err != nil {
 		return fail(err)
 	}
-	ex, err := store.NewExporter(w, format, products)
+	ex, err := store.NewExporter(w, format, store.ExportProducts(products, q))
 	if err != nil {
 		return fail(err)
 	}
-	rows, err := tx.QueryContext(ctx, `
-SELECT product, body FROM results
-WHERE account = ? AND storage = ? ORDER BY created_ms, id`, account, storage)
+	rows, err := tx.QueryContext(ctx, query, args...)
 	if err != nil {
 		return fail(err)
 	}
@@ -864,46 +886,38 @@ func (s *Store) products(ctx context.Context, tx *sql.Tx, account, storage strin
 	return products, nil
 }
 
-// Results returns one page of a report; see store.Store.
-func (s *Store) Results(ctx context.Context, account, storage, after string, limit int) ([]store.Row, error) {
+// Query implements store.Reader, reading after the indexer has caught up
+// with the results acknowledged before the call.
+func (s *Store) Query(ctx context.Context, account, storage string, q *store.Query, after string, limit int) (store.Page, error) {
 	if err := s.checkOpen(); err != nil {
-		return nil, err
+		return store.Page{}, err
 	}
-	fail := func(err error) ([]store.Row, error) {
-		return nil, s.readFailed(fmt.Errorf("sqlitestore: results of report %q of %q after %q from %s: %w", storage, account, after, s.path, err))
+	fail := func(err error) (store.Page, error) {
+		return store.Page{}, s.readFailed(fmt.Errorf("sqlitestore: results of report %q of %q from %s: %w", storage, account, s.path, err))
 	}
 	limit = store.PageSize(limit)
+	query, args, err := store.SelectSQL(store.SQLite, "id, product, created_ms, cost, body, "+q.SortValueColumn(), account, storage, q, after, limit)
+	if err != nil {
+		return fail(err)
+	}
 	if err := s.caughtUp(ctx); err != nil {
 		return fail(err)
 	}
-	var rows *sql.Rows
-	var err error
-	if after == "" {
-		rows, err = s.rdb.QueryContext(ctx, `
-SELECT id, product, created_ms, cost, body FROM results
-WHERE account = ? AND storage = ?
-ORDER BY created_ms, id LIMIT ?`, account, storage, limit)
-	} else {
-		var afterMS int64
-		err = s.rdb.QueryRowContext(ctx, `
-SELECT created_ms FROM results WHERE id = ? AND account = ? AND storage = ?`,
-			after, account, storage).Scan(&afterMS)
-		if errors.Is(err, sql.ErrNoRows) {
-			return fail(store.ErrUnknownCursor)
-		}
-		if err != nil {
-			return fail(err)
-		}
-		rows, err = s.rdb.QueryContext(ctx, `
-SELECT id, product, created_ms, cost, body FROM results
-WHERE account = ? AND storage = ? AND (created_ms, id) > (?, ?)
-ORDER BY created_ms, id LIMIT ?`, account, storage, afterMS, after, limit)
+	tx, err := s.rdb.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return fail(err)
 	}
+	defer tx.Rollback()
+	if _, err := s.products(ctx, tx, account, storage); err != nil {
+		return fail(err)
+	}
+	rows, err := tx.QueryContext(ctx, query, args...)
 	if err != nil {
 		return fail(err)
 	}
 	defer rows.Close()
-	page := make([]store.Row, 0, min(limit, 64))
+	page := store.Page{Rows: make([]store.Row, 0, min(limit, 64))}
+	var value, lastValue string
 	for rows.Next() {
 		var (
 			r             store.Row
@@ -911,21 +925,62 @@ ORDER BY created_ms, id LIMIT ?`, account, storage, afterMS, after, limit)
 			createdMS, ct int64
 			body          []byte
 		)
-		if err := rows.Scan(&r.ID, &product, &createdMS, &ct, &body); err != nil {
+		if err := rows.Scan(&r.ID, &product, &createdMS, &ct, &body, &value); err != nil {
 			return fail(err)
 		}
+		if len(page.Rows) == limit {
+			last := page.Rows[limit-1]
+			page.Next = store.NextCursor(q, lastValue, last.Time.UnixMilli(), last.ID)
+			break
+		}
 		r.Product, r.Time, r.Cost, r.Result = engine.Product(product), time.UnixMilli(createdMS).UTC(), engine.Money(ct), body
-		page = append(page, r)
+		page.Rows = append(page.Rows, r)
+		lastValue = value
 	}
 	if err := rows.Err(); err != nil {
 		return fail(err)
 	}
-	if len(page) == 0 && after == "" {
-		// Reports exist only with results: an empty first page is a
-		// report the account does not have.
+	return page, nil
+}
+
+// Summary implements store.Reader.
+func (s *Store) Summary(ctx context.Context, account, storage string) (store.Summary, error) {
+	if err := s.checkOpen(); err != nil {
+		return store.Summary{}, err
+	}
+	fail := func(err error) (store.Summary, error) {
+		return store.Summary{}, s.readFailed(fmt.Errorf("sqlitestore: summary of report %q of %q from %s: %w", storage, account, s.path, err))
+	}
+	if err := s.caughtUp(ctx); err != nil {
+		return fail(err)
+	}
+	rows, err := s.rdb.QueryContext(ctx, `
+SELECT field, value, label, count, cost FROM report_facets WHERE account = ? AND storage = ?`, account, storage)
+	if err != nil {
+		return fail(err)
+	}
+	defer rows.Close()
+	var sum store.Summary
+	n := 0
+	for rows.Next() {
+		var (
+			field, value, label string
+			count, cost         int64
+		)
+		if err := rows.Scan(&field, &value, &label, &count, &cost); err != nil {
+			return fail(err)
+		}
+		sum.Add(field, value, label, count, engine.Money(cost))
+		n++
+	}
+	if err := rows.Err(); err != nil {
+		return fail(err)
+	}
+	if n == 0 {
 		return fail(store.ErrUnknownReport)
 	}
-	return page, nil
+	sum.Finish()
+	return sum, nil
 }
 
 // RecordAll appends records: it queues them all for the writer, which

@@ -71,7 +71,7 @@ func snapshot(t *testing.T, s store.Store, account string) (reports []store.Repo
 	for _, r := range reports {
 		for _, f := range []store.Format{store.CSV, store.JSON} {
 			var buf bytes.Buffer
-			require.NoError(t, s.Export(ctx, account, r.Name, f, &buf))
+			require.NoError(t, s.Export(ctx, account, r.Name, &store.Query{}, f, &buf))
 			exports[r.Name+"."+string(f)] = buf.String()
 		}
 	}
@@ -294,7 +294,7 @@ func TestIndexerRetries(t *testing.T) {
 	err := s.Ping(ctx)
 	require.ErrorContains(t, err, "injected failure")
 	require.ErrorContains(t, err, "results wait in the log; it tries again")
-	_, err = s.Results(ctx, "acct-1", "report-HLR-2026-11", "", 0)
+	_, err = s.Query(ctx, "acct-1", "report-HLR-2026-11", &store.Query{}, "", 0)
 	require.ErrorContains(t, err, "are in the log but not in the database yet, and the indexer fails")
 
 	failing.Store(false)
@@ -348,15 +348,15 @@ func storedIDs(t *testing.T, s store.Store) []string {
 	for _, r := range reports {
 		after := ""
 		for range r.Count/store.MaxPage + 1 {
-			page, err := s.Results(ctx, "acct-1", r.Name, after, store.MaxPage)
+			page, err := s.Query(ctx, "acct-1", r.Name, &store.Query{}, after, store.MaxPage)
 			require.NoError(t, err)
-			for _, row := range page {
+			for _, row := range page.Rows {
 				ids = append(ids, row.ID)
 			}
-			if len(page) == 0 {
+			if page.Next == "" {
 				break
 			}
-			after = page[len(page)-1].ID
+			after = page.Next
 		}
 	}
 	slices.Sort(ids)
@@ -453,7 +453,7 @@ func ExampleOpen() {
 		fmt.Println(rep.Name, rep.Products, rep.Count, rep.Cost)
 	}
 	var csv strings.Builder
-	if err := st.Export(ctx, "demo", "SYNC-API-NT-2026-11", store.CSV, &csv); err != nil {
+	if err := st.Export(ctx, "demo", "SYNC-API-NT-2026-11", &store.Query{}, store.CSV, &csv); err != nil {
 		panic(err)
 	}
 	fmt.Print(strings.ReplaceAll(csv.String(), "\r\n", "\n")) // its lines end in CRLF
@@ -490,9 +490,9 @@ func TestRecordWaitsForFlush(t *testing.T) {
 		require.NoError(t, <-others)
 	}
 	require.EqualValues(t, 2, flushes.Load(), "the three that waited share a flush")
-	rows, err := s.Results(ctx, "acct-1", "report-HLR-2026-11", "", 10)
+	page, err := s.Query(ctx, "acct-1", "report-HLR-2026-11", &store.Query{}, "", 10)
 	require.NoError(t, err)
-	require.Len(t, rows, 4, "acknowledged, so readable, whatever the indexer's delay")
+	require.Len(t, page.Rows, 4, "acknowledged, so readable, whatever the indexer's delay")
 }
 
 // A failed flush fails the Records it would have acknowledged, and every

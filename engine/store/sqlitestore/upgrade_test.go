@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -114,6 +115,37 @@ func TestOpensVersion1DataDirectory(t *testing.T) {
 		"ASYNC-API-NT-2026-11":  3, // the bulk job that ran
 	}, counts)
 
+	// The results stored before the columns of the filters and the
+	// summaries existed have them (migration 4), the same as new ones.
+	for _, r := range reports {
+		sum, err := s.Summary(ctx, "fixture", r.Name)
+		require.NoError(t, err)
+		require.Equal(t, r.Count, sum.Count, r.Name)
+		require.Equal(t, r.Cost, sum.Cost, r.Name)
+		var days int64
+		for _, d := range sum.Days {
+			days += d.Count
+		}
+		require.Equal(t, r.Count, days, r.Name)
+		page, err := s.Query(ctx, "fixture", r.Name, &store.Query{}, "", 0)
+		require.NoError(t, err)
+		for _, row := range page.Rows {
+			want, err := store.FactsOf(row.Product, row.Result)
+			require.NoError(t, err)
+			q := &store.Query{NumberPrefix: want.Number, Where: []store.Cond{
+				{Field: store.FieldStatus, Value: want.Status}, {Field: store.FieldCountry, Value: want.Country},
+				{Field: store.FieldNetwork, Value: want.Network}, {Field: store.FieldNumberType, Value: want.NumberType},
+				{Field: store.FieldConnectivity, Value: want.Connectivity}, {Field: store.FieldProduct, Value: string(row.Product)},
+			}}
+			if !strings.HasPrefix(want.Number, "+") {
+				q.NumberPrefix = "" // the text of an invalid number is no prefix
+			}
+			found, err := s.Query(ctx, "fixture", r.Name, q, "", store.MaxPage)
+			require.NoError(t, err)
+			require.Contains(t, rowIDs(found.Rows), row.ID, "%s by its facts %+v", row.ID, want)
+		}
+	}
+
 	for key, accepted := range map[string]int{"fixture-bulk-1": 3, "fixture-bulk-2": 1} {
 		c, err := s.Claim(ctx, "fixture", key)
 		require.NoError(t, err)
@@ -160,4 +192,12 @@ func TestOpensVersion1DataDirectory(t *testing.T) {
 	defer db.Close()
 	require.NoError(t, db.QueryRow("PRAGMA user_version").Scan(&user))
 	require.Equal(t, sqlitestore.SchemaVersion, user)
+}
+
+func rowIDs(rows []store.Row) []string {
+	out := make([]string, len(rows))
+	for i, r := range rows {
+		out[i] = r.ID
+	}
+	return out
 }

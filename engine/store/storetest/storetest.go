@@ -13,6 +13,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -38,6 +39,8 @@ func Run(t *testing.T, open Opener) {
 	t.Run("RoundTrip", func(t *testing.T) { testRoundTrip(t, open) })
 	t.Run("MixedReport", func(t *testing.T) { testMixedReport(t, open) })
 	t.Run("Paging", func(t *testing.T) { testPaging(t, open) })
+	t.Run("Query", func(t *testing.T) { testQuery(t, open) })
+	t.Run("Summary", func(t *testing.T) { testSummary(t, open) })
 	t.Run("UnknownReport", func(t *testing.T) { testUnknownReport(t, open) })
 	t.Run("AccountsApart", func(t *testing.T) { testAccountsApart(t, open) })
 	t.Run("DuplicateID", func(t *testing.T) { testDuplicateID(t, open) })
@@ -118,7 +121,7 @@ func fixtures(account, storage string, product engine.Product, n int, from time.
 func export(t *testing.T, s store.Store, account, storage string, f store.Format) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	require.NoError(t, s.Export(context.Background(), account, storage, f, &buf))
+	require.NoError(t, s.Export(context.Background(), account, storage, &store.Query{}, f, &buf))
 	return buf.Bytes()
 }
 
@@ -176,11 +179,12 @@ func testRoundTrip(t *testing.T, open Opener) {
 		require.True(t, bytes.HasPrefix(csv, []byte(strings.Join(store.Columns(p), ",")+"\r\n")), "%s", csv)
 		golden(t, name+".csv", csv)
 
-		// Results: the same rows.
-		rows, err := s.Results(ctx, acct, reports[p], "", 0)
+		// Query: the same rows.
+		page, err := s.Query(ctx, acct, reports[p], &store.Query{}, "", 0)
 		require.NoError(t, err)
-		require.Len(t, rows, 3)
-		for i, row := range rows {
+		require.Len(t, page.Rows, 3)
+		require.Empty(t, page.Next)
+		for i, row := range page.Rows {
 			r := records[indexOf(records, row.ID)]
 			require.Equal(t, store.Row{
 				ID: r.ID, Product: p, Time: r.Time.Truncate(time.Millisecond), Cost: r.Cost,
@@ -234,15 +238,17 @@ func testPaging(t *testing.T, open Opener) {
 	var ids []string
 	after := ""
 	for range 10 { // 25 results in pages of 7: 4 pages, the last one short
-		page, err := s.Results(ctx, acct, name, after, 7)
+		page, err := s.Query(ctx, acct, name, &store.Query{}, after, 7)
 		require.NoError(t, err)
-		for _, r := range page {
+		for _, r := range page.Rows {
 			ids = append(ids, r.ID)
 		}
-		if len(page) < 7 {
+		if page.Next == "" {
+			require.Len(t, page.Rows, 4)
 			break
 		}
-		after = page[len(page)-1].ID
+		require.Len(t, page.Rows, 7)
+		after = page.Next
 	}
 	want := make([]string, len(rs))
 	for i, r := range rs {
@@ -250,20 +256,25 @@ func testPaging(t *testing.T, open Opener) {
 	}
 	require.Equal(t, want, ids)
 
-	last, err := s.Results(ctx, acct, name, rs[24].ID, 7)
+	// A page that ends a report exactly has no next.
+	page, err := s.Query(ctx, acct, name, &store.Query{}, "", 25)
 	require.NoError(t, err)
-	require.Empty(t, last)
+	require.Len(t, page.Rows, 25)
+	require.Empty(t, page.Next)
 
-	_, err = s.Results(ctx, acct, name, "nosuchid0000", 7)
-	require.ErrorIs(t, err, store.ErrUnknownCursor)
-	// The id of another report is not a cursor of this one.
-	require.NoError(t, s.Record(ctx, NewRecord(acct, "other-2026-11", engine.ProductNT, "otherid00000", Base, 0)))
-	_, err = s.Results(ctx, acct, name, "otherid00000", 7)
-	require.ErrorIs(t, err, store.ErrUnknownCursor)
-
-	all, err := s.Results(ctx, acct, name, "", 5000)
+	for _, bad := range []string{"nosuchcursor", "e30", "!!!"} {
+		_, err = s.Query(ctx, acct, name, &store.Query{}, bad, 7)
+		require.ErrorIs(t, err, store.ErrBadCursor, bad)
+	}
+	// A cursor of one order is not one of another.
+	first, err := s.Query(ctx, acct, name, &store.Query{Sort: "country"}, "", 7)
 	require.NoError(t, err)
-	require.Len(t, all, 25, "a limit above MaxPage is MaxPage")
+	_, err = s.Query(ctx, acct, name, &store.Query{}, first.Next, 7)
+	require.ErrorIs(t, err, store.ErrBadCursor)
+
+	all, err := s.Query(ctx, acct, name, &store.Query{}, "", 5000)
+	require.NoError(t, err)
+	require.Len(t, all.Rows, 25, "a limit above MaxPage is MaxPage")
 }
 
 func testUnknownReport(t *testing.T, open Opener) {
@@ -272,13 +283,15 @@ func testUnknownReport(t *testing.T, open Opener) {
 	recordAll(t, s, fixtures("acct-1", "SYNC-API-2026-11", engine.ProductHLR, 1, Base, "known"))
 	for _, f := range []store.Format{store.CSV, store.JSON} {
 		var buf bytes.Buffer
-		err := s.Export(ctx, "acct-1", "SYNC-API-2026-10", f, &buf)
+		err := s.Export(ctx, "acct-1", "SYNC-API-2026-10", &store.Query{}, f, &buf)
 		require.ErrorIs(t, err, store.ErrUnknownReport)
 		require.Zero(t, buf.Len(), "nothing is written before the report is known")
 	}
-	_, err := s.Results(ctx, "acct-1", "SYNC-API-2026-10", "", 0)
+	_, err := s.Query(ctx, "acct-1", "SYNC-API-2026-10", &store.Query{}, "", 0)
 	require.ErrorIs(t, err, store.ErrUnknownReport)
-	err = s.Export(ctx, "acct-1", "SYNC-API-2026-11", store.Format("xml"), &bytes.Buffer{})
+	_, err = s.Summary(ctx, "acct-1", "SYNC-API-2026-10")
+	require.ErrorIs(t, err, store.ErrUnknownReport)
+	err = s.Export(ctx, "acct-1", "SYNC-API-2026-11", &store.Query{}, store.Format("xml"), &bytes.Buffer{})
 	require.ErrorContains(t, err, `format "xml"`)
 	reports, err := s.Reports(ctx, "nobody")
 	require.NoError(t, err)
@@ -296,16 +309,31 @@ func testAccountsApart(t *testing.T, open Opener) {
 		require.NoError(t, err)
 		require.Len(t, reports, 1)
 		require.Equal(t, n, reports[0].Count, acct)
-		rows, err := s.Results(ctx, acct, name, "", 0)
+		page, err := s.Query(ctx, acct, name, &store.Query{}, "", 0)
 		require.NoError(t, err)
-		require.Len(t, rows, int(n))
-		for _, r := range rows {
+		require.Len(t, page.Rows, int(n))
+		for _, r := range page.Rows {
 			require.Equal(t, acct[len(acct)-1:], r.ID[:1], "acct %s sees %s", acct, r.ID)
 		}
+		sum, err := s.Summary(ctx, acct, name)
+		require.NoError(t, err)
+		require.Equal(t, n, sum.Count)
 	}
-	// Nor is one account's result a cursor for another's report.
-	_, err := s.Results(ctx, "acct-b", name, "a0000", 0)
-	require.ErrorIs(t, err, store.ErrUnknownCursor)
+	// A cursor made on one account's report reads only the other's
+	// rows: it is a position, not a key.
+	a, err := s.Query(ctx, "acct-a", name, &store.Query{}, "", 1)
+	require.NoError(t, err)
+	b, err := s.Query(ctx, "acct-b", name, &store.Query{}, a.Next, 0)
+	require.NoError(t, err)
+	for _, r := range b.Rows {
+		require.Equal(t, "b", r.ID[:1])
+	}
+	// Nor does an account have a report another one named.
+	_, err = s.Query(ctx, "acct-c", name, &store.Query{}, "", 0)
+	require.ErrorIs(t, err, store.ErrUnknownReport)
+	_, err = s.Summary(ctx, "acct-c", name)
+	require.ErrorIs(t, err, store.ErrUnknownReport)
+	require.ErrorIs(t, s.Export(ctx, "acct-c", name, &store.Query{}, store.CSV, io.Discard), store.ErrUnknownReport)
 }
 
 func testDuplicateID(t *testing.T, open Opener) {
@@ -362,7 +390,7 @@ func testCanceledContext(t *testing.T, open Opener) {
 	r := NewRecord("acct-1", "SYNC-API-2026-11", engine.ProductHLR, "canceled0001", Base, 0)
 	require.ErrorIs(t, s.Record(ctx, r), context.Canceled)
 	// A context that ended before Record records nothing.
-	_, err := s.Results(context.Background(), "acct-1", "SYNC-API-2026-11", "", 0)
+	_, err := s.Query(context.Background(), "acct-1", "SYNC-API-2026-11", &store.Query{}, "", 0)
 	require.ErrorIs(t, err, store.ErrUnknownReport)
 }
 
@@ -399,17 +427,17 @@ func testConcurrent(t *testing.T, open Opener) {
 		total += rep.Count
 		after, n := "", 0
 		for range workers * each / store.MaxPage * 2 {
-			page, err := s.Results(ctx, "acct-1", rep.Name, after, store.MaxPage)
+			page, err := s.Query(ctx, "acct-1", rep.Name, &store.Query{}, after, store.MaxPage)
 			require.NoError(t, err)
-			for _, row := range page {
+			for _, row := range page.Rows {
 				require.False(t, seen[row.ID], "%s twice", row.ID)
 				seen[row.ID] = true
 			}
-			n += len(page)
-			if len(page) < store.MaxPage {
+			n += len(page.Rows)
+			if page.Next == "" {
 				break
 			}
-			after = page[len(page)-1].ID
+			after = page.Next
 		}
 		require.EqualValues(t, rep.Count, n, rep.Name)
 	}
@@ -428,8 +456,10 @@ func testClosed(t *testing.T, open Opener) {
 	require.ErrorIs(t, s.Record(ctx, r), store.ErrClosed)
 	_, err := s.Reports(ctx, "acct-1")
 	require.ErrorIs(t, err, store.ErrClosed)
-	require.ErrorIs(t, s.Export(ctx, "acct-1", "SYNC-API-2026-11", store.JSON, &bytes.Buffer{}), store.ErrClosed)
-	_, err = s.Results(ctx, "acct-1", "SYNC-API-2026-11", "", 0)
+	require.ErrorIs(t, s.Export(ctx, "acct-1", "SYNC-API-2026-11", &store.Query{}, store.JSON, &bytes.Buffer{}), store.ErrClosed)
+	_, err = s.Query(ctx, "acct-1", "SYNC-API-2026-11", &store.Query{}, "", 0)
+	require.ErrorIs(t, err, store.ErrClosed)
+	_, err = s.Summary(ctx, "acct-1", "SYNC-API-2026-11")
 	require.ErrorIs(t, err, store.ErrClosed)
 	require.ErrorIs(t, s.Ping(ctx), store.ErrClosed)
 }

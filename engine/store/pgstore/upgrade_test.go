@@ -1,0 +1,83 @@
+package pgstore_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/stretchr/testify/require"
+
+	"github.com/numenhq/numen/engine/store"
+	"github.com/numenhq/numen/engine/store/pgstore"
+	"github.com/numenhq/numen/engine/store/pgstore/pgtest"
+	"github.com/numenhq/numen/engine/store/storetest"
+)
+
+// TestUpgradeFromSchema1 opens a database of schema version 1 (before the
+// columns of the report filters and summaries) holding results, as a
+// version before them wrote it: migration 2 gives the stored results their
+// facts and their reports their summaries, the same as new results get.
+func TestUpgradeFromSchema1(t *testing.T) {
+	dsn := pgtest.Database(t)
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dsn)
+	require.NoError(t, err)
+	defer conn.Close(ctx)
+	_, err = conn.Exec(ctx, `CREATE TABLE numen_schema (version integer NOT NULL); INSERT INTO numen_schema VALUES (1);`+pgstore.Migration(1))
+	require.NoError(t, err)
+	const acct, name = "acct-u", "campaign-2026-11"
+	rs := storetest.Varied(acct, name, 45)
+	var entries []store.Entry
+	for _, r := range rs {
+		e, err := store.EntryOf(r)
+		require.NoError(t, err)
+		entries = append(entries, e)
+		// Schema 1's statements: the result, and its report's row.
+		_, err = conn.Exec(ctx, `INSERT INTO results (id, account, storage, product, created_ms, cost, body) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+			e.ID, e.Account, e.Storage, string(e.Product), e.Millis, int64(e.Cost), string(e.Result))
+		require.NoError(t, err)
+		_, err = conn.Exec(ctx, `
+INSERT INTO reports AS r VALUES ($1, $2, $3, 1, $4, $5, $5)
+ON CONFLICT (account, storage, product) DO UPDATE SET count = r.count + 1, cost = r.cost + excluded.cost,
+	first_ms = least(r.first_ms, excluded.first_ms), last_ms = greatest(r.last_ms, excluded.last_ms)`,
+			e.Account, e.Storage, string(e.Product), int64(e.Cost), e.Millis)
+		require.NoError(t, err)
+	}
+
+	s, err := pgstore.Open(ctx, dsn, pgstore.Options{})
+	require.NoError(t, err)
+	defer s.Close()
+	var version int
+	require.NoError(t, conn.QueryRow(ctx, `SELECT version FROM numen_schema`).Scan(&version))
+	require.Equal(t, pgstore.SchemaVersion, version)
+
+	// The same summary as a store that recorded them gets.
+	fresh, err := pgstore.Open(ctx, pgtest.Database(t), pgstore.Options{})
+	require.NoError(t, err)
+	defer fresh.Close()
+	require.NoError(t, fresh.RecordAll(ctx, rs))
+	want, err := fresh.Summary(ctx, acct, name)
+	require.NoError(t, err)
+	got, err := s.Summary(ctx, acct, name)
+	require.NoError(t, err)
+	require.Equal(t, want, got)
+
+	// And every result is found by its facts.
+	for _, e := range entries {
+		q := &store.Query{Where: []store.Cond{
+			{Field: store.FieldStatus, Value: e.Facts.Status}, {Field: store.FieldCountry, Value: e.Facts.Country},
+			{Field: store.FieldNetwork, Value: e.Facts.Network}, {Field: store.FieldNumberType, Value: e.Facts.NumberType},
+			{Field: store.FieldConnectivity, Value: e.Facts.Connectivity}, {Field: store.FieldProduct, Value: string(e.Product)},
+		}, NumberPrefix: e.Facts.Number}
+		page, err := s.Query(ctx, acct, name, q, "", store.MaxPage)
+		require.NoError(t, err)
+		var found bool
+		for _, r := range page.Rows {
+			found = found || r.ID == e.ID
+			var v json.RawMessage
+			require.NoError(t, json.Unmarshal(r.Result, &v))
+		}
+		require.True(t, found, "%s by its facts %+v", e.ID, e.Facts)
+	}
+}

@@ -1,0 +1,268 @@
+package storetest
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/numenhq/numen/engine"
+	"github.com/numenhq/numen/engine/apiv2"
+	"github.com/numenhq/numen/engine/store"
+)
+
+// Varied returns n records of one report that differ in every Field and
+// in their numbers: the three products (NT most), several countries (and
+// none), networks (and none), statuses and number types, numbers that
+// share prefixes, results in the same millisecond, over two days.
+func Varied(account, storage string, n int) []engine.Record {
+	countries := []struct{ code, name, mccmnc, network, prefix string }{
+		{"GB", "United Kingdom", "23410", "O2", "+447"},
+		{"DE", "Germany", "26201", "Telekom", "+4915"},
+		{"GB", "United Kingdom", "23415", "Vodafone", "+4477"},
+		{"FR", "France", "", "", "+336"},
+		{"", "", "", "", "+999"},
+	}
+	products := []engine.Product{engine.ProductNT, engine.ProductNT, engine.ProductHLR, engine.ProductNT, engine.ProductMNP}
+	rs := make([]engine.Record, n)
+	at := Base
+	for i := range rs {
+		if i%5 != 3 { // every fifth result shares the millisecond of the one before
+			at = at.Add(37 * time.Minute)
+		}
+		p := products[i%len(products)]
+		r := NewRecord(account, storage, p, fmt.Sprintf("%s-%03d%c", account, (i*37)%n, 'a'+i%26), at, i/len(products))
+		c := countries[(i/2)%len(countries)]
+		number := fmt.Sprintf("%s%07d", c.prefix, (i*7919)%10_000_000)
+		code, name, mccmnc, network := opt(c.code), opt(c.name), opt(c.mccmnc), opt(c.network)
+		switch res := r.Result.(type) {
+		case *apiv2.NTResult:
+			res.Number, res.OriginalCountryCode, res.OriginalCountryName = number, code, name
+			res.MCCMNC, res.OriginalNetworkName = mccmnc, network
+			res.NumberType = []string{"MOBILE", "LANDLINE", "MOBILE", "VOIP"}[i%4]
+		case *apiv2.HLRResult:
+			res.MSISDN, res.OriginalCountryCode, res.OriginalCountryName = number, code, name
+			res.MCCMNC, res.OriginalNetworkName = mccmnc, network
+			res.ConnectivityStatus = []string{"CONNECTED", "ABSENT", "CONNECTED"}[i%3]
+		case *apiv2.MNPResult:
+			res.MSISDN, res.OriginalCountryCode, res.OriginalCountryName = number, code, name
+			res.MCCMNC, res.OriginalNetworkName = mccmnc, network
+		}
+		rs[i] = r
+	}
+	return rs
+}
+
+func opt(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// reference is a report's results as the slow, obvious implementation of
+// Query reads them.
+type reference struct {
+	entries []store.Entry
+}
+
+func newReference(t *testing.T, rs []engine.Record) reference {
+	var ref reference
+	for _, r := range rs {
+		e, err := store.EntryOf(r)
+		require.NoError(t, err)
+		ref.entries = append(ref.entries, e)
+	}
+	return ref
+}
+
+func value(e *store.Entry, name string) string {
+	switch name {
+	case store.SortTime:
+		return ""
+	case store.SortNumber:
+		return e.Facts.Number
+	case string(store.FieldProduct):
+		return string(e.Product)
+	}
+	return e.Facts.Value(store.Field(name))
+}
+
+// query returns the ids q selects, in its order.
+func (ref reference) query(q *store.Query) []string {
+	var sel []store.Entry
+	prefix := q.NumberPrefix
+	if prefix != "" && !strings.HasPrefix(prefix, "+") {
+		prefix = "+" + prefix
+	}
+next:
+	for _, e := range ref.entries {
+		for _, c := range q.Where {
+			if value(&e, string(c.Field)) != c.Value {
+				continue next
+			}
+		}
+		if !strings.HasPrefix(e.Facts.Number, prefix) {
+			continue
+		}
+		sel = append(sel, e)
+	}
+	slices.SortFunc(sel, func(a, b store.Entry) int {
+		c := cmp.Or(strings.Compare(value(&a, q.Sort), value(&b, q.Sort)), cmp.Compare(a.Millis, b.Millis), strings.Compare(a.ID, b.ID))
+		if q.Desc {
+			return -c
+		}
+		return c
+	})
+	var ids []string
+	for _, e := range sel {
+		ids = append(ids, e.ID)
+	}
+	return ids
+}
+
+// queries are the queries the suite compares with the reference.
+func queries() []store.Query {
+	qs := []store.Query{
+		{},
+		{Desc: true},
+		{Where: []store.Cond{{Field: store.FieldProduct, Value: "NT"}}},
+		{Where: []store.Cond{{Field: store.FieldCountry, Value: "GB"}}, Desc: true},
+		{Where: []store.Cond{{Field: store.FieldCountry, Value: ""}}},
+		{Where: []store.Cond{{Field: store.FieldNetwork, Value: "23410"}}, Sort: "number", Desc: true},
+		{Where: []store.Cond{{Field: store.FieldStatus, Value: "OK"}, {Field: store.FieldNumberType, Value: "MOBILE"}}},
+		{Where: []store.Cond{{Field: store.FieldConnectivity, Value: "CONNECTED"}}, Sort: "country"},
+		{Where: []store.Cond{{Field: store.FieldCountry, Value: "XX"}}},
+		{NumberPrefix: "+447"},
+		{NumberPrefix: "4477", Sort: "number"},
+		{NumberPrefix: "+", Desc: true},
+		{NumberPrefix: "+4915", Where: []store.Cond{{Field: store.FieldProduct, Value: "HLR"}}},
+	}
+	for _, sort := range []string{"number", "product", "status", "connectivity", "number_type", "country", "network"} {
+		qs = append(qs, store.Query{Sort: sort}, store.Query{Sort: sort, Desc: true})
+	}
+	return qs
+}
+
+// testQuery pages through a varied report under many queries, in pages
+// of 7, and compares the ids with the reference's; and downloads each.
+func testQuery(t *testing.T, open Opener) {
+	s := openStore(t, open)
+	ctx := context.Background()
+	const acct, name = "acct-q", "campaign-2026-11"
+	rs := Varied(acct, name, 90)
+	require.NoError(t, s.RecordAll(ctx, rs))
+	// Another account's report of the same name is never read.
+	require.NoError(t, s.RecordAll(ctx, Varied("acct-other", name, 10)[:5]))
+	ref := newReference(t, rs)
+	for _, q := range queries() {
+		label := fmt.Sprintf("%+v", q)
+		want := ref.query(&q)
+		var got []string
+		after := ""
+		for range len(rs)/7 + 2 {
+			page, err := s.Query(ctx, acct, name, &q, after, 7)
+			require.NoError(t, err, label)
+			for _, r := range page.Rows {
+				got = append(got, r.ID)
+			}
+			if page.Next == "" {
+				break
+			}
+			require.Len(t, page.Rows, 7, label)
+			after = page.Next
+		}
+		require.Equal(t, want, got, label)
+
+		var buf bytes.Buffer
+		require.NoError(t, s.Export(ctx, acct, name, &q, store.JSON, &buf), label)
+		var objects []struct{ ID string }
+		require.NoError(t, json.Unmarshal(buf.Bytes(), &objects), label)
+		var ids []string
+		for _, o := range objects {
+			ids = append(ids, o.ID)
+		}
+		require.Equal(t, want, ids, "export of %s", label)
+	}
+
+	// A filtered CSV download has the columns of the product it keeps.
+	var buf bytes.Buffer
+	require.NoError(t, s.Export(ctx, acct, name, &store.Query{Where: []store.Cond{{Field: store.FieldProduct, Value: "HLR"}}}, store.CSV, &buf))
+	header, _, _ := strings.Cut(buf.String(), "\r\n")
+	require.Equal(t, strings.Join(store.Columns(engine.ProductHLR), ","), header)
+
+	for _, bad := range []store.Query{
+		{Where: []store.Cond{{Field: "colour", Value: "red"}}},
+		{Where: []store.Cond{{Field: store.FieldCountry, Value: "GB"}, {Field: store.FieldCountry, Value: "DE"}}},
+		{Sort: "cost"},
+		{NumberPrefix: "+44 20"},
+		{NumberPrefix: "'; DROP TABLE results; --"},
+	} {
+		_, err := s.Query(ctx, acct, name, &bad, "", 0)
+		require.Error(t, err, "%+v", bad)
+		require.Error(t, s.Export(ctx, acct, name, &bad, store.CSV, &bytes.Buffer{}), "%+v", bad)
+	}
+}
+
+// testSummary compares a report's summary with the reference's counts and
+// costs per value and per day.
+func testSummary(t *testing.T, open Opener) {
+	s := openStore(t, open)
+	ctx := context.Background()
+	const acct, name = "acct-s", "campaign-2026-11"
+	rs := Varied(acct, name, 90)
+	// One at a time and in groups, so that both paths of a store count.
+	for _, r := range rs[:10] {
+		require.NoError(t, s.Record(ctx, r))
+	}
+	require.NoError(t, s.RecordAll(ctx, rs[10:50]))
+	require.NoError(t, s.RecordAll(ctx, rs[50:]))
+	// A duplicate is not counted twice.
+	require.ErrorIs(t, s.Record(ctx, rs[3]), store.ErrDuplicateID)
+	require.NoError(t, s.RecordAll(ctx, Varied("acct-other", name, 10)))
+
+	want := store.Summary{Values: map[store.Field][]store.Tally{}}
+	add := func(field, value, label string, e *store.Entry) {
+		if field == store.DayField {
+			want.Days = addTally(want.Days, value, label, e.Cost)
+			return
+		}
+		f := store.Field(field)
+		want.Values[f] = addTally(want.Values[f], value, label, e.Cost)
+	}
+	for _, e := range newReference(t, rs).entries {
+		want.Count++
+		want.Cost += e.Cost
+		add("product", string(e.Product), "", &e)
+		add("status", e.Facts.Status, "", &e)
+		add("connectivity", e.Facts.Connectivity, "", &e)
+		add("number_type", e.Facts.NumberType, "", &e)
+		add("country", e.Facts.Country, e.Facts.CountryName, &e)
+		add("network", e.Facts.Network, e.Facts.NetworkName, &e)
+		add(store.DayField, store.Day(e.Millis), "", &e)
+	}
+	want.Finish()
+	got, err := s.Summary(ctx, acct, name)
+	require.NoError(t, err)
+	require.Equal(t, want, got)
+	require.Len(t, got.Days, 3, "90 results 37 minutes apart from 09:30 span three days")
+	require.Equal(t, "United Kingdom", got.Values[store.FieldCountry][0].Label)
+}
+
+func addTally(ts []store.Tally, value, label string, cost engine.Money) []store.Tally {
+	for i := range ts {
+		if ts[i].Value == value {
+			ts[i].Count++
+			ts[i].Cost += cost
+			return ts
+		}
+	}
+	return append(ts, store.Tally{Value: value, Label: label, Count: 1, Cost: cost})
+}
