@@ -19,7 +19,8 @@
 #             server of its own started with .ci/postgres on this machine
 #   BASE      a git revision: also run numen built from it ("numen-base"),
 #             interleaved with the others, to compare two versions on a
-#             machine whose pace drifts
+#             machine whose pace drifts; with PG=1 also on PostgreSQL
+#             ("numen-base-pg", a database of its own in the same server)
 #   NUMEN_LOG where numen's request log (stderr, one slog line per request)
 #             goes; default /dev/null
 #   OUT       directory of the raw outputs (default benchmarks/results/http)
@@ -165,6 +166,19 @@ if [[ -n $BASE ]]; then
 		--data "${DATA[numen-base]}" >"$WORK/numen-base.out" 2>"$NUMEN_LOG" &
 	PID[numen-base]=$!
 	wait_up numen-base "http://127.0.0.1:${PORT[numen-base]}/healthz"
+	if [[ $PG == 1 ]]; then
+		# The base revision on a database of its own in the same cluster.
+		psql "$PGURL" -qc 'CREATE DATABASE numen_base'
+		BASEURL=$(printf %s "$PGURL" | sed "s,/numen?,/numen_base?,")
+		SERIES="$SERIES numen-base-pg"
+		free_port numen-base-pg
+		DATA[numen-base-pg]=$WORK/data-base-pg
+		mkdir -p "${DATA[numen-base-pg]}"
+		"$WORK/numen-base" serve --config "$HERE/numen-bench.json" --addr "127.0.0.1:${PORT[numen-base-pg]}" \
+			--data "${DATA[numen-base-pg]}" --database "$BASEURL" >"$WORK/numen-base-pg.out" 2>"$NUMEN_LOG" &
+		PID[numen-base-pg]=$!
+		wait_up numen-base-pg "http://127.0.0.1:${PORT[numen-base-pg]}/healthz"
+	fi
 fi
 
 url() { echo "http://127.0.0.1:${PORT[$1]}/api/v2${API_PATH}"; }
@@ -253,7 +267,7 @@ for c in $CONNS; do
 			# share of the machine it got.
 			cpu=$(awk -v a="$cpu0" -v b="$(proctime "$s")" -v t="$TICK" '/requests in/ { printf "%.0f", 1e6 * (b - a) / t / $1 }' "$f")
 			db=0
-			if [[ $s == numen-pg ]]; then
+			if [[ $s == numen-pg || $s == numen-base-pg ]]; then
 				db=$(awk -v a="$db0" -v b="$(pgtime)" -v t="$TICK" '/requests in/ { printf "%.0f", 1e6 * (b - a) / t / $1 }' "$f")
 			fi
 			rps=$(awk '/^Requests\/sec:/ {print $2}' "$f")
@@ -270,8 +284,10 @@ done
 for s in $SERIES; do
 	[[ $s == bare ]] && continue
 	curl -s "http://127.0.0.1:${PORT[$s]}/metrics" | grep -E '^numen_(http_requests_total|lookups_total|auth_failures_total)' >"$OUT/metrics-$s.txt"
-	if [[ $s == numen-pg ]]; then
-		psql "$PGURL" -Atc "SELECT 'database ' || pg_database_size(current_database()) || ' bytes, ' || (SELECT count(*) FROM results) || ' results'" >>"$OUT/metrics-$s.txt"
+	if [[ $s == numen-pg || $s == numen-base-pg ]]; then
+		url=$PGURL
+		[[ $s == numen-pg ]] || url=$BASEURL
+		psql "$url" -Atc "SELECT 'database ' || pg_database_size(current_database()) || ' bytes, ' || (SELECT count(*) FROM results) || ' results'" >>"$OUT/metrics-$s.txt"
 	else
 		(cd "${DATA[$s]}" && du -b numen.db* results-log) >>"$OUT/metrics-$s.txt"
 	fi

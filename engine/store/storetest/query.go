@@ -138,17 +138,15 @@ func queries() []store.Query {
 		{Where: []store.Cond{{Field: store.FieldCountry, Value: ""}}},
 		{Where: []store.Cond{{Field: store.FieldNetwork, Value: "23410"}}, Sort: "number", Desc: true},
 		{Where: []store.Cond{{Field: store.FieldStatus, Value: "OK"}, {Field: store.FieldNumberType, Value: "MOBILE"}}},
-		{Where: []store.Cond{{Field: store.FieldConnectivity, Value: "CONNECTED"}}, Sort: "country"},
+		{Where: []store.Cond{{Field: store.FieldConnectivity, Value: "CONNECTED"}}, Sort: "number"},
+		{Where: []store.Cond{{Field: store.FieldStatus, Value: "OK"}, {Field: store.FieldCountry, Value: "GB"}, {Field: store.FieldNetwork, Value: "23410"}}, Desc: true},
 		{Where: []store.Cond{{Field: store.FieldCountry, Value: "XX"}}},
 		{NumberPrefix: "+447"},
 		{NumberPrefix: "4477", Sort: "number"},
 		{NumberPrefix: "+", Desc: true},
 		{NumberPrefix: "+4915", Where: []store.Cond{{Field: store.FieldProduct, Value: "HLR"}}},
 	}
-	for _, sort := range []string{"number", "product", "status", "connectivity", "number_type", "country", "network"} {
-		qs = append(qs, store.Query{Sort: sort}, store.Query{Sort: sort, Desc: true})
-	}
-	return qs
+	return append(qs, store.Query{Sort: "number"}, store.Query{Sort: "number", Desc: true})
 }
 
 // testQuery pages through a varied report under many queries, in pages
@@ -202,6 +200,7 @@ func testQuery(t *testing.T, open Opener) {
 		{Where: []store.Cond{{Field: "colour", Value: "red"}}},
 		{Where: []store.Cond{{Field: store.FieldCountry, Value: "GB"}, {Field: store.FieldCountry, Value: "DE"}}},
 		{Sort: "cost"},
+		{Sort: "country"},
 		{NumberPrefix: "+44 20"},
 		{NumberPrefix: "'; DROP TABLE results; --"},
 	} {

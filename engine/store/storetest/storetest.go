@@ -267,7 +267,7 @@ func testPaging(t *testing.T, open Opener) {
 		require.ErrorIs(t, err, store.ErrBadCursor, bad)
 	}
 	// A cursor of one order is not one of another.
-	first, err := s.Query(ctx, acct, name, &store.Query{Sort: "country"}, "", 7)
+	first, err := s.Query(ctx, acct, name, &store.Query{Sort: "number"}, "", 7)
 	require.NoError(t, err)
 	_, err = s.Query(ctx, acct, name, &store.Query{}, first.Next, 7)
 	require.ErrorIs(t, err, store.ErrBadCursor)
