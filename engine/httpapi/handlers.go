@@ -31,6 +31,8 @@ func endpoints() []*endpoint {
 		{method: http.MethodGet, path: "/routes", serve: (*Handler).routeList},
 		{method: http.MethodGet, path: "/routing-map", serve: (*Handler).routingMap},
 		{method: http.MethodGet, path: "/hlr-coverage", serve: (*Handler).hlrCoverage},
+		{method: http.MethodGet, path: "/reports", serve: (*Handler).apiReports},
+		{method: http.MethodGet, path: reportPath, serve: (*Handler).apiReport},
 	}
 }
 

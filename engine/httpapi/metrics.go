@@ -24,6 +24,7 @@ import (
 //	numen_http_request_duration_seconds{endpoint}       histogram
 //	numen_lookups_total{product, status}                counter
 //	numen_auth_failures_total                           counter
+//	numen_report_signin_failures_total                  counter
 //	numen_http_bodies_refused_total                     counter
 //	numen_http_bodies_timed_out_total                   counter
 //	numen_results_not_recorded_total                    counter
@@ -41,6 +42,9 @@ type Metrics struct {
 	lookups   *prometheus.CounterVec
 	// authFailures counts the requests refused for failed authentication.
 	authFailures counter
+	// signinFailures counts the failed sign-ins of the report pages (also
+	// counted in authFailures).
+	signinFailures counter
 	// bodiesRefused counts the requests answered 503 because MaxBodyMemory
 	// was reached; bodiesTimedOut those whose body exceeded BodyTimeout.
 	bodiesRefused, bodiesTimedOut counter
@@ -84,6 +88,7 @@ func NewMetrics() *Metrics {
 		return counter{c}
 	}
 	m.authFailures = newCounter("numen_auth_failures_total", "Requests refused for failed authentication.")
+	m.signinFailures = newCounter("numen_report_signin_failures_total", "Failed sign-ins on the report pages (wrong key or secret, address not whitelisted, expired or foreign form).")
 	m.bodiesRefused = newCounter("numen_http_bodies_refused_total", "Requests refused (503) because the request bodies being read reached their memory limit.")
 	m.bodiesTimedOut = newCounter("numen_http_bodies_timed_out_total", "Requests whose body did not arrive within the body timeout (408).")
 	m.notRecorded = newCounter("numen_results_not_recorded_total", "Lookups answered 503 because their result could not be stored.")

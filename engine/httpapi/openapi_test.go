@@ -24,6 +24,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/numenhq/numen/engine/store/sqlitestore"
+
 	"github.com/numenhq/numen/engine"
 	"github.com/numenhq/numen/engine/account"
 	"github.com/numenhq/numen/engine/apiv2"
@@ -721,6 +723,9 @@ func TestOpenAPIDescribesLiveResponses(t *testing.T) {
 		t.Helper()
 		rel := strings.TrimPrefix(target, apiv2.Base)
 		rel, _, _ = strings.Cut(rel, "?")
+		if strings.HasPrefix(rel, reportPrefix) {
+			rel = reportPath // the operation of every report's path
+		}
 		// The path's operation; a wrong method's 405 is documented there.
 		var name string
 		var o map[string]any
@@ -914,6 +919,20 @@ func TestOpenAPIDescribesLiveResponses(t *testing.T) {
 		expect(limited, e.method, target, "", sign, 429)
 	}
 	expect(main, "GET", "/api/v2/nope", "", sign, 404)
+
+	// The reports: a server without a store has none; one with a store
+	// lists and downloads them.
+	expect(main, "GET", "/api/v2/reports", "", sign, 404)
+	st, err := sqlitestore.Open(t.TempDir())
+	require.NoError(t, err)
+	defer st.Close()
+	stored := newServer(t, func(cfg *Config, a *account.Account) { cfg.Store = st })
+	stored.sinkTo.Store(engine.Sink(st))
+	expect(stored, "POST", "/api/v2/nt-lookup", `{"number": "+4915123456789"}`, sign, 200)
+	expect(stored, "GET", "/api/v2/reports", "", sign, 200)
+	expect(stored, "GET", "/api/v2/reports/SYNC-API-NT-2026-11?format=json&country=DE&sort=number", "", sign, 200)
+	expect(stored, "GET", "/api/v2/reports/SYNC-API-NT-2026-11?sort=country", "", sign, 400)
+	expect(stored, "GET", "/api/v2/reports/NOPE-2026-11", "", sign, 404)
 
 	// Every documented status of every operation was seen, but those that
 	// need a panic, a broken routing map or a slow backend.

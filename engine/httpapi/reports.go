@@ -3,54 +3,43 @@ package httpapi
 import (
 	"errors"
 	"fmt"
-	"html/template"
+	"math"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/numenhq/numen/engine/account"
+	"github.com/numenhq/numen/engine/apiv2"
 	"github.com/numenhq/numen/engine/auth"
 	"github.com/numenhq/numen/engine/store"
 )
 
 // The report pages: the web interface where an account reviews its
-// reports (storages) and downloads them as CSV or JSON.
+// reports and downloads them.
 //
-//	GET /reports                        the account's reports
-//	GET /reports/{name}?after=ID        one page of a report's results
-//	GET /reports/{name}?format=csv|json the whole report, as a download
+//	GET  /reports/signin                  the sign-in form (API key and secret)
+//	POST /reports/signin                  signs in: a session cookie (session.go)
+//	POST /reports/signout                 signs out
+//	GET  /reports                         the account's reports
+//	GET  /reports/{name}?QUERY            a report: charts, filters, one page of results
+//	GET  /reports/{name}?QUERY&format=csv the results QUERY selects, as a download (or json)
 //
-// A browser signs in with HTTP Basic authentication (the API key and
-// secret; the page asks for them); scripts may use any of the API's
-// methods, a digest signing the request's whole path, lower-cased (such as
-// /reports/sync-api-2026-11). The account's whitelist and method list
-// apply.
+// QUERY (every part optional; reportQuery): product, status,
+// connectivity, number_type, country, network (a value, or "-" for the
+// results without one), number (the start of a number), sort (time or
+// number), order (asc or desc; time is newest first unless asc), after (a
+// page cursor).
+//
+// A browser without a session is sent to the sign-in page. Scripts may
+// instead authenticate each request with any of the API's methods
+// (Authorization: Basic, X-Basic, or a digest signing the request's whole
+// path, lower-cased, such as /reports/sync-api-2026-11); the account's
+// method list applies to them. The account's whitelist and rate limit
+// apply to every request, sessions included.
 
-var reportTemplates = template.Must(template.New("list").Parse(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Numen reports</title>
-<style>body{font:14px system-ui,sans-serif;margin:2em}table{border-collapse:collapse}td,th{padding:.3em .8em;border-bottom:1px solid #ddd;text-align:left}td.n{text-align:right}</style></head>
-<body><h1>Reports of {{.Key}}</h1>
-{{if .Reports}}<table><tr><th>report</th><th>products</th><th>results</th><th>cost (EUR)</th><th>first</th><th>last</th><th>download</th></tr>
-{{range .Reports}}<tr><td><a href="/reports/{{.Escaped}}">{{.Name}}</a></td><td>{{.Products}}</td><td class="n">{{.Count}}</td><td class="n">{{.Cost}}</td><td>{{.First}}</td><td>{{.Last}}</td>
-<td><a href="/reports/{{.Escaped}}?format=csv">CSV</a> · <a href="/reports/{{.Escaped}}?format=json">JSON</a></td></tr>
-{{end}}</table>{{else}}<p>No results yet: every lookup is appended to its report.</p>{{end}}
-</body></html>
-`))
-
-var reportPage = template.Must(template.New("page").Parse(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>{{.Name}}</title>
-<style>body{font:14px system-ui,sans-serif;margin:2em}table{border-collapse:collapse}td,th{padding:.3em .8em;border-bottom:1px solid #ddd;text-align:left;vertical-align:top}pre{margin:0;white-space:pre-wrap;max-width:60em}</style></head>
-<body><p><a href="/reports">all reports</a></p><h1>{{.Name}}</h1>
-<p>Download: <a href="/reports/{{.Escaped}}?format=csv">CSV</a> · <a href="/reports/{{.Escaped}}?format=json">JSON</a></p>
-<table><tr><th>id</th><th>product</th><th>time (UTC)</th><th>cost (EUR)</th><th>result</th></tr>
-{{range .Rows}}<tr><td>{{.ID}}</td><td>{{.Product}}</td><td>{{.Time}}</td><td>{{.Cost}}</td><td><pre>{{.Result}}</pre></td></tr>
-{{end}}</table>
-{{if .Next}}<p><a href="/reports/{{.Escaped}}?after={{.Next}}">next page</a></p>{{end}}
-</body></html>
-`))
-
-// reports returns the handler of the report pages over st; it
-// authenticates with h's accounts.
+// reports returns the handler of the report pages over st.
 func (h *Handler) reports(st store.Reader) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
@@ -67,80 +56,355 @@ func (h *Handler) reports(st store.Reader) http.Handler {
 	})
 }
 
+// viewer is who reads a report page.
+type viewer struct {
+	a    *account.Account
+	sess *session // nil for a script that authenticated its request
+}
+
 // serveReports serves one request of the report pages; it sets *key to the
 // API key the request presented, for the log line.
 func (h *Handler) serveReports(w http.ResponseWriter, r *http.Request, st store.Reader, key *string) {
+	sub := strings.TrimPrefix(r.URL.Path, "/reports")
+	switch sub {
+	case "/signin":
+		h.signin(w, r, key)
+		return
+	case "/signout":
+		h.signout(w, r, key)
+		return
+	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET")
 		writeErrors(w, http.StatusMethodNotAllowed, fmt.Sprintf("%s %s: method not allowed; use GET", r.Method, r.URL.Path))
 		return
 	}
-	id, err := h.verifier.Authenticate(r, lowerASCII(r.URL.Path), nil, h.cfg.Clock())
+	v, ok := h.pageAuth(w, r, key)
+	if !ok {
+		return
+	}
+	if client := h.clientAddr(r); !allowed(v.a.Whitelist, client) {
+		writeErrors(w, http.StatusForbidden, fmt.Sprintf("client address %s is not whitelisted for this API key", client))
+		return
+	}
+	// The account's rate limit covers its report pages and downloads.
+	if h.rateLimited(w, v.a) {
+		return
+	}
+	name := strings.TrimPrefix(sub, "/")
+	switch {
+	case name == "":
+		h.reportList(w, r, st, v)
+	case r.URL.Query().Has("format"):
+		h.reportDownload(w, r, st, v.a.Key, name)
+	default:
+		h.reportPage(w, r, st, v, name)
+	}
+}
+
+// hasCredentials reports whether a request carries any of the API's
+// authentication headers.
+func hasCredentials(r *http.Request) bool {
+	for _, k := range []string{auth.HeaderAuthorization, auth.HeaderXBasic, auth.HeaderDigestKey, auth.HeaderDigestSignature, auth.HeaderDigestTimestamp} {
+		if _, ok := r.Header[k]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// wantsHTML reports whether the client is a browser (it accepts HTML).
+func wantsHTML(r *http.Request) bool {
+	return strings.Contains(r.Header.Get("Accept"), "text/html")
+}
+
+// pageAuth authenticates a request of the report pages: its session
+// cookie, or the API's credentials. A browser without either is sent to
+// the sign-in page; a script gets 401.
+func (h *Handler) pageAuth(w http.ResponseWriter, r *http.Request, key *string) (viewer, bool) {
+	now := h.cfg.Clock()
+	if !hasCredentials(r) {
+		notice := ""
+		if c, err := r.Cookie(sessionCookie); err == nil {
+			s, err := parseSession(c.Value, h.accounts, now)
+			if err == nil {
+				*key = s.key
+				return viewer{a: h.accounts[s.key], sess: &s}, true
+			}
+			h.log.Info("report pages: session refused", "reason", err.Error(), "remote", r.RemoteAddr)
+			setCookie(w, r, sessionCookie, "", 0)
+			notice = "expired"
+		}
+		if wantsHTML(r) {
+			q := url.Values{"next": {r.URL.RequestURI()}}
+			if notice != "" {
+				q.Set("notice", notice)
+			}
+			http.Redirect(w, r, "/reports/signin?"+q.Encode(), http.StatusSeeOther)
+			return viewer{}, false
+		}
+	}
+	id, err := h.verifier.Authenticate(r, lowerASCII(r.URL.Path), nil, now)
 	if err != nil {
 		// A failed sign-in is counted and logged (with the reason,
 		// which the answer does not tell) like a failed API request.
 		var ae *auth.Error
 		if errors.As(err, &ae) {
 			*key = ae.Key
-			h.log.Warn("report pages: sign-in failed", "reason", ae.Reason.String(), "key", ae.Key, "remote", r.RemoteAddr)
+			h.log.Warn("report pages: authentication failed", "reason", ae.Reason.String(), "key", ae.Key, "remote", r.RemoteAddr)
 		}
 		h.metrics.authFailures.add(1)
 		w.Header().Set("WWW-Authenticate", `Basic realm="Numen reports: API key and secret", charset="UTF-8"`)
-		writeErrors(w, http.StatusUnauthorized, err.Error())
-		return
+		writeErrors(w, http.StatusUnauthorized, err.Error()+"; a browser signs in at /reports/signin")
+		return viewer{}, false
 	}
 	*key = id.Key
 	a := h.accounts[id.Key]
 	if len(a.Methods) > 0 && !contains(a.Methods, id.Method) {
 		writeErrors(w, http.StatusForbidden, fmt.Sprintf("authentication method %s is not enabled for this API key", id.Method))
+		return viewer{}, false
+	}
+	return viewer{a: a}, true
+}
+
+// localNext returns where to go after signing in: next if it is a page of
+// the reports on this server, else the list (no open redirect).
+func localNext(next string) string {
+	u, err := url.Parse(next)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || strings.HasPrefix(next, "//") ||
+		strings.Contains(next, "\\") || (u.Path != "/reports" && !strings.HasPrefix(u.Path, "/reports/")) ||
+		u.Path == "/reports/signin" || u.Path == "/reports/signout" {
+		return "/reports"
+	}
+	return u.RequestURI()
+}
+
+// signinForm is what the sign-in page shows.
+type signinForm struct {
+	Token, Next, Key, Error, Notice string
+}
+
+func (h *Handler) signin(w http.ResponseWriter, r *http.Request, key *string) {
+	w.Header().Set("Cache-Control", "no-store")
+	switch r.Method {
+	case http.MethodGet, http.MethodHead:
+		f := signinForm{Token: randomToken(), Next: localNext(r.URL.Query().Get("next"))}
+		switch r.URL.Query().Get("notice") {
+		case "expired":
+			f.Notice = "Your session has ended; sign in again."
+		case "signedout":
+			f.Notice = "Signed out."
+		}
+		setCookie(w, r, signinCookie, f.Token, signinFormLifetime)
+		renderPage(w, http.StatusOK, "signin", pageData{Title: "Sign in", Body: f})
+		return
+	case http.MethodPost:
+	default:
+		w.Header().Set("Allow", "GET, POST")
+		writeErrors(w, http.StatusMethodNotAllowed, fmt.Sprintf("%s %s: method not allowed; use GET or POST", r.Method, r.URL.Path))
 		return
 	}
-	if client := h.clientAddr(r); !allowed(a.Whitelist, client) {
-		writeErrors(w, http.StatusForbidden, fmt.Sprintf("client address %s is not whitelisted for this API key", client))
+	now := h.cfg.Clock()
+	client := h.clientAddr(r)
+	fail := func(status int, f signinForm, reason string) {
+		h.metrics.authFailures.add(1)
+		h.metrics.signinFailures.add(1)
+		h.signins.failed(client, now)
+		h.log.Warn("report pages: sign-in failed", "reason", reason, "key", f.Key, "remote", r.RemoteAddr)
+		f.Token = randomToken()
+		setCookie(w, r, signinCookie, f.Token, signinFormLifetime)
+		renderPage(w, status, "signin", pageData{Title: "Sign in", Body: f})
+	}
+	if wait := h.signins.wait(client, now); wait > 0 {
+		secs := max(1, int(math.Ceil(wait.Seconds())))
+		w.Header().Set("Retry-After", strconv.Itoa(secs))
+		h.log.Warn("report pages: sign-in refused, too many failures", "remote", r.RemoteAddr)
+		renderPage(w, http.StatusTooManyRequests, "signin", pageData{Title: "Sign in", Body: signinForm{
+			Token: "", Error: fmt.Sprintf("Too many failed sign-ins from %s: try again in %d s.", client, secs)}})
 		return
 	}
-	// The account's rate limit covers its report pages and downloads.
+	r.Body = http.MaxBytesReader(w, r.Body, 16<<10)
+	if err := r.ParseForm(); err != nil {
+		fail(http.StatusBadRequest, signinForm{Error: "The form could not be read: " + err.Error()}, "unreadable form")
+		return
+	}
+	f := signinForm{Key: r.PostForm.Get("key"), Next: localNext(r.PostForm.Get("next"))}
+	*key = f.Key
+	c, err := r.Cookie(signinCookie)
+	if err != nil || !sameOrigin(r) || !tokensEqual(c.Value, r.PostForm.Get("csrf")) {
+		f.Error = "This sign-in form has expired or came from another site; please sign in again."
+		fail(http.StatusForbidden, f, "CSRF token missing or wrong")
+		return
+	}
+	a := h.accounts[f.Key]
+	if a == nil || !secretMatches(a, r.PostForm.Get("secret")) {
+		f.Error = "The API key or the secret is wrong."
+		reason := "wrong secret"
+		if a == nil {
+			reason = "unknown API key"
+		}
+		fail(http.StatusUnauthorized, f, reason)
+		return
+	}
+	if !allowed(a.Whitelist, client) {
+		f.Error = fmt.Sprintf("Client address %s is not whitelisted for this API key.", client)
+		fail(http.StatusForbidden, f, "address not whitelisted")
+		return
+	}
 	if h.rateLimited(w, a) {
 		return
 	}
-	name := strings.TrimPrefix(strings.TrimPrefix(r.URL.Path, "/reports"), "/")
-	switch {
-	case name == "":
-		h.reportList(w, r, st, a.Key)
-	case r.URL.Query().Has("format"):
-		h.reportDownload(w, r, st, a.Key, name)
-	default:
-		h.reportResults(w, r, st, a.Key, name)
-	}
+	_, value := newSession(a.Key, r.PostForm.Get("secret"), now)
+	setCookie(w, r, sessionCookie, value, SessionLifetime)
+	setCookie(w, r, signinCookie, "", 0)
+	h.log.Info("report pages: signed in", "key", a.Key, "remote", r.RemoteAddr)
+	http.Redirect(w, r, f.Next, http.StatusSeeOther)
 }
 
-func (h *Handler) reportList(w http.ResponseWriter, r *http.Request, st store.Reader, key string) {
-	reports, err := st.Reports(r.Context(), key)
-	if err != nil {
-		h.log.Error("listing reports", "error", err)
-		writeErrors(w, http.StatusServiceUnavailable, "service unavailable: the reports cannot be read")
+func tokensEqual(a, b string) bool {
+	return a != "" && len(a) == len(b) && secretMatches(&account.Account{Secrets: []string{a}}, b)
+}
+
+func (h *Handler) signout(w http.ResponseWriter, r *http.Request, key *string) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", "POST")
+		writeErrors(w, http.StatusMethodNotAllowed, fmt.Sprintf("%s %s: method not allowed; use POST (the page's sign-out button)", r.Method, r.URL.Path))
 		return
 	}
-	type row struct {
-		Name, Escaped, Products, Cost, First, Last string
-		Count                                      int64
+	r.Body = http.MaxBytesReader(w, r.Body, 16<<10)
+	if err := r.ParseForm(); err != nil {
+		writeErrors(w, http.StatusBadRequest, "the form could not be read: "+err.Error())
+		return
 	}
-	data := struct {
-		Key     string
-		Reports []row
-	}{Key: key}
+	c, err := r.Cookie(sessionCookie)
+	if err != nil {
+		http.Redirect(w, r, "/reports/signin", http.StatusSeeOther)
+		return
+	}
+	s, err := parseSession(c.Value, h.accounts, h.cfg.Clock())
+	if err != nil {
+		setCookie(w, r, sessionCookie, "", 0)
+		http.Redirect(w, r, "/reports/signin", http.StatusSeeOther)
+		return
+	}
+	*key = s.key
+	if !sameOrigin(r) || !s.checkCSRF(r.PostForm.Get("csrf")) {
+		h.log.Warn("report pages: sign-out refused, CSRF token missing or wrong", "key", s.key, "remote", r.RemoteAddr)
+		writeErrors(w, http.StatusForbidden, "sign-out: the form's token is missing or wrong; use the page's sign-out button")
+		return
+	}
+	setCookie(w, r, sessionCookie, "", 0)
+	h.log.Info("report pages: signed out", "key", s.key, "remote", r.RemoteAddr)
+	http.Redirect(w, r, "/reports/signin?notice=signedout", http.StatusSeeOther)
+}
+
+// reportRow is a report in the list.
+type reportRow struct {
+	Name, URL, Products, Month, Cost, First, Last string
+	Count                                         int64
+}
+
+func reportRows(reports []store.Report) []reportRow {
+	var rows []reportRow
 	for _, rep := range reports {
 		ps := make([]string, len(rep.Products))
 		for i, p := range rep.Products {
 			ps[i] = string(p)
 		}
-		data.Reports = append(data.Reports, row{
-			Name: rep.Name, Escaped: url.PathEscape(rep.Name), Products: strings.Join(ps, ", "), Count: rep.Count,
-			Cost: rep.Cost.String(), First: rep.First.Format(time.DateTime), Last: rep.Last.Format(time.DateTime),
+		rows = append(rows, reportRow{
+			Name: rep.Name, URL: "/reports/" + url.PathEscape(rep.Name), Products: strings.Join(ps, ", "), Month: reportMonth(rep.Name),
+			Count: rep.Count, Cost: rep.Cost.String(), First: rep.First.Format(time.DateTime), Last: rep.Last.Format(time.DateTime),
 		})
 	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	_ = reportTemplates.Execute(w, data)
+	return rows
+}
+
+// reportMonth is the month of a report: its name ends with it
+// (engine.StorageName).
+func reportMonth(name string) string {
+	if len(name) >= 7 {
+		if m := name[len(name)-7:]; m[4] == '-' && strings.Trim(m[:4]+m[5:], "0123456789") == "" {
+			return m
+		}
+	}
+	return ""
+}
+
+func (h *Handler) reportList(w http.ResponseWriter, r *http.Request, st store.Reader, v viewer) {
+	reports, err := st.Reports(r.Context(), v.a.Key)
+	if err != nil {
+		h.log.Error("listing reports", "error", err)
+		writeErrors(w, http.StatusServiceUnavailable, "service unavailable: the reports cannot be read")
+		return
+	}
+	renderPage(w, http.StatusOK, "list", pageData{Title: "Reports", Viewer: v, Body: reportRows(reports)})
+}
+
+// filterParams are the query parameters of the fields' conditions.
+var filterParams = store.Fields()
+
+// noValue is the query value of "results without a value".
+const noValue = "-"
+
+// reportQuery reads a store.Query from a page's or the API's query
+// parameters (see the package's report pages). Errors name the parameter.
+func reportQuery(vals url.Values) (store.Query, error) {
+	var q store.Query
+	for _, f := range filterParams {
+		v := vals.Get(string(f))
+		switch v {
+		case "":
+			continue
+		case noValue:
+			v = ""
+		}
+		q.Where = append(q.Where, store.Cond{Field: f, Value: v})
+	}
+	q.NumberPrefix = strings.TrimSpace(vals.Get("number"))
+	switch s := vals.Get("sort"); s {
+	case "", "time":
+	case "number":
+		q.Sort = store.SortNumber
+	default:
+		return q, fmt.Errorf("sort: %q: want time or number", s)
+	}
+	switch o := vals.Get("order"); o {
+	case "":
+		q.Desc = q.Sort == store.SortTime // newest first
+	case "asc":
+	case "desc":
+		q.Desc = true
+	default:
+		return q, fmt.Errorf("order: %q: want asc or desc", o)
+	}
+	if err := q.Check(); err != nil {
+		return q, err
+	}
+	return q, nil
+}
+
+// queryValues writes q back as query parameters (reportQuery's inverse).
+func queryValues(q *store.Query) url.Values {
+	vals := url.Values{}
+	for _, c := range q.Where {
+		v := c.Value
+		if v == "" {
+			v = noValue
+		}
+		vals.Set(string(c.Field), v)
+	}
+	if q.NumberPrefix != "" {
+		vals.Set("number", q.NumberPrefix)
+	}
+	if q.Sort == store.SortNumber {
+		vals.Set("sort", "number")
+		if q.Desc {
+			vals.Set("order", "desc")
+		}
+	} else if !q.Desc {
+		vals.Set("order", "asc")
+	}
+	return vals
 }
 
 func (h *Handler) reportDownload(w http.ResponseWriter, r *http.Request, st store.Reader, key, name string) {
@@ -149,11 +413,26 @@ func (h *Handler) reportDownload(w http.ResponseWriter, r *http.Request, st stor
 		writeErrors(w, http.StatusBadRequest, "format: "+err.Error())
 		return
 	}
+	q, err := reportQuery(r.URL.Query())
+	if err != nil {
+		writeErrors(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	h.download(w, r, st, key, name, &q, format)
+}
+
+// download streams the results of a report that q selects (the report
+// pages' and the API's downloads).
+func (h *Handler) download(w http.ResponseWriter, r *http.Request, st store.Reader, key, name string, q *store.Query, format store.Format) {
+	filename := strings.Map(safeFileRune, name)
+	if len(q.Where) > 0 || q.NumberPrefix != "" {
+		filename += "-filtered"
+	}
 	// Export writes nothing before it knows the report, so the headers
 	// can wait for the first byte.
-	dw := &downloadWriter{w: w, contentType: format.ContentType(),
-		filename: strings.Map(safeFileRune, name) + "." + strings.ToLower(string(format))}
-	err = st.Export(r.Context(), key, name, &store.Query{}, format, dw)
+	dw := &downloadWriter{w: w, rc: http.NewResponseController(w), contentType: format.ContentType(),
+		filename: filename + "." + strings.ToLower(string(format))}
+	err := st.Export(r.Context(), key, name, q, format, dw)
 	switch {
 	case errors.Is(err, store.ErrUnknownReport):
 		writeErrors(w, http.StatusNotFound, fmt.Sprintf("no report %q for this API key", name))
@@ -170,18 +449,30 @@ func (h *Handler) reportDownload(w http.ResponseWriter, r *http.Request, st stor
 	}
 }
 
-// downloadWriter sets the download's headers before its first byte.
+// downloadWriter sets the download's headers before its first byte, and
+// moves the connection's write deadline on while bytes flow, so that a
+// download longer than the server's WriteTimeout is not cut (a client that
+// stops reading is still cut after downloadStall).
 type downloadWriter struct {
 	w                     http.ResponseWriter
+	rc                    *http.ResponseController
 	contentType, filename string
 	started               bool
+	moved                 time.Time
 }
+
+const downloadStall = time.Minute
 
 func (d *downloadWriter) Write(p []byte) (int, error) {
 	if !d.started {
 		d.started = true
 		d.w.Header().Set("Content-Type", d.contentType)
 		d.w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", d.filename))
+		d.w.Header().Set("X-Content-Type-Options", "nosniff")
+	}
+	if now := time.Now(); now.Sub(d.moved) > time.Second {
+		d.moved = now
+		_ = d.rc.SetWriteDeadline(now.Add(downloadStall)) // a recorder in tests has none
 	}
 	return d.w.Write(p)
 }
@@ -193,29 +484,81 @@ func safeFileRune(r rune) rune {
 	return r
 }
 
-func (h *Handler) reportResults(w http.ResponseWriter, r *http.Request, st store.Reader, key, name string) {
-	page, err := st.Query(r.Context(), key, name, &store.Query{}, r.URL.Query().Get("after"), store.DefaultPage)
-	switch {
-	case errors.Is(err, store.ErrUnknownReport):
-		writeErrors(w, http.StatusNotFound, fmt.Sprintf("no report %q for this API key", name))
-		return
-	case errors.Is(err, store.ErrBadCursor):
-		writeErrors(w, http.StatusBadRequest, "after: not a page cursor of this report")
-		return
-	case err != nil:
-		h.log.Error("reading a report", "report", name, "error", err)
-		writeErrors(w, http.StatusServiceUnavailable, "service unavailable: the report cannot be read")
+// The reports over the API (documented in openapi.json), with the API's
+// authentication:
+//
+//	GET /api/v2/reports                  the account's reports, as JSON
+//	GET /api/v2/reports/{name}?QUERY     a download of the results QUERY selects
+//	                                     (format=json, the default, or csv)
+const (
+	reportPrefix = "/reports/"
+	reportPath   = "/reports/{name}"
+)
+
+// apiReportJSON is a report in GET /reports.
+type apiReportJSON struct {
+	Name     string   `json:"name"`
+	Products []string `json:"products"`
+	Month    string   `json:"month"`
+	Lookups  int64    `json:"lookups"`
+	Cost     string   `json:"cost"`
+	First    string   `json:"first_result"`
+	Last     string   `json:"last_result"`
+	CSV      string   `json:"csv_url"`
+	JSON     string   `json:"json_url"`
+}
+
+func (h *Handler) apiReports(w http.ResponseWriter, r *request) {
+	if h.cfg.Store == nil {
+		writeErrors(w, http.StatusNotFound, "this server stores no reports")
 		return
 	}
-	type row struct{ ID, Product, Time, Cost, Result string }
-	data := struct {
-		Name, Escaped, Next string
-		Rows                []row
-	}{Name: name, Escaped: url.PathEscape(name)}
-	for _, x := range page.Rows {
-		data.Rows = append(data.Rows, row{ID: x.ID, Product: string(x.Product), Time: x.Time.Format("2006-01-02 15:04:05.000"), Cost: x.Cost.String(), Result: string(x.Result)})
+	reports, err := h.cfg.Store.Reports(r.Context(), r.account.Key)
+	if err != nil {
+		h.log.Error("listing reports", "error", err)
+		writeErrors(w, http.StatusServiceUnavailable, "service unavailable: the reports cannot be read")
+		return
 	}
-	data.Next = page.Next
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	_ = reportPage.Execute(w, data)
+	out := struct {
+		Reports []apiReportJSON `json:"reports"`
+	}{Reports: []apiReportJSON{}}
+	for _, rep := range reports {
+		ps := make([]string, len(rep.Products))
+		for i, p := range rep.Products {
+			ps[i] = string(p)
+		}
+		u := apiv2.Base + "/reports/" + url.PathEscape(rep.Name)
+		out.Reports = append(out.Reports, apiReportJSON{
+			Name: rep.Name, Products: ps, Month: reportMonth(rep.Name), Lookups: rep.Count, Cost: rep.Cost.String(),
+			First: rep.First.Format("2006-01-02 15:04:05.000-0700"), Last: rep.Last.Format("2006-01-02 15:04:05.000-0700"),
+			CSV: u + "?format=csv", JSON: u + "?format=json",
+		})
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (h *Handler) apiReport(w http.ResponseWriter, r *request) {
+	if h.cfg.Store == nil {
+		writeErrors(w, http.StatusNotFound, "this server stores no reports")
+		return
+	}
+	rel := strings.TrimPrefix(r.URL.Path, apiv2.Base)
+	name := rel[len(reportPrefix):]
+	vals := r.URL.Query()
+	format := store.JSON
+	if f := vals.Get("format"); f != "" {
+		var err error
+		if format, err = store.ParseFormat(f); err != nil {
+			writeErrors(w, http.StatusBadRequest, "format: "+err.Error())
+			return
+		}
+	}
+	q, err := reportQuery(vals)
+	if err != nil {
+		writeErrors(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	// The download's own context: a long download is not cut at the
+	// request timeout (downloadWriter keeps the connection's deadline).
+	h.download(w, r.Request, h.cfg.Store, r.account.Key, name, &q, format)
 }

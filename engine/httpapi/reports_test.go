@@ -152,7 +152,7 @@ func TestReportPagesRateLimitAndFailedSignIns(t *testing.T) {
 	}
 	status, _, b := s.do(t, "GET", "/reports", "", wrong)
 	require.Equal(t, http.StatusUnauthorized, status, "%s", b)
-	require.Contains(t, s.logs.String(), `"msg":"report pages: sign-in failed"`)
+	require.Contains(t, s.logs.String(), `"msg":"report pages: authentication failed"`)
 	require.Contains(t, s.logs.String(), `"reason":"bad basic credentials"`)
 	_, _, metrics := s.do(t, "GET", "/metrics", "", noAuth)
 	require.Contains(t, string(metrics), "numen_auth_failures_total 1\n")

@@ -120,6 +120,8 @@ type Handler struct {
 	accounts map[string]*account.Account
 	verifier *auth.Verifier
 	limits   sync.Map // key -> *rate.Limiter
+	// signins limits failed sign-ins of the report pages per address.
+	signins signinLimiter
 	// bodyBytes is the sum of the bodies being read (MaxBodyMemory).
 	bodyBytes atomic.Int64
 	// notRecorded and internal throttle the log lines of their errors.
@@ -275,14 +277,24 @@ func (h *Handler) api(w http.ResponseWriter, r *http.Request) {
 	rw := &x.rw
 	w.Header()[DataVersionHeader] = h.dataVersion
 	rel := strings.TrimPrefix(r.URL.Path, apiv2.Base)
-	e := h.routes[lowerASCII(rel)]
+	lrel := lowerASCII(rel)
+	e := h.routes[lrel]
+	if e == nil && strings.HasPrefix(lrel, reportPrefix) && len(lrel) > len(reportPrefix) {
+		e = h.routes[reportPath]
+	}
 	name := "unknown"
+	signPath := ""
 	if e != nil {
-		name = e.path
+		name, signPath = e.path, e.path
+		if e.path == reportPath {
+			// A digest signs the report's own path, lower-cased.
+			signPath = lrel
+		}
 	}
 	var key string
 	defer func() {
-		if p := recover(); p != nil {
+		p := recover()
+		if p != nil && p != http.ErrAbortHandler { //nolint:errorlint // the sentinel itself, as net/http compares it
 			h.log.Error("panic", "path", r.URL.Path, "panic", p)
 			if rw.status == 0 {
 				writeErrors(rw, http.StatusInternalServerError, "internal error")
@@ -300,6 +312,11 @@ func (h *Handler) api(w http.ResponseWriter, r *http.Request) {
 				slog.Int("status", rw.status), slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000),
 				slog.String("key", key), slog.String("remote", r.RemoteAddr), slog.Int("bytes", rw.bytes))
 			_ = h.log.Handler().Handle(ctx, rec) // a log line that cannot be written is not the request's failure
+		}
+		if p == http.ErrAbortHandler { //nolint:errorlint // the sentinel itself
+			// A download cut after its first bytes: net/http closes the
+			// connection without ending the body.
+			panic(p)
 		}
 	}()
 	switch {
@@ -333,7 +350,7 @@ func (h *Handler) api(w http.ResponseWriter, r *http.Request) {
 	}
 	if !e.public {
 		var err error
-		pending, err = h.verifier.Begin(r, e.path, h.cfg.Clock())
+		pending, err = h.verifier.Begin(r, signPath, h.cfg.Clock())
 		if err != nil {
 			key = h.authFailed(rw, err)
 			return
@@ -356,7 +373,7 @@ func (h *Handler) api(w http.ResponseWriter, r *http.Request) {
 	defer h.bodyBytes.Add(-reserved)
 	req.body = body
 	if !e.public {
-		if _, err := h.verifier.Finish(&pending, r, e.path, body); err != nil {
+		if _, err := h.verifier.Finish(&pending, r, signPath, body); err != nil {
 			h.authFailed(rw, err)
 			return
 		}

@@ -85,12 +85,85 @@ type Exporter struct {
 	n      int
 
 	// CSV only.
-	cw         *csv.Writer
+	cw    *csv.Writer
+	table *Table
+}
+
+// Table lays results of several products out as the rows of one table: the
+// columns of a CSV download, the web page's table. A table of one
+// product has that product's attributes as columns (Columns); one of
+// several products starts with a "product" column, then has the union of
+// their attributes (HLR's, then those MNP adds, then those NT adds).
+type Table struct {
 	products   []engine.Product
+	header     []string
 	index      map[string]int // column name → cell
 	productCol bool
 	cells      []string
 	values     map[engine.Product]reflect.Value // a *T to decode into, per product
+}
+
+// NewTable returns the Table of results of products (at least one of HLR,
+// MNP and NT).
+func NewTable(products []engine.Product) (*Table, error) {
+	for _, p := range products {
+		if productRank(p) < 0 {
+			return nil, fmt.Errorf("product %q: want HLR, MNP or NT", p)
+		}
+	}
+	t := &Table{products: slices.Clone(products)}
+	slices.SortFunc(t.products, func(a, b engine.Product) int { return productRank(a) - productRank(b) })
+	t.products = slices.Compact(t.products)
+	if len(t.products) == 0 {
+		return nil, fmt.Errorf("a table needs the report's products")
+	}
+	if len(t.products) > 1 {
+		t.productCol = true
+		t.header = append(t.header, "product")
+	}
+	t.index = map[string]int{}
+	for _, p := range t.products {
+		for _, c := range codecs[p].columns {
+			if _, ok := t.index[c]; !ok {
+				t.index[c] = len(t.header)
+				t.header = append(t.header, c)
+			}
+		}
+	}
+	t.cells = make([]string, len(t.header))
+	t.values = map[engine.Product]reflect.Value{}
+	for _, p := range t.products {
+		t.values[p] = reflect.New(codecs[p].typ)
+	}
+	return t, nil
+}
+
+// Header returns the table's column names (the API's attribute names).
+func (t *Table) Header() []string { return t.header }
+
+// Row returns the cells of one result of product (its object as the API
+// wrote it), one per column of Header: text as is, numbers in decimal,
+// booleans as true and false, null as an empty cell, arrays joined by
+// "|". The slice is reused by the next call. The cells are not
+// neutralised (Neutralise): that is the CSV download's business.
+func (t *Table) Row(product engine.Product, result []byte) ([]string, error) {
+	v, ok := t.values[product]
+	if !ok {
+		return nil, fmt.Errorf("a %q result; the table is one of %v", product, t.products)
+	}
+	v.Elem().SetZero()
+	if err := json.Unmarshal(result, v.Interface()); err != nil {
+		return nil, err
+	}
+	clear(t.cells)
+	if t.productCol {
+		t.cells[0] = string(product)
+	}
+	c := codecs[product]
+	for i, name := range c.columns {
+		t.cells[t.index[name]] = csvCell(v.Elem().Field(c.fields[i]))
+	}
+	return t.cells, nil
 }
 
 // NewExporter starts a download of a report holding results of products
@@ -105,39 +178,14 @@ func NewExporter(w io.Writer, format Format, products []engine.Product) (*Export
 		_, err := e.bw.WriteString("[")
 		return e, err
 	}
-	for _, p := range products {
-		if productRank(p) < 0 {
-			return nil, fmt.Errorf("product %q: want HLR, MNP or NT", p)
-		}
+	t, err := NewTable(products)
+	if err != nil {
+		return nil, err
 	}
-	e.products = slices.Clone(products)
-	slices.SortFunc(e.products, func(a, b engine.Product) int { return productRank(a) - productRank(b) })
-	e.products = slices.Compact(e.products)
-	if len(e.products) == 0 {
-		return nil, fmt.Errorf("a CSV export needs the report's products")
-	}
-	var header []string
-	if len(e.products) > 1 {
-		e.productCol = true
-		header = append(header, "product")
-	}
-	e.index = map[string]int{}
-	for _, p := range e.products {
-		for _, c := range codecs[p].columns {
-			if _, ok := e.index[c]; !ok {
-				e.index[c] = len(header)
-				header = append(header, c)
-			}
-		}
-	}
-	e.cells = make([]string, len(header))
-	e.values = map[engine.Product]reflect.Value{}
-	for _, p := range e.products {
-		e.values[p] = reflect.New(codecs[p].typ)
-	}
+	e.table = t
 	e.cw = csv.NewWriter(e.bw)
 	e.cw.UseCRLF = true
-	return e, e.cw.Write(header)
+	return e, e.cw.Write(t.Header())
 }
 
 // Write adds one result of product: its object as the API wrote it.
@@ -152,23 +200,17 @@ func (e *Exporter) Write(product engine.Product, result []byte) error {
 		_, err := e.bw.Write(result)
 		return err
 	}
-	if !slices.Contains(e.products, product) {
-		return fmt.Errorf("result %d is a %q result; the export was started for %v", e.n, product, e.products)
+	if !slices.Contains(e.table.products, product) {
+		return fmt.Errorf("result %d is a %q result; the export was started for %v", e.n, product, e.table.products)
 	}
-	v := e.values[product]
-	v.Elem().SetZero()
-	if err := json.Unmarshal(result, v.Interface()); err != nil {
+	cells, err := e.table.Row(product, result)
+	if err != nil {
 		return fmt.Errorf("result %d: %w", e.n, err)
 	}
-	clear(e.cells)
-	if e.productCol {
-		e.cells[0] = string(product)
+	for i, c := range cells {
+		cells[i] = Neutralise(c)
 	}
-	c := codecs[product]
-	for i, name := range c.columns {
-		e.cells[e.index[name]] = Neutralise(csvCell(v.Elem().Field(c.fields[i])))
-	}
-	return e.cw.Write(e.cells)
+	return e.cw.Write(cells)
 }
 
 // Close ends the download and flushes it to the writer.

@@ -1,0 +1,407 @@
+package httpapi
+
+import (
+	"errors"
+	"fmt"
+	"html/template"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/numenhq/numen/engine"
+	"github.com/numenhq/numen/engine/store"
+)
+
+// pageSize is the number of results on a page of a report.
+const pageSize = 50
+
+// pageData is what every page template gets.
+type pageData struct {
+	Title    string
+	Viewer   viewer
+	Key      string // the signed-in API key
+	CSRF     string // the session's form token ("" for a script)
+	SignedIn bool
+	Body     any
+}
+
+// renderPage writes a page with the headers every page has: no caching
+// (an account's data), no framing, no script at all.
+func renderPage(w http.ResponseWriter, status int, name string, d pageData) {
+	if d.Viewer.a != nil {
+		d.Key = d.Viewer.a.Key
+	}
+	if d.Viewer.sess != nil {
+		d.SignedIn, d.CSRF = true, d.Viewer.sess.csrf()
+	}
+	hd := w.Header()
+	hd.Set("Content-Type", "text/html; charset=utf-8")
+	hd.Set("Cache-Control", "no-store")
+	hd.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+	hd.Set("X-Frame-Options", "DENY")
+	hd.Set("X-Content-Type-Options", "nosniff")
+	hd.Set("Referrer-Policy", "same-origin")
+	w.WriteHeader(status)
+	_ = pageTemplates.ExecuteTemplate(w, name, d)
+}
+
+// pageError answers a page's error: a page for a browser, the API's
+// {"errors": [...]} for a script.
+func pageError(w http.ResponseWriter, r *http.Request, v viewer, status int, msg string) {
+	if wantsHTML(r) {
+		renderPage(w, status, "error", pageData{Title: http.StatusText(status), Viewer: v, Body: msg})
+		return
+	}
+	writeErrors(w, status, msg)
+}
+
+// filterView is one filter of a report page: a select of the field's
+// values.
+type filterView struct {
+	Name, Label string
+	Options     []optionView
+}
+
+type optionView struct {
+	Value, Text string
+	Selected    bool
+}
+
+// reportView is what the report page shows.
+type reportView struct {
+	Name, URL, Month, Products, Cost, First, Last string
+	Count                                         int64
+	Charts                                        []template.HTML
+	Filters                                       []filterView
+	Number                                        string
+	SortNumber, Desc, Filtered                    bool
+	Columns                                       []columnView
+	Rows                                          [][]string
+	Matching                                      string
+	NextURL, FirstURL, CSV, JSON, ClearURL        string
+}
+
+// columnView is a column of the results table; URL sorts by it.
+type columnView struct {
+	Name, URL, Arrow string
+}
+
+var fieldLabels = map[store.Field]string{
+	store.FieldProduct:      "Product",
+	store.FieldStatus:       "Status",
+	store.FieldConnectivity: "Connectivity",
+	store.FieldNumberType:   "Number type",
+	store.FieldCountry:      "Country",
+	store.FieldNetwork:      "Network",
+}
+
+func (h *Handler) reportPage(w http.ResponseWriter, r *http.Request, st store.Reader, v viewer, name string) {
+	vals := r.URL.Query()
+	q, err := reportQuery(vals)
+	if err != nil {
+		pageError(w, r, v, http.StatusBadRequest, err.Error())
+		return
+	}
+	ctx := r.Context()
+	sum, err := st.Summary(ctx, v.a.Key, name)
+	if err == nil {
+		var page store.Page
+		page, err = st.Query(ctx, v.a.Key, name, &q, vals.Get("after"), pageSize)
+		if err == nil {
+			h.renderReport(w, r, v, name, &q, &sum, &page)
+			return
+		}
+	}
+	switch {
+	case errors.Is(err, store.ErrUnknownReport):
+		pageError(w, r, v, http.StatusNotFound, fmt.Sprintf("no report %q for this API key", name))
+	case errors.Is(err, store.ErrBadCursor):
+		pageError(w, r, v, http.StatusBadRequest, "after: not a page cursor of this report and order")
+	default:
+		h.log.Error("reading a report", "report", name, "error", err)
+		pageError(w, r, v, http.StatusServiceUnavailable, "service unavailable: the report cannot be read")
+	}
+}
+
+func (h *Handler) renderReport(w http.ResponseWriter, r *http.Request, v viewer, name string, q *store.Query, sum *store.Summary, page *store.Page) {
+	base := "/reports/" + url.PathEscape(name)
+	link := func(vals url.Values) string {
+		if e := vals.Encode(); e != "" {
+			return base + "?" + e
+		}
+		return base
+	}
+	cur := queryValues(q)
+	with := func(field store.Field, value string) string {
+		vals := queryValues(q)
+		if value == "" {
+			value = noValue
+		}
+		vals.Set(string(field), value)
+		return link(vals)
+	}
+	var products []engine.Product
+	for _, t := range sum.Values[store.FieldProduct] {
+		products = append(products, engine.Product(t.Value))
+	}
+	rv := reportView{
+		Name: name, URL: base, Month: reportMonth(name), Count: sum.Count, Cost: sum.Cost.String(),
+		Number: q.NumberPrefix, SortNumber: q.Sort == store.SortNumber, Desc: q.Desc,
+		Filtered: len(q.Where) > 0 || q.NumberPrefix != "", ClearURL: base,
+	}
+	ps := make([]string, len(products))
+	for i, p := range products {
+		ps[i] = string(p)
+	}
+	slices.Sort(ps)
+	rv.Products = strings.Join(ps, ", ")
+	if len(sum.Days) > 0 {
+		rv.First, rv.Last = sum.Days[0].Value, sum.Days[len(sum.Days)-1].Value
+	}
+
+	// Charts: the fields the report's products have, then the days.
+	has := func(p engine.Product) bool { return slices.Contains(products, p) }
+	type chart struct {
+		field        store.Field
+		title, empty string
+		show         bool
+	}
+	for _, c := range []chart{
+		{store.FieldNumberType, "Number types", "unknown", has(engine.ProductNT)},
+		{store.FieldStatus, "Processing status", "none", true},
+		{store.FieldConnectivity, "Connectivity status", "none", has(engine.ProductHLR)},
+		{store.FieldCountry, "Countries", "unknown", true},
+		{store.FieldNetwork, "Networks (MCCMNC)", "unknown", true},
+		{store.FieldProduct, "Products", "", len(products) > 1},
+	} {
+		if !c.show || len(sum.Values[c.field]) == 0 {
+			continue
+		}
+		field := c.field
+		rv.Charts = append(rv.Charts, barChart(c.title, valueItems(sum.Values[field], c.empty, func(value string) string { return with(field, value) })))
+	}
+	if len(sum.Days) > 0 {
+		rv.Charts = append(rv.Charts, dayChart("Cost per day (EUR, UTC)", sum.Days))
+	}
+
+	// Filters: a select per field, of the values the report holds.
+	selected := map[store.Field]string{}
+	for _, c := range q.Where {
+		selected[c.Field] = c.Value
+	}
+	for _, f := range store.Fields() {
+		ts := sum.Values[f]
+		cur, isSet := selected[f]
+		if (f == store.FieldProduct && len(products) < 2) || (f == store.FieldConnectivity && !has(engine.ProductHLR)) ||
+			(f == store.FieldNumberType && !has(engine.ProductNT)) {
+			if !isSet {
+				continue
+			}
+		}
+		fv := filterView{Name: string(f), Label: fieldLabels[f], Options: []optionView{{Value: "", Text: "any"}}}
+		found := false
+		for _, t := range ts {
+			value, text := t.Value, t.Value
+			if value == "" {
+				value, text = noValue, "(none)"
+			}
+			if t.Label != "" {
+				text = t.Label + " (" + t.Value + ")"
+			}
+			sel := isSet && cur == t.Value
+			found = found || sel
+			fv.Options = append(fv.Options, optionView{Value: value, Text: fmt.Sprintf("%s: %d", text, t.Count), Selected: sel})
+		}
+		if isSet && !found {
+			value := cur
+			if value == "" {
+				value = noValue
+			}
+			fv.Options = append(fv.Options, optionView{Value: value, Text: cur + ": 0", Selected: true})
+		}
+		rv.Filters = append(rv.Filters, fv)
+	}
+
+	// How many results the view holds, when the summary knows it.
+	switch {
+	case !rv.Filtered:
+		rv.Matching = fmt.Sprintf("%d results", sum.Count)
+	case len(q.Where) == 1 && q.NumberPrefix == "":
+		n := int64(0)
+		for _, t := range sum.Values[q.Where[0].Field] {
+			if t.Value == q.Where[0].Value {
+				n = t.Count
+			}
+		}
+		rv.Matching = fmt.Sprintf("%d of %d results", n, sum.Count)
+	}
+
+	// The table: the time, then one column per attribute.
+	if len(products) > 0 {
+		t, err := store.NewTable(products)
+		if err != nil {
+			h.log.Error("reading a report", "report", name, "error", err)
+			pageError(w, r, v, http.StatusServiceUnavailable, "service unavailable: the report cannot be read")
+			return
+		}
+		sortBy := func(number bool) columnView {
+			vals := queryValues(q)
+			vals.Del("after")
+			arrow := ""
+			if number {
+				vals.Set("sort", "number")
+				vals.Del("order")
+				if q.Sort == store.SortNumber {
+					arrow = "▲"
+					if q.Desc {
+						arrow = "▼"
+					} else {
+						vals.Set("order", "desc")
+					}
+				}
+			} else {
+				vals.Del("sort")
+				vals.Del("order")
+				if q.Sort == store.SortTime {
+					arrow = "▼"
+					if !q.Desc {
+						arrow = "▲"
+					} else {
+						vals.Set("order", "asc")
+					}
+				}
+			}
+			return columnView{URL: link(vals), Arrow: arrow}
+		}
+		tc := sortBy(false)
+		tc.Name = "time (UTC)"
+		rv.Columns = append(rv.Columns, tc)
+		for _, c := range t.Header() {
+			cv := columnView{Name: c}
+			if c == "number" || c == "msisdn" {
+				cv = sortBy(true)
+				cv.Name = c
+			}
+			rv.Columns = append(rv.Columns, cv)
+		}
+		for _, row := range page.Rows {
+			cells, err := t.Row(row.Product, row.Result)
+			if err != nil {
+				h.log.Error("reading a report: a stored result does not decode", "report", name, "id", row.ID, "error", err)
+				pageError(w, r, v, http.StatusServiceUnavailable, "service unavailable: the report cannot be read")
+				return
+			}
+			rv.Rows = append(rv.Rows, append([]string{row.Time.Format("2006-01-02 15:04:05")}, cells...))
+		}
+	}
+	if page.Next != "" {
+		vals := queryValues(q)
+		vals.Set("after", page.Next)
+		rv.NextURL = link(vals)
+	}
+	if r.URL.Query().Get("after") != "" {
+		rv.FirstURL = link(cur)
+	}
+	dl := func(format string) string {
+		vals := queryValues(q)
+		vals.Set("format", format)
+		return link(vals)
+	}
+	rv.CSV, rv.JSON = dl("csv"), dl("json")
+	renderPage(w, http.StatusOK, "report", pageData{Title: name, Viewer: v, Body: rv})
+}
+
+var pageTemplates = template.Must(template.New("pages").Parse(`
+{{define "top"}}<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{.Title}} · Numen</title>
+<style>
+:root{--fg:#1d2733;--muted:#5b6675;--line:#e3e7ed;--bg:#f6f8fb;--accent:#1f6feb}
+*{box-sizing:border-box}
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:var(--fg);background:var(--bg)}
+header{display:flex;align-items:center;gap:1em;padding:.7em 1.5em;background:#16202c;color:#fff}
+header a{color:#fff;text-decoration:none;font-weight:600}
+header .who{margin-left:auto;color:#c9d3df}
+header form{margin:0}
+main{padding:1.2em 1.5em;max-width:1400px}
+h1{font-size:1.4em;margin:.2em 0 .6em}
+a{color:var(--accent)}
+.card{background:#fff;border:1px solid var(--line);border-radius:8px;padding:1em;margin-bottom:1em}
+table{border-collapse:collapse;width:100%;background:#fff}
+th,td{padding:.35em .7em;border-bottom:1px solid var(--line);text-align:left;white-space:nowrap}
+th{background:#eef2f7;position:sticky;top:0;font-weight:600}
+td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
+tbody tr:nth-child(even){background:#fafbfd}
+.scroll{overflow-x:auto;border:1px solid var(--line);border-radius:8px}
+.facts{display:flex;flex-wrap:wrap;gap:1.5em;margin:.3em 0 1em;color:var(--muted)}
+.facts b{color:var(--fg);font-size:1.15em}
+.charts{display:flex;flex-wrap:wrap;gap:1em;margin-bottom:1em}
+figure.chart{margin:0;background:#fff;border:1px solid var(--line);border-radius:8px;padding:.7em}
+figcaption{font-weight:600;margin-bottom:.3em}
+svg text{font:12px system-ui,sans-serif;fill:var(--fg)} svg text.v{fill:var(--muted)}
+svg a:hover rect{opacity:.75}
+svg .axis{stroke:#9aa5b1}
+.c0{fill:#1f6feb}.c1{fill:#2da44e}.c2{fill:#bf8700}.c3{fill:#8250df}.c4{fill:#cf222e}.c5{fill:#0a7d8c}
+form.filters{display:flex;flex-wrap:wrap;gap:.8em;align-items:flex-end}
+form.filters label{display:flex;flex-direction:column;font-size:.85em;color:var(--muted)}
+select,input{font:inherit;padding:.3em .4em;border:1px solid #c4ccd6;border-radius:5px;background:#fff;min-width:9em}
+button{font:inherit;padding:.35em 1em;border-radius:5px;border:1px solid var(--accent);background:var(--accent);color:#fff;cursor:pointer}
+button.quiet{background:transparent;border-color:#8b98a8;color:#fff}
+.pager{display:flex;gap:1em;margin:.8em 0}
+.downloads a{margin-right:.8em}
+.error{color:#cf222e;font-weight:600}
+.notice{color:#2da44e;font-weight:600}
+.signin{max-width:26em;margin:4em auto}
+.signin label{display:block;margin:.8em 0 .2em}
+.signin input{width:100%}
+.muted{color:var(--muted)}
+</style></head><body>
+<header><a href="/reports">Numen reports</a>{{if .Key}}<span class="who">API key <b>{{.Key}}</b></span>{{end}}
+{{if .SignedIn}}<form method="post" action="/reports/signout"><input type="hidden" name="csrf" value="{{.CSRF}}"><button class="quiet" type="submit">Sign out</button></form>{{end}}
+</header><main>
+{{end}}
+
+{{define "bottom"}}</main></body></html>
+{{end}}
+
+{{define "signin"}}{{template "top" .}}{{with .Body}}
+<div class="card signin"><h1>Sign in</h1>
+<p class="muted">Sign in with your account's API key and secret (the ones that sign API requests).</p>
+{{if .Notice}}<p class="notice">{{.Notice}}</p>{{end}}
+{{if .Error}}<p class="error" role="alert">{{.Error}}</p>{{end}}
+{{if .Token}}<form method="post" action="/reports/signin">
+<input type="hidden" name="csrf" value="{{.Token}}"><input type="hidden" name="next" value="{{.Next}}">
+<label for="key">API key</label><input id="key" name="key" value="{{.Key}}" autocomplete="username" required autofocus>
+<label for="secret">Secret</label><input id="secret" name="secret" type="password" autocomplete="current-password" required>
+<p><button type="submit">Sign in</button></p></form>{{end}}
+</div>{{end}}{{template "bottom" .}}{{end}}
+
+{{define "error"}}{{template "top" .}}<div class="card"><h1>{{.Title}}</h1><p class="error">{{.Body}}</p><p><a href="/reports">All reports</a></p></div>{{template "bottom" .}}{{end}}
+
+{{define "list"}}{{template "top" .}}<h1>Reports</h1>
+{{if .Body}}<div class="scroll"><table id="reports"><thead><tr><th>report</th><th>products</th><th>month</th><th class="n">lookups</th><th class="n">cost (EUR)</th><th>first result (UTC)</th><th>last result (UTC)</th><th>download</th></tr></thead><tbody>
+{{range .Body}}<tr><td><a href="{{.URL}}">{{.Name}}</a></td><td>{{.Products}}</td><td>{{.Month}}</td><td class="n">{{.Count}}</td><td class="n">{{.Cost}}</td><td>{{.First}}</td><td>{{.Last}}</td>
+<td class="downloads"><a href="{{.URL}}?format=csv">CSV</a><a href="{{.URL}}?format=json">JSON</a></td></tr>
+{{end}}</tbody></table></div>{{else}}<div class="card"><p>No results yet: every lookup is added to a report of its month, named after its product (SYNC-API-NT-2026-11) or after the storage the request gave.</p></div>{{end}}
+{{template "bottom" .}}{{end}}
+
+{{define "report"}}{{template "top" .}}{{with .Body}}
+<p><a href="/reports">All reports</a></p>
+<h1>{{.Name}}</h1>
+<div class="facts"><span><b>{{.Count}}</b> lookups</span><span><b>{{.Cost}}</b> EUR</span><span>{{.Products}}</span>{{if .First}}<span>{{.First}} to {{.Last}}</span>{{end}}</div>
+{{if .Charts}}<section class="charts" aria-label="Summary">{{range .Charts}}{{.}}{{end}}</section>{{end}}
+<div class="card"><form class="filters" method="get" action="{{.URL}}" id="filters">
+{{range .Filters}}<label>{{.Label}}<select name="{{.Name}}">{{range .Options}}<option value="{{.Value}}"{{if .Selected}} selected{{end}}>{{.Text}}</option>{{end}}</select></label>
+{{end}}<label>Number starts with<input name="number" value="{{.Number}}" placeholder="+4479" inputmode="tel"></label>
+<label>Order<select name="sort"><option value="time"{{if not .SortNumber}} selected{{end}}>time</option><option value="number"{{if .SortNumber}} selected{{end}}>number</option></select></label>
+<label>Direction<select name="order"><option value="desc"{{if .Desc}} selected{{end}}>descending</option><option value="asc"{{if not .Desc}} selected{{end}}>ascending</option></select></label>
+<button type="submit">Apply</button>{{if .Filtered}}<a href="{{.ClearURL}}">clear filters</a>{{end}}
+</form></div>
+<p class="downloads"><span class="muted">{{if .Matching}}{{.Matching}} · {{end}}Download {{if .Filtered}}this view{{else}}the report{{end}}:</span> <a href="{{.CSV}}" id="download-csv">CSV</a><a href="{{.JSON}}" id="download-json">JSON</a></p>
+{{if .Rows}}<div class="scroll"><table id="results"><thead><tr>{{range .Columns}}<th>{{if .URL}}<a href="{{.URL}}">{{.Name}}</a> {{.Arrow}}{{else}}{{.Name}}{{end}}</th>{{end}}</tr></thead><tbody>
+{{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</tbody></table></div>{{else}}<div class="card"><p>No results match these filters.</p></div>{{end}}
+<div class="pager">{{if .FirstURL}}<a href="{{.FirstURL}}">first page</a>{{end}}{{if .NextURL}}<a href="{{.NextURL}}" id="next">next page</a>{{end}}</div>
+{{end}}{{template "bottom" .}}{{end}}
+`))
