@@ -256,11 +256,23 @@ func TestFactsOf(t *testing.T) {
 	res := nt.Result.(*apiv2.NTResult)
 	res.Number = strings.Repeat("é", 150)
 	res.OriginalNetworkName = apiv2.String(strings.Repeat("n", 101))
+	res.MCCMNC = apiv2.String("26201")
 	e, err := store.EntryOf(nt)
 	require.NoError(t, err)
 	require.Equal(t, strings.Repeat("é", 100), e.Facts.Number)
 	require.Equal(t, strings.Repeat("n", 100), e.Facts.NetworkName)
 	f, err := store.FactsOf(engine.ProductNT, e.Result)
+	require.NoError(t, err)
+	require.Equal(t, e.Facts, f)
+
+	// A name without a code is not a value's label: the results without
+	// an MCCMNC are one value, whatever some of them call their network.
+	res.MCCMNC = nil
+	e, err = store.EntryOf(nt)
+	require.NoError(t, err)
+	require.Empty(t, e.Facts.Network)
+	require.Empty(t, e.Facts.NetworkName)
+	f, err = store.FactsOf(engine.ProductNT, e.Result)
 	require.NoError(t, err)
 	require.Equal(t, e.Facts, f)
 

@@ -47,12 +47,15 @@
 package pgstore
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/url"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -263,8 +266,8 @@ INSERT INTO report_facets
 	UNION ALL SELECT account, storage, 'status', status, '', count(*), sum(cost) FROM results GROUP BY 1, 2, 3, 4
 	UNION ALL SELECT account, storage, 'connectivity', connectivity, '', count(*), sum(cost) FROM results GROUP BY 1, 2, 3, 4
 	UNION ALL SELECT account, storage, 'number_type', number_type, '', count(*), sum(cost) FROM results GROUP BY 1, 2, 3, 4
-	UNION ALL SELECT account, storage, 'country', country, left(coalesce(max(body::jsonb ->> 'original_country_name'), ''), 100), count(*), sum(cost) FROM results GROUP BY 1, 2, 3, 4
-	UNION ALL SELECT account, storage, 'network', network, left(coalesce(max(body::jsonb ->> 'original_network_name'), ''), 100), count(*), sum(cost) FROM results GROUP BY 1, 2, 3, 4
+	UNION ALL SELECT account, storage, 'country', country, CASE WHEN country = '' THEN '' ELSE left(coalesce(max(body::jsonb ->> 'original_country_name'), ''), 100) END, count(*), sum(cost) FROM results GROUP BY 1, 2, 3, 4
+	UNION ALL SELECT account, storage, 'network', network, CASE WHEN network = '' THEN '' ELSE left(coalesce(max(body::jsonb ->> 'original_network_name'), ''), 100) END, count(*), sum(cost) FROM results GROUP BY 1, 2, 3, 4
 	UNION ALL SELECT account, storage, 'day', to_char(to_timestamp(created_ms / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD'), '', count(*), sum(cost) FROM results GROUP BY 1, 2, 3, 4;
 `,
 }
@@ -509,14 +512,23 @@ WITH input AS (
 		last_ms  = greatest(r.last_ms, excluded.last_ms)
 ), tallied AS (
 	INSERT INTO report_facets AS f (account, storage, field, value, label, count, cost)
-	SELECT a.account, a.storage, v.field, v.value, max(v.label), count(*), sum(a.cost)
-	FROM added a CROSS JOIN LATERAL (VALUES
-		('product', a.product, ''), ('status', a.status, ''), ('connectivity', a.connectivity, ''),
-		('number_type', a.number_type, ''), ('country', a.country, a.country_name),
-		('network', a.network, a.network_name), ('day', a.day, '')
-	) AS v (field, value, label)
-	GROUP BY a.account, a.storage, v.field, v.value
-	ORDER BY a.account, a.storage, v.field, v.value
+	SELECT * FROM (
+		-- Every result is new (the rule): the group's tallies, summed by the writer.
+		SELECT * FROM unnest($17::text[], $18::text[], $19::text[], $20::text[], $21::text[], $22::bigint[], $23::bigint[])
+			AS t (account, storage, field, value, label, count, cost)
+		WHERE (SELECT count(*) FROM ins) = cardinality($1::text[])
+		UNION ALL
+		-- Some were stored before: the tallies of those added only.
+		SELECT a.account, a.storage, v.field, v.value, max(v.label), count(*), sum(a.cost)
+		FROM added a CROSS JOIN LATERAL (VALUES
+			('product', a.product, ''), ('status', a.status, ''), ('connectivity', a.connectivity, ''),
+			('number_type', a.number_type, ''), ('country', a.country, a.country_name),
+			('network', a.network, a.network_name), ('day', a.day, '')
+		) AS v (field, value, label)
+		WHERE (SELECT count(*) FROM ins) < cardinality($1::text[])
+		GROUP BY a.account, a.storage, v.field, v.value
+	) x
+	ORDER BY account, storage, field, value
 	ON CONFLICT (account, storage, field, value) DO UPDATE SET
 		count = f.count + excluded.count,
 		cost  = f.cost + excluded.cost,
@@ -525,12 +537,57 @@ WITH input AS (
 SELECT id FROM ins`
 
 // columns are the arrays of a group's results, one per parameter of
-// insertSQL.
+// insertSQL, and the group's tallies (tally).
 type columns struct {
 	ids, accounts, storages, products, bodies                 []string
 	created, costs                                            []int64
 	numbers, statuses, connectivities, numberTypes, countries []string
 	networks, countryNames, networkNames, days                []string
+	tallies                                                   map[tallyKey]*tallyRow
+}
+
+// tallyKey is a row of report_facets.
+type tallyKey struct{ account, storage, field, value string }
+
+// tallyRow is what a group adds to a row of report_facets.
+type tallyRow struct {
+	label       string
+	count, cost int64
+}
+
+// tally counts a result's value of a field in the group's tallies (the
+// label the greatest, as SQL's max).
+func (c *columns) tally(e *store.Entry, field, value, label string) {
+	k := tallyKey{e.Account, e.Storage, field, value}
+	t := c.tallies[k]
+	if t == nil {
+		t = &tallyRow{}
+		c.tallies[k] = t
+	}
+	t.count++
+	t.cost += int64(e.Cost)
+	t.label = max(t.label, label)
+}
+
+// tallyArrays returns the group's tallies as insertSQL's arrays, in the
+// order of their keys (the order of the rows' locks).
+func (c *columns) tallyArrays() []any {
+	keys := make([]tallyKey, 0, len(c.tallies))
+	for k := range c.tallies {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b tallyKey) int {
+		return cmp.Or(strings.Compare(a.account, b.account), strings.Compare(a.storage, b.storage),
+			strings.Compare(a.field, b.field), strings.Compare(a.value, b.value))
+	})
+	var accounts, storages, fields, values, labels []string
+	var counts, costs []int64
+	for _, k := range keys {
+		t := c.tallies[k]
+		accounts, storages, fields, values = append(accounts, k.account), append(storages, k.storage), append(fields, k.field), append(values, k.value)
+		labels, counts, costs = append(labels, t.label), append(counts, t.count), append(costs, t.cost)
+	}
+	return []any{accounts, storages, fields, values, labels, counts, costs}
 }
 
 func (c *columns) add(e *store.Entry) {
@@ -541,12 +598,25 @@ func (c *columns) add(e *store.Entry) {
 	c.numbers, c.statuses, c.connectivities = append(c.numbers, f.Number), append(c.statuses, f.Status), append(c.connectivities, f.Connectivity)
 	c.numberTypes, c.countries, c.networks = append(c.numberTypes, f.NumberType), append(c.countries, f.Country), append(c.networks, f.Network)
 	c.countryNames, c.networkNames = append(c.countryNames, f.CountryName), append(c.networkNames, f.NetworkName)
-	c.days = append(c.days, store.Day(e.Millis))
+	day := store.Day(e.Millis)
+	c.days = append(c.days, day)
+	if c.tallies == nil {
+		c.tallies = map[tallyKey]*tallyRow{}
+	}
+	c.tally(e, string(store.FieldProduct), string(e.Product), "")
+	c.tally(e, string(store.FieldStatus), f.Status, "")
+	c.tally(e, string(store.FieldConnectivity), f.Connectivity, "")
+	c.tally(e, string(store.FieldNumberType), f.NumberType, "")
+	c.tally(e, string(store.FieldCountry), f.Country, f.CountryName)
+	c.tally(e, string(store.FieldNetwork), f.Network, f.NetworkName)
+	c.tally(e, store.DayField, day, "")
 }
 
 func (s *Store) insert(ctx context.Context, c *columns) (map[string]bool, error) {
-	rows, err := s.pool.Query(ctx, insertSQL, c.ids, c.accounts, c.storages, c.products, c.created, c.costs, c.bodies,
-		c.numbers, c.statuses, c.connectivities, c.numberTypes, c.countries, c.networks, c.countryNames, c.networkNames, c.days)
+	args := append([]any{c.ids, c.accounts, c.storages, c.products, c.created, c.costs, c.bodies,
+		c.numbers, c.statuses, c.connectivities, c.numberTypes, c.countries, c.networks, c.countryNames, c.networkNames, c.days},
+		c.tallyArrays()...)
+	rows, err := s.pool.Query(ctx, insertSQL, args...)
 	if err != nil {
 		return nil, err
 	}

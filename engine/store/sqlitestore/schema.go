@@ -122,8 +122,8 @@ INSERT INTO report_facets
 	UNION ALL SELECT account, storage, 'status', status, '', count(*), sum(cost) FROM results GROUP BY 1, 2, 3, 4
 	UNION ALL SELECT account, storage, 'connectivity', connectivity, '', count(*), sum(cost) FROM results GROUP BY 1, 2, 3, 4
 	UNION ALL SELECT account, storage, 'number_type', number_type, '', count(*), sum(cost) FROM results GROUP BY 1, 2, 3, 4
-	UNION ALL SELECT account, storage, 'country', country, substr(coalesce(max(body ->> '$.original_country_name'), ''), 1, 100), count(*), sum(cost) FROM results GROUP BY 1, 2, 3, 4
-	UNION ALL SELECT account, storage, 'network', network, substr(coalesce(max(body ->> '$.original_network_name'), ''), 1, 100), count(*), sum(cost) FROM results GROUP BY 1, 2, 3, 4
+	UNION ALL SELECT account, storage, 'country', country, CASE WHEN country = '' THEN '' ELSE substr(coalesce(max(body ->> '$.original_country_name'), ''), 1, 100) END, count(*), sum(cost) FROM results GROUP BY 1, 2, 3, 4
+	UNION ALL SELECT account, storage, 'network', network, CASE WHEN network = '' THEN '' ELSE substr(coalesce(max(body ->> '$.original_network_name'), ''), 1, 100) END, count(*), sum(cost) FROM results GROUP BY 1, 2, 3, 4
 	UNION ALL SELECT account, storage, 'day', strftime('%Y-%m-%d', created_ms / 1000.0, 'unixepoch'), '', count(*), sum(cost) FROM results GROUP BY 1, 2, 3, 4;
 `,
 }

@@ -136,9 +136,10 @@ func queries() []store.Query {
 		{Where: []store.Cond{{Field: store.FieldProduct, Value: "NT"}}},
 		{Where: []store.Cond{{Field: store.FieldCountry, Value: "GB"}}, Desc: true},
 		{Where: []store.Cond{{Field: store.FieldCountry, Value: ""}}},
-		{Where: []store.Cond{{Field: store.FieldNetwork, Value: "23410"}}, Sort: "number", Desc: true},
+		{Where: []store.Cond{{Field: store.FieldNetwork, Value: "23410"}}, Desc: true},
 		{Where: []store.Cond{{Field: store.FieldStatus, Value: "OK"}, {Field: store.FieldNumberType, Value: "MOBILE"}}},
-		{Where: []store.Cond{{Field: store.FieldConnectivity, Value: "CONNECTED"}}, Sort: "number"},
+		{Where: []store.Cond{{Field: store.FieldConnectivity, Value: "CONNECTED"}}},
+		{NumberPrefix: "+44", Sort: "number", Desc: true},
 		{Where: []store.Cond{{Field: store.FieldStatus, Value: "OK"}, {Field: store.FieldCountry, Value: "GB"}, {Field: store.FieldNetwork, Value: "23410"}}, Desc: true},
 		{Where: []store.Cond{{Field: store.FieldCountry, Value: "XX"}}},
 		{NumberPrefix: "+447"},
@@ -201,6 +202,7 @@ func testQuery(t *testing.T, open Opener) {
 		{Where: []store.Cond{{Field: store.FieldCountry, Value: "GB"}, {Field: store.FieldCountry, Value: "DE"}}},
 		{Sort: "cost"},
 		{Sort: "country"},
+		{Sort: "number", Where: []store.Cond{{Field: store.FieldCountry, Value: "GB"}}},
 		{NumberPrefix: "+44 20"},
 		{NumberPrefix: "'; DROP TABLE results; --"},
 	} {
@@ -222,7 +224,10 @@ func testSummary(t *testing.T, open Opener) {
 		require.NoError(t, s.Record(ctx, r))
 	}
 	require.NoError(t, s.RecordAll(ctx, rs[10:50]))
-	require.NoError(t, s.RecordAll(ctx, rs[50:]))
+	// A group of which some were stored before (a bulk job that runs
+	// again): only the new ones are counted.
+	require.ErrorIs(t, s.RecordAll(ctx, rs[40:70]), store.ErrDuplicateID)
+	require.NoError(t, s.RecordAll(ctx, rs[70:]))
 	// A duplicate is not counted twice.
 	require.ErrorIs(t, s.Record(ctx, rs[3]), store.ErrDuplicateID)
 	require.NoError(t, s.RecordAll(ctx, Varied("acct-other", name, 10)))
