@@ -15,6 +15,8 @@ import (
 	"github.com/numenhq/numen/engine/apiv2"
 	"github.com/numenhq/numen/engine/auth"
 	"github.com/numenhq/numen/engine/store"
+	"github.com/numenhq/numen/engine/store/sqlitestore"
+	"github.com/numenhq/numen/engine/store/storetest"
 )
 
 // BenchmarkLookup serves signed POST /nt-lookup and /hlr-lookup requests
@@ -96,3 +98,63 @@ type discardWriter struct {
 func (w *discardWriter) Header() http.Header         { return w.header }
 func (w *discardWriter) WriteHeader(status int)      { w.status = status }
 func (w *discardWriter) Write(b []byte) (int, error) { return len(b), nil }
+
+// BenchmarkReportPage serves a report page to a signed-in browser in
+// process: its summary, first page of 50 results and charts, read from a
+// SQLite store holding a report of 100,000 results
+// (storetest.Skewed), and rendered. What the store's part costs on a
+// report of a million results is BenchmarkPages in engine/store/...
+//
+//	go test -run '^$' -bench BenchmarkReportPage -count 6 ./engine/httpapi
+func BenchmarkReportPage(b *testing.B) {
+	st, err := sqlitestore.Open(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+	const name = "SYNC-API-NT-2026-11"
+	batch := make([]engine.Record, 0, 5000)
+	for i := range 100_000 {
+		batch = append(batch, storetest.Skewed(key, name, i))
+		if len(batch) == cap(batch) {
+			if err := st.RecordAll(ctx, batch); err != nil {
+				b.Fatal(err)
+			}
+			batch = batch[:0]
+		}
+	}
+	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	eng, err := engine.New(engine.Options{Plan: loadPlan(b), Clock: func() time.Time { return now }})
+	if err != nil {
+		b.Fatal(err)
+	}
+	acct, err := eng.NewAccount(engine.AccountOptions{Key: key})
+	if err != nil {
+		b.Fatal(err)
+	}
+	h, err := New(Config{
+		Engine: eng, Accounts: []*account.Account{{Key: key, Secrets: []string{secret}, Engine: acct}}, Store: st,
+		Clock: func() time.Time { return now }, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	_, cookie := newSession(key, secret, now)
+	for _, view := range []struct{ label, query string }{{"all", ""}, {"country=MT", "?country=MT"}, {"number=+4915,sort=number", "?number=%2B4915&sort=number"}} {
+		target := "/reports/" + name + view.query
+		b.Run(view.label, func(b *testing.B) {
+			req := httptest.NewRequest("GET", target, nil)
+			req.RemoteAddr = "127.0.0.1:1234"
+			req.Header.Set("Accept", "text/html")
+			req.AddCookie(&http.Cookie{Name: sessionCookie, Value: cookie})
+			for b.Loop() {
+				w := httptest.NewRecorder()
+				h.ServeHTTP(w, req)
+				if w.Code != http.StatusOK || !bytes.Contains(w.Body.Bytes(), []byte(`id="results"`)) {
+					b.Fatalf("%d %s", w.Code, w.Body.String())
+				}
+			}
+		})
+	}
+}

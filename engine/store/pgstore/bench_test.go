@@ -3,11 +3,14 @@ package pgstore_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"runtime"
+	"strconv"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/numenhq/numen/engine"
 	"github.com/numenhq/numen/engine/store/pgstore"
 	"github.com/numenhq/numen/engine/store/pgstore/pgtest"
@@ -48,4 +51,58 @@ func BenchmarkRecord(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkPages times what a report page reads (storetest.BenchPages) in
+// a report of a million results (storetest.Skewed; NUMEN_BENCH_RESULTS
+// sets another size), beside another account's report of 100,000, on the
+// server of NUMEN_TEST_POSTGRES. The results are analysed (ANALYZE) once
+// stored, as autovacuum does after such a load.
+//
+//	go test -run '^$' -bench BenchmarkPages -count 3 -timeout 30m ./engine/store/pgstore
+func BenchmarkPages(b *testing.B) {
+	n := 1_000_000
+	if v := os.Getenv("NUMEN_BENCH_RESULTS"); v != "" {
+		var err error
+		if n, err = strconv.Atoi(v); err != nil || n < 100_000 {
+			b.Fatalf("NUMEN_BENCH_RESULTS=%q: want a number of at least 100000", v)
+		}
+	}
+	ctx := context.Background()
+	url := pgtest.Database(b)
+	s, err := pgstore.Open(ctx, url, pgstore.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	start := time.Now()
+	batch := make([]engine.Record, 0, 5000)
+	flush := func() {
+		if err := s.RecordAll(ctx, batch); err != nil {
+			b.Fatal(err)
+		}
+		batch = batch[:0]
+	}
+	for i := range n {
+		batch = append(batch, storetest.Skewed("acct-big", "SYNC-API-NT-2026-11", i))
+		if i%10 == 0 {
+			batch = append(batch, storetest.Skewed("acct-other", "SYNC-API-NT-2026-11", i/10))
+		}
+		if len(batch) >= 5000 {
+			flush()
+		}
+	}
+	if len(batch) > 0 {
+		flush()
+	}
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, `ANALYZE`); err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("%d results stored in %s", n+n/10, time.Since(start).Round(time.Second))
+	storetest.BenchPages(b, s, "acct-big", "SYNC-API-NT-2026-11", n)
 }

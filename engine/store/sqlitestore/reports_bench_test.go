@@ -4,9 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"strconv"
 	"testing"
 	"time"
 
+	"github.com/numenhq/numen/engine"
 	"github.com/numenhq/numen/engine/store"
 	"github.com/numenhq/numen/engine/store/storetest"
 )
@@ -130,4 +133,60 @@ func BenchmarkExport(b *testing.B) {
 			b.ReportMetric(float64(b.N)*10_000/b.Elapsed().Seconds(), "results/s")
 		})
 	}
+}
+
+// pagesResults is the size of BenchmarkPages' report:
+// NUMEN_BENCH_RESULTS, 1,000,000 unless set.
+func pagesResults(b *testing.B) int {
+	n := 1_000_000
+	if v := os.Getenv("NUMEN_BENCH_RESULTS"); v != "" {
+		var err error
+		if n, err = strconv.Atoi(v); err != nil || n < 100_000 {
+			b.Fatalf("NUMEN_BENCH_RESULTS=%q: want a number of at least 100000", v)
+		}
+	}
+	return n
+}
+
+// BenchmarkPages times what a report page reads (storetest.BenchPages) in
+// a report of a million results (storetest.Skewed), beside another
+// account's report of 100,000: the first page of each filter, a deep
+// page, and the summary.
+//
+//	go test -run '^$' -bench BenchmarkPages -count 3 -timeout 30m ./engine/store/sqlitestore
+func BenchmarkPages(b *testing.B) {
+	n := pagesResults(b)
+	s, err := Open(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	start := time.Now()
+	batch := make([]logged, 0, 5000)
+	add := func(r engine.Record) {
+		e, err := store.EntryOf(r)
+		if err != nil {
+			b.Fatal(err)
+		}
+		batch = append(batch, logged{entry: e})
+		if len(batch) == cap(batch) {
+			if err := s.indexBatch(batch); err != nil {
+				b.Fatal(err)
+			}
+			batch = batch[:0]
+		}
+	}
+	for i := range n {
+		add(storetest.Skewed("acct-big", "SYNC-API-NT-2026-11", i))
+		if i%10 == 0 {
+			add(storetest.Skewed("acct-other", "SYNC-API-NT-2026-11", i/10))
+		}
+	}
+	if len(batch) > 0 {
+		if err := s.indexBatch(batch); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Logf("%d results stored in %s", n+n/10, time.Since(start).Round(time.Second))
+	storetest.BenchPages(b, s, "acct-big", "SYNC-API-NT-2026-11", n)
 }
