@@ -239,7 +239,7 @@ Numbering (NT) answers are real. Results are stored in %s.
 API:     %s
 key:     %s
 secret:  %s          (kept in %s: the same at every start)
-reports: http://%s/reports   (sign in with the key as user name and the secret as password)
+reports: http://%s/reports   (sign in with the API key and secret)
 
 Try, in another shell:
     set -a; . %s; set +a      # NUMEN_URL, NUMEN_KEY, NUMEN_SECRET

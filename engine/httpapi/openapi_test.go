@@ -930,7 +930,7 @@ func TestOpenAPIDescribesLiveResponses(t *testing.T) {
 	stored.sinkTo.Store(engine.Sink(st))
 	expect(stored, "POST", "/api/v2/nt-lookup", `{"number": "+4915123456789"}`, sign, 200)
 	expect(stored, "GET", "/api/v2/reports", "", sign, 200)
-	expect(stored, "GET", "/api/v2/reports/SYNC-API-NT-2026-11?format=json&country=DE&sort=number", "", sign, 200)
+	expect(stored, "GET", "/api/v2/reports/SYNC-API-NT-2026-11?format=json&number=%2B49&sort=number", "", sign, 200)
 	expect(stored, "GET", "/api/v2/reports/SYNC-API-NT-2026-11?sort=country", "", sign, 400)
 	expect(stored, "GET", "/api/v2/reports/NOPE-2026-11", "", sign, 404)
 

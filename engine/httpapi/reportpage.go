@@ -75,7 +75,8 @@ type reportView struct {
 	Charts                                        []template.HTML
 	Filters                                       []filterView
 	Number                                        string
-	SortNumber, Desc, Filtered                    bool
+	SortNumber, Desc, Filtered, NumberSortable    bool
+	Notice                                        string
 	Columns                                       []columnView
 	Rows                                          [][]string
 	Matching                                      string
@@ -98,6 +99,18 @@ var fieldLabels = map[store.Field]string{
 
 func (h *Handler) reportPage(w http.ResponseWriter, r *http.Request, st store.Reader, v viewer, name string) {
 	vals := r.URL.Query()
+	notice := ""
+	if vals.Get("sort") == "number" {
+		for _, f := range filterParams {
+			if vals.Get(string(f)) != "" {
+				// The form may send both: the filter wins.
+				vals.Del("sort")
+				vals.Del("order")
+				notice = "Sorted by time: number order is offered without a filter by field (a number search sorts by number)."
+				break
+			}
+		}
+	}
 	q, err := reportQuery(vals)
 	if err != nil {
 		pageError(w, r, v, http.StatusBadRequest, err.Error())
@@ -109,7 +122,7 @@ func (h *Handler) reportPage(w http.ResponseWriter, r *http.Request, st store.Re
 		var page store.Page
 		page, err = st.Query(ctx, v.a.Key, name, &q, vals.Get("after"), pageSize)
 		if err == nil {
-			h.renderReport(w, r, v, name, &q, &sum, &page)
+			h.renderReport(w, r, v, name, &q, &sum, &page, notice)
 			return
 		}
 	}
@@ -124,7 +137,7 @@ func (h *Handler) reportPage(w http.ResponseWriter, r *http.Request, st store.Re
 	}
 }
 
-func (h *Handler) renderReport(w http.ResponseWriter, r *http.Request, v viewer, name string, q *store.Query, sum *store.Summary, page *store.Page) {
+func (h *Handler) renderReport(w http.ResponseWriter, r *http.Request, v viewer, name string, q *store.Query, sum *store.Summary, page *store.Page, notice string) {
 	base := "/reports/" + url.PathEscape(name)
 	link := func(vals url.Values) string {
 		if e := vals.Encode(); e != "" {
@@ -149,6 +162,7 @@ func (h *Handler) renderReport(w http.ResponseWriter, r *http.Request, v viewer,
 		Name: name, URL: base, Month: reportMonth(name), Count: sum.Count, Cost: sum.Cost.String(),
 		Number: q.NumberPrefix, SortNumber: q.Sort == store.SortNumber, Desc: q.Desc,
 		Filtered: len(q.Where) > 0 || q.NumberPrefix != "", ClearURL: base,
+		NumberSortable: len(q.Where) == 0, Notice: notice,
 	}
 	ps := make([]string, len(products))
 	for i, p := range products {
@@ -279,7 +293,7 @@ func (h *Handler) renderReport(w http.ResponseWriter, r *http.Request, v viewer,
 		rv.Columns = append(rv.Columns, tc)
 		for _, c := range t.Header() {
 			cv := columnView{Name: c}
-			if c == "number" || c == "msisdn" {
+			if (c == "number" || c == "msisdn") && rv.NumberSortable {
 				cv = sortBy(true)
 				cv.Name = c
 			}
@@ -390,11 +404,13 @@ button.quiet{background:transparent;border-color:#8b98a8;color:#fff}
 <p><a href="/reports">All reports</a></p>
 <h1>{{.Name}}</h1>
 <div class="facts"><span><b>{{.Count}}</b> lookups</span><span><b>{{.Cost}}</b> EUR</span><span>{{.Products}}</span>{{if .First}}<span>{{.First}} to {{.Last}}</span>{{end}}</div>
-{{if .Charts}}<section class="charts" aria-label="Summary">{{range .Charts}}{{.}}{{end}}</section>{{end}}
+{{if .Charts}}<p class="muted">Summary of the whole report; a bar filters the results by its value.</p>
+<section class="charts" aria-label="Summary">{{range .Charts}}{{.}}{{end}}</section>{{end}}
+{{if .Notice}}<p class="notice">{{.Notice}}</p>{{end}}
 <div class="card"><form class="filters" method="get" action="{{.URL}}" id="filters">
 {{range .Filters}}<label>{{.Label}}<select name="{{.Name}}">{{range .Options}}<option value="{{.Value}}"{{if .Selected}} selected{{end}}>{{.Text}}</option>{{end}}</select></label>
 {{end}}<label>Number starts with<input name="number" value="{{.Number}}" placeholder="+4479" inputmode="tel"></label>
-<label>Order<select name="sort"><option value="time"{{if not .SortNumber}} selected{{end}}>time</option><option value="number"{{if .SortNumber}} selected{{end}}>number</option></select></label>
+<label>Order<select name="sort"><option value="time"{{if not .SortNumber}} selected{{end}}>time</option><option value="number"{{if .SortNumber}} selected{{end}}{{if not .NumberSortable}} disabled{{end}}>number</option></select></label>
 <label>Direction<select name="order"><option value="desc"{{if .Desc}} selected{{end}}>descending</option><option value="asc"{{if not .Desc}} selected{{end}}>ascending</option></select></label>
 <button type="submit">Apply</button>{{if .Filtered}}<a href="{{.ClearURL}}">clear filters</a>{{end}}
 </form></div>

@@ -20,24 +20,24 @@ import (
 	"github.com/numenhq/numen/engine/store/sqlitestore"
 )
 
-// browser is a client that keeps cookies, asks for HTML and does not
+// client is a client that keeps cookies, asks for HTML and does not
 // follow redirects (the test looks at each).
-type browser struct {
+type client struct {
 	t   *testing.T
 	s   *server
 	c   *http.Client
 	hdr http.Header // headers added to every request
 }
 
-func newBrowser(t *testing.T, s *server) *browser {
+func newClient(t *testing.T, s *server) *client {
 	jar, err := cookiejar.New(nil)
 	require.NoError(t, err)
-	return &browser{t: t, s: s, hdr: http.Header{}, c: &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error {
+	return &client{t: t, s: s, hdr: http.Header{}, c: &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error {
 		return http.ErrUseLastResponse
 	}}}
 }
 
-func (b *browser) send(method, path string, form url.Values) (*http.Response, string) {
+func (b *client) send(method, path string, form url.Values) (*http.Response, string) {
 	b.t.Helper()
 	var body io.Reader
 	if form != nil {
@@ -70,9 +70,9 @@ func formToken(t *testing.T, page string) string {
 	return m[1]
 }
 
-// signIn signs the browser in with key and secret and returns the answer
+// signIn signs the client in with key and secret and returns the answer
 // to the form.
-func (b *browser) signIn(key, secret, next string) (*http.Response, string) {
+func (b *client) signIn(key, secret, next string) (*http.Response, string) {
 	b.t.Helper()
 	resp, page := b.send("GET", "/reports/signin?next="+url.QueryEscape(next), nil)
 	require.Equal(b.t, http.StatusOK, resp.StatusCode, page)
@@ -111,9 +111,9 @@ func storedServer(t *testing.T, mutate func(cfg *Config, a *account.Account)) *s
 
 func TestSignInSessionAndSignOut(t *testing.T) {
 	s := storedServer(t, nil)
-	b := newBrowser(t, s)
+	b := newClient(t, s)
 
-	// Without a session, a browser is sent to the sign-in page, which
+	// Without a session, a client is sent to the sign-in page, which
 	// says what to enter; a script still gets 401.
 	resp, _ := b.send("GET", "/reports/SYNC-API-NT-2026-11?country=DE", nil)
 	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
@@ -178,7 +178,7 @@ func TestSignInSessionAndSignOut(t *testing.T) {
 	require.Contains(t, page, "<svg", "charts")
 
 	// An open redirect is not possible through next.
-	b2 := newBrowser(t, s)
+	b2 := newClient(t, s)
 	resp, _ = b2.signIn(key, secret, "https://evil.example/")
 	require.Equal(t, "/reports", resp.Header.Get("Location"))
 
@@ -199,8 +199,8 @@ func TestSignInSessionAndSignOut(t *testing.T) {
 	resp, _ = b.send("GET", "/reports", nil)
 	require.Equal(t, http.StatusSeeOther, resp.StatusCode, "signed out")
 
-	// A session ends at its expiry, whatever the browser keeps.
-	b3 := newBrowser(t, s)
+	// A session ends at its expiry, whatever the client keeps.
+	b3 := newClient(t, s)
 	b3.signIn(key, secret, "/reports")
 	resp, _ = b3.send("GET", "/reports", nil)
 	require.Equal(t, http.StatusOK, resp.StatusCode)
@@ -212,7 +212,7 @@ func TestSignInSessionAndSignOut(t *testing.T) {
 
 func TestSignInRateLimitAndWhitelist(t *testing.T) {
 	s := storedServer(t, nil)
-	b := newBrowser(t, s)
+	b := newClient(t, s)
 	for range signinBurst {
 		resp, _ := b.signIn(key, "wrong", "/reports")
 		require.Equal(t, http.StatusUnauthorized, resp.StatusCode)
@@ -230,7 +230,7 @@ func TestSignInRateLimitAndWhitelist(t *testing.T) {
 		cfg.Store = s.h.cfg.Store
 		a.Whitelist = []netip.Prefix{netip.MustParsePrefix("192.0.2.0/24")}
 	})
-	resp, page = newBrowser(t, fenced).signIn(key, secret, "/reports")
+	resp, page = newClient(t, fenced).signIn(key, secret, "/reports")
 	require.Equal(t, http.StatusForbidden, resp.StatusCode)
 	require.Contains(t, page, "is not whitelisted")
 	require.Nil(t, cookieNamed(resp, sessionCookie))
@@ -238,7 +238,7 @@ func TestSignInRateLimitAndWhitelist(t *testing.T) {
 
 func TestReportPageTableFiltersAndDownloads(t *testing.T) {
 	s := storedServer(t, nil)
-	b := newBrowser(t, s)
+	b := newClient(t, s)
 	b.signIn(key, secret, "/reports")
 
 	resp, page := b.send("GET", "/reports", nil)
@@ -299,7 +299,7 @@ func TestReportIsolation(t *testing.T) {
 		require.NoError(t, err)
 		cfg.Accounts = append(cfg.Accounts, &account.Account{Key: otherKey, Secrets: []string{otherSecret}, Engine: acct})
 	})
-	b := newBrowser(t, s)
+	b := newClient(t, s)
 	resp, _ := b.signIn(otherKey, otherSecret, "/reports")
 	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
 
@@ -353,7 +353,7 @@ func TestReportIsolation(t *testing.T) {
 	require.Contains(t, string(body), "'+4915123456789")
 }
 
-// text is a page's text as a browser shows it (html/template writes "+"
+// text is a page's text as a client shows it (html/template writes "+"
 // as "&#43;").
 func text(page string) string { return html.UnescapeString(page) }
 

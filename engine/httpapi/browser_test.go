@@ -1,0 +1,232 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/require"
+)
+
+// headless starts Debian's chromium (which .ci/deps installs) with a fresh
+// profile and returns a tab. It fails the test when Chromium is missing:
+// CI must not pass without the browser.
+func headless(t *testing.T) context.Context {
+	t.Helper()
+	path, err := exec.LookPath("chromium")
+	require.NoError(t, err, "Chromium is needed for the report pages' browser test: run .ci/deps, which installs Debian's chromium")
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(path),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.NoSandbox, // root in CI containers; the pages are our own, from loopback
+		chromedp.DisableGPU,
+		chromedp.WindowSize(1280, 1000),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-component-update", true),
+	)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	t.Cleanup(cancel)
+	actx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
+	t.Cleanup(cancelAlloc)
+	tab, cancelTab := chromedp.NewContext(actx)
+	t.Cleanup(cancelTab)
+	return tab
+}
+
+// reportNumbers are numbers of several countries and kinds, for a report
+// worth looking at.
+var reportNumbers = []string{
+	"+4915123456789", "+4917212345678", "+491601234567", "+447911123456", "+447400123456", "+33612345678",
+	"+34612345678", "+393123456789", "+31612345678", "+48512345678", "+12015550123", "+2348031234567",
+	"+27821234567", "+966501234567", "+79161234567", "+4930123456", "+442079460000", "+4915",
+}
+
+// TestReportsInChromium signs in, opens a report, filters and sorts it,
+// downloads the filtered view as CSV and checks its rows, and signs out,
+// in headless Chromium; it saves screenshots of the list and of a report
+// with its charts (reports-list.png, report.png, report-filtered.png) in
+// the test's artifact folder (go test -artifacts).
+func TestReportsInChromium(t *testing.T) {
+	s := storedServer(t, nil)
+	// 150 more lookups over six days.
+	for i := range 150 {
+		n := reportNumbers[i%len(reportNumbers)]
+		if len(n) > 8 && i%5 != 0 {
+			n = n[:len(n)-1] + fmt.Sprint(i%10)
+		}
+		body, _ := json.Marshal(map[string]string{"number": n})
+		status, _, b := s.do(t, "POST", "/api/v2/nt-lookup", string(body), digest(secret, 0))
+		require.Equal(t, 200, status, "%s", b)
+		if i%25 == 24 {
+			s.now.Add(int64((23 * time.Hour).Seconds()))
+		}
+	}
+	const report = "SYNC-API-NT-2026-11"
+	ctx := headless(t)
+	shot := func(name string) {
+		t.Helper()
+		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(t.ArtifactDir(), name), png, 0o644))
+	}
+	// at waits until the page's location and content satisfy js.
+	// (A page that navigates while it is asked fails the question: it is
+	// asked again, every 100 ms for up to 20 s.)
+	at := func(js string) {
+		t.Helper()
+		var err error
+		for range 200 {
+			var ok bool
+			ok, err = chromedp.Run(ctx, chromedp.Evaluate[bool]("(() => { try { return Boolean("+js+"); } catch (e) { return false; } })()"))
+			if err == nil && ok {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		require.Fail(t, "the page did not get there", "%s (last error: %v)", js, err)
+	}
+	eval := func(js string, v any) {
+		t.Helper()
+		raw, err := chromedp.Run(ctx, chromedp.Evaluate[json.RawMessage]("JSON.stringify("+js+")"))
+		require.NoError(t, err, js)
+		var str string
+		require.NoError(t, json.Unmarshal(raw, &str))
+		require.NoError(t, json.Unmarshal([]byte(str), v), js)
+	}
+	// column returns the cells of the results table's column.
+	column := func(name string) []string {
+		t.Helper()
+		var cells []string
+		eval(`(() => { const hs = [...document.querySelectorAll("#results thead th")].map((th) => th.textContent.replace(/[▲▼]/g, "").trim());
+			const i = hs.indexOf(`+quote(name)+`); if (i < 0) return null;
+			return [...document.querySelectorAll("#results tbody tr")].map((tr) => tr.children[i].textContent); })()`, &cells)
+		return cells
+	}
+
+	// Sign in: the list sends the browser to the sign-in page.
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(s.URL+"/reports")))
+	at(`location.pathname === "/reports/signin" && document.querySelector("#secret") !== null`)
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.SendKeys(chromedp.ID("key"), key),
+		chromedp.SendKeys(chromedp.ID("secret"), secret),
+		chromedp.Submit(chromedp.ID("secret")),
+	))
+	at(`location.pathname === "/reports" && document.querySelector("#reports") !== null`)
+	var names []string
+	eval(`[...document.querySelectorAll("#reports tbody td:first-child a")].map((a) => a.textContent)`, &names)
+	require.Equal(t, []string{report}, names)
+	shot("reports-list.png")
+
+	// The report: charts, a table with one column per attribute.
+	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#reports tbody a`))))
+	at(`location.pathname === "/reports/` + report + `" && document.querySelector("#results") !== null`)
+	var charts []string
+	eval(`[...document.querySelectorAll("figure.chart figcaption")].map((f) => f.textContent)`, &charts)
+	require.Equal(t, []string{"Number types", "Processing status", "Countries", "Networks (MCCMNC)", "Cost per day (EUR, UTC)"}, charts)
+	var bars int
+	eval(`document.querySelectorAll("figure.chart svg rect").length`, &bars)
+	require.Greater(t, bars, 15)
+	require.Len(t, column("time (UTC)"), pageSize)
+	shot("report.png")
+
+	// Filter by country.
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.SetValue(chromedp.CSS(`select[name="country"]`), "DE"),
+		chromedp.Click(chromedp.CSS(`#filters button[type="submit"]`)),
+	))
+	at(`location.search.includes("country=DE") && document.querySelector("#results") !== null`)
+	countries := column("original_country_code")
+	require.NotEmpty(t, countries)
+	for _, c := range countries {
+		require.Equal(t, "DE", c)
+	}
+	var matching string
+	eval(`document.querySelector(".downloads .muted").textContent`, &matching)
+	var de, all int
+	_, err := fmt.Sscanf(matching, "%d of %d results", &de, &all)
+	require.NoError(t, err, matching)
+	require.Equal(t, 157, all)
+
+	timesOnPage := column("time (UTC)")
+	idsOnPage := column("id")
+	shot("report-filtered.png")
+
+	// Download the filtered view as CSV, and check its rows.
+	dir := t.TempDir()
+	progress := chromedp.BrowserEvents(ctx, browser.DownloadProgress)
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
+			yes := true
+			_, err := chromedp.CallBrowser(ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
+				Behavior: browser.SetDownloadBehaviorBehaviorAllowAndName, DownloadPath: dir, EventsEnabled: &yes,
+			})
+			return err
+		}),
+		chromedp.Click(chromedp.ID("download-csv")),
+	))
+	var file string
+	for ev, err := range progress {
+		require.NoError(t, err)
+		if ev.State == browser.DownloadProgressStateCompleted {
+			file = filepath.Join(dir, ev.GUID)
+			break
+		}
+		require.NotEqual(t, browser.DownloadProgressStateCanceled, ev.State)
+	}
+	f, err := os.Open(file)
+	require.NoError(t, err)
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	require.NoError(t, err)
+	require.Len(t, rows, de+1, "a header and the %d results the page counts", de)
+	idx := map[string]int{}
+	for i, h := range rows[0] {
+		idx[h] = i
+	}
+	var ids []string
+	for _, r := range rows[1:] {
+		require.Equal(t, "DE", r[idx["original_country_code"]])
+		require.True(t, strings.HasPrefix(r[idx["number"]], "'+49"), "neutralised: %s", r[idx["number"]])
+		ids = append(ids, r[idx["id"]])
+	}
+	require.Equal(t, idsOnPage, ids[:len(idsOnPage)], "in the view's order (newest first)")
+	require.NotEmpty(t, timesOnPage)
+
+	// Search by number, then sort by number (the column's header):
+	// ascending.
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.SetValue(chromedp.CSS(`select[name="country"]`), ""),
+		chromedp.SendKeys(chromedp.CSS(`input[name="number"]`), "+49151"),
+		chromedp.Click(chromedp.CSS(`#filters button[type="submit"]`)),
+	))
+	at(`location.search.includes("number=%2B49151") && !location.search.includes("country") && document.querySelector("#results") !== null`)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#results thead th a[href*="sort=number"]`))))
+	at(`location.search.includes("sort=number") && location.search.includes("number=%2B49151")`)
+	numbers := column("number")
+	require.NotEmpty(t, numbers)
+	require.IsNonDecreasing(t, numbers)
+	for _, n := range numbers {
+		require.True(t, strings.HasPrefix(n, "+49151"), n)
+	}
+
+	// Sign out: back to the sign-in page, and the reports are closed.
+	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`header form button`))))
+	at(`location.pathname === "/reports/signin" && document.body.textContent.includes("Signed out.")`)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(s.URL+"/reports/"+report)))
+	at(`location.pathname === "/reports/signin" && document.querySelector("#secret") !== null`)
+}
+
+// quote makes s a JavaScript string literal.
+func quote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
