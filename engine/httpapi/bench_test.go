@@ -125,7 +125,12 @@ func BenchmarkReportPage(b *testing.B) {
 		}
 	}
 	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
-	eng, err := engine.New(engine.Options{Plan: loadPlan(b), Clock: func() time.Time { return now }})
+	hlr := []engine.HLR{{Name: "test", Backend: connectedHLR{}}}
+	eng, err := engine.New(engine.Options{
+		Plan:     loadPlan(b),
+		Backends: []engine.RouteBackends{{Route: "DS7", HLR: hlr}, {Route: "GT1", HLR: hlr}, {Route: "GT2", HLR: hlr}, {Route: "MP1", Portability: []engine.Portability{{Name: "test", Backend: notPorted{}}}}},
+		Clock:    func() time.Time { return now },
+	})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -138,6 +143,10 @@ func BenchmarkReportPage(b *testing.B) {
 		Clock: func() time.Time { return now }, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	})
 	if err != nil {
+		b.Fatal(err)
+	}
+	// Once the store has indexed them all (a read waits for that).
+	if _, err := st.Summary(ctx, key, name); err != nil {
 		b.Fatal(err)
 	}
 	_, cookie := newSession(key, secret, now)

@@ -281,3 +281,22 @@ func TestFactsOf(t *testing.T) {
 	_, err = store.FactsOf("XYZ", []byte(`{}`))
 	require.ErrorIs(t, err, store.ErrInvalidRecord)
 }
+
+func TestChoosePlan(t *testing.T) {
+	for _, c := range []struct {
+		total, least int64
+		limit        int
+		want         store.Plan
+	}{
+		{1_000_000, 350_000, 50, store.PlanByTime}, // a third: a page within 150 rows
+		{1_000_000, 30_000, 50, store.PlanByTime},  // 3%: 1,700 rows by time, 30,000 by value
+		{1_000_000, 5_000, 50, store.PlanByValue},  // 0.5%: 10,000 rows by time, 5,000 by value
+		{1_000_000, 100, 50, store.PlanByValue},    // 0.01%
+		{1_000_000, 0, 50, store.PlanByValue},      // a value the report lacks
+		{1_000_000, 100, 0, store.PlanByValue},     // a download of few
+		{1_000_000, 600_000, 0, store.PlanByTime},  // a download of most
+		{90, 36, 7, store.PlanByTime},
+	} {
+		require.Equal(t, c.want, store.ChoosePlan(c.total, c.least, c.limit), "%+v", c)
+	}
+}

@@ -818,7 +818,7 @@ func (s *Store) Export(ctx context.Context, account, storage string, q *store.Qu
 	if _, err := store.ParseFormat(string(format)); err != nil {
 		return fail(err)
 	}
-	query, args, err := store.SelectSQL(store.SQLite, "product, body", account, storage, q, "", 0)
+	query, args, err := store.SelectSQL(store.SQLite, "product, body", account, storage, q, "", 0, store.PlanAuto)
 	if err != nil {
 		return fail(err)
 	}
@@ -896,7 +896,7 @@ func (s *Store) Query(ctx context.Context, account, storage string, q *store.Que
 		return store.Page{}, s.readFailed(fmt.Errorf("sqlitestore: results of report %q of %q from %s: %w", storage, account, s.path, err))
 	}
 	limit = store.PageSize(limit)
-	query, args, err := store.SelectSQL(store.SQLite, "id, product, created_ms, cost, body, "+q.SortValueColumn(), account, storage, q, after, limit)
+	query, args, err := store.SelectSQL(store.SQLite, "id, product, created_ms, cost, body, "+q.SortValueColumn(), account, storage, q, after, limit, store.PlanAuto)
 	if err != nil {
 		return fail(err)
 	}
