@@ -2,8 +2,10 @@ package httpapi
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -19,6 +21,7 @@ import (
 	"github.com/numenhq/numen/engine"
 	"github.com/numenhq/numen/engine/account"
 	"github.com/numenhq/numen/engine/auth"
+	"github.com/numenhq/numen/engine/store"
 	"github.com/numenhq/numen/engine/store/sqlitestore"
 	"github.com/numenhq/numen/engine/store/storetest"
 	"github.com/numenhq/numen/routing"
@@ -119,19 +122,22 @@ func TestDamagedDatabaseAbortsDownload(t *testing.T) {
 	status, _, b := s.do(t, "GET", "/healthz", "", noAuth)
 	require.Equal(t, http.StatusOK, status, "%s", b)
 
-	req, err := http.NewRequest("GET", s.URL+"/reports/BIG-2026-11?format=csv", nil)
-	require.NoError(t, err)
-	basic(t, s, req, nil)
-	resp, err := s.Client().Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if resp.StatusCode == http.StatusOK {
-		require.Error(t, err, "a download of %d bytes ended as if complete", len(body))
-		require.Less(t, bytes.Count(body, []byte("\n")), n+1)
-	} else {
-		// The damage was met before the first byte.
-		require.Equal(t, http.StatusServiceUnavailable, resp.StatusCode, "%s", body)
+	// The report pages' download, and the API's.
+	for _, path := range []string{"/reports/BIG-2026-11?format=csv", "/api/v2/reports/BIG-2026-11?format=csv"} {
+		req, err := http.NewRequest("GET", s.URL+path, nil)
+		require.NoError(t, err)
+		basic(t, s, req, nil)
+		resp, err := s.Client().Do(req)
+		require.NoError(t, err)
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusOK {
+			require.Error(t, err, "%s: a download of %d bytes ended as if complete", path, len(body))
+			require.Less(t, bytes.Count(body, []byte("\n")), n+1)
+		} else {
+			// The damage was met before the first byte.
+			require.Equal(t, http.StatusServiceUnavailable, resp.StatusCode, "%s: %s", path, body)
+		}
 	}
 
 	status, _, b = s.do(t, "GET", "/healthz", "", noAuth)
@@ -165,4 +171,32 @@ func TestReportPagesRateLimitAndFailedSignIns(t *testing.T) {
 	status, hdr, b := s.do(t, "GET", "/reports/SYNC-API-NT-2026-11?format=csv", "", basic)
 	require.Equal(t, http.StatusTooManyRequests, status, "%s", b)
 	require.NotEmpty(t, hdr.Get("Retry-After"))
+}
+
+// failingReader is a store whose downloads fail after their first bytes.
+type failingReader struct{ store.Reader }
+
+func (failingReader) Export(ctx context.Context, account, storage string, q *store.Query, format store.Format, w io.Writer) error {
+	if _, err := w.Write([]byte(strings.Repeat("id,number\r\n", 10000))); err != nil {
+		return err
+	}
+	return errors.New("disk read error")
+}
+
+// A download that fails after its first bytes is cut, not ended: on the
+// report pages and through the API alike.
+func TestDownloadFailingMidStreamIsCut(t *testing.T) {
+	s := newServer(t, func(cfg *Config, a *account.Account) { cfg.Store = failingReader{} })
+	for _, path := range []string{"/reports/ANY-2026-11?format=csv", "/api/v2/reports/ANY-2026-11?format=csv"} {
+		req, err := http.NewRequest("GET", s.URL+path, nil)
+		require.NoError(t, err)
+		basic(t, s, req, nil)
+		resp, err := s.Client().Do(req)
+		require.NoError(t, err)
+		require.Equal(t, http.StatusOK, resp.StatusCode, path)
+		_, err = io.ReadAll(resp.Body)
+		resp.Body.Close()
+		require.Error(t, err, "%s: the download ended as if complete", path)
+	}
+	require.Contains(t, s.logs.String(), "transfer aborted")
 }

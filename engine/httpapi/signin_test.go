@@ -325,6 +325,7 @@ func TestReportIsolation(t *testing.T) {
 			// the other account is refused there.
 			resp, page = b.send("GET", resp.Header.Get("Location"), nil)
 			require.Equal(t, http.StatusNotFound, resp.StatusCode, p)
+			require.NotContains(t, text(page), "+4915123456789", p)
 		}
 	}
 	// A session cookie of one account with another's key in it does not

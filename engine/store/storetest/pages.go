@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"fmt"
+	"runtime/metrics"
 	"testing"
 	"time"
 
@@ -151,6 +152,21 @@ func BenchPages(b *testing.B, r store.Reader, account, storage string, n int) {
 			}
 		}
 	})
+	// A download of the filtered view (350,000 results in CSV): its time,
+	// and the live heap sampled every MiB written, which stays flat
+	// whatever the size of the download.
+	b.Run("download/country=DE(35%)", func(b *testing.B) {
+		q := store.Query{Where: []store.Cond{{Field: store.FieldCountry, Value: "DE"}}, Desc: true}
+		var peak uint64
+		for b.Loop() {
+			w := &heapWatch{}
+			if err := r.Export(ctx, account, storage, &q, store.CSV, w); err != nil {
+				b.Fatal(err)
+			}
+			peak = max(peak, w.peak)
+		}
+		b.ReportMetric(float64(peak)/(1<<20), "MiB-heap-peak")
+	})
 	b.Run("summary", func(b *testing.B) {
 		for b.Loop() {
 			s, err := r.Summary(ctx, account, storage)
@@ -159,4 +175,22 @@ func BenchPages(b *testing.B, r store.Reader, account, storage string, n int) {
 			}
 		}
 	})
+}
+
+// heapWatch discards what is written to it and samples the live heap
+// (runtime/metrics) every MiB.
+type heapWatch struct {
+	n, next uint64
+	peak    uint64
+}
+
+func (w *heapWatch) Write(p []byte) (int, error) {
+	w.n += uint64(len(p))
+	if w.n >= w.next {
+		w.next = w.n + 1<<20
+		s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+		metrics.Read(s)
+		w.peak = max(w.peak, s[0].Value.Uint64())
+	}
+	return len(p), nil
 }
