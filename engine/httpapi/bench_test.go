@@ -40,8 +40,10 @@ func BenchmarkLookup(b *testing.B) {
 	}
 }
 
-func benchmarkLookup(b *testing.B, sink engine.Sink) {
-	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+// benchHandler returns a Handler for benchmarks: the test backends, one
+// account, a clock stopped at now, the request log as text to nowhere;
+// results go to sink, the report pages read st (either may be nil).
+func benchHandler(b *testing.B, now time.Time, sink engine.Sink, st store.Reader) *Handler {
 	hlr := []engine.HLR{{Name: "test", Backend: connectedHLR{}}}
 	eng, err := engine.New(engine.Options{
 		Plan:     loadPlan(b),
@@ -57,12 +59,18 @@ func benchmarkLookup(b *testing.B, sink engine.Sink) {
 		b.Fatal(err)
 	}
 	h, err := New(Config{
-		Engine: eng, Accounts: []*account.Account{{Key: key, Secrets: []string{secret}, Engine: acct}},
+		Engine: eng, Accounts: []*account.Account{{Key: key, Secrets: []string{secret}, Engine: acct}}, Store: st,
 		Clock: func() time.Time { return now }, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	})
 	if err != nil {
 		b.Fatal(err)
 	}
+	return h
+}
+
+func benchmarkLookup(b *testing.B, sink engine.Sink) {
+	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	h := benchHandler(b, now, sink, nil)
 	for _, tc := range []struct{ name, path, body string }{
 		{"NT", "/nt-lookup", `{"number":"+44 20 7946 0000"}`},
 		{"HLR", "/hlr-lookup", `{"msisdn":"+4915123456789"}`},
@@ -125,26 +133,7 @@ func BenchmarkReportPage(b *testing.B) {
 		}
 	}
 	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
-	hlr := []engine.HLR{{Name: "test", Backend: connectedHLR{}}}
-	eng, err := engine.New(engine.Options{
-		Plan:     loadPlan(b),
-		Backends: []engine.RouteBackends{{Route: "DS7", HLR: hlr}, {Route: "GT1", HLR: hlr}, {Route: "GT2", HLR: hlr}, {Route: "MP1", Portability: []engine.Portability{{Name: "test", Backend: notPorted{}}}}},
-		Clock:    func() time.Time { return now },
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
-	acct, err := eng.NewAccount(engine.AccountOptions{Key: key})
-	if err != nil {
-		b.Fatal(err)
-	}
-	h, err := New(Config{
-		Engine: eng, Accounts: []*account.Account{{Key: key, Secrets: []string{secret}, Engine: acct}}, Store: st,
-		Clock: func() time.Time { return now }, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
+	h := benchHandler(b, now, nil, st)
 	// Once the store has indexed them all (a read waits for that).
 	if _, err := st.Summary(ctx, key, name); err != nil {
 		b.Fatal(err)

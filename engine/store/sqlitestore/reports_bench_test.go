@@ -18,29 +18,46 @@ import (
 // of the three products), 1000 per transaction.
 func fill(b *testing.B, s *Store, n int) {
 	b.Helper()
-	batch := make([]logged, 0, 1000)
-	flush := func() {
-		if err := s.indexBatch(batch); err != nil {
-			b.Fatal(err)
-		}
-		batch = batch[:0]
-	}
+	x := newIndexer(b, s, 1000)
 	for i := range n {
 		p := store.Products()[i%3]
 		name := fmt.Sprintf("SYNC-API-%s-2026-%02d", p, 8+i/3%4)
-		r := storetest.NewRecord("acct-1", name, p, fmt.Sprintf("f%011d", i), storetest.Base.Add(time.Duration(i)*time.Millisecond), i)
-		e, err := store.EntryOf(r)
-		if err != nil {
-			b.Fatal(err)
-		}
-		batch = append(batch, logged{entry: e})
-		if len(batch) == cap(batch) {
-			flush()
-		}
+		x.add(storetest.NewRecord("acct-1", name, p, fmt.Sprintf("f%011d", i), storetest.Base.Add(time.Duration(i)*time.Millisecond), i))
 	}
-	if len(batch) > 0 {
-		flush()
+	x.flush()
+}
+
+// indexer feeds records to the store's indexer straight, n at a time
+// (what the results log's reader does), for benchmarks that fill a store.
+type indexer struct {
+	b     *testing.B
+	s     *Store
+	batch []logged
+}
+
+func newIndexer(b *testing.B, s *Store, n int) *indexer {
+	return &indexer{b: b, s: s, batch: make([]logged, 0, n)}
+}
+
+func (x *indexer) add(r engine.Record) {
+	e, err := store.EntryOf(r)
+	if err != nil {
+		x.b.Fatal(err)
 	}
+	x.batch = append(x.batch, logged{entry: e})
+	if len(x.batch) == cap(x.batch) {
+		x.flush()
+	}
+}
+
+func (x *indexer) flush() {
+	if len(x.batch) == 0 {
+		return
+	}
+	if err := x.s.indexBatch(x.batch); err != nil {
+		x.b.Fatal(err)
+	}
+	x.batch = x.batch[:0]
 }
 
 // BenchmarkReports compares listing an account's reports from the reports
@@ -106,21 +123,11 @@ func BenchmarkExport(b *testing.B) {
 	defer s.Close()
 	// The report of 10,000 HLR results sits among 30,000 other results.
 	fill(b, s, 30_000)
-	batch := make([]logged, 0, 1000)
+	x := newIndexer(b, s, 1000)
 	for i := range 10_000 {
-		r := storetest.NewRecord("acct-1", "big-2026-11", store.Products()[0], fmt.Sprintf("big%09d", i), storetest.Base.Add(time.Duration(i)*time.Millisecond), i)
-		e, err := store.EntryOf(r)
-		if err != nil {
-			b.Fatal(err)
-		}
-		batch = append(batch, logged{entry: e})
-		if len(batch) == cap(batch) {
-			if err := s.indexBatch(batch); err != nil {
-				b.Fatal(err)
-			}
-			batch = batch[:0]
-		}
+		x.add(storetest.NewRecord("acct-1", "big-2026-11", store.Products()[0], fmt.Sprintf("big%09d", i), storetest.Base.Add(time.Duration(i)*time.Millisecond), i))
 	}
+	x.flush()
 	ctx := context.Background()
 	for _, f := range []store.Format{store.CSV, store.JSON} {
 		b.Run("format="+string(f), func(b *testing.B) {
@@ -162,31 +169,14 @@ func BenchmarkPages(b *testing.B) {
 	}
 	defer s.Close()
 	start := time.Now()
-	batch := make([]logged, 0, 5000)
-	add := func(r engine.Record) {
-		e, err := store.EntryOf(r)
-		if err != nil {
-			b.Fatal(err)
-		}
-		batch = append(batch, logged{entry: e})
-		if len(batch) == cap(batch) {
-			if err := s.indexBatch(batch); err != nil {
-				b.Fatal(err)
-			}
-			batch = batch[:0]
-		}
-	}
+	x := newIndexer(b, s, 5000)
 	for i := range n {
-		add(storetest.Skewed("acct-big", "SYNC-API-NT-2026-11", i))
+		x.add(storetest.Skewed("acct-big", "SYNC-API-NT-2026-11", i))
 		if i%10 == 0 {
-			add(storetest.Skewed("acct-other", "SYNC-API-NT-2026-11", i/10))
+			x.add(storetest.Skewed("acct-other", "SYNC-API-NT-2026-11", i/10))
 		}
 	}
-	if len(batch) > 0 {
-		if err := s.indexBatch(batch); err != nil {
-			b.Fatal(err)
-		}
-	}
+	x.flush()
 	b.Logf("%d results stored in %s", n+n/10, time.Since(start).Round(time.Second))
 	storetest.BenchPages(b, s, "acct-big", "SYNC-API-NT-2026-11", n)
 }
