@@ -29,6 +29,13 @@
 // that repeat, such as every result failing to be stored on a full disk,
 // are logged once per 10 s with the count of those not logged.
 //
+// With a store (Config.Store), it also serves the report pages under
+// /reports (reports.go, reportpage.go): a sign-in page for the API key and
+// secret and a session cookie signed with a key derived from the secret
+// (session.go), the account's reports, each with charts, filters and
+// downloads; and the same downloads over the API, GET /api/v2/reports and
+// GET /api/v2/reports/{name}.
+//
 // Handler is an http.Handler, safe for concurrent use.
 package httpapi
 
