@@ -463,6 +463,51 @@ func ExampleOpen() {
 	// x7k2m9q4w1ab,'+4930123456,LANDLINE,OK,true,,false,false,false,,,,,Germany,DE,'+49,Berlin|Brandenburg,Europe/Berlin,,0.0010,2026-11-03 09:30:00.123+0000,SYNC-API-NT-2026-11,NT1
 }
 
+// A report page: the summary its charts are drawn from, and one page of
+// the results that a filter selects, newest first, with the cursor of the
+// next.
+func ExampleStore_Query() {
+	dir, err := os.MkdirTemp("", "numen-example-")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(dir)
+	st, err := sqlitestore.Open(dir)
+	if err != nil {
+		panic(err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+	const report = "SYNC-API-NT-2026-11"
+	for i := range 6 {
+		if err := st.Record(ctx, storetest.Skewed("demo", report, i)); err != nil {
+			panic(err)
+		}
+	}
+	sum, err := st.Summary(ctx, "demo", report)
+	if err != nil {
+		panic(err)
+	}
+	for _, t := range sum.Values[store.FieldCountry] {
+		fmt.Println(t.Value, t.Label, t.Count)
+	}
+	q := store.Query{Where: []store.Cond{{Field: store.FieldCountry, Value: "DE"}}, Desc: true}
+	page, err := st.Query(ctx, "demo", report, &q, "", 2)
+	if err != nil {
+		panic(err)
+	}
+	for _, r := range page.Rows {
+		fmt.Println(r.ID, r.Time.Format(time.TimeOnly))
+	}
+	fmt.Println("more:", page.Next != "")
+	// Output:
+	// DE Germany 5
+	// GB United Kingdom 1
+	// demo-00000000004 09:30:10
+	// demo-00000000003 09:30:07
+	// more: true
+}
+
 // A Record returns only after the log has been flushed with its result in
 // it, and the results that arrive during a flush share the next one. A
 // read sees every result acknowledged before it began.
