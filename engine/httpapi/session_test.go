@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/numenhq/numen/engine/account"
+	"github.com/numenhq/numen/engine/store"
 )
 
 func sessionAccounts() map[string]*account.Account {
@@ -166,3 +168,44 @@ func TestSigninLimiter(t *testing.T) {
 func b64(b []byte) string { return base64.RawURLEncoding.EncodeToString(b) }
 
 func b64std(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
+
+// FuzzReportQuery: any query string of a report page or download is a
+// valid store.Query or an error, never a panic; a valid one survives the
+// round trip through the links the page writes (queryValues).
+func FuzzReportQuery(f *testing.F) {
+	for _, s := range []string{"", "country=DE&sort=time", "number=%2B4915&sort=number&order=desc", "status=-&network=26201",
+		"sort=number&country=GB", "order=sideways", "number=+44 20", "country=" + strings.Repeat("x", 101)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		vals, err := url.ParseQuery(raw)
+		if err != nil {
+			return
+		}
+		q, err := reportQuery(vals)
+		if err != nil {
+			return
+		}
+		require.NoError(t, q.Check())
+		again, err := reportQuery(queryValues(&q))
+		require.NoError(t, err, "%q", raw)
+		require.Equal(t, q, again, "%q", raw)
+	})
+}
+
+// FuzzCursor: a page cursor from outside (the after parameter) is one the
+// store made or ErrBadCursor, never a panic.
+func FuzzCursor(f *testing.F) {
+	q := store.Query{Desc: true}
+	f.Add(store.NextCursor(&q, "", 1795571875000, "2s0xubhztm1n"))
+	f.Add("e30")
+	f.Add("!!!")
+	f.Fuzz(func(t *testing.T, after string) {
+		for _, d := range []store.Dialect{store.SQLite, store.Postgres} {
+			_, _, err := store.SelectSQL(d, "id", "acct", "S-2026-11", &q, after, 50, store.PlanAuto)
+			if err != nil {
+				require.ErrorIs(t, err, store.ErrBadCursor)
+			}
+		}
+	})
+}
