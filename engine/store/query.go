@@ -545,6 +545,41 @@ func (s *Summary) Add(field, value, label string, count int64, cost engine.Money
 	}
 }
 
+// SummaryRows are the rows of a store's summary table (field, value,
+// label, count, cost), as database/sql and pgx both return them.
+type SummaryRows interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+}
+
+// ReadSummary builds the Summary of a report from the rows of its summary
+// table (SELECT field, value, label, count, cost). A report without rows
+// is ErrUnknownReport.
+func ReadSummary(rows SummaryRows) (Summary, error) {
+	var sum Summary
+	n := 0
+	for rows.Next() {
+		var (
+			field, value, label string
+			count, cost         int64
+		)
+		if err := rows.Scan(&field, &value, &label, &count, &cost); err != nil {
+			return Summary{}, err
+		}
+		sum.Add(field, value, label, count, engine.Money(cost))
+		n++
+	}
+	if err := rows.Err(); err != nil {
+		return Summary{}, err
+	}
+	if n == 0 {
+		return Summary{}, ErrUnknownReport
+	}
+	sum.Finish()
+	return sum, nil
+}
+
 // Finish orders what Add gathered: each field's values most frequent first
 // (then by value), the days in order.
 func (s *Summary) Finish() {

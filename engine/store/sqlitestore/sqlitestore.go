@@ -960,26 +960,10 @@ SELECT field, value, label, count, cost FROM report_facets WHERE account = ? AND
 		return fail(err)
 	}
 	defer rows.Close()
-	var sum store.Summary
-	n := 0
-	for rows.Next() {
-		var (
-			field, value, label string
-			count, cost         int64
-		)
-		if err := rows.Scan(&field, &value, &label, &count, &cost); err != nil {
-			return fail(err)
-		}
-		sum.Add(field, value, label, count, engine.Money(cost))
-		n++
-	}
-	if err := rows.Err(); err != nil {
+	sum, err := store.ReadSummary(rows)
+	if err != nil {
 		return fail(err)
 	}
-	if n == 0 {
-		return fail(store.ErrUnknownReport)
-	}
-	sum.Finish()
 	return sum, nil
 }
 
