@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/cookiejar"
+	"net/http/httptest"
 	"net/netip"
 	"net/url"
 	"regexp"
@@ -362,4 +363,30 @@ func mustURL(t *testing.T, s string) *url.URL {
 	u, err := url.Parse(s)
 	require.NoError(t, err)
 	return u
+}
+
+// Over TLS the cookies are Secure.
+func TestSessionCookieSecureOverTLS(t *testing.T) {
+	s := storedServer(t, nil)
+	ts := httptest.NewTLSServer(s.h)
+	t.Cleanup(ts.Close)
+	jar, err := cookiejar.New(nil)
+	require.NoError(t, err)
+	c := ts.Client()
+	c.Jar = jar
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	resp, err := c.Get(ts.URL + "/reports/signin")
+	require.NoError(t, err)
+	page, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.NoError(t, err)
+	require.True(t, cookieNamed(resp, signinCookie).Secure)
+	resp, err = c.PostForm(ts.URL+"/reports/signin", url.Values{"key": {key}, "secret": {secret}, "csrf": {formToken(t, string(page))}})
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
+	sc := cookieNamed(resp, sessionCookie)
+	require.NotNil(t, sc)
+	require.True(t, sc.Secure)
+	require.True(t, sc.HttpOnly)
 }
