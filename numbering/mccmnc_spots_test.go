@@ -7,7 +7,7 @@ import (
 )
 
 // TestMCCMNCSpots checks the original network and its MCCMNC of well-known
-// mobile ranges in 42 countries, each with the public source of who holds
+// mobile ranges in 58 countries, each with the public source of who holds
 // the range and of the network's code. The codes are the ITU's (as the
 // MCC-MNC list and mobile-broadband-provider-info give them); the range
 // holders are named by the regulators' numbering plans, in libphonenumber's
@@ -108,6 +108,24 @@ func TestMCCMNCSpots(t *testing.T) {
 		{"+63 917 123 4567", "Globe", "51502"},                     // Philippines: NTC, Globe's 0917
 		{"+60 12 345 6789", "Maxis", "50212"},                      // Malaysia: MCMC, Maxis's 012
 		{"+84 91 234 56 78", "Vinaphone", "45202"},                 // Vietnam: Vinaphone's 091
+		// Single-network countries and renamed operators (curated 2026-11-25).
+		{"+53 5 123 4567", "etecsa", "36801"},                               // Cuba: ETECSA (Cubacel), the only operator
+		{"+687 75 12 34", "OPT-NC", "54601"},                                // New Caledonia: OPT-NC (Mobilis), the only operator
+		{"+299 22 12 34", "TELE Greenland A/S", "29001"},                    // Greenland: TELE Greenland, renamed Tusass in 2021
+		{"+692 455 1234", "National Telecommunications Authority", "55101"}, // Marshall Islands: MINTA, the only operator
+		{"+673 712 3456", "UNN", "52803"},                                   // Brunei: Unified National Networks, the wholesale network
+		{"+1 649 231 1234", "C&W", "376350"},                                // Turks and Caicos: Cable & Wireless (FLOW)
+		{"+262 693 05 12 34", "ZEOP Mobile", "64704"},                       // Réunion: ARCEP's MAJNUM, ZEOP's 0693 05
+		{"+227 83 12 34 56", "Niger Telecoms", "61401"},                     // Niger: Niger Telecoms (SahelCom's network since 2016)
+		{"+352 671 123 456", "JOIN", "27081"},                               // Luxembourg: ILR, JOIN's 671 (E-Lux Mobile's code)
+		{"+223 65 01 23 45", "Sotelma", "61001"},                            // Mali: SOTELMA's Malitel
+		{"+235 93 12 34 56", "Moov", "62203"},                               // Chad: Moov Africa Tchad, the former Tigo (Millicom)
+		{"+374 91 123456", "Team Telecom Armenia", "28301"},                 // Armenia: the former Beeline's 091
+		{"+250 77 123 4567", "KtRN", "63517"},                               // Rwanda: KT Rwanda Networks (olleh)
+		{"+255 71 234 5678", "Yas", "64002"},                                // Tanzania: Yas, the former Tigo's 071
+		{"+221 76 123 45 67", "Yas", "60802"},                               // Senegal: Yas, the former Free's 076
+		{"+261 34 12 345 67", "Yas", "64604"},                               // Madagascar: Yas, the former Telma's 034
+		{"+261 39 12 345 67", "Blueline", "64605"},                          // Madagascar: Gulfsat's Blueline 039
 	} {
 		res := p.ClassifyString(tc.number)
 		require.True(t, res.Valid, tc.number)
