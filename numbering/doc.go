@@ -65,7 +65,7 @@
 //
 //	# prefix	type	network	MCCMNC	note (optional)
 //	+49 1540	MOBILE	Example Mobil	26299	allocated 2026-10, not yet in libphonenumber
-//	+256 70	-	Airtel	64101	Airtel Uganda's own code; 641-22 is Warid's
+//	+992 93	-	Tcell	43601	Tcell's code from Somoncom; 436-02 is Indigo's
 //	+1 355	MOBILE_OR_LANDLINE	-	-	a new area code
 //
 // The fields:

@@ -113,20 +113,20 @@ func ExampleWithOverlay() {
 	overlay := strings.Join([]string{
 		"# prefix\ttype\tnetwork\tMCCMNC\tnote",
 		"+49 1540\tMOBILE\tExample Mobil\t26299\tallocated 2026-10",
-		"+256 70\t-\tAirtel\t64101\tAirtel Uganda's own code; 641-22 is Warid's",
+		"+992 93\t-\tTcell\t43601\tTcell's code from Somoncom; 436-02 is Indigo's",
 	}, "\n")
 	plan, err := numbering.Load(numbering.WithOverlay(strings.NewReader(overlay)))
 	if err != nil {
 		log.Fatal(err)
 	}
-	for _, in := range []string{"+49 1540 1234567", "+256 70 1234567"} {
+	for _, in := range []string{"+49 1540 1234567", "+992 93 1234567"} {
 		res := plan.ClassifyString(in)
 		fmt.Println(res.Number, res.Valid, res.Type, res.Network, res.MCCMNC)
 	}
 	fmt.Println(strings.HasPrefix(plan.Version().Overlay, "overlay (2 lines, "))
 	// Output:
 	// +4915401234567 true MOBILE Example Mobil 26299
-	// +256701234567 true MOBILE Airtel 64101
+	// +992931234567 true MOBILE Tcell 43601
 	// true
 }
 

@@ -7,7 +7,7 @@ import (
 )
 
 // TestMCCMNCSpots checks the original network and its MCCMNC of well-known
-// mobile ranges in 58 countries, each with the public source of who holds
+// mobile ranges in 65 countries, each with the public source of who holds
 // the range and of the network's code. The codes are the ITU's (as the
 // MCC-MNC list and mobile-broadband-provider-info give them); the range
 // holders are named by the regulators' numbering plans, in libphonenumber's
@@ -126,6 +126,19 @@ func TestMCCMNCSpots(t *testing.T) {
 		{"+221 76 123 45 67", "Yas", "60802"},                               // Senegal: Yas, the former Free's 076
 		{"+261 34 12 345 67", "Yas", "64604"},                               // Madagascar: Yas, the former Telma's 034
 		{"+261 39 12 345 67", "Blueline", "64605"},                          // Madagascar: Gulfsat's Blueline 039
+		{"+501 610 1234", "Belize Telemedia Ltd (Digi)", "70267"},           // Belize: BTL's DigiCell 610
+		{"+501 650 1234", "Speednet (Smart)", "70269"},                      // Belize: Speednet's Smart 650
+		{"+298 21 12 34", "Faroese Telecom", "28801"},                       // Faroe Islands: Føroya Tele's 21
+		{"+298 71 12 34", "Vodafone", "28802"},                              // Faroe Islands: the former Vodafone (Hey, now Nema)'s 71
+		{"+506 8312 3456", "Kolbi ICE", "71201"},                            // Costa Rica: SUTEL, ICE's Kölbi 83
+		{"+506 6412 3456", "Movistar", "71204"},                             // Costa Rica: the former Movistar, Liberty's since 2020
+		{"+505 8812 3456", "Movistar", "710300"},                            // Nicaragua: the former Movistar, Tigo's since 2019
+		{"+995 555 12 34 56", "Silknet", "28201"},                           // Georgia: ComCom, Silknet's (the former Geocell's) 555
+		{"+995 599 12 34 56", "MagtiCom", "28202"},                          // Georgia: ComCom, Magti's 599
+		{"+1 876 210 1234", "Cable & Wireless", "338180"},                   // Jamaica: Cable & Wireless (FLOW)'s 876-210
+		{"+855 10 123 456", "Smart", "45606"},                               // Cambodia: Smart Axiata's 010
+		{"+256 70 1234567", "Airtel", "64101"},                              // Uganda: UCC, Airtel's 070
+		{"+965 4123 4567", "Virgin mobile", "41904"},                        // Kuwait: CITRA, Virgin Mobile's 4, on stc's network
 	} {
 		res := p.ClassifyString(tc.number)
 		require.True(t, res.Valid, tc.number)

@@ -20,7 +20,7 @@ func TestOverlay(t *testing.T) {
 	p, err := testOverlay(t, strings.Join([]string{
 		"# corrections and new ranges",
 		"+49 1540\tMOBILE\tExample Mobil\t26299\ta new range, not yet in libphonenumber",
-		"+256 70\t-\tAirtel\t64101\tAirtel Uganda's own code; 641-22 is Warid's, which Airtel absorbed",
+		"+992 93\t-\tTcell\t43601\tTcell's code from Somoncom; 436-02 is Indigo's, merged into Tcell",
 		"+44 7700\tMOBILE\tOfcom drama range\t-",
 		"",
 		"+1 355\tMOBILE_OR_LANDLINE\t-\t-\ta new area code",
@@ -41,12 +41,12 @@ func TestOverlay(t *testing.T) {
 	require.False(t, p.ClassifyString("+49 1540 12").Valid, "a length German mobiles do not have")
 
 	// A network correction: the plan's type and validity stand.
-	res = p.ClassifyString("+256 70 1234567")
+	res = p.ClassifyString("+992 93 1234567")
 	require.True(t, res.Valid)
 	require.Equal(t, Mobile, res.Type)
-	require.Equal(t, "Airtel", res.Network)
-	require.Equal(t, "64101", res.MCCMNC)
-	require.Equal(t, "64110", p.ClassifyString("+256 77 1234567").MCCMNC, "outside the prefix, the plan answers")
+	require.Equal(t, "Tcell", res.Network)
+	require.Equal(t, "43601", res.MCCMNC)
+	require.Empty(t, p.ClassifyString("+992 92 1234567").MCCMNC, "outside the prefix, the plan answers: no code for Tcell")
 
 	// A network without a code: its name, and no code borrowed.
 	res = p.ClassifyString("+44 7700 900123")
@@ -66,7 +66,7 @@ func TestOverlay(t *testing.T) {
 	// Without the overlay, the plan's answers.
 	base := plan(t)
 	require.False(t, base.ClassifyString("+49 1540 1234567").Valid)
-	require.Empty(t, base.ClassifyString("+256 70 1234567").MCCMNC)
+	require.Empty(t, base.ClassifyString("+992 93 1234567").MCCMNC)
 
 	v := p.Version()
 	require.Regexp(t, `^overlay \(4 lines, crc32c [0-9a-f]{8}\)$`, v.Overlay)
@@ -75,7 +75,7 @@ func TestOverlay(t *testing.T) {
 
 	lines := p.Overlay()
 	require.Len(t, lines, 4)
-	require.Equal(t, OverlayLine{Source: "overlay", Line: 3, Prefix: "+25670", Type: "-", Network: "Airtel", MCCMNC: "64101", Note: "Airtel Uganda's own code; 641-22 is Warid's, which Airtel absorbed"}, lines[1])
+	require.Equal(t, OverlayLine{Source: "overlay", Line: 3, Prefix: "+99293", Type: "-", Network: "Tcell", MCCMNC: "43601", Note: "Tcell's code from Somoncom; 436-02 is Indigo's, merged into Tcell"}, lines[1])
 	require.Nil(t, base.Overlay())
 }
 
@@ -121,12 +121,12 @@ func TestOverlayFiles(t *testing.T) {
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a.tsv"), filepath.Join(dir, "b.tsv")
 	require.NoError(t, os.WriteFile(a, []byte("+49 1540\tMOBILE\tExample Mobil\t26299\n"), 0o644))
-	require.NoError(t, os.WriteFile(b, []byte("+256 70\t-\tAirtel\t64101\n"), 0o644))
+	require.NoError(t, os.WriteFile(b, []byte("+992 93\t-\tTcell\t43601\n"), 0o644))
 	p, err := Load(WithOverlayFile(a), WithOverlayFile(b))
 	require.NoError(t, err)
 	require.Contains(t, p.Version().Overlay, a+" (1 lines, ")
 	require.Contains(t, p.Version().Overlay, ", "+b+" (1 lines, ")
-	require.Equal(t, "64101", p.ClassifyString("+256 70 1234567").MCCMNC)
+	require.Equal(t, "43601", p.ClassifyString("+992 93 1234567").MCCMNC)
 
 	// The same prefix in two overlays contradicts: an error naming both.
 	require.NoError(t, os.WriteFile(b, []byte("# again\n+491540\tPAGER\tOther\t-\n"), 0o644))

@@ -255,7 +255,7 @@ func TestMCCMNCRuleOnlyForItsOperator(t *testing.T) {
 		{"+1 809 350 1234", "Claro", "37002", "HC1"},
 		{"+1 809 310 1234", "Tricom", "37003", "HA1"}, // inside Claro's +1 809 3, with a code of its own (Altice's, former Tricom)
 		{"+1 876 503 1234", "Digicel", "33805", "HB1"},
-		{"+1 876 501 2345", "Cable & Wireless", "", "HA1"}, // inside Digicel's +1 876 50
+		{"+1 876 501 2345", "Cable & Wireless", "338180", "HA1"}, // inside Digicel's +1 876 50, with a code of its own (FLOW's)
 		{"+66 97 312 3456", "True Move", "52099", "HC1"},
 		{"+66 97 361 2345", "TOT Mobile", "", "HA1"}, // inside True's +66 97 3
 		{"+81 80 1234 5678", "NTT Docomo", "44010", "HB1"},
