@@ -30,6 +30,12 @@ func TestMCCMNCSpots(t *testing.T) {
 		{"+33 6 07 12 34 56", "Orange France", "20801"}, // Orange's 0607
 		{"+33 6 52 12 34 56", "Free Mobile", "20815"},   // Free Mobile's 0652
 		{"+33 7 81 12 34 56", "Free Mobile", "20815"},   // Free Mobile's 0781
+		// Arcep's register (data/sources/arcep-MAJNUM-mobile.csv.gz) where libphonenumber names no carrier:
+		{"+33 7 43 04 12 34", "Free Mobile", "20815"},      // Free Mobile's 074304 (attributed 2024)
+		{"+33 7 43 27 12 34", "Bouygues", "20820"},         // Bouygues Telecom's 074327
+		{"+33 6 41 80 12 34", "La poste telecom", "20810"}, // La Poste Telecom's 064180, on SFR's 208-10
+		{"+33 7 43 22 01 23", "Cellhire", "20834"},         // Cellhire France's 0743220, its own 208-34 (MAJMNC)
+		{"+33 7 44 30 12 34", "Onoff telecom", "20803"},    // libphonenumber's Onoff telecom 07443; 208-03 is Onoff's since 2025 (MAJMNC)
 		// Italy: the operators' decades (AGCOM's numbering plan, 3xx).
 		{"+39 333 123 4567", "TIM", "22201"},      // TIM's 333
 		{"+39 347 123 4567", "Vodafone", "22210"}, // Vodafone (Omnitel)'s 347

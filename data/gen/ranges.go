@@ -2,12 +2,8 @@ package main
 
 import (
 	"bytes"
-	"compress/gzip"
-	"crypto/sha256"
 	"encoding/csv"
-	"encoding/hex"
 	"fmt"
-	"io"
 	"io/fs"
 	"maps"
 	"slices"
@@ -45,6 +41,7 @@ type curatedRange struct {
 	where                            string // file and line, for errors
 	override                         bool   // a register's: stands against libphonenumber (fillGaps)
 	ownOnly                          bool   // with override: only within ranges of its own carrier's name
+	overUnresolved                   bool   // a register's: stands inside ranges whose carrier resolves to no MCCMNC (fillGaps)
 }
 
 // readRangesFile reads curated/ranges.tsv.
@@ -142,21 +139,9 @@ func readRUOperators(curated fs.FS) (map[string]*ruOperator, error) {
 // ranges of one holder merge first (the register splits a holder's block by
 // region), so that the prefixes are few.
 func readRURegister(sources fs.FS, curated fs.FS) ([]curatedRange, error) {
-	gz, err := fs.ReadFile(sources, ruRegisterFile)
+	raw, err := readPinned(sources, ruRegisterFile, ruRegisterSHA256)
 	if err != nil {
 		return nil, err
-	}
-	zr, err := gzip.NewReader(bytes.NewReader(gz))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", ruRegisterFile, err)
-	}
-	raw, err := io.ReadAll(io.LimitReader(zr, 64<<20))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", ruRegisterFile, err)
-	}
-	sum := sha256.Sum256(raw)
-	if got := hex.EncodeToString(sum[:]); got != ruRegisterSHA256 {
-		return nil, fmt.Errorf("%s: SHA-256 %s, want %s", ruRegisterFile, got, ruRegisterSHA256)
 	}
 	ops, err := readRUOperators(curated)
 	if err != nil {
@@ -262,7 +247,10 @@ const maxPrefixDigits = 9
 // MCCMNC (libCodes; none when unresolved) is not the register's: the
 // register is the regulator's current record, where libphonenumber's names
 // can be years old (Yota's blocks inside ranges it still calls MegaFon's).
-// Two curated ranges that overlap are an error, and so is a line of
+// A range with overUnresolved stands only inside carrier prefixes whose
+// name resolves to no MCCMNC (Arcep's register: a block libphonenumber
+// still gives a former holder, or a holder without a code of its own, now
+// held by a network with one). Two curated ranges that overlap are an error, and so is a line of
 // ranges.tsv longer than maxPrefixDigits. It returns the ranges kept,
 // sorted by prefix; a kept range may have the very prefix of a carrier
 // range of libphonenumber, which it replaces.
@@ -304,8 +292,13 @@ func fillGaps(ranges []curatedRange, carrierTSV []byte, libCodes map[string]stri
 	var out []curatedRange
 	var keep func(r curatedRange)
 	keep = func(r curatedRange) {
-		if above, ok := libAbove(r.prefix); ok && (!r.override || libCodes[above] == r.mccmnc || r.ownOnly && libNames[above] != r.operator) {
-			return
+		if above, ok := libAbove(r.prefix); ok {
+			switch code := libCodes[above]; {
+			case r.override && code != r.mccmnc && !(r.ownOnly && libNames[above] != r.operator):
+			case r.overUnresolved && code == "":
+			default:
+				return
+			}
 		}
 		switch {
 		case len(r.prefix) > maxPrefixDigits:
@@ -363,7 +356,11 @@ func curatedRanges(carrierTSV, mccmncTSV []byte, list []mccEntry, curated, sourc
 	if err != nil {
 		return nil, err
 	}
-	all := append(append(hand, ru...), more...)
+	fr, err := readFRRegister(sources, curated)
+	if err != nil {
+		return nil, err
+	}
+	all := append(append(append(hand, ru...), fr...), more...)
 	if err := checkRanges(all, list); err != nil {
 		return nil, err
 	}

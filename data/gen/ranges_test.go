@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -30,7 +31,7 @@ func TestCoverPrefixes(t *testing.T) {
 // TestFillGaps: a curated range fills only what libphonenumber leaves to no
 // carrier, unless it is a register's and the codes differ.
 func TestFillGaps(t *testing.T) {
-	lib := []byte("7916\tMTS\n79161\tBeeline\n79250\tMegaFon\n")
+	lib := []byte("7916\tMTS\n79161\tBeeline\n7917\tGLONASS\n79250\tMegaFon\n")
 	libCodes := map[string]string{"7916": "25001", "79161": "25099", "79250": "25002"}
 	prefixes := func(rs []curatedRange) string {
 		var out []string
@@ -53,6 +54,8 @@ func TestFillGaps(t *testing.T) {
 		{"a register on the very prefix: replaces it", []curatedRange{{prefix: "79250", mccmnc: "25011", override: true}}, "79250=25011"},
 		{"a prefix alias: not within another carrier's range", []curatedRange{{prefix: "7916", operator: "MTS", mccmnc: "25011", override: true, ownOnly: true}},
 			"79160=25011 79162=25011 79163=25011 79164=25011 79165=25011 79166=25011 79167=25011 79168=25011 79169=25011"},
+		{"a register over unresolved ranges: not over a resolved one", []curatedRange{{prefix: "79160", mccmnc: "25011", overUnresolved: true}}, ""},
+		{"a register over unresolved ranges: over one without a code", []curatedRange{{prefix: "79170", mccmnc: "25011", overUnresolved: true}}, "79170=25011"},
 		{"a register around a range it agrees with", []curatedRange{{prefix: "7916", mccmnc: "25099", override: true}},
 			"79160=25099 79162=25099 79163=25099 79164=25099 79165=25099 79166=25099 79167=25099 79168=25099 79169=25099"},
 	} {
@@ -145,4 +148,55 @@ func TestPrefixAliasRanges(t *testing.T) {
 	if _, err := prefixAliasRanges(carriers, []*alias{{region: "YT", carrier: "Telco OI", mccmnc: "64702", prefixes: []string{"262700"}, line: 2}}); err == nil {
 		t.Error("an alias over no range of its carrier accepted")
 	}
+}
+
+// TestFRRegister: Arcep's registers are pinned, a curated code must be the
+// holder's in Arcep's register of network codes, and a block of a holder
+// curated with a code becomes its range.
+func TestFRRegister(t *testing.T) {
+	sources := os.DirFS(filepath.Join("..", "sources"))
+	curated := os.DirFS(filepath.Join("..", "curated"))
+	gz := gzipBytes([]byte("EZABPQM;Tranche_Debut;Tranche_Fin;Mn\xe9mo;Territoire;Date_Attribution\n06012;0601200000;0601299999;SFR0;M\xe9tropole;08/12/2011\n"))
+	if _, err := readFRRegister(fstest.MapFS{frRegisterFile: {Data: gz}, frMNCFile: {Data: must(fs.ReadFile(sources, frMNCFile))}}, curated); err == nil || !strings.Contains(err.Error(), "SHA-256") {
+		t.Fatalf("a different register accepted: %v", err)
+	}
+	ranges, err := readFRRegister(sources, curated)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, r := range ranges {
+		if strings.HasPrefix("33743041234", r.prefix) {
+			found = r.operator == "Free Mobile" && r.mccmnc == "20815"
+		}
+		if r.mccmnc == "" || !strings.HasPrefix(r.prefix, "336") && !strings.HasPrefix(r.prefix, "337") {
+			t.Errorf("range %+v", r)
+		}
+	}
+	if !found {
+		t.Error("+33 7 43 04 12 34 is not in a range of Free Mobile (20815) in the register")
+	}
+	// A code that MAJMNC gives to another holder is refused.
+	ops := must(fs.ReadFile(curated, "fr_operators.tsv"))
+	wrong := strings.Replace(string(ops), "LYCA\tLycamobile\t20825\tLYCA", "LYCA\tLycamobile\t20820\tLYCA", 1)
+	if wrong == string(ops) {
+		t.Fatal("fr_operators.tsv has no Lycamobile line to alter")
+	}
+	_, err = readFRRegister(sources, fstest.MapFS{"fr_operators.tsv": {Data: []byte(wrong)}})
+	if err == nil || !strings.Contains(err.Error(), `gives 20820 to "BOUY", not "LYCA"`) {
+		t.Errorf("a code of another holder accepted: %v", err)
+	}
+	// A holder with a network code of its own must be curated.
+	without := strings.Replace(string(ops), "\nCEHI\t", "\n#CEHI\t", 1)
+	_, err = readFRRegister(sources, fstest.MapFS{"fr_operators.tsv": {Data: []byte(without)}})
+	if err == nil || !strings.Contains(err.Error(), "not curated: CEHI") {
+		t.Errorf("a holder with a code left out silently: %v", err)
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }
