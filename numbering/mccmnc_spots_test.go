@@ -17,14 +17,19 @@ func TestMCCMNCSpots(t *testing.T) {
 	p := plan(t)
 	for _, tc := range []struct{ number, network, mccmnc string }{
 		// Germany: Bundesnetzagentur's mobile blocks (015x/016x/017x).
-		{"+49 151 23456789", "T-Mobile", "26201"}, // Telekom Deutschland's 0151
-		{"+49 160 1234567", "T-Mobile", "26201"},  // Telekom Deutschland's 0160
-		{"+49 172 3456789", "Vodafone", "26202"},  // Vodafone D2's 0172
-		{"+49 176 12345678", "O2", "26203"},       // Telefónica's 0176; O2 and E-Plus share 262-03 since their merger
-		{"+49 157 71234567", "Eplus", "26203"},    // E-Plus's 0157, now Telefónica's network
+		{"+49 151 23456789", "T-Mobile", "26201"},            // Telekom Deutschland's 0151
+		{"+49 160 1234567", "T-Mobile", "26201"},             // Telekom Deutschland's 0160
+		{"+49 172 3456789", "Vodafone", "26202"},             // Vodafone D2's 0172
+		{"+49 176 12345678", "O2", "26203"},                  // Telefónica's 0176; O2 and E-Plus share 262-03 since their merger
+		{"+49 157 71234567", "Eplus", "26203"},               // E-Plus's 0157, now Telefónica's network
+		{"+49 1521 1234567", "Vodafone/Lycamobile", "26243"}, // Lycamobile Europe's 01521 (BNetzA, 2025-07-10), on Vodafone's network
+		{"+49 1570 1234567", "Eplus/Telogic", "26203"},       // 015700-015704: Telefónica's (BNetzA, 2025-07-10); Telogic went bankrupt in 2012
 		// United Kingdom: Ofcom's numbering data (07 ranges by holder).
-		{"+44 7400 123456", "Three", "23420"},  // Hutchison 3G UK's 07400
-		{"+44 7528 123456", "Orange", "23433"}, // Orange UK's 07528, now EE's network
+		{"+44 7400 123456", "Three", "23420"},    // Hutchison 3G UK's 07400
+		{"+44 7528 123456", "Orange", "23433"},   // Orange UK's 07528, now EE's network
+		{"+44 7310 123456", "Three", "23420"},    // Hutchison 3G's 07310 (Ofcom S7, 2017): no carrier in libphonenumber; data/curated/ranges.tsv
+		{"+44 7338 123456", "Vodafone", "23415"}, // Vodafone's 07338 (Ofcom S7, 2025): data/curated/ranges.tsv
+		{"+44 7355 123456", "O2", "23410"},       // Telefónica UK's 07355 (Ofcom S7, 2020): data/curated/ranges.tsv
 		// France: ARCEP's MAJNUM (mobile blocks 06/07 by operator).
 		{"+33 6 12 34 56 78", "SFR", "20810"},           // SFR's 0612
 		{"+33 6 07 12 34 56", "Orange France", "20801"}, // Orange's 0607
