@@ -7,7 +7,7 @@ import (
 )
 
 // TestMCCMNCSpots checks the original network and its MCCMNC of well-known
-// mobile ranges in 65 countries, each with the public source of who holds
+// mobile ranges in 66 countries, each with the public source of who holds
 // the range and of the network's code. The codes are the ITU's (as the
 // MCC-MNC list and mobile-broadband-provider-info give them); the range
 // holders are named by the regulators' numbering plans, in libphonenumber's
@@ -148,8 +148,14 @@ func TestMCCMNCSpots(t *testing.T) {
 		{"+995 599 12 34 56", "MagtiCom", "28202"},                          // Georgia: ComCom, Magti's 599
 		{"+1 876 210 1234", "Cable & Wireless", "338180"},                   // Jamaica: Cable & Wireless (FLOW)'s 876-210
 		{"+855 10 123 456", "Smart", "45606"},                               // Cambodia: Smart Axiata's 010
-		{"+256 70 1234567", "Airtel", "64101"},                              // Uganda: UCC, Airtel's 070
-		{"+965 4123 4567", "Virgin mobile", "41904"},                        // Kuwait: CITRA, Virgin Mobile's 4, on stc's network
+		// Brazil: the operator's code in the licence region of the area code, by the ITU's names of
+		// the codes ("VIVO REGIÃO I/II/III", "TIM REGIÃO I"; data/curated/mccmnc_aliases.tsv).
+		{"+55 11 95472 1234", "Vivo", "72410"},       // São Paulo (Region III)
+		{"+55 21 97112 3456", "Vivo", "72411"},       // Rio de Janeiro (Region I)
+		{"+55 41 99101 2345", "Vivo", "72406"},       // Paraná (Region II)
+		{"+55 21 98112 3456", "TIM", "72402"},        // Rio de Janeiro (Region I)
+		{"+256 70 1234567", "Airtel", "64101"},       // Uganda: UCC, Airtel's 070
+		{"+965 4123 4567", "Virgin mobile", "41904"}, // Kuwait: CITRA, Virgin Mobile's 4, on stc's network
 	} {
 		res := p.ClassifyString(tc.number)
 		require.True(t, res.Valid, tc.number)
@@ -165,6 +171,10 @@ func TestMCCMNCSpots(t *testing.T) {
 	glonass := p.ClassifyString("+7 940 123 4567")
 	require.Equal(t, "GLONASS", glonass.Network)
 	require.Empty(t, glonass.MCCMNC)
+	// TIM in São Paulo: the ITU names two codes for Region III, so none.
+	tim := p.ClassifyString("+55 11 97011 1234")
+	require.Equal(t, "TIM", tim.Network)
+	require.Empty(t, tim.MCCMNC)
 	// India: the carrier, but no code (one per licence circle; data/README.md).
 	airtel := p.ClassifyString("+91 98100 12345")
 	require.Equal(t, "Airtel", airtel.Network)
