@@ -49,10 +49,12 @@ func TestMCCMNCSpots(t *testing.T) {
 		{"+39 351 312 3456", "Iliad", "22250"},    // Iliad's 351 (curated: data/curated/ranges.tsv)
 		{"+39 352 123 4567", "Iliad", "22250"},    // Iliad's 3520-3522 (curated: data/curated/ranges.tsv)
 		// Spain: CNMC's numbering register.
-		{"+34 690 123 456", "Movistar", "21407"}, // Telefónica's 690
-		{"+34 622 123 456", "Yoigo", "21404"},    // Xfera (Yoigo)'s 622
-		{"+34 600 123 456", "Vodafone", "21401"}, // Vodafone's 600
-		{"+34 656 123 456", "Orange", "21403"},   // Orange's 656
+		{"+34 690 123 456", "Movistar", "21407"},  // Telefónica's 690
+		{"+34 622 123 456", "Yoigo", "21404"},     // Xfera (Yoigo)'s 622
+		{"+34 600 123 456", "Vodafone", "21401"},  // Vodafone's 600
+		{"+34 656 123 456", "Orange", "21403"},    // Orange's 656
+		{"+34 623 212 345", "Yoigo", "21404"},     // Xfera's 6232 (2019): no carrier in libphonenumber; data/curated/ranges.tsv
+		{"+34 742 012 345", "DigiMobil", "21422"}, // Digi Spain's 7420 (2025): data/curated/ranges.tsv
 		// Netherlands: ACM's number register (06 blocks).
 		{"+31 6 12345678", "KPN", "20408"},      // KPN's 0612
 		{"+31 6 41234567", "T-Mobile", "20416"}, // T-Mobile NL's 0641: 204-16 (cross-checked; 204-20 was Orange NL's)
@@ -61,6 +63,8 @@ func TestMCCMNCSpots(t *testing.T) {
 		{"+48 512 345 678", "Orange", "26003"}, // Orange Polska's 512
 		{"+48 601 234 567", "Plus", "26001"},   // Polkomtel (Plus)'s 601
 		{"+48 790 123 456", "Play", "26006"},   // P4 (Play)'s 790
+		{"+48 452 123 456", "Orange", "26003"}, // Orange Polska's 452 (2021): no carrier in libphonenumber; data/curated/ranges.tsv
+		{"+48 780 412 345", "Play", "26006"},   // P4's 78041, the former UPC Polska's (2020): data/curated/ranges.tsv
 		// Russia: the register of the Russian numbering system (DEF-9xx,
 		// Ministry of Digital Development; data/sources).
 		{"+7 903 123 45 67", "Beeline", "25099"}, // VimpelCom's 903
