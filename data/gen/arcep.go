@@ -53,24 +53,21 @@ type frOperator struct {
 }
 
 func readFROperators(curated fs.FS) (map[string]*frOperator, error) {
-	src, err := fs.ReadFile(curated, "fr_operators.tsv")
+	lines, err := readCurated(curated, "fr_operators.tsv")
 	if err != nil {
 		return nil, err
 	}
 	out := map[string]*frOperator{}
-	for n, l := range strings.Split(string(src), "\n") {
-		if strings.TrimSpace(l) == "" || strings.HasPrefix(l, "#") {
-			continue
-		}
-		f := strings.Split(l, "\t")
+	for _, l := range lines {
+		f, n := l.f, l.n
 		if len(f) != 5 || f[0] == "" || f[1] == "" || f[4] == "" ||
 			(f[2] == "-") != (f[3] == "-") || (f[2] != "-" && (!allDigits(f[2]) || len(f[2]) != 5)) {
-			return nil, fmt.Errorf("fr_operators.tsv line %d: want mnémo<TAB>name<TAB>MCCMNC or -<TAB>holder of the MCCMNC in MAJMNC or -<TAB>reason", n+1)
+			return nil, fmt.Errorf("fr_operators.tsv line %d: want mnémo<TAB>name<TAB>MCCMNC or -<TAB>holder of the MCCMNC in MAJMNC or -<TAB>reason", n)
 		}
 		if out[f[0]] != nil {
-			return nil, fmt.Errorf("fr_operators.tsv line %d: mnémo %s given twice", n+1, f[0])
+			return nil, fmt.Errorf("fr_operators.tsv line %d: mnémo %s given twice", n, f[0])
 		}
-		out[f[0]] = &frOperator{mnemo: f[0], name: f[1], mccmnc: f[2], codeHolder: f[3], reason: f[4], line: n + 1}
+		out[f[0]] = &frOperator{mnemo: f[0], name: f[1], mccmnc: f[2], codeHolder: f[3], reason: f[4], line: n}
 	}
 	return out, nil
 }
@@ -156,11 +153,7 @@ func readFRRegister(sources, curated fs.FS) ([]curatedRange, error) {
 			return nil, fmt.Errorf("fr_operators.tsv line %d: Arcep's MNC register gives %s to %q, not %q", op.line, op.mccmnc, codeHolder[op.mccmnc], op.codeHolder)
 		}
 	}
-	type span struct {
-		from, to int64 // national numbers without the 0, 9 digits
-		op       *frOperator
-	}
-	var spans []span
+	var spans []holderSpan[*frOperator] // national numbers without the 0, 9 digits
 	missing := map[string]bool{}
 	for i, row := range blocks {
 		block, from, to, mnemo, territory := row[0], row[1], row[2], row[3], row[4]
@@ -184,7 +177,7 @@ func readFRRegister(sources, curated fs.FS) ([]curatedRange, error) {
 		}
 		op.used = true
 		if op.mccmnc != "-" {
-			spans = append(spans, span{lo, hi, op})
+			spans = append(spans, holderSpan[*frOperator]{lo, hi, op})
 		}
 	}
 	if len(missing) > 0 {
@@ -195,32 +188,15 @@ func readFRRegister(sources, curated fs.FS) ([]curatedRange, error) {
 		sort.Strings(m)
 		return nil, fmt.Errorf("fr_operators.tsv: holders of mobile blocks with a network code in MAJMNC are not curated: %s", strings.Join(m, ", "))
 	}
-	var unused []string
-	for _, op := range ops {
-		if !op.used {
-			unused = append(unused, fmt.Sprintf("line %d (%s)", op.line, op.mnemo))
-		}
+	if err := checkUsed("fr_operators.tsv", "holders without metropolitan mobile blocks in the register", ops, func(op *frOperator) (bool, int) { return op.used, op.line }); err != nil {
+		return nil, err
 	}
-	if len(unused) > 0 {
-		sort.Strings(unused)
-		return nil, fmt.Errorf("fr_operators.tsv: holders without metropolitan mobile blocks in the register: %s", strings.Join(unused, ", "))
-	}
-	sort.Slice(spans, func(i, j int) bool { return spans[i].from < spans[j].from })
 	var out []curatedRange
-	for i := 0; i < len(spans); {
-		s := spans[i]
-		if i > 0 && spans[i-1].to >= s.from {
-			return nil, fmt.Errorf("%s: blocks overlap at 0%d", frRegisterFile, s.from)
+	err = mergeSpans(spans, frRegisterFile, func(from, to int64, op *frOperator) {
+		for _, p := range coverPrefixes(from, to, 9) {
+			out = append(out, curatedRange{region: "FR", prefix: "33" + p, operator: op.name, mccmnc: op.mccmnc,
+				source: frRegisterName, date: frRegisterDate, where: "fr_operators.tsv line " + strconv.Itoa(op.line), overUnresolved: true})
 		}
-		j := i + 1
-		for ; j < len(spans) && spans[j].from == s.to+1 && spans[j].op == s.op; j++ {
-			s.to = spans[j].to
-		}
-		for _, p := range coverPrefixes(s.from, s.to, 9) {
-			out = append(out, curatedRange{region: "FR", prefix: "33" + p, operator: s.op.name, mccmnc: s.op.mccmnc,
-				source: frRegisterName, date: frRegisterDate, where: "fr_operators.tsv line " + strconv.Itoa(s.op.line), overUnresolved: true})
-		}
-		i = j
-	}
-	return out, nil
+	})
+	return out, err
 }

@@ -46,17 +46,14 @@ type curatedRange struct {
 
 // readRangesFile reads curated/ranges.tsv.
 func readRangesFile(curated fs.FS) ([]curatedRange, error) {
-	src, err := fs.ReadFile(curated, "ranges.tsv")
+	lines, err := readCurated(curated, "ranges.tsv")
 	if err != nil {
 		return nil, err
 	}
 	var out []curatedRange
-	for n, l := range strings.Split(string(src), "\n") {
-		if strings.TrimSpace(l) == "" || strings.HasPrefix(l, "#") {
-			continue
-		}
-		f := strings.Split(l, "\t")
-		where := fmt.Sprintf("ranges.tsv line %d", n+1)
+	for _, l := range lines {
+		f := l.f
+		where := fmt.Sprintf("ranges.tsv line %d", l.n)
 		if len(f) != 6 || slices.Contains(f, "") {
 			return nil, fmt.Errorf("%s: want region<TAB>prefix<TAB>operator<TAB>MCCMNC<TAB>source<TAB>date, all given", where)
 		}
@@ -90,6 +87,73 @@ func isDate(s string) bool {
 	return len(s) == 10 && allDigits(s[:4]) && s[4] == '-' && allDigits(s[5:7]) && s[7] == '-' && allDigits(s[8:])
 }
 
+// curatedLine is a line of a curated TSV file that is neither blank nor a
+// comment: its number (from 1) and its tab-separated fields.
+type curatedLine struct {
+	n int
+	f []string
+}
+
+// readCurated reads the lines of a curated TSV file that are neither
+// blank nor comments.
+func readCurated(curated fs.FS, name string) ([]curatedLine, error) {
+	src, err := fs.ReadFile(curated, name)
+	if err != nil {
+		return nil, err
+	}
+	var out []curatedLine
+	for n, l := range strings.Split(string(src), "\n") {
+		if strings.TrimSpace(l) != "" && !strings.HasPrefix(l, "#") {
+			out = append(out, curatedLine{n + 1, strings.Split(l, "\t")})
+		}
+	}
+	return out, nil
+}
+
+// checkUsed fails on the curated holders (by key) that a register does not
+// have, naming their lines.
+func checkUsed[T any](file, what string, holders map[string]T, used func(T) (ok bool, line int)) error {
+	var unused []string
+	for key, h := range holders {
+		if ok, line := used(h); !ok {
+			unused = append(unused, fmt.Sprintf("line %d (%s)", line, key))
+		}
+	}
+	if len(unused) == 0 {
+		return nil
+	}
+	sort.Strings(unused)
+	return fmt.Errorf("%s: %s: %s", file, what, strings.Join(unused, ", "))
+}
+
+// holderSpan is a range of a register, national numbers from and to, with
+// its holder.
+type holderSpan[H comparable] struct {
+	from, to int64
+	holder   H
+}
+
+// mergeSpans sorts a register's ranges, fails on two that overlap, and
+// calls emit once for each run of adjacent ranges of one holder (registers
+// split a holder's block by region or by date), so that the prefixes are
+// few.
+func mergeSpans[H comparable](spans []holderSpan[H], file string, emit func(from, to int64, holder H)) error {
+	sort.Slice(spans, func(i, j int) bool { return spans[i].from < spans[j].from })
+	for i := 0; i < len(spans); {
+		s := spans[i]
+		if i > 0 && spans[i-1].to >= s.from {
+			return fmt.Errorf("%s: ranges overlap at %d", file, s.from)
+		}
+		j := i + 1
+		for ; j < len(spans) && spans[j].from == s.to+1 && spans[j].holder == s.holder; j++ {
+			s.to = spans[j].to
+		}
+		emit(s.from, s.to, s.holder)
+		i = j
+	}
+	return nil
+}
+
 // The Russian register: the extract of the register of the Russian
 // numbering system for the mobile codes 9xx (DEF-9xx.csv), which the
 // Ministry of Digital Development publishes as open data (formerly
@@ -113,23 +177,20 @@ type ruOperator struct {
 }
 
 func readRUOperators(curated fs.FS) (map[string]*ruOperator, error) {
-	src, err := fs.ReadFile(curated, "ru_operators.tsv")
+	lines, err := readCurated(curated, "ru_operators.tsv")
 	if err != nil {
 		return nil, err
 	}
 	out := map[string]*ruOperator{}
-	for n, l := range strings.Split(string(src), "\n") {
-		if strings.TrimSpace(l) == "" || strings.HasPrefix(l, "#") {
-			continue
-		}
-		f := strings.Split(l, "\t")
+	for _, l := range lines {
+		f, n := l.f, l.n
 		if len(f) != 4 || slices.Contains(f, "") || !allDigits(f[0]) || (f[2] != "-" && !allDigits(f[2])) {
-			return nil, fmt.Errorf("ru_operators.tsv line %d: want INN<TAB>name<TAB>MCCMNC or -<TAB>reason", n+1)
+			return nil, fmt.Errorf("ru_operators.tsv line %d: want INN<TAB>name<TAB>MCCMNC or -<TAB>reason", n)
 		}
 		if out[f[0]] != nil {
-			return nil, fmt.Errorf("ru_operators.tsv line %d: INN %s given twice", n+1, f[0])
+			return nil, fmt.Errorf("ru_operators.tsv line %d: INN %s given twice", n, f[0])
 		}
-		out[f[0]] = &ruOperator{inn: f[0], name: f[1], mccmnc: f[2], reason: f[3], line: n + 1}
+		out[f[0]] = &ruOperator{inn: f[0], name: f[1], mccmnc: f[2], reason: f[3], line: n}
 	}
 	return out, nil
 }
@@ -158,11 +219,7 @@ func readRURegister(sources fs.FS, curated fs.FS) ([]curatedRange, error) {
 	if len(rows) < 1000 || rows[0][0] != "АВС/ DEF" || rows[0][7] != "ИНН" {
 		return nil, fmt.Errorf("%s: not the DEF-9xx extract (header %q, %d rows)", ruRegisterFile, rows[0], len(rows))
 	}
-	type span struct {
-		from, to int64 // national numbers, 10 digits
-		op       *ruOperator
-	}
-	var spans []span
+	var spans []holderSpan[*ruOperator] // national numbers, 10 digits
 	for i, row := range rows[1:] {
 		code, from, to := row[0], row[1], row[2]
 		if len(code) != 3 || code[0] != '9' || len(from) != 7 || len(to) != 7 || !allDigits(code+from+to) || !utf8.ValidString(row[4]) {
@@ -181,39 +238,19 @@ func readRURegister(sources fs.FS, curated fs.FS) ([]curatedRange, error) {
 		if op.mccmnc == "-" {
 			continue
 		}
-		spans = append(spans, span{lo, hi, op})
+		spans = append(spans, holderSpan[*ruOperator]{lo, hi, op})
 	}
-	var unused []string
-	for _, op := range ops {
-		if !op.used {
-			unused = append(unused, fmt.Sprintf("line %d (%s)", op.line, op.inn))
-		}
+	if err := checkUsed("ru_operators.tsv", "holders the register does not have", ops, func(op *ruOperator) (bool, int) { return op.used, op.line }); err != nil {
+		return nil, err
 	}
-	if len(unused) > 0 {
-		sort.Strings(unused)
-		return nil, fmt.Errorf("ru_operators.tsv: holders the register does not have: %s", strings.Join(unused, ", "))
-	}
-	sort.Slice(spans, func(i, j int) bool { return spans[i].from < spans[j].from })
 	var out []curatedRange
-	flush := func(s span) {
-		for _, p := range coverPrefixes(s.from, s.to, 10) {
-			out = append(out, curatedRange{region: "RU", prefix: "7" + p, operator: s.op.name, mccmnc: s.op.mccmnc,
-				source: ruRegisterName, date: ruRegisterDate, where: "ru_operators.tsv line " + strconv.Itoa(s.op.line), override: true})
+	err = mergeSpans(spans, ruRegisterFile, func(from, to int64, op *ruOperator) {
+		for _, p := range coverPrefixes(from, to, 10) {
+			out = append(out, curatedRange{region: "RU", prefix: "7" + p, operator: op.name, mccmnc: op.mccmnc,
+				source: ruRegisterName, date: ruRegisterDate, where: "ru_operators.tsv line " + strconv.Itoa(op.line), override: true})
 		}
-	}
-	for i := 0; i < len(spans); {
-		s := spans[i]
-		if i > 0 && spans[i-1].to >= s.from {
-			return nil, fmt.Errorf("%s: ranges overlap at %d", ruRegisterFile, s.from)
-		}
-		j := i + 1
-		for ; j < len(spans) && spans[j].from == s.to+1 && spans[j].op == s.op; j++ {
-			s.to = spans[j].to
-		}
-		flush(s)
-		i = j
-	}
-	return out, nil
+	})
+	return out, err
 }
 
 // coverPrefixes returns the fewest prefixes (of numbers of digits digits)

@@ -192,6 +192,12 @@ func TestFRRegister(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "not curated: CEHI") {
 		t.Errorf("a holder with a code left out silently: %v", err)
 	}
+	// A holder the register does not have is refused.
+	extra := string(ops) + "ZZZZ\tNobody\t-\t-\tholds no block\n"
+	_, err = readFRRegister(sources, fstest.MapFS{"fr_operators.tsv": {Data: []byte(extra)}})
+	if err == nil || !strings.Contains(err.Error(), "holders without metropolitan mobile blocks in the register: line ") || !strings.Contains(err.Error(), "(ZZZZ)") {
+		t.Errorf("a holder without blocks accepted: %v", err)
+	}
 }
 
 func must[T any](v T, err error) T {
