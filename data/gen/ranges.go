@@ -42,6 +42,7 @@ type curatedRange struct {
 	override                         bool   // a register's: stands against libphonenumber (fillGaps)
 	ownOnly                          bool   // with override: only within ranges of its own carrier's name
 	overUnresolved                   bool   // a register's: stands inside ranges whose carrier resolves to no MCCMNC (fillGaps)
+	mustFill                         bool   // a hand-written line: an error when libphonenumber leaves it nothing to fill (fillGaps)
 }
 
 // readRangesFile reads curated/ranges.tsv.
@@ -69,7 +70,7 @@ func readRangesFile(curated fs.FS) ([]curatedRange, error) {
 		if !isDate(f[5]) {
 			return nil, fmt.Errorf("%s: date %q is not YYYY-MM-DD", where, f[5])
 		}
-		out = append(out, curatedRange{region: f[0], prefix: f[1], operator: f[2], mccmnc: f[3], source: f[4], date: f[5], where: where})
+		out = append(out, curatedRange{region: f[0], prefix: f[1], operator: f[2], mccmnc: f[3], source: f[4], date: f[5], where: where, mustFill: true})
 	}
 	return out, nil
 }
@@ -287,8 +288,11 @@ const maxPrefixDigits = 9
 // A range with overUnresolved stands only inside carrier prefixes whose
 // name resolves to no MCCMNC (Arcep's register: a block libphonenumber
 // still gives a former holder, or a holder without a code of its own, now
-// held by a network with one). Two curated ranges that overlap are an error, and so is a line of
-// ranges.tsv longer than maxPrefixDigits. It returns the ranges kept,
+// held by a network with one). Two curated ranges that overlap are an
+// error, and so are a line of ranges.tsv longer than maxPrefixDigits and
+// one (mustFill) that keeps nothing: once libphonenumber names a carrier
+// for all of its range, the line is dead and must go, as an alias no
+// carrier uses. It returns the ranges kept,
 // sorted by prefix; a kept range may have the very prefix of a carrier
 // range of libphonenumber, which it replaces.
 func fillGaps(ranges []curatedRange, carrierTSV []byte, libCodes map[string]string) ([]curatedRange, error) {
@@ -352,7 +356,11 @@ func fillGaps(ranges []curatedRange, carrierTSV []byte, libCodes map[string]stri
 		}
 	}
 	for _, r := range ranges {
+		n := len(out)
 		keep(r)
+		if r.mustFill && len(out) == n {
+			return nil, fmt.Errorf("%s: libphonenumber names a carrier for all of +%s now; remove the line", r.where, r.prefix)
+		}
 	}
 	return out, nil
 }

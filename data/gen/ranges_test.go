@@ -73,6 +73,15 @@ func TestFillGaps(t *testing.T) {
 	if _, err := fillGaps([]curatedRange{{prefix: "7915123456", where: "ranges.tsv line 9"}}, lib, libCodes); err == nil {
 		t.Error("a hand-written range longer than the plan holds accepted")
 	}
+	// A hand-written line that libphonenumber now covers whole is dead; one
+	// it covers in part keeps the rest.
+	_, err := fillGaps([]curatedRange{{prefix: "791612", mccmnc: "25002", where: "ranges.tsv line 7", mustFill: true}}, lib, libCodes)
+	if err == nil || !strings.Contains(err.Error(), "ranges.tsv line 7: libphonenumber names a carrier for all of +791612 now") {
+		t.Errorf("a dead hand-written line accepted: %v", err)
+	}
+	if got, err := fillGaps([]curatedRange{{prefix: "7925", mccmnc: "25002", where: "ranges.tsv line 8", mustFill: true}}, lib, libCodes); err != nil || len(got) != 9 {
+		t.Errorf("a hand-written line around a carrier range: %d ranges, %v", len(got), err)
+	}
 }
 
 func TestReadRangesFileRejects(t *testing.T) {
