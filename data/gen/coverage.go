@@ -346,13 +346,17 @@ func writeOverrides(w io.Writer, libCarrierTSV []byte, ranges []curatedRange) {
 		prefix, name, _ := strings.Cut(l, "\t")
 		names[prefix] = name
 	}
-	type pair struct{ region, lib, register string }
+	type pair struct{ region, lib, register, by string }
 	count := map[pair]int{}
 	total := 0
 	for _, r := range ranges {
 		for l := len(r.prefix); l > 0; l-- {
 			if name, ok := names[r.prefix[:l]]; ok {
-				count[pair{r.region, name, r.operator}]++
+				by := "register"
+				if r.source == aliasRangeSource {
+					by = "alias limited to prefixes"
+				}
+				count[pair{r.region, name, r.operator, by}]++
 				total++
 				break
 			}
@@ -366,10 +370,10 @@ func writeOverrides(w io.Writer, libCarrierTSV []byte, ranges []curatedRange) {
 		a, b := pairs[i], pairs[j]
 		return count[a] > count[b] || count[a] == count[b] && a.region+a.lib+a.register < b.region+b.lib+b.register
 	})
-	fmt.Fprintf(w, "\nIn %d ranges, a register's holder has an MCCMNC other than that of the carrier libphonenumber names; the register's answer stands.\n\n", total)
-	fmt.Fprintln(w, "| region | libphonenumber's carrier | register's holder | ranges |")
-	fmt.Fprintln(w, "|---|---|---|---:|")
+	fmt.Fprintf(w, "\nIn %d ranges, a register's holder or an alias limited to prefixes has an MCCMNC other than that of the carrier libphonenumber names (or one where that carrier resolves to none); its answer stands.\n\n", total)
+	fmt.Fprintln(w, "| region | libphonenumber's carrier | answered as | by | ranges |")
+	fmt.Fprintln(w, "|---|---|---|---|---:|")
 	for _, p := range pairs {
-		fmt.Fprintf(w, "| %s | %s | %s | %d |\n", p.region, p.lib, p.register, count[p])
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %d |\n", p.region, p.lib, p.register, p.by, count[p])
 	}
 }

@@ -171,6 +171,10 @@ func readAllAliases(curated fs.FS) (map[[2]string]*alias, []*alias, error) {
 	return out, limited, nil
 }
 
+// aliasRangeSource is the source of the ranges of aliases limited to
+// prefixes.
+const aliasRangeSource = "curated/mccmnc_aliases.tsv"
+
 // prefixAliasRanges turns the aliases limited to prefixes into ranges that
 // give libphonenumber's carrier ranges under those prefixes the alias's
 // code (override: they stand where the carrier's name resolves to no code
@@ -187,7 +191,7 @@ func prefixAliasRanges(carriers [][2]string, limited []*alias) ([]curatedRange, 
 			for _, p := range a.prefixes {
 				if strings.HasPrefix(pc[0], p) {
 					out = append(out, curatedRange{region: a.region, prefix: pc[0], operator: a.carrier, mccmnc: a.mccmnc,
-						source: "curated/mccmnc_aliases.tsv", date: "", where: fmt.Sprintf("mccmnc_aliases.tsv line %d", a.line), override: true, ownOnly: true})
+						source: aliasRangeSource, date: "", where: fmt.Sprintf("mccmnc_aliases.tsv line %d", a.line), override: true, ownOnly: true})
 					n++
 					break
 				}
