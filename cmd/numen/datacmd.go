@@ -103,6 +103,6 @@ func printRecovery(c *cli, r sqlitestore.Recovery) {
 		fmt.Fprintf(c.stdout, "cleared: %s\n", s)
 	}
 	for _, s := range r.Problems {
-		fmt.Fprintf(c.stdout, "LOST: %s\n", s)
+		fmt.Fprintf(c.stdout, "problem (kept what the log holds): %s\n", s)
 	}
 }

@@ -21,7 +21,7 @@ type CheckReport struct {
 // dbState is what inspectDatabase found in the database file.
 type dbState struct {
 	fresh    bool   // missing, empty or without a schema
-	what     string // why fresh: "missing", "empty (0 bytes)", "has no schema"
+	what     string // why fresh: "missing", "empty (0 bytes)", ...
 	damage   []string
 	version  int
 	pos      uint64
@@ -63,7 +63,7 @@ func inspectDatabase(ctx context.Context, path string, o options) (dbState, erro
 		return damaged(err)
 	}
 	if st.version == 0 {
-		st.fresh, st.what = true, "has no schema (a new database)"
+		st.fresh, st.what = true, "a new database (no schema)"
 		return st, nil
 	}
 	problems, err := quickCheck(db)
@@ -113,7 +113,7 @@ func Check(dir string) (CheckReport, error) {
 			path, strings.Join(st.damage, "; "), dir, dir))
 	}
 	if st.fresh {
-		r.Facts = append(r.Facts, fmt.Sprintf("%s %s", path, st.what))
+		r.Facts = append(r.Facts, fmt.Sprintf("%s is %s", path, st.what))
 	} else if len(st.damage) == 0 {
 		r.Facts = append(r.Facts, fmt.Sprintf("%s: schema version %d, quick_check ok, %d results", path, st.version, st.results))
 		if st.results != st.reported {
@@ -135,11 +135,10 @@ func Check(dir string) (CheckReport, error) {
 		return r, fmt.Errorf("sqlitestore: check %s: %w", logDir, err)
 	}
 	if len(segs) > 0 {
-		r.Facts = append(r.Facts, fmt.Sprintf("%s: %d segments, %s", logDir, len(segs), segmentRange(segs[0], segs[len(segs)-1])))
+		r.Facts = append(r.Facts, fmt.Sprintf("%s: %s", logDir, segmentRange(segs[0], segs[len(segs)-1])))
 	}
 	if st.fresh && len(segs) > 0 {
-		r.Problems = append(r.Problems, fmt.Sprintf("%s is %s, but the results log has %s: the database that indexed them was lost or replaced; restore it from a backup, or rebuild it from the log with numen data recover %s",
-			path, st.what, segmentRange(segs[0], segs[len(segs)-1]), dir))
+		r.Problems = append(r.Problems, freshProblem(path+" is "+st.what, segs)+"; numen data recover "+dir+" rebuilds the results from the log")
 	}
 	if len(st.damage) > 0 {
 		return r, nil // its position cannot be read

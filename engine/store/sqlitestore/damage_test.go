@@ -283,3 +283,76 @@ func recordStart(t *testing.T, data []byte, i int) int {
 	}
 	return off
 }
+
+// Check reports a damaged record and a flipped bit without changing
+// anything; Recover keeps what the log holds, after which Check finds the
+// store consistent.
+func TestCheckAndRecoverTheLog(t *testing.T) {
+	dir := t.TempDir()
+	answered := logOnly(t, dir, "check", 40)
+	segs := segments(t, dir)
+	data, err := os.ReadFile(segs[0])
+	require.NoError(t, err)
+	flipped := recordStart(t, data, 5)
+	data[flipped+200] ^= 0x01
+	damaged, next := recordStart(t, data, 20), recordStart(t, data, 21)
+	for i := damaged + 2; i < damaged+30; i++ {
+		data[i] = 0xee
+	}
+	require.NoError(t, os.WriteFile(segs[0], data, 0o600))
+
+	r, err := sqlitestore.Check(dir)
+	require.NoError(t, err)
+	t.Logf("%q", r)
+	require.Len(t, r.Problems, 2)
+	require.Contains(t, r.Problems[0], fmt.Sprintf("has %d unreadable bytes at offset %d", next-damaged, damaged))
+	require.Contains(t, r.Problems[1], fmt.Sprintf("%s offset %d: a record with one flipped bit (the next start repairs it; nothing is lost)", segs[0], flipped))
+	again, err := os.ReadFile(segs[0])
+	require.NoError(t, err)
+	require.Equal(t, data, again, "Check changes nothing")
+
+	rec, err := sqlitestore.Recover(dir, false)
+	require.NoError(t, err)
+	require.Len(t, rec.Problems, 1)
+	require.Len(t, rec.Repaired, 1)
+	require.Equal(t, len(answered)-1, rec.Replayed)
+	r, err = sqlitestore.Check(dir)
+	require.NoError(t, err)
+	require.Empty(t, r.Problems, "%q", r)
+}
+
+// A damaged database: Check says so, Recover refuses it (restore a backup
+// first) unless rebuild, which moves it aside and rebuilds the results
+// from the log.
+func TestRecoverADamagedDatabase(t *testing.T) {
+	dir := t.TempDir()
+	s := open(t, dir, sqlitestore.WithIndexDelay(0))
+	answered := recordN(t, s, "rebuild", 0, 60)
+	require.NoError(t, s.Close())
+	db := filepath.Join(dir, sqlitestore.FileName)
+	fi, err := os.Stat(db)
+	require.NoError(t, err)
+	f, err := os.OpenFile(db, os.O_RDWR, 0)
+	require.NoError(t, err)
+	_, err = f.WriteAt(make([]byte, fi.Size()-4096), 4096) // zeros over every page but the first
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+
+	r, err := sqlitestore.Check(dir)
+	require.NoError(t, err)
+	require.Len(t, r.Problems, 1)
+	require.Contains(t, r.Problems[0], db+" is damaged")
+	_, err = sqlitestore.Recover(dir, false)
+	require.ErrorContains(t, err, "restore it from a backup")
+	require.ErrorContains(t, err, "--rebuild")
+
+	rec, err := sqlitestore.Recover(dir, true)
+	require.NoError(t, err)
+	require.Equal(t, len(answered), rec.Replayed)
+	aside, err := filepath.Glob(db + ".damaged-*[0-9]")
+	require.NoError(t, err)
+	require.Len(t, aside, 1, "moved aside")
+	s = open(t, dir)
+	defer s.Close()
+	require.Equal(t, answered, storedIDs(t, s))
+}

@@ -73,13 +73,23 @@ func (s *Store) checkFresh(what string) error {
 	if len(segs) == 0 {
 		return nil
 	}
-	problem := fmt.Sprintf("%s, but the results log has %s: the database that indexed them was lost or replaced",
-		what, segmentRange(segs[0], segs[len(segs)-1]))
+	problem := freshProblem(what, segs)
 	if !s.opts.startAnyway {
 		return &MismatchError{Dir: filepath.Dir(s.path), Problems: []string{problem}}
 	}
 	s.recovery.Problems = append(s.recovery.Problems, problem)
 	return nil
+}
+
+// freshProblem says what a database that is new or empty (what says
+// why) beside the segments segs lost.
+func freshProblem(what string, segs []uint64) string {
+	lost := "the log still holds every result since its first segment, but not the bulk jobs, idempotency keys and webhook outbox the database held"
+	if segs[0] > 1 {
+		lost = fmt.Sprintf("the results of %s are only in that database (restore it from a backup), and so were its bulk jobs, idempotency keys and webhook outbox", segmentRange(1, segs[0]-1))
+	}
+	return fmt.Sprintf("%s, but the results log has %s: the database that indexed them was lost or replaced; %s",
+		what, segmentRange(segs[0], segs[len(segs)-1]), lost)
 }
 
 // segmentRange names the segments a to b.

@@ -524,7 +524,7 @@ func (s *Store) setUp(ctx context.Context) error {
 	}
 	if version == 0 && !s.fresh {
 		s.fresh = true
-		if err := s.checkFresh(s.path + " has no schema (a new database)"); err != nil {
+		if err := s.checkFresh(s.path + " is a new database (no schema)"); err != nil {
 			return err
 		}
 	}
