@@ -8,6 +8,7 @@ import (
 
 const dataUsage = `Usage: numen data check DIR
        numen data recover [--rebuild] DIR
+       numen data backup DIR FILE
 
 Checks and recovers the data directory of numen serve's embedded store
 (--data DIR): the results database DIR/numen.db and the results log
@@ -33,6 +34,10 @@ Stop the server first: both take the directory's lock.
             default). --rebuild moves a damaged numen.db aside
             (numen.db.damaged-TIME) and rebuilds the results from the log
             alone.
+  backup    writes a consistent copy of DIR/numen.db to the new FILE, while
+            the server runs or not (SQLite's VACUUM INTO): restored over
+            numen.db, it is caught up from the results log at the next
+            start, when it is younger than results_log_retention.
 
 numen serve refuses to start on a directory whose database does not match
 its log (empty or missing database beside a log, a missing segment, a
@@ -42,29 +47,39 @@ damaged record), naming the problem and these commands; --start-anyway
 
 func (c *cli) data(args []string) int {
 	if len(args) == 0 {
-		return c.usageError("data", "want check or recover")
+		return c.usageError("data", "want check, recover or backup")
 	}
 	fs := newFlagSet("data")
 	rebuild := fs.Bool("rebuild", false, "")
 	sub := args[0]
-	if sub != "check" && sub != "recover" {
+	if sub != "check" && sub != "recover" && sub != "backup" {
 		if sub == "-h" || sub == "-help" || sub == "--help" {
 			fmt.Fprint(c.stdout, dataUsage)
 			return exitOK
 		}
-		return c.usageError("data", "unknown subcommand %q: want check or recover", sub)
+		return c.usageError("data", "unknown subcommand %q: want check, recover or backup", sub)
 	}
 	rest, code, ok := c.parseInterleaved(fs, "data", dataUsage, args[1:])
 	if !ok {
 		return code
 	}
 	switch {
-	case len(rest) != 1:
+	case sub == "backup" && len(rest) != 2:
+		return c.usageError("data", "backup wants a data directory and a new file")
+	case sub != "backup" && len(rest) != 1:
 		return c.usageError("data", "%s wants one data directory", sub)
 	case *rebuild && sub != "recover":
 		return c.usageError("data", "--rebuild is for recover")
 	}
 	dir := rest[0]
+	if sub == "backup" {
+		if err := sqlitestore.Backup(dir, rest[1]); err != nil {
+			fmt.Fprintf(c.stderr, "numen data backup: %v\n", err)
+			return exitError
+		}
+		fmt.Fprintf(c.stdout, "backed up %s to %s\n", dir, rest[1])
+		return exitOK
+	}
 	if sub == "check" {
 		r, err := sqlitestore.Check(dir)
 		if err != nil {
@@ -78,7 +93,7 @@ func (c *cli) data(args []string) int {
 			fmt.Fprintf(c.stdout, "PROBLEM: %s\n", p)
 		}
 		if len(r.Problems) > 0 {
-			fmt.Fprintf(c.stdout, "%d problems: see numen help data\n", len(r.Problems))
+			fmt.Fprintf(c.stdout, "%d problem(s): see numen help data\n", len(r.Problems))
 			return exitError
 		}
 		fmt.Fprintln(c.stdout, "consistent")

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -44,17 +44,6 @@ func storedResults(t *testing.T, dir, account string) int64 {
 		n += r.Count
 	}
 	return n
-}
-
-// backupDB copies a running store's database to path (VACUUM INTO, as
-// sqlite3's .backup would): an operator's backup.
-func backupDB(t *testing.T, dir, path string) {
-	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, sqlitestore.FileName)+"?mode=ro")
-	require.NoError(t, err)
-	defer db.Close()
-	_, err = db.Exec("VACUUM INTO ?", path)
-	require.NoError(t, err)
 }
 
 // overwrite writes junk over f from offset from to its end.
@@ -97,7 +86,8 @@ func TestDamagedDatabaseStopsLookups(t *testing.T) {
 	for range 200 {
 		require.NoError(t, lookup())
 	}
-	backupDB(t, data, bak)
+	code, _ := runData(t, "backup", data, bak)
+	require.Equal(t, exitOK, code)
 	for range 300 {
 		require.NoError(t, lookup())
 	}
@@ -186,7 +176,9 @@ func TestServeRefusesAnEmptyDatabase(t *testing.T) {
 
 	cl := &cli{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard, loadPlan: sharedPlan}
 	cfg := &serveConfig{Addr: "127.0.0.1:0", Data: data}
-	err := cl.runServer(context.Background(), cfg, true, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second) // a server that starts stops then
+	defer cancel()
+	err := cl.runServer(ctx, cfg, true, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
 	require.ErrorContains(t, err, db+" is empty (0 bytes), but the results log has segment")
 	require.ErrorContains(t, err, `"numen data recover `+data+`"`)
 	t.Log(err)
@@ -204,7 +196,7 @@ func TestServeRefusesAnEmptyDatabase(t *testing.T) {
 func TestDataUsage(t *testing.T) {
 	code, out := runData(t)
 	require.Equal(t, exitUsage, code)
-	require.Contains(t, out, "want check or recover")
+	require.Contains(t, out, "want check, recover or backup")
 	code, out = runData(t, "fix", "x")
 	require.Equal(t, exitUsage, code)
 	require.Contains(t, out, `unknown subcommand "fix"`)
@@ -214,6 +206,12 @@ func TestDataUsage(t *testing.T) {
 	code, out = runData(t, "check", "--rebuild", t.TempDir())
 	require.Equal(t, exitUsage, code)
 	require.Contains(t, out, "--rebuild is for recover")
+	code, out = runData(t, "backup", t.TempDir())
+	require.Equal(t, exitUsage, code)
+	require.Contains(t, out, "backup wants a data directory and a new file")
+	code, out = runData(t, "backup", t.TempDir(), "x.db")
+	require.Equal(t, exitError, code)
+	require.Contains(t, out, "no database there")
 	code, out = runData(t, "check", filepath.Join(t.TempDir(), "nothing"))
 	require.Equal(t, exitError, code)
 	require.Contains(t, out, "no such file or directory")

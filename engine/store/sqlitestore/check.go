@@ -46,7 +46,9 @@ func inspectDatabase(ctx context.Context, path string, o options) (dbState, erro
 		st.fresh, st.what = true, "empty (0 bytes)"
 		return st, nil
 	}
-	db, err := sql.Open("sqlite", dsn(path, o, readerConn)+"&mode=ro")
+	// query_only, not mode=ro: a read-only connection cannot create the
+	// -shm file a WAL database needs when no other connection has it.
+	db, err := sql.Open("sqlite", dsn(path, o, readerConn))
 	if err != nil {
 		return st, err
 	}
@@ -94,6 +96,10 @@ func inspectDatabase(ctx context.Context, path string, o options) (dbState, erro
 // open by a running store.
 func Check(dir string) (CheckReport, error) {
 	var r CheckReport
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return r, fmt.Errorf("sqlitestore: check: %w", err)
+	}
 	if _, err := os.Stat(dir); err != nil {
 		return r, fmt.Errorf("sqlitestore: check: %w", err)
 	}
@@ -112,9 +118,7 @@ func Check(dir string) (CheckReport, error) {
 		r.Problems = append(r.Problems, fmt.Sprintf("%s is damaged (%s): restore it from a backup, then run numen data recover %s (or numen data recover --rebuild %s to rebuild it from the results log alone)",
 			path, strings.Join(st.damage, "; "), dir, dir))
 	}
-	if st.fresh {
-		r.Facts = append(r.Facts, fmt.Sprintf("%s is %s", path, st.what))
-	} else if len(st.damage) == 0 {
+	if !st.fresh && len(st.damage) == 0 {
 		r.Facts = append(r.Facts, fmt.Sprintf("%s: schema version %d, quick_check ok, %d results", path, st.version, st.results))
 		if st.results != st.reported {
 			r.Problems = append(r.Problems, fmt.Sprintf("%s holds %d results and its reports count %d", path, st.results, st.reported))
@@ -158,6 +162,8 @@ func Check(dir string) (CheckReport, error) {
 		r.Facts = append(r.Facts, fmt.Sprintf("%s/%s: a write a crash interrupted, never acknowledged (the next start clears it)", logDir, p.tail))
 	}
 	switch {
+	case len(p.replay) > 0 && len(r.Problems) > 0:
+		r.Facts = append(r.Facts, fmt.Sprintf("the results log holds %d readable results past the database's position: numen data recover %s commits them", len(p.replay), dir))
 	case len(p.replay) > 0:
 		r.Facts = append(r.Facts, fmt.Sprintf("the results log holds %d results past the database's position: the next start commits them", len(p.replay)))
 	case !st.fresh:
@@ -175,6 +181,10 @@ func Check(dir string) (CheckReport, error) {
 // unless rebuild: then it is moved aside (numen.db.damaged-TIME, with its
 // -wal and -shm) and a new database is built from the log alone.
 func Recover(dir string, rebuild bool) (Recovery, error) {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return Recovery{}, fmt.Errorf("sqlitestore: recover: %w", err)
+	}
 	path := filepath.Join(dir, FileName)
 	if _, err := os.Stat(dir); err != nil {
 		return Recovery{}, fmt.Errorf("sqlitestore: recover: %w", err)
@@ -212,4 +222,38 @@ func Recover(dir string, rebuild bool) (Recovery, error) {
 		return rec, err
 	}
 	return rec, nil
+}
+
+// Backup writes a consistent copy of the database of the store in dir to
+// the new file to (VACUUM INTO), while a server runs on dir or not: the
+// backup that a damaged or lost database is restored from. The results
+// log keeps the segments since for the retention (WithLogRetention), so
+// that the next Open after a restore of the copy commits the results
+// written since.
+func Backup(dir, to string) error {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return fmt.Errorf("sqlitestore: backup: %w", err)
+	}
+	path := filepath.Join(dir, FileName)
+	if fi, err := os.Stat(path); err != nil || fi.Size() == 0 {
+		return fmt.Errorf("sqlitestore: backup %s: no database there", path)
+	}
+	if _, err := os.Stat(to); err == nil {
+		return fmt.Errorf("sqlitestore: backup %s: %s exists; give a new file", path, to)
+	}
+	db, err := sql.Open("sqlite", dsn(path, options{busyTimeout: 30 * time.Second}, backupConn))
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if _, err := db.Exec("VACUUM INTO ?", to); err != nil {
+		return fmt.Errorf("sqlitestore: backup %s to %s: %w", path, to, err)
+	}
+	f, err := os.Open(to)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return f.Sync()
 }

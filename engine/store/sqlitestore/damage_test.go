@@ -2,7 +2,6 @@ package sqlitestore_test
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -31,15 +30,11 @@ func recordN(t *testing.T, s *sqlitestore.Store, prefix string, from, n int) []s
 	return ids
 }
 
-// backup copies the open store's database to path, consistently (VACUUM
-// INTO, as sqlite3's .backup would), as an operator's nightly backup.
+// backup copies the open store's database to path, as an operator's
+// nightly backup ("numen data backup").
 func backup(t *testing.T, dir, path string) {
 	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, sqlitestore.FileName)+"?mode=ro")
-	require.NoError(t, err)
-	defer db.Close()
-	_, err = db.Exec("VACUUM INTO ?", path)
-	require.NoError(t, err)
+	require.NoError(t, sqlitestore.Backup(dir, path))
 }
 
 // restore puts the backup at path back as the (closed) store's database.

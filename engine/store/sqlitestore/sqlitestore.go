@@ -49,9 +49,32 @@
 // commits what the log has past the database's position, so the results
 // of a process that died before its indexer caught up are in the database
 // once the next Open returns. A record cut short at the end of the last
-// segment (a crash during its write, never acknowledged) is dropped and its
-// bytes zeroed; a bad record anywhere else is damage, and Open refuses to
-// skip it.
+// segment (a crash during its write, never acknowledged) is copied aside,
+// its bytes zeroed, and reported (Recovery).
+//
+// # Damage
+//
+// A segment is deleted only when its results are committed and flushed,
+// the database has passed PRAGMA quick_check since, and the segment is
+// older than the retention (WithLogRetention, a day by default; prune.go):
+// a backup of the database that is no older, restored, is caught up from
+// the log by the next Open with nothing lost.
+//
+// Once the database is found damaged (a read, a commit or the pruner's
+// check meets SQLITE_CORRUPT or SQLITE_NOTADB), Record and Enqueue fail
+// with store.ErrDamaged (HTTP 503), the indexer commits nothing, no
+// segment is deleted, and Ping names the way out: stop, restore the
+// database from a backup, run "numen data recover" (Recover).
+//
+// Open checks the database's position against the segments present
+// (recover.go) and refuses, with a MismatchError that names each problem
+// and the commands, a database that is missing, empty or new beside a log
+// that has segments, a segment missing from the position on, and a
+// damaged record. Records with one flipped bit are repaired (CRC-32C
+// finds the bit), and the reader resynchronises past damage, keeping the
+// records after it (log.go, "Damage"). WithStartAnyway, or Recover, goes
+// past the problems, keeping everything the log still has. Check reports
+// all this without changing anything ("numen data check").
 //
 // Reads (Reports, Export, Results, Bodies) first wait for the indexer to
 // commit every result acknowledged before they began, asking it to commit
@@ -470,6 +493,7 @@ const (
 	readerConn connRole = iota
 	indexerConn
 	checkpointerConn
+	backupConn // VACUUM INTO, which query_only refuses (Backup)
 )
 
 // dsn returns the driver's name for the database: a file: URI (so that any
@@ -484,6 +508,7 @@ func dsn(path string, o options, role connRole) string {
 	case checkpointerConn:
 		q.Add("_pragma", "synchronous(NORMAL)") // a checkpoint syncs the WAL before and the database after
 		q.Add("_pragma", "journal_size_limit(67108864)")
+	case backupConn:
 	case indexerConn:
 		q.Add("_pragma", "journal_mode(WAL)")
 		// The indexer's commits do not wait for the disk: the log holds
