@@ -193,6 +193,23 @@ func TestServeRefusesAnEmptyDatabase(t *testing.T) {
 	require.EqualValues(t, answered, stored, "results answered vs stored")
 }
 
+// --start-anyway ("start_anyway": true) starts on the empty database as
+// numen data recover would, logging what it went past.
+func TestServeStartAnyway(t *testing.T) {
+	data := t.TempDir()
+	r := startServer(t, &serveConfig{Data: data}, true)
+	c, key, _ := demoClient(t, r)
+	for i := range 100 {
+		_, err := c.NTLookup(context.Background(), fmt.Sprintf("+4915323%06d", i), nil)
+		require.NoError(t, err)
+	}
+	require.NoError(t, r.stop())
+	require.NoError(t, os.Truncate(filepath.Join(data, sqlitestore.FileName), 0))
+	r = startServer(t, &serveConfig{Data: data, StartAnyway: true}, true)
+	require.NoError(t, r.stop())
+	require.EqualValues(t, 100, storedResults(t, data, key), "results answered vs stored")
+}
+
 func TestDataUsage(t *testing.T) {
 	code, out := runData(t)
 	require.Equal(t, exitUsage, code)

@@ -576,6 +576,9 @@ func openStore(setting string, cfg *serveConfig, logger *slog.Logger) (store.Dat
 	if cfg.ResultsLogRetention != nil {
 		opts = append(opts, sqlitestore.WithLogRetention(time.Duration(*cfg.ResultsLogRetention)))
 	}
+	if cfg.ResultsLogRetentionBytes != nil {
+		opts = append(opts, sqlitestore.WithLogRetentionBytes(*cfg.ResultsLogRetentionBytes))
+	}
 	db, err := stores.Open(context.Background(), setting, opts...)
 	if err != nil {
 		return nil, err

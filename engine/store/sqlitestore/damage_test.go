@@ -130,6 +130,7 @@ func TestOpenRefusesAnEmptyDatabase(t *testing.T) {
 	require.Len(t, s.Recovery().Problems, 1)
 	require.Equal(t, answered, storedIDs(t, s))
 	require.EqualValues(t, len(answered), countResults(t, s), "results answered vs stored")
+	t.Logf("results answered %d, stored after recovering into the empty database %d", len(answered), countResults(t, s))
 }
 
 // A database replaced by a new one (a schema, no results) is refused the
@@ -165,6 +166,7 @@ func TestOpenCatchesUpARestoredBackup(t *testing.T) {
 	require.Empty(t, s.Recovery().Problems)
 	require.Equal(t, answered, storedIDs(t, s))
 	require.EqualValues(t, len(answered), countResults(t, s), "results answered vs stored")
+	t.Logf("results answered %d, stored after the restored backup's start %d", len(answered), countResults(t, s))
 }
 
 // Issue 30, item 5: a restored backup whose segments since are not all
@@ -192,6 +194,7 @@ func TestOpenRefusesAMissingSegment(t *testing.T) {
 	defer s.Close()
 	require.Len(t, s.Recovery().Problems, 1)
 	require.Less(t, countResults(t, s), int64(100))
+	t.Logf("results answered 100, stored after recovering past the missing segment %d (reported lost: %q)", countResults(t, s), s.Recovery().Problems)
 }
 
 // Issue 30, item 5: one flipped bit in the tail of the log that the
@@ -221,6 +224,7 @@ func TestOpenRepairsAFlippedBit(t *testing.T) {
 			require.Equal(t, []string{fmt.Sprintf("0000000000000001.log at offset %d: one flipped bit, repaired", start)}, s.Recovery().Repaired)
 			require.Equal(t, answered, storedIDs(t, s))
 			require.EqualValues(t, len(answered), countResults(t, s), "results answered vs stored")
+			t.Logf("results answered %d, stored %d", len(answered), countResults(t, s))
 			require.NoError(t, s.Close())
 			again, err := os.ReadFile(segs[0])
 			require.NoError(t, err)
@@ -256,6 +260,7 @@ func TestOpenKeepsRecordsAfterDamage(t *testing.T) {
 	want := append(append([]string(nil), answered[:12]...), answered[13:]...)
 	require.Equal(t, want, storedIDs(t, s), "every record but the damaged one")
 	require.EqualValues(t, len(answered)-1, countResults(t, s))
+	t.Logf("results answered %d, stored after recovering %d (the damaged record reported: %q)", len(answered), countResults(t, s), s.Recovery().Problems)
 	require.FileExists(t, filepath.Join(dir, sqlitestore.LogDir, "damaged", fmt.Sprintf("0000000000000001-%d.bad", start)))
 	require.NoError(t, s.Record(context.Background(), record("resync-after", 41)))
 	require.NoError(t, s.Close())

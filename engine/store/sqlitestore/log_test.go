@@ -102,6 +102,13 @@ func TestRetentionKeepsSegments(t *testing.T) {
 	sqlitestore.Prune(s)
 	require.Len(t, segments(t, dir), n, "the default retention is a day")
 	require.NoError(t, s.Close())
+
+	// Bounded in size: the oldest go first.
+	s = open(t, dir, sqlitestore.WithSegmentSize(4096), sqlitestore.WithLogRetentionBytes(3*4096))
+	defer s.Close()
+	sqlitestore.Prune(s)
+	require.Len(t, segments(t, dir), 4, "three kept before the database's position, and that one")
+	require.EqualValues(t, 40, countResults(t, s))
 }
 
 // A crash can leave the last record of the last segment half written. It

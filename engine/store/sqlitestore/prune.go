@@ -11,7 +11,10 @@ import (
 // The pruner deletes segments of the results log. A segment goes only
 // when every result in it is committed in the database and flushed
 // (syncDatabase), the segment is older than the retention (its last write;
-// WithLogRetention, DefaultLogRetention), the database is not known to be
+// WithLogRetention, DefaultLogRetention) or the segments kept for the
+// retention pass its size (WithLogRetentionBytes, DefaultLogRetentionBytes;
+// the oldest go first, so that the log cannot fill the disk under a load
+// the retention did not foresee), the database is not known to be
 // damaged, and the database has just passed PRAGMA quick_check on a
 // connection of its own (which reads the file, not a cache): a segment is
 // never deleted while its results are only in a database that has not
@@ -28,7 +31,10 @@ const (
 	// day, so that last night's backup of the database, restored, loses
 	// nothing. The log takes about 850 bytes per result for that time.
 	DefaultLogRetention = 24 * time.Hour
-	pruneEvery          = time.Minute
+	// DefaultLogRetentionBytes bounds the segments kept for the retention
+	// (WithLogRetentionBytes): 4 GiB, about 5 million results.
+	DefaultLogRetentionBytes = 4 << 30
+	pruneEvery               = time.Minute
 )
 
 // pruner is the goroutine that deletes segments (prune).
@@ -57,14 +63,17 @@ func (s *Store) prune(now time.Time) {
 	s.idx.mu.Lock()
 	first, limit := s.idx.firstSegment, s.idx.committedSegment
 	s.idx.mu.Unlock()
-	var old []uint64 // segments before limit, and older than the retention
+	// The segments before limit that may go: older than the retention, or
+	// past the size kept for it (counted from limit back).
+	keep := uint64(s.opts.retentionBytes / max(s.opts.segmentSize, 1))
+	var old []uint64
 	for seg := first; seg < limit; seg++ {
 		fi, err := os.Stat(filepath.Join(s.logDir, segmentName(seg)))
 		if os.IsNotExist(err) {
 			old = append(old, seg) // deleted already (an earlier prune that stopped half-way)
 			continue
 		}
-		if err != nil || now.Sub(fi.ModTime()) < s.opts.retention {
+		if err != nil || now.Sub(fi.ModTime()) < s.opts.retention && limit-seg <= keep {
 			break
 		}
 		old = append(old, seg)

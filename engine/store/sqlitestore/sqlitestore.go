@@ -212,6 +212,8 @@ type options struct {
 
 	startAnyway bool          // WithStartAnyway
 	retention   time.Duration // WithLogRetention
+	// retentionBytes: WithLogRetentionBytes
+	retentionBytes int64
 	pruneEvery  time.Duration // how often the pruner looks (prune.go); shorter in tests
 }
 
@@ -224,6 +226,17 @@ type options struct {
 // What is missing stays lost. "numen data recover" opens the store this
 // way; "numen serve --start-anyway" too.
 func WithStartAnyway() Option { return func(o *options) { o.startAnyway = true } }
+
+// WithLogRetentionBytes bounds the size of the segments kept for the
+// retention (default DefaultLogRetentionBytes): past it, the oldest go
+// even when younger than the retention. Zero keeps none past their check.
+func WithLogRetentionBytes(n int64) Option {
+	return func(o *options) {
+		if n >= 0 {
+			o.retentionBytes = n
+		}
+	}
+}
 
 // WithLogRetention sets how long segments of the results log are kept
 // after their results are in the database (default DefaultLogRetention):
@@ -359,7 +372,7 @@ func Open(dir string, opts ...Option) (*Store, error) {
 	o := options{
 		maxBatch: DefaultMaxBatch, maxDelay: DefaultMaxDelay, readers: 4, busyTimeout: 5 * time.Second,
 		restartFrames: restartFrames, indexDelay: DefaultIndexDelay, maxUnindexed: DefaultMaxUnindexed,
-		segmentSize: segmentSize, indexRetry: indexRetry, retention: DefaultLogRetention, pruneEvery: pruneEvery,
+		segmentSize: segmentSize, indexRetry: indexRetry, retention: DefaultLogRetention, retentionBytes: DefaultLogRetentionBytes, pruneEvery: pruneEvery,
 	}
 	for _, opt := range opts {
 		opt(&o)
