@@ -214,7 +214,7 @@ type options struct {
 	retention   time.Duration // WithLogRetention
 	// retentionBytes: WithLogRetentionBytes
 	retentionBytes int64
-	pruneEvery  time.Duration // how often the pruner looks (prune.go); shorter in tests
+	pruneEvery     time.Duration // how often the pruner looks (prune.go); shorter in tests
 }
 
 // WithStartAnyway opens a store whose database does not match its results
