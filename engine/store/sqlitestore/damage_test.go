@@ -2,6 +2,7 @@ package sqlitestore_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -352,6 +353,26 @@ func TestRecoverADamagedDatabase(t *testing.T) {
 	aside, err := filepath.Glob(db + ".damaged-*[0-9]")
 	require.NoError(t, err)
 	require.Len(t, aside, 1, "moved aside")
+	s = open(t, dir)
+	defer s.Close()
+	require.Equal(t, answered, storedIDs(t, s))
+}
+
+// Started anyway without its log, the store writes a new segment after
+// the database's position, never over it: results answered then are
+// found by the next start even when the indexer had not reached them.
+func TestStartAnywayWithoutTheLog(t *testing.T) {
+	dir := t.TempDir()
+	s := open(t, dir, sqlitestore.WithIndexDelay(0))
+	answered := recordN(t, s, "nolog", 0, 10)
+	require.NoError(t, s.Close())
+	require.NoError(t, os.RemoveAll(filepath.Join(dir, sqlitestore.LogDir)))
+	_, err := sqlitestore.Open(dir)
+	require.ErrorContains(t, err, "0000000000000001.log, where the database's position is")
+
+	s = open(t, dir, sqlitestore.WithStartAnyway(), sqlitestore.WithBeforeCommit(func([]string) error { return errors.New("indexer kept out") }))
+	answered = append(answered, recordN(t, s, "nolog", 10, 5)...)
+	require.ErrorContains(t, s.Close(), "indexer kept out")
 	s = open(t, dir)
 	defer s.Close()
 	require.Equal(t, answered, storedIDs(t, s))

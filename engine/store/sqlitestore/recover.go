@@ -259,7 +259,7 @@ func (s *Store) recover(ctx context.Context) error {
 	if s.opts.sync != nil {
 		sync = func(*os.File) error { return s.opts.sync() }
 	}
-	next := max(pos, 1)
+	next := pos + 1 // never pos itself: a segment the database has a position in
 	if len(p.segs) > 0 {
 		next = max(next, p.segs[len(p.segs)-1]+1)
 	}
@@ -270,6 +270,15 @@ func (s *Store) recover(ctx context.Context) error {
 	}
 	if err != nil {
 		return fmt.Errorf("open the results log: %w", err)
+	}
+	if len(p.problems) > 0 && len(p.replay) == 0 {
+		// Started anyway past a missing segment with nothing to commit:
+		// the database's position moves to where the log goes on, so that
+		// the next Open does not meet the same gap again.
+		if _, err := s.position.ExecContext(ctx, int64(s.log.seg), s.log.size); err != nil {
+			return fmt.Errorf("move the database's position past the missing segments: %w", err)
+		}
+		pos = s.log.seg
 	}
 	s.idx.firstSegment = s.log.seg
 	if len(p.segs) > 0 {
