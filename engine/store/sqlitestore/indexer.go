@@ -252,8 +252,8 @@ func (s *Store) indexed(batch []logged) {
 // Its commits do not wait for the disk (synchronous=NORMAL): the results
 // are durable in the log already, and the log position commits with them,
 // so a commit lost with the machine is committed again by the next Open.
-// Before the indexer deletes a segment, though, what it committed from it
-// must be on disk: syncDatabase flushes the WAL file, which is what
+// Before the pruner deletes a segment, though, what the indexer committed
+// from it must be on disk: syncDatabase flushes the WAL file, which is what
 // synchronous=FULL does at each COMMIT and makes every transaction
 // committed before it durable (SQLite forum, "Switching pragma synchronous
 // to upgrade durability", 2021), and the directory, which holds the WAL's

@@ -84,7 +84,10 @@ func (s *Store) prune(now time.Time) {
 	if err := s.syncDatabase(); err != nil {
 		return // tried again at the next prune
 	}
-	if err := s.verify(); err != nil {
+	s.verifying.Store(true)
+	err := s.verify()
+	s.verifying.Store(false)
+	if err != nil {
 		if isCorrupt(err) {
 			s.markDamaged(err)
 		}

@@ -352,6 +352,7 @@ type Store struct {
 	stopCP       chan struct{} // closed by Close: the checkpointer and the pruner return
 	cpDone       chan struct{} // closed when the checkpointer has returned
 	pruneDone    chan struct{} // closed when the pruner has returned
+	verifying    atomic.Bool   // the pruner's quick_check runs
 	checkpointed atomic.Int64  // frames checkpointed, for tests
 
 	fresh    bool     // the database was missing, empty or without a schema at Open
