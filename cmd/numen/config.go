@@ -32,6 +32,17 @@ type serveConfig struct {
 	// stays out of the file).
 	Database    string `json:"database"`
 	DatabaseEnv string `json:"database_env"`
+	// StartAnyway starts on a data directory whose database does not
+	// match its results log, as numen data recover would, instead of
+	// refusing (--start-anyway).
+	StartAnyway bool `json:"start_anyway"`
+	// ResultsLogRetention is how long segments of the results log are kept
+	// once their results are in the database (default 24h): a backup of
+	// numen.db no older, restored, is caught up from them.
+	ResultsLogRetention *duration `json:"results_log_retention"`
+	// ResultsLogRetentionBytes bounds the segments kept for the retention
+	// (default 4 GiB); past it the oldest go.
+	ResultsLogRetentionBytes *int64 `json:"results_log_retention_bytes"`
 	// TrustedProxies are the CIDRs whose X-Forwarded-For is believed.
 	TrustedProxies []string `json:"trusted_proxies"`
 	// MaxBodyBytes bounds request bodies.
@@ -232,6 +243,9 @@ func parseConfig(raw []byte) (*serveConfig, error) {
 	}
 	if cfg.BodyTimeout < 0 {
 		bad("body_timeout: must not be negative")
+	}
+	if cfg.ResultsLogRetentionBytes != nil && *cfg.ResultsLogRetentionBytes < 0 {
+		bad("results_log_retention_bytes: must not be negative")
 	}
 	if cfg.MaxConnections < 0 {
 		bad("max_connections: must not be negative")

@@ -42,6 +42,7 @@ func TestConfigProblems(t *testing.T) {
 		{`{"accounts": [{"key": "a", "secrets": ["0123456789abcdef"], "webhook_urls": ["127.0.0.1:9/x"]}]}`, `accounts[0].webhook_urls[0]: "127.0.0.1:9/x" is not an http or https URL`},
 		{`{"accounts": [{"key": "a", "secrets": ["0123456789abcdef"], "routing_map": {}, "routing_map_file": "m.json"}]}`, `accounts[0]: routing_map and routing_map_file: give one, not both`},
 		{`{"accounts": [{"key": "a", "secrets": ["0123456789abcdef"], "rate_limit": {"per_second": 0}}]}`, `accounts[0].rate_limit: per_second must be positive and burst not negative`},
+		{`{"results_log_retention_bytes": -1}`, `results_log_retention_bytes: must not be negative`},
 		{`{"prices": {"HLR": "0.00001"}}`, `amount "0.00001": want a decimal such as 0.0125, with at most 4 decimals`},
 	} {
 		_, err := parseConfig([]byte(tc.config))

@@ -6,6 +6,7 @@
 //	numen call METHOD PATH [BODY]                   send one signed request to the API
 //	numen portdb build|lookup|verify                the offline portability database
 //	numen plan verify [FILE]                        check a numbering plan file
+//	numen data check|recover DIR                    check and recover a data directory
 //	numen version                                   print the program and data versions
 //	numen help [command]                            show usage
 //
@@ -101,6 +102,7 @@ Commands:
   call      send one signed request to the lookup API
   portdb    build, query and verify the offline portability database
   plan      check a numbering plan file (numen plan verify FILE)
+  data      check and recover serve's data directory (numen data check DIR)
   version   print the numen version and the numbering data version
   help      show this help, or a command's: numen help <command>
 
@@ -148,6 +150,8 @@ func (c *cli) run(args []string) int {
 		return c.portdb(rest)
 	case "plan":
 		return c.planCmd(rest)
+	case "data":
+		return c.data(rest)
 	case "serve":
 		return c.serve(rest)
 	case "call":
@@ -174,6 +178,8 @@ func (c *cli) help(args []string) int {
 		fmt.Fprint(c.stdout, portdbUsage)
 	case len(args) == 1 && args[0] == "plan":
 		fmt.Fprint(c.stdout, planUsage)
+	case len(args) == 1 && args[0] == "data":
+		fmt.Fprint(c.stdout, dataUsage)
 	case len(args) == 1 && args[0] == "serve":
 		fmt.Fprint(c.stdout, serveUsage)
 	case len(args) == 1 && args[0] == "call":

@@ -25,6 +25,7 @@ import (
 	"github.com/numenhq/numen/engine/bulk"
 	"github.com/numenhq/numen/engine/httpapi"
 	"github.com/numenhq/numen/engine/store"
+	"github.com/numenhq/numen/engine/store/sqlitestore"
 	"github.com/numenhq/numen/engine/store/stores"
 	"github.com/numenhq/numen/engine/webhook"
 	"github.com/numenhq/numen/numbering"
@@ -42,7 +43,7 @@ const (
 	maxHeaderBytes = 64 << 10
 )
 
-const serveUsage = `Usage: numen serve [--config FILE | --demo [--webhook URL]] [--addr HOST:PORT] [--data DIR | --database URL] [--wasm DIR]
+const serveUsage = `Usage: numen serve [--config FILE | --demo [--webhook URL]] [--addr HOST:PORT] [--data DIR | --database URL] [--start-anyway] [--wasm DIR]
 
 Serves the lookup API under /api/v2 (see GET /api/v2/openapi.json), with
 /healthz and /metrics beside it. Every lookup result is stored in the
@@ -65,6 +66,11 @@ it is answered.
                   results, reports and the bulk queue, shared by every
                   numen serve given the same URL (default: the config's
                   database or database_env)
+  --start-anyway  start on a data directory whose numen.db does not match its
+                  results log (missing or empty database beside a log, a
+                  missing segment, a damaged record) as "numen data recover"
+                  would, keeping what the log still has, instead of refusing
+                  with the problem named (default: the config's start_anyway)
   --log           log format: text or json (default text)
   --wasm DIR      serve the browser package in DIR (go run ./wasm/build -o DIR)
                   at /wasm/: module, plan, packs and demo page, unauthenticated;
@@ -88,6 +94,7 @@ func (c *cli) serve(args []string) int {
 	logFormat := fs.String("log", "text", "")
 	webhookURL := fs.String("webhook", "", "")
 	wasmDir := fs.String("wasm", "", "")
+	startAnyway := fs.Bool("start-anyway", false, "")
 	if code, ok := c.parseFlags(fs, "serve", serveUsage, args); !ok {
 		return code
 	}
@@ -149,6 +156,9 @@ func (c *cli) serve(args []string) int {
 	if *wasmDir != "" {
 		cfg.Wasm = *wasmDir
 	}
+	if *startAnyway {
+		cfg.StartAnyway = true
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := c.runServer(ctx, cfg, *demo, logger, nil); err != nil {
@@ -175,7 +185,7 @@ func (c *cli) runServer(ctx context.Context, cfg *serveConfig, demo bool, logger
 	if cfg.Database != "" {
 		setting = cfg.Database
 	}
-	db, err := stores.Open(context.Background(), setting)
+	db, err := openStore(setting, cfg, logger)
 	if err != nil {
 		return err
 	}
@@ -554,4 +564,39 @@ func demoAccount(cfg *serveConfig) (key, secret string, err error) {
 func writeDemoEnv(dir, base, key, secret string) error {
 	env := fmt.Sprintf("NUMEN_URL=%s\nNUMEN_KEY=%s\nNUMEN_SECRET=%s\n", base, key, secret)
 	return os.WriteFile(filepath.Join(dir, demoEnv), []byte(env), 0o600)
+}
+
+// openStore opens the results database with cfg's options for the embedded
+// store, and logs what its Open found in the results log and did.
+func openStore(setting string, cfg *serveConfig, logger *slog.Logger) (store.Database, error) {
+	var opts []sqlitestore.Option
+	if cfg.StartAnyway {
+		opts = append(opts, sqlitestore.WithStartAnyway())
+	}
+	if cfg.ResultsLogRetention != nil {
+		opts = append(opts, sqlitestore.WithLogRetention(time.Duration(*cfg.ResultsLogRetention)))
+	}
+	if cfg.ResultsLogRetentionBytes != nil {
+		opts = append(opts, sqlitestore.WithLogRetentionBytes(*cfg.ResultsLogRetentionBytes))
+	}
+	db, err := stores.Open(context.Background(), setting, opts...)
+	if err != nil {
+		return nil, err
+	}
+	if s, ok := db.(*sqlitestore.Store); ok {
+		r := s.Recovery()
+		if r.Replayed > 0 {
+			logger.Info("results log: committed its results past the database's position", "results", r.Replayed)
+		}
+		for _, m := range r.Repaired {
+			logger.Warn("results log: damaged record repaired", "record", m)
+		}
+		for _, m := range r.Unfinished {
+			logger.Info("results log: unfinished write cleared", "record", m)
+		}
+		for _, m := range r.Problems {
+			logger.Error("started anyway: results lost", "problem", m)
+		}
+	}
+	return db, nil
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/numenhq/numen/engine"
 	"github.com/numenhq/numen/engine/apiv2"
+	"github.com/numenhq/numen/engine/store"
 )
 
 // endpoints is the API: every path under /api/v2 with its method.
@@ -176,6 +177,11 @@ func (h *Handler) lookupError(w http.ResponseWriter, err error) bool {
 		// be committed. Not a store failure.
 		h.log.Info("lookup canceled before the answer", "error", err)
 		writeErrors(w, http.StatusServiceUnavailable, "service unavailable: the request was canceled")
+	case errors.Is(err, store.ErrDamaged):
+		// The reason, fit for a client (the log has the file's).
+		h.metrics.notRecorded.add(1)
+		h.notRecorded.log(h.log, time.Now(), "result not recorded", err)
+		writeErrors(w, http.StatusServiceUnavailable, "service unavailable: "+store.ErrDamaged.Error()+"; nothing was charged")
 	case errors.Is(err, engine.ErrNotRecorded):
 		h.metrics.notRecorded.add(1)
 		h.notRecorded.log(h.log, time.Now(), "result not recorded", err)

@@ -146,6 +146,10 @@ var (
 	// ErrInvalidRecord is a Record that cannot be stored as given (a
 	// missing field, an unknown product, a result of the wrong type).
 	ErrInvalidRecord = errors.New("invalid record")
+	// ErrDamaged is a store that has found its database damaged and takes
+	// no more results until an operator repairs it: HTTP 503. Its text is
+	// fit for a client; the error that wraps it names the file.
+	ErrDamaged = errors.New("the results database is damaged and takes no results until an operator repairs it")
 )
 
 // Report summarises one report of an account.

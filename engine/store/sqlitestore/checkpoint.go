@@ -40,7 +40,9 @@ func (s *Store) checkpointer() {
 		case <-s.wake:
 		}
 		frames := s.runCheckpoint("PASSIVE")
-		if frames >= s.opts.restartFrames {
+		// A RESTART waits for every reader, the pruner's quick_check too,
+		// and blocks the indexer meanwhile: not while one runs.
+		if frames >= s.opts.restartFrames && !s.verifying.Load() {
 			s.runCheckpoint("RESTART")
 		}
 		pause.Reset(checkpointPause)
@@ -60,6 +62,9 @@ func (s *Store) runCheckpoint(mode string) (frames int64) {
 	var busy, done int64
 	// The mode is one of ours; PRAGMA takes no parameters.
 	if err := s.cdb.QueryRow("PRAGMA wal_checkpoint("+mode+")").Scan(&busy, &frames, &done); err != nil {
+		if isCorrupt(err) {
+			s.markDamaged(err)
+		}
 		return 0
 	}
 	if done > 0 {

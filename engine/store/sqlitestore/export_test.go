@@ -66,3 +66,15 @@ func (s *Store) QueueWorking() bool { return s.q.sw.Running() }
 // flushing its WAL, instead of appending it to the results log: what a
 // store without the log would do, for BenchmarkRecord to compare.
 func WithoutLog() Option { return func(o *options) { o.direct = true } }
+
+// WithPruneEvery sets how often the pruner looks for segments to delete.
+func WithPruneEvery(d time.Duration) Option {
+	return func(o *options) { o.pruneEvery = d }
+}
+
+// Prune runs the pruner's work once, now.
+func Prune(s *Store) { s.prune(time.Now()) }
+
+// CheckpointNow copies the whole WAL into the database file and truncates
+// it.
+func CheckpointNow(s *Store) { s.runCheckpoint("TRUNCATE") }

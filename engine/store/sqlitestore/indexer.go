@@ -62,9 +62,10 @@ type indexState struct {
 	// queued and returns.
 	closing bool
 	// firstSegment is the oldest segment that may still be in the log
-	// directory: the indexer deletes from it up to the segment of the
-	// last result it committed.
-	firstSegment uint64
+	// directory; committedSegment the segment of the last result the
+	// indexer committed. The pruner deletes segments from the first up to
+	// the committed one (prune.go).
+	firstSegment, committedSegment uint64
 }
 
 // publish wakes the goroutines waiting on progress. The caller holds mu.
@@ -228,7 +229,8 @@ func (s *Store) index() {
 }
 
 // indexed publishes a committed batch: its ids leave unindexed, readers
-// waiting for it go on, and the segments before its last one are deleted.
+// waiting for it go on, and the pruner may delete the segments before its
+// last one.
 func (s *Store) indexed(batch []logged) {
 	last := batch[len(batch)-1]
 	s.idx.mu.Lock()
@@ -239,19 +241,10 @@ func (s *Store) indexed(batch []logged) {
 		}
 	}
 	s.idx.indexed += int64(len(batch))
+	s.idx.committedSegment = last.segment
 	s.idx.err = nil
 	s.idx.publish()
-	first := s.idx.firstSegment
 	s.idx.mu.Unlock()
-	if first < last.segment && s.syncDatabase() == nil {
-		// The commits are on disk: the segments they hold can go.
-		for seg := first; seg < last.segment; seg++ {
-			os.Remove(filepath.Join(s.logDir, segmentName(seg))) // one that stays is deleted by the next Open
-		}
-		s.idx.mu.Lock()
-		s.idx.firstSegment = last.segment
-		s.idx.mu.Unlock()
-	}
 	signal(s.wake)
 }
 
@@ -259,8 +252,8 @@ func (s *Store) indexed(batch []logged) {
 // Its commits do not wait for the disk (synchronous=NORMAL): the results
 // are durable in the log already, and the log position commits with them,
 // so a commit lost with the machine is committed again by the next Open.
-// Before the indexer deletes a segment, though, what it committed from it
-// must be on disk: syncDatabase flushes the WAL file, which is what
+// Before the pruner deletes a segment, though, what the indexer committed
+// from it must be on disk: syncDatabase flushes the WAL file, which is what
 // synchronous=FULL does at each COMMIT and makes every transaction
 // committed before it durable (SQLite forum, "Switching pragma synchronous
 // to upgrade durability", 2021), and the directory, which holds the WAL's
@@ -287,7 +280,13 @@ func (s *Store) syncDatabase() error {
 // refuses, so only a log replayed over a database that has its results)
 // is committed again one result at a time, each of those skipped.
 func (s *Store) indexBatch(batch []logged) error {
+	if err := s.isDamaged(); err != nil {
+		return err // its results stay in the log
+	}
 	err := s.indexTx(batch, false)
+	if isCorrupt(err) {
+		s.markDamaged(err)
+	}
 	if errors.Is(err, errDuplicateInBatch) {
 		err = s.indexTx(batch, true)
 	}

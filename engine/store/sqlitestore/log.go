@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"math/bits"
 	"os"
 	"path/filepath"
 	"slices"
@@ -39,18 +40,38 @@ import (
 // writer takes it, so that a flush of appended records changes no file
 // size or extent (an fdatasync then writes only data: half the CPU and
 // latency of one that grows the file, on the machine of
-// benchmarks/README.md). A zero length is therefore the end of the
-// records. A record that is cut short or whose checksum does not match is
-// the end of the log too, if it is in the last segment: a write that a
-// crash interrupted, never acknowledged (the writer acknowledges a group
-// only once it is flushed, and starts a new segment only after that). In
-// an earlier segment it is damage, and Open refuses the log rather than
-// skip results.
+// benchmarks/README.md). A zero length followed by zeros only is therefore
+// the end of the records.
+//
+// # Damage
+//
+// A record whose checksum does not match is read again with each one bit
+// flipped, in its payload, its length or its checksum: CRC-32C has a
+// Hamming distance of at least 4 at any length a record can have, so one
+// flipped bit is found and undone exactly, and two never pass for one.
+// Open writes the repaired bytes back and reports the repair.
+//
+// Bytes that hold no readable record otherwise are skipped: the reader
+// looks for the next offset at which a whole record reads with its
+// checksum (resynchronising), and goes on from there, so the records after
+// the damage are kept. What it skipped is reported (segment and offset):
+//
+//   - at the end of the last segment, with no record after it, it is a
+//     write that a crash interrupted, never acknowledged (the writer
+//     acknowledges a group only once it is flushed, and starts a new
+//     segment only after that): Open copies the bytes to the damaged
+//     directory of the log and zeroes them, and the log goes on there;
+//   - anywhere else it is damage to acknowledged results: Open refuses to
+//     start, naming the segment and offset, unless told to start anyway
+//     (WithStartAnyway, which "numen data recover" uses): then it copies
+//     the damaged bytes to the damaged directory, commits the records
+//     after them, and reports them as lost.
 //
 // The writer takes a new segment when the next group would not fit. Segments
 // are prepared ahead (segmentPreparer), under a temporary name, and renamed
-// by the writer. The indexer deletes a segment once all its records are
-// committed in the database.
+// by the writer. A segment is deleted only once all its records are
+// committed in the database, the database has passed a check since and
+// the segment is older than the log's retention (prune.go).
 const (
 	// LogDir is the directory of the results log in the store's directory.
 	LogDir = "results-log"
@@ -68,7 +89,14 @@ const (
 	// preparedName is the name of the next segment while it is prepared
 	// and until the writer takes it.
 	preparedName = "next.prepared"
+	// damagedDir is the directory of the log where the bytes of damaged
+	// records are copied (damagedName) before they are zeroed or skipped.
+	damagedDir = "damaged"
 )
+
+// damagedName is the name, in damagedDir, of the copy of the damaged bytes
+// at offset off of segment seg.
+func damagedName(seg uint64, off int64) string { return fmt.Sprintf("%016d-%d.bad", seg, off) }
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
@@ -165,15 +193,31 @@ type logged struct {
 
 // segmentScan is what readSegment found in a segment.
 type segmentScan struct {
-	records []logged
-	end     int64 // offset past the last good record
-	torn    bool  // the records end in bytes that are not zeros
-	size    int64 // the file's size
+	records  []logged
+	end      int64    // offset past the last good record
+	size     int64    // the file's size
+	damaged  []damage // bytes that hold no readable record, in order
+	repaired []int64  // offsets of records repaired of one flipped bit
+	data     []byte   // the segment's bytes, with the repairs
+}
+
+// damage is a stretch of a segment that holds no readable record.
+type damage struct {
+	segment      uint64
+	offset, size int64
+	// tail: no record reads after it in its segment. At the end of the
+	// last segment, that is a write a crash interrupted.
+	tail bool
+}
+
+func (d damage) String() string {
+	return fmt.Sprintf("%s has %d unreadable bytes at offset %d", segmentName(d.segment), d.size, d.offset)
 }
 
 // readSegment reads the records of segment n in dir from offset from (0:
-// from the first record). It stops at the end of the records (errLogEnd)
-// and reports whether non-zero bytes follow them.
+// from the first record). It repairs records with one flipped bit, skips
+// bytes that hold no readable record to the next record that reads
+// (resync), and stops at zeros that go to the end of the file.
 func readSegment(dir string, n uint64, from int64) (segmentScan, error) {
 	path := filepath.Join(dir, segmentName(n))
 	data, err := os.ReadFile(path)
@@ -192,21 +236,110 @@ func readSegment(dir string, n uint64, from int64) (segmentScan, error) {
 	if from > int64(len(data)) {
 		return segmentScan{}, fmt.Errorf("%s: the database has indexed it to offset %d, past its end (%d)", path, from, len(data))
 	}
-	sc := segmentScan{end: from, size: int64(len(data))}
-	for {
-		e, size, err := readRecord(data[sc.end:])
+	sc := segmentScan{end: from, size: int64(len(data)), data: data}
+	used := int64(len(bytes.TrimRight(data, "\x00"))) // past it, zeros only
+	off := from
+	for off < used {
+		e, size, err := readRecord(data[off:])
+		if errors.Is(err, errLogEnd) && repairBit(data[off:used]) {
+			sc.repaired = append(sc.repaired, off)
+			e, size, err = readRecord(data[off:])
+		}
 		if errors.Is(err, errLogEnd) {
-			break
+			next := resync(data[:used], off)
+			d := damage{segment: n, offset: off, size: next - off, tail: next == used}
+			sc.damaged = append(sc.damaged, d)
+			off = next
+			continue
 		}
 		if err != nil {
-			return segmentScan{}, fmt.Errorf("%s at offset %d: %w", path, sc.end, err)
+			return segmentScan{}, fmt.Errorf("%s at offset %d: %w", path, off, err)
 		}
-		sc.end += int64(size)
-		sc.records = append(sc.records, logged{entry: e, segment: n, end: sc.end})
+		off += int64(size)
+		sc.end = off
+		sc.records = append(sc.records, logged{entry: e, segment: n, end: off})
 	}
-	rest := data[sc.end:]
-	sc.torn = len(bytes.TrimRight(rest, "\x00")) > 0
 	return sc, nil
+}
+
+// resync returns the offset after off at which the next whole record of b
+// reads, or len(b) when none does.
+func resync(b []byte, off int64) int64 {
+	for q := off + 1; q+recordHeader <= int64(len(b)); q++ {
+		n := binary.LittleEndian.Uint32(b[q:])
+		if n == 0 || n > maxRecord || int64(n) > int64(len(b))-q-recordHeader {
+			continue
+		}
+		if crc32.Checksum(b[q+recordHeader:q+recordHeader+int64(n)], castagnoli) != binary.LittleEndian.Uint32(b[q+4:]) {
+			continue
+		}
+		if _, _, err := readRecord(b[q:]); err == nil {
+			return q
+		}
+	}
+	return int64(len(b))
+}
+
+// repairBit repairs, in place, a record at the start of b that is one
+// flipped bit away from one whose checksum matches, and reports whether it
+// did. The bit may be in the payload, the checksum or the length (then the
+// bytes after the repaired record must be another record or zeros).
+func repairBit(b []byte) bool {
+	if len(b) < recordHeader {
+		return false
+	}
+	n := binary.LittleEndian.Uint32(b)
+	stored := binary.LittleEndian.Uint32(b[4:])
+	fits := func(n uint32) bool { return n > 0 && n <= maxRecord && int64(n) <= int64(len(b)-recordHeader) }
+	if fits(n) {
+		payload := b[recordHeader : recordHeader+int(n)]
+		syndrome := crc32.Checksum(payload, castagnoli) ^ stored
+		if bits.OnesCount32(syndrome) == 1 { // the checksum's bit
+			binary.LittleEndian.PutUint32(b[4:], stored^syndrome)
+			return true
+		}
+		if pos, ok := flippedBit(syndrome, len(payload)); ok {
+			payload[pos/8] ^= 1 << (pos % 8)
+			return true
+		}
+	}
+	for k := range 32 {
+		m := n ^ 1<<k
+		if !fits(m) || crc32.Checksum(b[recordHeader:recordHeader+int(m)], castagnoli) != stored {
+			continue
+		}
+		rest := b[recordHeader+int(m):]
+		if _, _, err := readRecord(rest); err == nil || len(bytes.TrimRight(rest, "\x00")) == 0 {
+			binary.LittleEndian.PutUint32(b, m)
+			return true
+		}
+	}
+	return false
+}
+
+// flippedBit returns the position (byte*8 + bit) of the one bit of an
+// n-byte payload whose flip changes its CRC-32C by syndrome, if there is
+// one. CRC is linear: the change a bit makes depends only on its distance
+// from the end, and is the CRC register, from zero, after that bit and the
+// zeros that follow it. Walked from the last byte back, one table step per
+// byte and bit.
+func flippedBit(syndrome uint32, n int) (int, bool) {
+	if syndrome == 0 {
+		return 0, false
+	}
+	var reg [8]uint32
+	for k := range reg {
+		reg[k] = castagnoli[byte(1<<k)] // the register after the byte 1<<k
+	}
+	for i := n - 1; i >= 0; i-- {
+		for k := range reg {
+			if reg[k] == syndrome {
+				return i*8 + k, true
+			}
+			reg[k] = castagnoli[byte(reg[k])] ^ reg[k]>>8 // one zero byte more
+		}
+	}
+	return 0, false
 }
 
 // listSegments returns the numbers of the segments in dir, in order.

@@ -1,6 +1,7 @@
 package sqlitestore
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"testing"
@@ -61,5 +62,36 @@ func FuzzReadRecord(f *testing.F) {
 				t.Fatalf("record %q read back (-first +second):\n%s", raw[:size], diff)
 			}
 		}
+	})
+}
+
+// FuzzRepairBit flips any one bit of a record, followed by zeros as in a
+// prepared segment, and requires repairBit to restore the record exactly;
+// and reads fuzzed bytes as a segment's tail without panicking, any
+// repair leaving a record that reads.
+func FuzzRepairBit(f *testing.F) {
+	f.Add("2rwwh8ke2zy1", "acct", "SYNC-API-NT-2026-11", []byte(`{"id":"2rwwh8ke2zy1","number":"+4915123456789"}`), uint32(0), []byte{})
+	f.Add("a", "b", "c", []byte(`{}`), uint32(37), []byte{9, 0, 0, 0, 1, 2, 3, 4, 'a', 'b'})
+	f.Add("id", "account", "S", []byte(`{"x":1}`), uint32(1<<20), []byte{0, 0, 0, 0})
+	f.Fuzz(func(t *testing.T, id, account, storage string, result []byte, bit uint32, raw []byte) {
+		e := store.Entry{ID: id, Account: account, Storage: storage, Product: engine.ProductNT, Millis: 1, Cost: 2, Result: result}
+		rec := appendRecord(nil, &e)
+		seg := append(append([]byte(nil), rec...), make([]byte, 64)...)
+		pos := int(bit % uint32(len(rec)*8))
+		seg[pos/8] ^= 1 << (pos % 8)
+		if !repairBit(seg) {
+			t.Fatalf("bit %d of a %d-byte record not repaired", pos, len(rec))
+		}
+		if !bytes.Equal(seg[:len(rec)], rec) {
+			t.Fatalf("bit %d: repaired to other bytes", pos)
+		}
+
+		b := append([]byte(nil), raw...)
+		if repairBit(b) {
+			if _, _, err := readRecord(b); errors.Is(err, errLogEnd) {
+				t.Fatalf("repaired %q to %q, which does not read", raw, b)
+			}
+		}
+		_ = resync(raw, 0)
 	})
 }

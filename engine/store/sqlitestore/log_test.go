@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -49,10 +50,13 @@ func TestOpenCommitsTheLog(t *testing.T) {
 	ids := logOnly(t, dir, "replay", 30, sqlitestore.WithSegmentSize(4096))
 	require.Greater(t, len(segments(t, dir)), 2, "30 results of about 800 bytes take several 4 KiB segments")
 
-	s := open(t, dir, sqlitestore.WithSegmentSize(4096))
+	s := open(t, dir, sqlitestore.WithSegmentSize(4096), sqlitestore.WithLogRetention(0))
 	require.Equal(t, ids, storedIDs(t, s))
 	require.EqualValues(t, 30, countResults(t, s))
-	require.Len(t, segments(t, dir), 1, "the segments before the last one are deleted")
+	require.Greater(t, len(segments(t, dir)), 2, "Open deletes no segment")
+	require.Equal(t, 30, s.Recovery().Replayed)
+	sqlitestore.Prune(s)
+	require.Len(t, segments(t, dir), 1, "the pruner deletes the segments before the last one, the database checked")
 	require.NoError(t, s.Close())
 
 	// Opened again, nothing is committed twice.
@@ -66,7 +70,8 @@ func TestOpenCommitsTheLog(t *testing.T) {
 // committed.
 func TestIndexerDeletesSegments(t *testing.T) {
 	dir := t.TempDir()
-	s := open(t, dir, sqlitestore.WithSegmentSize(4096), sqlitestore.WithIndexDelay(0))
+	s := open(t, dir, sqlitestore.WithSegmentSize(4096), sqlitestore.WithIndexDelay(0),
+		sqlitestore.WithLogRetention(0), sqlitestore.WithPruneEvery(time.Millisecond))
 	defer s.Close()
 	var ids []string
 	for i := range 40 {
@@ -74,7 +79,36 @@ func TestIndexerDeletesSegments(t *testing.T) {
 		require.NoError(t, s.Record(context.Background(), record(ids[i], i)))
 	}
 	require.Equal(t, ids, storedIDs(t, s))
+	for range 500 { // bounded: 5 s
+		if len(segments(t, dir)) <= 2 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	require.LessOrEqual(t, len(segments(t, dir)), 2, "%v", segments(t, dir))
+}
+
+// Segments younger than the retention stay, their results in the
+// database: a restored backup is caught up from them.
+func TestRetentionKeepsSegments(t *testing.T) {
+	dir := t.TempDir()
+	s := open(t, dir, sqlitestore.WithSegmentSize(4096), sqlitestore.WithIndexDelay(0))
+	for i := range 40 {
+		require.NoError(t, s.Record(context.Background(), record(fmt.Sprintf("retain%06d", i), i)))
+	}
+	require.EqualValues(t, 40, countResults(t, s))
+	n := len(segments(t, dir))
+	require.Greater(t, n, 5)
+	sqlitestore.Prune(s)
+	require.Len(t, segments(t, dir), n, "the default retention is a day")
+	require.NoError(t, s.Close())
+
+	// Bounded in size: the oldest go first.
+	s = open(t, dir, sqlitestore.WithSegmentSize(4096), sqlitestore.WithLogRetentionBytes(3*4096))
+	defer s.Close()
+	sqlitestore.Prune(s)
+	require.Len(t, segments(t, dir), 4, "three kept before the database's position, and that one")
+	require.EqualValues(t, 40, countResults(t, s))
 }
 
 // A crash can leave the last record of the last segment half written. It
@@ -124,7 +158,9 @@ func TestOpenRefusesADamagedLog(t *testing.T) {
 	require.NoError(t, os.WriteFile(segs[0], data, 0o600))
 
 	_, err = sqlitestore.Open(dir)
-	require.ErrorContains(t, err, "the results log is damaged: "+segs[0]+" has a bad record at offset 12 and is not the last segment")
+	require.ErrorContains(t, err, "the database does not match its results log")
+	require.ErrorContains(t, err, segs[0]+" has 937 unreadable bytes at offset 12: the results there are lost (the records after them are kept)")
+	require.ErrorContains(t, err, `"numen data recover `+dir+`"`)
 	t.Log(err)
 }
 

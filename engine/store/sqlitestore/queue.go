@@ -127,6 +127,9 @@ func (s *Store) Enqueue(ctx context.Context, claim *store.Claim, job river.Inser
 	if err := s.checkOpen(); err != nil {
 		return nil, err
 	}
+	if err := s.isDamaged(); err != nil {
+		return nil, fmt.Errorf("sqlitestore: queuing: %w", err)
+	}
 	tx, err := s.q.db.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, fmt.Errorf("sqlitestore: queuing: %w", err)

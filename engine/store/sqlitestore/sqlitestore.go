@@ -49,9 +49,32 @@
 // commits what the log has past the database's position, so the results
 // of a process that died before its indexer caught up are in the database
 // once the next Open returns. A record cut short at the end of the last
-// segment (a crash during its write, never acknowledged) is dropped and its
-// bytes zeroed; a bad record anywhere else is damage, and Open refuses to
-// skip it.
+// segment (a crash during its write, never acknowledged) is copied aside,
+// its bytes zeroed, and reported (Recovery).
+//
+// # Damage
+//
+// A segment is deleted only when its results are committed and flushed,
+// the database has passed PRAGMA quick_check since, and the segment is
+// older than the retention (WithLogRetention, a day by default; prune.go):
+// a backup of the database that is no older, restored, is caught up from
+// the log by the next Open with nothing lost.
+//
+// Once the database is found damaged (a read, a commit or the pruner's
+// check meets SQLITE_CORRUPT or SQLITE_NOTADB), Record and Enqueue fail
+// with store.ErrDamaged (HTTP 503), the indexer commits nothing, no
+// segment is deleted, and Ping names the way out: stop, restore the
+// database from a backup, run "numen data recover" (Recover).
+//
+// Open checks the database's position against the segments present
+// (recover.go) and refuses, with a MismatchError that names each problem
+// and the commands, a database that is missing, empty or new beside a log
+// that has segments, a segment missing from the position on, and a
+// damaged record. Records with one flipped bit are repaired (CRC-32C
+// finds the bit), and the reader resynchronises past damage, keeping the
+// records after it (log.go, "Damage"). WithStartAnyway, or Recover, goes
+// past the problems, keeping everything the log still has. Check reports
+// all this without changing anything ("numen data check").
 //
 // Reads (Reports, Export, Results, Bodies) first wait for the indexer to
 // commit every result acknowledged before they began, asking it to commit
@@ -186,6 +209,46 @@ type options struct {
 	// restartFrames is the WAL size (frames) past which the checkpointer
 	// restarts the WAL; restartFrames by default, smaller in tests.
 	restartFrames int64
+
+	startAnyway bool          // WithStartAnyway
+	retention   time.Duration // WithLogRetention
+	// retentionBytes: WithLogRetentionBytes
+	retentionBytes int64
+	pruneEvery     time.Duration // how often the pruner looks (prune.go); shorter in tests
+}
+
+// WithStartAnyway opens a store whose database does not match its results
+// log (an empty or new database beside a log that has segments, a segment
+// missing, a damaged record; see "Damage" in the package documentation)
+// instead of refusing: it commits to the database every record the log
+// still has past the database's position, copies damaged bytes to
+// results-log/damaged, and reports what it went past (Store.Recovery).
+// What is missing stays lost. "numen data recover" opens the store this
+// way; "numen serve --start-anyway" too.
+func WithStartAnyway() Option { return func(o *options) { o.startAnyway = true } }
+
+// WithLogRetentionBytes bounds the size of the segments kept for the
+// retention (default DefaultLogRetentionBytes): past it, the oldest go
+// even when younger than the retention. Zero keeps none past their check.
+func WithLogRetentionBytes(n int64) Option {
+	return func(o *options) {
+		if n >= 0 {
+			o.retentionBytes = n
+		}
+	}
+}
+
+// WithLogRetention sets how long segments of the results log are kept
+// after their results are in the database (default DefaultLogRetention):
+// a backup of the database no older than that, restored, is caught up
+// from the log at the next Open with nothing lost. Zero deletes them as
+// soon as the database that holds them has been checked.
+func WithLogRetention(d time.Duration) Option {
+	return func(o *options) {
+		if d >= 0 {
+			o.retention = d
+		}
+	}
 }
 
 // WithGroupCommit sets how many results one flush of the log takes at
@@ -286,9 +349,14 @@ type Store struct {
 	idxDone chan struct{} // closed when the indexer has exited
 
 	wake         chan struct{} // the indexer committed: the checkpointer may have work
-	stopCP       chan struct{} // closed by Close: the checkpointer returns
+	stopCP       chan struct{} // closed by Close: the checkpointer and the pruner return
 	cpDone       chan struct{} // closed when the checkpointer has returned
+	pruneDone    chan struct{} // closed when the pruner has returned
+	verifying    atomic.Bool   // the pruner's quick_check runs
 	checkpointed atomic.Int64  // frames checkpointed, for tests
+
+	fresh    bool     // the database was missing, empty or without a schema at Open
+	recovery Recovery // what Open did to the log (Recovery)
 
 	q queue // the bulk queue (queue.go)
 }
@@ -305,7 +373,7 @@ func Open(dir string, opts ...Option) (*Store, error) {
 	o := options{
 		maxBatch: DefaultMaxBatch, maxDelay: DefaultMaxDelay, readers: 4, busyTimeout: 5 * time.Second,
 		restartFrames: restartFrames, indexDelay: DefaultIndexDelay, maxUnindexed: DefaultMaxUnindexed,
-		segmentSize: segmentSize, indexRetry: indexRetry,
+		segmentSize: segmentSize, indexRetry: indexRetry, retention: DefaultLogRetention, retentionBytes: DefaultLogRetentionBytes, pruneEvery: pruneEvery,
 	}
 	for _, opt := range opts {
 		opt(&o)
@@ -328,7 +396,7 @@ func Open(dir string, opts ...Option) (*Store, error) {
 		path: path, logDir: filepath.Join(dir, LogDir), opts: o, queue: make(chan *pending, o.maxBatch),
 		inGroup: make(map[string]struct{}), done: make(chan struct{}),
 		idxWork: make(chan struct{}, 1), idxKick: make(chan struct{}, 1), idxDone: make(chan struct{}),
-		wake: make(chan struct{}, 1), stopCP: make(chan struct{}), cpDone: make(chan struct{}),
+		wake: make(chan struct{}, 1), stopCP: make(chan struct{}), cpDone: make(chan struct{}), pruneDone: make(chan struct{}),
 	}
 	s.idx.unindexed = make(map[string]struct{})
 	s.idx.progress = make(chan struct{})
@@ -343,12 +411,21 @@ func Open(dir string, opts ...Option) (*Store, error) {
 	go s.write()
 	go s.index()
 	go s.checkpointer()
+	go s.pruner()
 	return s, nil
 }
 
 // open opens the database and the log for Open, and commits to the
 // database what the log has that it has not.
 func (s *Store) open() (err error) {
+	// A database that is missing or empty beside a log that has segments
+	// lost what it had indexed: refused before anything is created.
+	if fi, err := os.Stat(s.path); err == nil && fi.Size() == 0 || errors.Is(err, os.ErrNotExist) {
+		s.fresh = true
+		if err := s.checkFresh(fmt.Sprintf("%s is %s", s.path, map[bool]string{true: "missing", false: "empty (0 bytes)"}[err != nil])); err != nil {
+			return err
+		}
+	}
 	// SQLite would create the file readable by all; results are not for
 	// everyone. Its -wal and -shm files take the database's permissions.
 	if f, err := os.OpenFile(s.path, os.O_RDWR|os.O_CREATE, 0o600); err != nil {
@@ -392,96 +469,6 @@ func (s *Store) open() (err error) {
 	return s.wdb.QueryRowContext(ctx, "SELECT coalesce(max(id), '') FROM results").Scan(&s.idx.maxIndexed)
 }
 
-// recover commits to the database the results in the log past the
-// position the database has, deletes the segments it has all of, and
-// opens the log where its records end. Only the last segment may end in
-// a record cut short (a crash during its write, which was never
-// acknowledged): its bytes are zeroed, and the log goes on from there.
-func (s *Store) recover(ctx context.Context) error {
-	if err := os.Mkdir(s.logDir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
-		return fmt.Errorf("create the results log: %w", err)
-	} else if err == nil {
-		if err := syncDir(filepath.Dir(s.logDir)); err != nil {
-			return err
-		}
-	}
-	var seg, end int64
-	err := s.wdb.QueryRowContext(ctx, "SELECT segment, end_offset FROM log_position").Scan(&seg, &end)
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return fmt.Errorf("read the log position: %w", err)
-	}
-	segs, err := listSegments(s.logDir)
-	if err != nil {
-		return fmt.Errorf("read the results log: %w", err)
-	}
-	var (
-		replay        []logged
-		last, lastEnd = uint64(seg), end
-		next          = uint64(seg) + 1 // the number of a new segment
-	)
-	for i, n := range segs {
-		next = max(next, n+1)
-		if n < uint64(seg) {
-			// Committed to the database before the last stop; its
-			// deletion did not happen.
-			if err := os.Remove(filepath.Join(s.logDir, segmentName(n))); err != nil {
-				return fmt.Errorf("delete a committed segment of the results log: %w", err)
-			}
-			continue
-		}
-		from := int64(0)
-		if n == uint64(seg) {
-			from = end
-		}
-		sc, err := readSegment(s.logDir, n, from)
-		if err != nil {
-			return fmt.Errorf("read the results log: %w", err)
-		}
-		if sc.torn && i < len(segs)-1 {
-			return fmt.Errorf("the results log is damaged: %s has a bad record at offset %d and is not the last segment; the results after it are not read (restore the file, or move it aside to open the store without the results from that record on)",
-				filepath.Join(s.logDir, segmentName(n)), sc.end)
-		}
-		if sc.torn {
-			if err := zeroTail(s.logDir, n, sc.end, sc.size); err != nil {
-				return fmt.Errorf("clear the unfinished record at the end of %s: %w", segmentName(n), err)
-			}
-		}
-		replay = append(replay, sc.records...)
-		last, lastEnd = n, sc.end
-	}
-	for start := 0; start < len(replay); start += indexBatch {
-		if err := s.indexBatch(replay[start:min(start+indexBatch, len(replay))]); err != nil {
-			return fmt.Errorf("commit %d results of the results log to the database: %w", len(replay), err)
-		}
-	}
-	if len(replay) > 0 {
-		if err := s.syncDatabase(); err != nil {
-			return fmt.Errorf("flush the database before deleting segments of the results log: %w", err)
-		}
-	}
-	for _, n := range segs {
-		if n >= uint64(seg) && n < last {
-			if err := os.Remove(filepath.Join(s.logDir, segmentName(n))); err != nil {
-				return fmt.Errorf("delete a committed segment of the results log: %w", err)
-			}
-		}
-	}
-	sync := datasync
-	if s.opts.sync != nil {
-		sync = func(*os.File) error { return s.opts.sync() }
-	}
-	if len(segs) > 0 && segs[len(segs)-1] == last {
-		s.log, err = openLog(s.logDir, s.opts.segmentSize, last, lastEnd, next, sync)
-	} else {
-		s.log, err = openLog(s.logDir, s.opts.segmentSize, 0, 0, next, sync)
-	}
-	if err != nil {
-		return fmt.Errorf("open the results log: %w", err)
-	}
-	s.idx.firstSegment = s.log.seg
-	return nil
-}
-
 // release closes what Open opened, after a failed Open or at Close.
 func (s *Store) release() error {
 	s.closeStatements()
@@ -520,6 +507,7 @@ const (
 	readerConn connRole = iota
 	indexerConn
 	checkpointerConn
+	backupConn // VACUUM INTO, which query_only refuses (Backup)
 )
 
 // dsn returns the driver's name for the database: a file: URI (so that any
@@ -534,6 +522,7 @@ func dsn(path string, o options, role connRole) string {
 	case checkpointerConn:
 		q.Add("_pragma", "synchronous(NORMAL)") // a checkpoint syncs the WAL before and the database after
 		q.Add("_pragma", "journal_size_limit(67108864)")
+	case backupConn:
 	case indexerConn:
 		q.Add("_pragma", "journal_mode(WAL)")
 		// The indexer's commits do not wait for the disk: the log holds
@@ -567,6 +556,16 @@ func (s *Store) setUp(ctx context.Context) error {
 	if mode != "wal" {
 		// WAL needs shared memory, which some network file systems lack.
 		return fmt.Errorf("journal_mode is %q, not wal: is the directory on a local file system?", mode)
+	}
+	var version int
+	if err := s.wdb.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+		return fmt.Errorf("read schema version: %w", err)
+	}
+	if version == 0 && !s.fresh {
+		s.fresh = true
+		if err := s.checkFresh(s.path + " is a new database (no schema)"); err != nil {
+			return err
+		}
 	}
 	if err := migrate(ctx, s.wdb); err != nil {
 		return err
@@ -712,15 +711,46 @@ func (s *Store) Ping(ctx context.Context) error {
 // from then on: a read that meets damaged pages fails, and the file will
 // not heal.
 func (s *Store) readFailed(err error) error {
+	if isCorrupt(err) {
+		s.markDamaged(err)
+	}
+	return err
+}
+
+// isCorrupt reports whether err is SQLite's for a damaged database file.
+func isCorrupt(err error) bool {
+	var ce *corruptError
+	if errors.As(err, &ce) {
+		return true
+	}
 	var se *sqlite.Error
 	if errors.As(err, &se) {
 		switch se.Code() & 0xff {
 		case sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB:
-			damaged := fmt.Errorf("sqlitestore: %s is damaged (%v); stop the server and restore the file from a backup", s.path, se)
-			s.damaged.CompareAndSwap(nil, &damaged)
+			return true
 		}
 	}
-	return err
+	return false
+}
+
+// markDamaged remembers that the database was found damaged (by a read,
+// the indexer or the pruner's check; why): from then on Record and
+// Enqueue fail with store.ErrDamaged, the indexer commits nothing, no
+// segment of the results log is deleted, and Ping reports it with the
+// way out. The file will not heal.
+func (s *Store) markDamaged(why error) {
+	damaged := fmt.Errorf("sqlitestore: %s is damaged (%v); it takes no more results and keeps every segment of the results log: stop the server, restore %s from a backup, and run numen data recover %s (the results since the backup are in the log)",
+		s.path, why, FileName, filepath.Dir(s.path))
+	s.damaged.CompareAndSwap(nil, &damaged)
+}
+
+// isDamaged returns, wrapping store.ErrDamaged, why the store takes no
+// results because its database is damaged, or nil.
+func (s *Store) isDamaged() error {
+	if err := s.damaged.Load(); err != nil {
+		return fmt.Errorf("%w: %w", store.ErrDamaged, *err)
+	}
+	return nil
 }
 
 // Close stops accepting results, waits until those already handed to
@@ -750,6 +780,7 @@ func (s *Store) Close() error {
 	<-s.idxDone
 	close(s.stopCP)
 	<-s.cpDone
+	<-s.pruneDone
 	err = s.release()
 	if err == nil {
 		s.idx.mu.Lock()

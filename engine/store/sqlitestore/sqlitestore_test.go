@@ -415,7 +415,8 @@ func TestCloseDrainsPending(t *testing.T) {
 		require.NoError(t, err, "record %d", i)
 	}
 	require.NoError(t, os.RemoveAll(filepath.Join(dir, sqlitestore.LogDir)), "everything is in the database")
-	s = open(t, dir)
+	s = open(t, dir, sqlitestore.WithStartAnyway()) // without its log on purpose
+	require.Len(t, s.Recovery().Problems, 1)
 	defer s.Close()
 	require.Len(t, storedIDs(t, s), n)
 }

@@ -66,6 +66,10 @@ func (s *Store) logGroup(batch []*pending) {
 		answer(err)
 		return
 	}
+	if err := s.isDamaged(); err != nil {
+		answer(err)
+		return
+	}
 	if err := s.awaitIndexer(); err != nil {
 		answer(err)
 		return

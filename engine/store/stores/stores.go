@@ -21,10 +21,11 @@ func IsURL(setting string) bool {
 	return strings.HasPrefix(setting, "postgres://") || strings.HasPrefix(setting, "postgresql://")
 }
 
-// Open opens the database setting names, migrating its schema.
-func Open(ctx context.Context, setting string) (store.Database, error) {
+// Open opens the database setting names, migrating its schema. The
+// options apply to the SQLite store only.
+func Open(ctx context.Context, setting string, sqliteOpts ...sqlitestore.Option) (store.Database, error) {
 	if IsURL(setting) {
 		return pgstore.Open(ctx, setting, pgstore.Options{})
 	}
-	return sqlitestore.Open(setting)
+	return sqlitestore.Open(setting, sqliteOpts...)
 }
