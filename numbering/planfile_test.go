@@ -347,17 +347,19 @@ func TestStrippedPlan(t *testing.T) {
 func TestPacks(t *testing.T) {
 	full := plan(t)
 	whole := data.Plan()
-	core, err := compile.Strip(whole, compile.Networks, compile.Geocoding, compile.Timezones)
+	core, err := compile.Strip(whole, compile.Networks, compile.Geocoding, compile.Timezones, compile.ShortNumbers)
 	require.NoError(t, err)
 	geo, err := compile.Pack(whole, compile.Geocoding)
 	require.NoError(t, err)
-	rest, err := compile.Pack(whole, compile.Timezones, compile.Networks)
+	rest, err := compile.Pack(whole, compile.Timezones, compile.Networks, compile.ShortNumbers)
 	require.NoError(t, err)
 
 	bare, err := OpenBytes(core)
 	require.NoError(t, err)
 	require.Equal(t, full.Version(), bare.Version(), "the core names the data of the whole plan")
 	require.Equal(t, "strings, calling codes, automata, national prefixes, network ranges", bare.Info().Sections)
+	_, err = bare.ShortNumber("112", "DE")
+	require.ErrorIs(t, err, ErrNoShortNumbers)
 
 	p, err := OpenBytes(core, WithPack(geo), WithPack(rest))
 	require.NoError(t, err)
@@ -370,6 +372,13 @@ func TestPacks(t *testing.T) {
 	nw, ok := p.Network("26201")
 	require.True(t, ok)
 	require.Equal(t, "Telekom", nw.Name())
+	for _, s := range []string{"112", "116000", "911", "+49 112", "0800"} {
+		want, err := full.ShortNumber(s, "DE")
+		require.NoError(t, err)
+		got, err := p.ShortNumber(s, "DE")
+		require.NoError(t, err)
+		require.Equal(t, want, got, s)
+	}
 
 	// Refused: the same section twice, a plan given as a pack, a pack of
 	// another generation, a damaged pack.
