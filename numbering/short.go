@@ -4,6 +4,7 @@ import (
 	"errors"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/numenhq/numen/numbering/internal/planfmt"
 )
@@ -270,7 +271,9 @@ func (p *Plan) readShortNumbers(r *reader) {
 		if rec == nil {
 			return
 		}
-		id := string(rec[planfmt.ShortRegionCode : planfmt.ShortRegionCode+2])
+		// The file's bytes, as the string pool's strings are: Load
+		// allocates nothing per region.
+		id := unsafe.String(&rec[planfmt.ShortRegionCode], 2)
 		if id[0] < 'A' || id[0] > 'Z' || id[1] < 'A' || id[1] > 'Z' || id <= prev {
 			r.fail(off, "region code %q after %q", id, prev)
 			return
@@ -283,8 +286,11 @@ func (p *Plan) readShortNumbers(r *reader) {
 			return
 		}
 		sr.exact = flags&planfmt.ShortExactEmergency != 0
-		sr.a = readAutomaton(automata, planfmt.U32(rec, planfmt.ShortAutomaton), "short numbers "+id)
+		sr.a = readAutomaton(automata, planfmt.U32(rec, planfmt.ShortAutomaton), "short numbers")
 		if automata.err != nil {
+			if fe, ok := automata.err.(*FormatError); ok {
+				fe.Msg = "region " + id + ": " + fe.Msg
+			}
 			r.err = automata.err
 			return
 		}

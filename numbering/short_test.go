@@ -411,7 +411,7 @@ func TestCorruptShortNumbers(t *testing.T) {
 		{"no regions", func(b []byte) { put32(b, at, 0) }, "impossible"},
 		{"automata inside the records", func(b []byte) { put32(b, at+4, 64) }, "impossible"},
 		{"regions out of order", func(b []byte) { copy(b[rec+planfmt.ShortRegionSize:], "AA") }, "region code \"AA\" after"},
-		{"automaton not aligned", func(b []byte) { put32(b, rec+planfmt.ShortAutomaton, 3) }, "not aligned"},
+		{"automaton not aligned", func(b []byte) { put32(b, rec+planfmt.ShortAutomaton, 3) }, "region AC: short numbers automaton at 3: not aligned"},
 		{"automaton beyond the section", func(b []byte) { put32(b, rec+planfmt.ShortAutomaton, 1<<24) }, "beyond the section"},
 		{"unknown flag", func(b []byte) { b[rec+planfmt.ShortRegionFlags] = 0x80 }, "flags 0x80"},
 	} {
