@@ -69,9 +69,9 @@
 // IsPossibleShortNumberForRegion, IsEmergencyNumber,
 // ConnectsToEmergencyNumber, GetExpectedCostForRegion,
 // IsCarrierSpecificForRegion and IsSmsServiceForRegion. The input is read
-// as dialled in the region: its digits (separators dropped, vanity letters
-// after three digits as keypad digits) are the short number, with no trunk
-// or international prefix removed; "+" input is read in international form
+// as dialled in the region: its digits (separators dropped; three or more
+// letters as keypad digits, fewer dropped, as libphonenumber reads them)
+// are the short number, with no trunk or international prefix removed; "+" input is read in international form
 // and must carry the region's calling code. The emergency answers read the
 // input as libphonenumber does: from its first digit, digits of any script
 // only, never after a leading "+"; a longer string that starts with an

@@ -2,6 +2,7 @@ package numbering
 
 import (
 	"errors"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 	"unsafe"
@@ -75,9 +76,12 @@ func (e *RegionError) Error() string {
 // expected cost, and whether it is carrier-specific or an SMS service.
 //
 // s is read as dialled in the region: its digits, without spaces, dashes
-// and other separators, are the short number (vanity letters after three
-// digits become keypad digits, as Parse reads them), and neither a trunk
-// nor an international prefix is removed, since short numbers have none.
+// and other separators, are the short number, and neither a trunk nor an
+// international prefix is removed, since short numbers have none. Letters
+// follow Parse's rules (after three digits; a lone "x" marks an extension,
+// which is refused) and libphonenumber's normalisation: three or more are
+// vanity letters and become keypad digits ("0800 TAXI"), fewer are
+// dropped ("112a" is 112).
 // Input with "+" is read in international form (Parse), and is a short
 // number of the region only when its calling code is the region's. The
 // emergency answers follow libphonenumber's reading of the input as
@@ -136,9 +140,10 @@ func (p *Plan) ShortNumber(s, region string) (ShortInfo, error) {
 // or international input of another calling code.
 func (p *Plan) shortDigits(s string, rg *region, buf *[maxDigits + 4]byte) ([]byte, bool) {
 	nd, plus, simple := collectSimple(s, buf)
+	letters := false
 	if !simple {
 		var reason Reason
-		if nd, plus, _, reason, _ = collect(s, buf); reason != NoReason {
+		if nd, plus, letters, reason, _ = collect(s, buf); reason != NoReason {
 			return nil, false
 		}
 	}
@@ -146,6 +151,9 @@ func (p *Plan) shortDigits(s string, rg *region, buf *[maxDigits + 4]byte) ([]by
 		return nil, false
 	}
 	if !plus {
+		if letters {
+			nd = dropFewLetters(s, buf, nd)
+		}
 		return buf[:nd], true
 	}
 	n, cc, reason, _ := p.parse(s)
@@ -153,6 +161,29 @@ func (p *Plan) shortDigits(s string, rg *region, buf *[maxDigits + 4]byte) ([]by
 		return nil, false
 	}
 	return buf[:copy(buf[:], n.national())], true
+}
+
+// dropFewLetters applies libphonenumber's normalisation of letters to a
+// short number that collect read with letters into buf (nd digits):
+// letters become keypad digits only when the input has three or more
+// ("0800 TAXI"); fewer are dropped ("112a" is 112). It returns the digits
+// in buf.
+func dropFewLetters(s string, buf *[maxDigits + 4]byte, nd int) int {
+	body := strings.TrimLeftFunc(s, isSpace)
+	if len(body) >= 4 && asciiEqualFold(body[:4], "tel:") {
+		body = body[4:]
+	}
+	if countLetters(body) >= 3 {
+		return nd
+	}
+	nd = 0
+	for _, r := range body {
+		if d, ok := digitValue(r); ok && nd < len(buf) {
+			buf[nd] = d
+			nd++
+		}
+	}
+	return nd
 }
 
 // shortNumbers is the ShortNumbers section: libphonenumber's short-number

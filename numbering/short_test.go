@@ -79,11 +79,27 @@ func lpnShortNumber(s, region string) *phonenumbers.PhoneNumber {
 	if i := strings.IndexFunc(body, unicode.IsLetter); i >= 0 && len(phonenumbers.NormalizeDigitsOnly(body[:i])) < 3 {
 		return nil // vanity letters follow three digits
 	}
-	digits := phonenumbers.NormalizeDigitsOnly(phonenumbers.ConvertAlphaCharactersInNumber(body))
+	digits := lpnNormalize(body)
 	if digits == "" || len(digits) > 17 || strings.Trim(digits, "0") == "" && len(digits) > 10 {
 		return nil // nothing, or more than a PhoneNumber holds: no short number
 	}
 	return lpnNationalNumber(phonenumbers.GetCountryCodeForRegion(region), digits)
+}
+
+// lpnNormalize is libphonenumber's normalisation of a number's text
+// (PhoneNumberUtil.normalize): with three or more letters, letters become
+// keypad digits; else only the digits count.
+func lpnNormalize(s string) string {
+	letters := 0
+	for _, r := range s {
+		if r|0x20 >= 'a' && r|0x20 <= 'z' {
+			letters++
+		}
+	}
+	if letters >= 3 {
+		return phonenumbers.NormalizeDigitsOnly(phonenumbers.ConvertAlphaCharactersInNumber(s))
+	}
+	return phonenumbers.NormalizeDigitsOnly(s)
 }
 
 // lpnNationalNumber builds the PhoneNumber with national significant
@@ -376,6 +392,10 @@ func TestShortNumberCases(t *testing.T) {
 		{"23333", "US", ShortInfo{Valid: true, Possible: true, Cost: StandardRateCost, SMS: true}},
 		{"", "DE", ShortInfo{}},
 		{"hello", "DE", ShortInfo{}},
+		// Fewer than three letters are dropped, as libphonenumber's
+		// parser drops them; more are vanity letters.
+		{"112a", "DE", ShortInfo{Valid: true, Possible: true, Emergency: true, ConnectsToEmergency: true, Cost: TollFreeCost}},
+		{"116ABC", "DE", ShortInfo{Possible: true, Cost: TollFreeCost}}, // 116222
 	} {
 		got, err := p.ShortNumber(tc.s, tc.region)
 		require.NoError(t, err)
@@ -388,7 +408,7 @@ func TestShortNumberDoesNotAllocate(t *testing.T) {
 	p := plan(t)
 	for _, in := range []struct{ s, region string }{
 		{"112", "DE"}, {"116 000", "FR"}, {"911", "US"}, {"9116666666", "US"}, {"+49 112", "DE"},
-		{"١١٢", "DE"}, {"hello", "DE"}, {"118 12/ x3", "GB"}, {"TAXI", "AT"}, {"1", "BR"},
+		{"١١٢", "DE"}, {"hello", "DE"}, {"118 12/ x3", "GB"}, {"TAXI", "AT"}, {"1", "BR"}, {"112a", "DE"}, {"tel:0800 TAXI", "DE"},
 	} {
 		if allocs := testing.AllocsPerRun(100, func() { _, _ = p.ShortNumber(in.s, in.region) }); allocs != 0 {
 			t.Errorf("ShortNumber(%q, %s) allocates %.1f times", in.s, in.region, allocs)
@@ -472,7 +492,7 @@ func FuzzShortNumber(f *testing.F) {
 			if i := strings.Index(strings.ToLower(s), "tel:"); i >= 0 {
 				body = s[i+4:]
 			}
-			if lpn := phonenumbers.NormalizeDigitsOnly(phonenumbers.ConvertAlphaCharactersInNumber(body)); lpn != string(digits) {
+			if lpn := lpnNormalize(body); lpn != string(digits) {
 				t.Fatalf("ShortNumber(%q, %s) reads %s, phonenumbers %s", s, region, digits, lpn)
 			}
 		}

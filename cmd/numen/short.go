@@ -34,7 +34,8 @@ one JSON object per line:
   sms                    an SMS service
 
 The number is read as dialled in the region: its digits are the short
-number (spaces, dashes and vanity letters after three digits allowed); with
+number (spaces and dashes allowed; three or more letters are vanity letters,
+fewer are dropped, as libphonenumber reads them); with
 "+" it is read in international form and must carry the region's calling
 code. Without NUMBER arguments, numen short reads one number per line from
 standard input and streams the answers in the order of the input; blank
