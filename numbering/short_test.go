@@ -19,9 +19,19 @@ import (
 // lpnShortInfo is what phonenumbers' ShortNumberInfo answers for s dialled
 // in region, read as Plan.ShortNumber documents: the emergency functions
 // take the string as it is; the others take the number whose national
-// significant number is s's digits (vanity letters converted), or, for
-// input with "+", phonenumbers.Parse's reading of it. ok is false when s
-// holds no short number for them (the emergency answers still stand).
+// significant number is s's digits (letters as libphonenumber normalises
+// them), or, for input with "+", phonenumbers.Parse's reading of it. ok is
+// false when s holds no short number for them (the emergency answers still
+// stand).
+//
+// phonenumbers.Parse(s, region) would read 368 of the 74,505 example
+// short numbers and one-digit mutations of them differently, taking the
+// region's international or trunk prefix off a short number: Uzbekistan's
+// 001, a short number of the metadata, fails as "00" and calling code 1;
+// Cape Verde's 0130 becomes +1 30; South Africa's 041348 loses its 0.
+// Short numbers are dialled as they are, so ShortNumber, like
+// libphonenumber's former string methods (isValidShortNumberForRegion(String,
+// String)), takes the digits as the short number.
 func lpnShortInfo(s, region string) (info ShortInfo, ok bool) {
 	info.Emergency = phonenumbers.IsEmergencyNumber(s, region)
 	info.ConnectsToEmergency = phonenumbers.ConnectsToEmergencyNumber(s, region)
