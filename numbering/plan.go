@@ -30,7 +30,8 @@ type Plan struct {
 	zones    prefixTable
 	zoneSets [][]string // time-zone lists, by zones value
 	networks networkList
-	overlay  *overlay // nil without overlays
+	short    shortNumbers // libphonenumber's short numbers; zero without the section
+	overlay  *overlay     // nil without overlays
 	version  Version
 	origin   string // the digest of the whole plan the file was cut from
 	packs    int    // packs taken (WithPack)
@@ -144,7 +145,7 @@ func WithOverlay(r io.Reader) Option {
 }
 
 // WithPack adds a pack's sections to the plan: optional sections (network
-// ranges, the MCC-MNC list, geocoding, time zones) cut with
+// ranges, the MCC-MNC list, geocoding, time zones, short numbers) cut with
 // compile.Pack (go run ./data/gen -pack) from the whole plan that the plan
 // itself was cut from, so that a web page loads only the data it shows. A
 // pack of another generation, a section the plan already has and a damaged
@@ -252,7 +253,7 @@ func (p *Plan) read(raw *rawPlan) error {
 	if err := firstErr(codes.err, automata.err); err != nil {
 		return err
 	}
-	for _, id := range []uint32{planfmt.SecRanges, planfmt.SecGeocoding, planfmt.SecTimezones, planfmt.SecNetworks} {
+	for _, id := range optionalSections {
 		if r := sec(id); r != nil {
 			if err := p.readOptional(id, r); err != nil {
 				return err
@@ -281,9 +282,14 @@ func (p *Plan) readOptional(id uint32, r *reader) error {
 		}
 	case planfmt.SecNetworks:
 		p.networks.read(r)
+	case planfmt.SecShortNumbers:
+		p.readShortNumbers(r)
 	}
 	return r.err
 }
+
+// optionalSections are the sections a plan does without (see planfmt).
+var optionalSections = []uint32{planfmt.SecRanges, planfmt.SecGeocoding, planfmt.SecTimezones, planfmt.SecNetworks, planfmt.SecShortNumbers}
 
 // has reports whether the plan holds an optional section.
 func (p *Plan) has(id uint32) bool {
@@ -296,6 +302,8 @@ func (p *Plan) has(id uint32) bool {
 		return p.zones.n > 0
 	case planfmt.SecNetworks:
 		return p.networks.records != nil
+	case planfmt.SecShortNumbers:
+		return p.short.regions != nil
 	}
 	return false
 }
@@ -310,7 +318,7 @@ func (p *Plan) readPack(b []byte) error {
 		return formatErr("origin section", raw.sections[planfmt.SecOrigin].off, "the pack is of libphonenumber %s + numen-data %s, the plan of %s + %s",
 			raw.version.Libphonenumber, raw.version.Tables, p.version.Libphonenumber, p.version.Tables)
 	}
-	for _, id := range []uint32{planfmt.SecRanges, planfmt.SecGeocoding, planfmt.SecTimezones, planfmt.SecNetworks} {
+	for _, id := range optionalSections {
 		s, ok := raw.sections[id]
 		if !ok {
 			continue

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -214,7 +215,15 @@ func smallPlan(tb testing.TB) []byte {
 	if err != nil {
 		tb.Fatal(err)
 	}
+	short, err := phonenumbers.ShortNumberMetadataCollection()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	short = &phonenumbers.PhoneMetadataCollection{Metadata: slices.DeleteFunc(slices.Clone(short.GetMetadata()), func(m *phonenumbers.PhoneMetadata) bool {
+		return m.GetId() != "DE" && m.GetId() != "AR"
+	})}
 	b, err := compile.Plan(compile.Input{
+		ShortNumbers:   short,
 		Metadata:       coll,
 		Libphonenumber: "v0.0.0-test",
 		Countries:      []byte("49\tDE\tGermany\n54\tAR\tArgentina\n800\t001\tInternational Freephone Service\n"),
@@ -247,6 +256,11 @@ func TestSmallPlan(t *testing.T) {
 	require.True(t, ok)
 	require.Equal(t, "Vodafone", nw.Name())
 	require.Equal(t, "DE", p.RegionOfMCC("262"))
+	info, err := p.ShortNumber("112", "DE")
+	require.NoError(t, err)
+	require.True(t, info.Valid && info.Emergency)
+	_, err = p.ShortNumber("911", "US")
+	require.ErrorAs(t, err, new(*RegionError), "the small plan has no US")
 }
 
 // FuzzOpenBytes opens mutated plan files: as they are (the checksums
@@ -280,6 +294,10 @@ func FuzzOpenBytes(f *testing.F) {
 			p.RegionOfMCC("262")
 			p.Country("DE")
 			p.Regions(49)
+			for _, s := range []string{"112", "+49 112", "1121234", "116 000", "١١٢"} {
+				_, _ = p.ShortNumber(s, "DE")
+				_, _ = p.ShortNumber(s, "AR")
+			}
 		}
 		if p, err := OpenBytes(b); err == nil {
 			use(p)
@@ -347,17 +365,19 @@ func TestStrippedPlan(t *testing.T) {
 func TestPacks(t *testing.T) {
 	full := plan(t)
 	whole := data.Plan()
-	core, err := compile.Strip(whole, compile.Networks, compile.Geocoding, compile.Timezones)
+	core, err := compile.Strip(whole, compile.Networks, compile.Geocoding, compile.Timezones, compile.ShortNumbers)
 	require.NoError(t, err)
 	geo, err := compile.Pack(whole, compile.Geocoding)
 	require.NoError(t, err)
-	rest, err := compile.Pack(whole, compile.Timezones, compile.Networks)
+	rest, err := compile.Pack(whole, compile.Timezones, compile.Networks, compile.ShortNumbers)
 	require.NoError(t, err)
 
 	bare, err := OpenBytes(core)
 	require.NoError(t, err)
 	require.Equal(t, full.Version(), bare.Version(), "the core names the data of the whole plan")
 	require.Equal(t, "strings, calling codes, automata, national prefixes, network ranges", bare.Info().Sections)
+	_, err = bare.ShortNumber("112", "DE")
+	require.ErrorIs(t, err, ErrNoShortNumbers)
 
 	p, err := OpenBytes(core, WithPack(geo), WithPack(rest))
 	require.NoError(t, err)
@@ -370,6 +390,13 @@ func TestPacks(t *testing.T) {
 	nw, ok := p.Network("26201")
 	require.True(t, ok)
 	require.Equal(t, "Telekom", nw.Name())
+	for _, s := range []string{"112", "116000", "911", "+49 112", "0800"} {
+		want, err := full.ShortNumber(s, "DE")
+		require.NoError(t, err)
+		got, err := p.ShortNumber(s, "DE")
+		require.NoError(t, err)
+		require.Equal(t, want, got, s)
+	}
 
 	// Refused: the same section twice, a plan given as a pack, a pack of
 	// another generation, a damaged pack.

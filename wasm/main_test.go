@@ -57,7 +57,7 @@ func (e *moduleError) Error() string { return e.msg }
 // openCore opens the core plan and the given packs, as Numen.load does.
 func openCore(t *testing.T, packs ...[]compile.Section) *numbering.Plan {
 	t.Helper()
-	core, err := compile.Strip(wholePlan, compile.Ranges, compile.Networks, compile.Geocoding, compile.Timezones)
+	core, err := compile.Strip(wholePlan, compile.Ranges, compile.Networks, compile.Geocoding, compile.Timezones, compile.ShortNumbers)
 	require.NoError(t, err)
 	write(t, core)
 	_, err = answer(numenOpen())

@@ -2,6 +2,7 @@
 //
 //	numen nt [--format json|csv|table] [NUMBER...]   classify phone numbers
 //	numen route [--map FILE] [--explain] [NUMBER...] decide the routes of HLR lookups
+//	numen short --country CC [NUMBER...]            short and emergency numbers of a region
 //	numen serve --config FILE | --demo              serve the lookup API (/api/v2)
 //	numen call METHOD PATH [BODY]                   send one signed request to the API
 //	numen portdb build|lookup|verify                the offline portability database
@@ -98,6 +99,7 @@ Usage:
 Commands:
   nt        classify phone numbers (from arguments or standard input)
   route     decide the route of HLR lookups, with routing maps and coverage
+  short     short and emergency numbers dialled in a region (--country CC)
   serve     serve the lookup API (/api/v2); --demo runs it on a simulator
   call      send one signed request to the lookup API
   portdb    build, query and verify the offline portability database
@@ -144,6 +146,8 @@ func (c *cli) run(args []string) int {
 		return c.nt(rest)
 	case "route":
 		return c.route(rest)
+	case "short":
+		return c.short(rest)
 	case "version":
 		return c.version(rest)
 	case "portdb":
@@ -172,6 +176,8 @@ func (c *cli) help(args []string) int {
 		fmt.Fprint(c.stdout, ntUsage)
 	case len(args) == 1 && args[0] == "route":
 		fmt.Fprint(c.stdout, routeUsage)
+	case len(args) == 1 && args[0] == "short":
+		fmt.Fprint(c.stdout, shortUsage)
 	case len(args) == 1 && args[0] == "version":
 		fmt.Fprint(c.stdout, versionUsage)
 	case len(args) == 1 && args[0] == "portdb":

@@ -250,7 +250,7 @@ func TestServeOverlay(t *testing.T) {
 func browserPackage(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	core, err := compile.Strip(data.Plan(), compile.Ranges, compile.Networks, compile.Geocoding, compile.Timezones)
+	core, err := compile.Strip(data.Plan(), compile.Ranges, compile.Networks, compile.Geocoding, compile.Timezones, compile.ShortNumbers)
 	require.NoError(t, err)
 	for name, b := range map[string][]byte{
 		"numen.wasm":     []byte("\x00asm\x01\x00\x00\x00"),

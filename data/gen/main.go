@@ -284,8 +284,13 @@ func Generate(moduleDir string, curated, sources fs.FS, mccmncList, providersXML
 	if err != nil {
 		return nil, fmt.Errorf("libphonenumber metadata: %w", err)
 	}
+	short, err := phonenumbers.ShortNumberMetadataCollection()
+	if err != nil {
+		return nil, fmt.Errorf("libphonenumber short-number metadata: %w", err)
+	}
 	plan, err := compile.Plan(compile.Input{
 		Metadata:       coll,
+		ShortNumbers:   short,
 		Libphonenumber: metadata.Version,
 		Countries:      countries,
 		Carriers:       carrier,

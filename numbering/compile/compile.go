@@ -46,6 +46,9 @@ type Input struct {
 	Geocoding []byte
 	// Timezones maps prefixes to "&"-separated Olson names. Optional.
 	Timezones []byte
+	// ShortNumbers is libphonenumber's short-number metadata
+	// (phonenumbers.ShortNumberMetadataCollection). Optional.
+	ShortNumbers *phonenumbers.PhoneMetadataCollection
 }
 
 // maxStates bounds the work on one automaton; the largest region needs a
@@ -90,6 +93,13 @@ func Plan(in Input) ([]byte, error) {
 			return nil, fmt.Errorf("compile: time zones: %w", err)
 		}
 		sections = append(sections, section{planfmt.SecTimezones, b})
+	}
+	if in.ShortNumbers != nil {
+		b, err := shortNumbers(in.ShortNumbers)
+		if err != nil {
+			return nil, fmt.Errorf("compile: %w", err)
+		}
+		sections = append(sections, section{planfmt.SecShortNumbers, b})
 	}
 	sections = append(sections,
 		section{planfmt.SecStrings, c.strings.encode()},

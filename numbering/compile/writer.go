@@ -122,6 +122,9 @@ const (
 	Networks  Section = planfmt.SecNetworks  // the MCC-MNC list (Plan.Network)
 	Geocoding Section = planfmt.SecGeocoding // geographic descriptions (Result.Regions of geographic numbers)
 	Timezones Section = planfmt.SecTimezones // time zones
+	// ShortNumbers is libphonenumber's short-number metadata
+	// (Plan.ShortNumber): valid short numbers, emergency numbers, costs.
+	ShortNumbers Section = planfmt.SecShortNumbers
 )
 
 // Strip returns a copy of a plan file without the given optional sections,
@@ -175,7 +178,7 @@ func Pack(plan []byte, sections ...Section) ([]byte, error) {
 }
 
 func optional(s Section) bool {
-	return s == Ranges || s == Networks || s == Geocoding || s == Timezones
+	return s == Ranges || s == Networks || s == Geocoding || s == Timezones || s == ShortNumbers
 }
 
 // splitPlan returns an intact plan file's sections, its libphonenumber

@@ -166,8 +166,10 @@ func Build(o Options) ([]File, error) {
 		return nil, err
 	}
 
-	// The plan: the core, and the packs.
-	core, err := compile.Strip(plan, compile.Ranges, compile.Networks, compile.Geocoding, compile.Timezones)
+	// The plan: the core, and the packs. Short numbers stay out of both:
+	// the module does not answer them, and their 26 KB gzip would take
+	// the core's room under the size budget.
+	core, err := compile.Strip(plan, compile.Ranges, compile.Networks, compile.Geocoding, compile.Timezones, compile.ShortNumbers)
 	if err != nil {
 		return nil, err
 	}

@@ -62,7 +62,7 @@ func ExampleAcceptsGzip() {
 // the networks pack cut from the embedded plan, placeholders for the module
 // and scripts that go run ./wasm/build would compile, and gzip twins.
 func writeMinimalPackage(dir string) {
-	core, err := compile.Strip(data.Plan(), compile.Ranges, compile.Networks, compile.Geocoding, compile.Timezones)
+	core, err := compile.Strip(data.Plan(), compile.Ranges, compile.Networks, compile.Geocoding, compile.Timezones, compile.ShortNumbers)
 	if err != nil {
 		log.Fatal(err)
 	}

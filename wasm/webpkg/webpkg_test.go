@@ -23,7 +23,7 @@ import (
 func writePackage(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	core, err := compile.Strip(data.Plan(), compile.Ranges, compile.Networks, compile.Geocoding, compile.Timezones)
+	core, err := compile.Strip(data.Plan(), compile.Ranges, compile.Networks, compile.Geocoding, compile.Timezones, compile.ShortNumbers)
 	require.NoError(t, err)
 	networks, err := compile.Pack(data.Plan(), compile.Ranges, compile.Networks)
 	require.NoError(t, err)

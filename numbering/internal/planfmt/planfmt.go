@@ -20,7 +20,7 @@
 //
 // A plan file holds the core sections (Strings, Codes, Automata,
 // NationalPrefix) and any of the optional ones (Ranges, Networks,
-// Geocoding, Timezones); a plan without an optional section answers the
+// Geocoding, Timezones, ShortNumbers); a plan without an optional section answers the
 // fields it feeds as unknown. A pack holds optional sections only, and the
 // Origin section that ties it to the plans cut from the same whole plan.
 //
@@ -64,6 +64,14 @@
 // strings (the networks' region lists); uint32 MCCs M and M records of
 // (uint32 MCC as a number, uint32 home region string); then the section's
 // own string pool, which its strings index.
+//
+// ShortNumbers: libphonenumber's short-number metadata. uint32 regions N,
+// uint32 offset A of the section's own automata (a multiple of
+// SectionAlign, relative to the section), N records of ShortRegionSize
+// bytes by ascending region code, then at A the automata, laid out as in
+// the Automata section: one per region, with a pattern for each ShortDesc.
+// The section carries its automata, so that a plan or a pack has it whole
+// or not at all.
 package planfmt
 
 import "hash/crc32"
@@ -107,6 +115,9 @@ const (
 	SecGeocoding      = 7
 	SecTimezones      = 8
 	SecOrigin         = 9
+	// 10 and 11 are reserved for parsing with a default region and for
+	// number formats.
+	SecShortNumbers = 12
 )
 
 // OriginSize is the size of the Origin section: the 16-byte digest of the
@@ -136,6 +147,8 @@ func SectionName(id uint32) string {
 		return "time zones"
 	case SecOrigin:
 		return "origin"
+	case SecShortNumbers:
+		return "short numbers"
 	}
 	return "unknown"
 }
@@ -337,6 +350,36 @@ const (
 	NetworkRegionCount = 16 // uint32
 	NetworkFlags       = 20 // uint32: NetworkOperational
 )
+
+// Short-number region record layout (ShortRegionSize bytes).
+const (
+	ShortRegionSize    = 48
+	ShortRegionCode    = 0  // [2]byte ISO 3166-1 alpha-2 code
+	ShortRegionFlags   = 2  // uint16: ShortExactEmergency
+	ShortAutomaton     = 4  // uint32 offset of the region's automaton, relative to the automata
+	ShortLengths       = 8  // uint32[ShortDescs]: bit l set when length l is possible for the desc
+	ShortAnyLength     = 40 // uint16: bit d set when desc d lists no lengths (any length passes)
+	ShortRegionPadding = 42 // 6 bytes of zero
+)
+
+// Short-number descriptions: the patterns of a region's short-number
+// automaton, in libphonenumber's terms.
+const (
+	ShortGeneral = iota
+	ShortCode
+	ShortTollFree
+	ShortStandardRate
+	ShortPremiumRate
+	ShortEmergency
+	ShortCarrierSpecific
+	ShortSMSServices
+	ShortDescs
+)
+
+// ShortExactEmergency marks a region where a number that extends an
+// emergency number no longer reaches the emergency services
+// (libphonenumber's REGIONS_WHERE_EMERGENCY_NUMBERS_MUST_BE_EXACT).
+const ShortExactEmergency = 1 << 0
 
 // NetworkOperational marks a network the MCC-MNC list calls operational.
 const NetworkOperational = 1
