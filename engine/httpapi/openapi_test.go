@@ -637,7 +637,15 @@ type receiptBulk struct {
 	seen map[string][32]byte
 }
 
-func (b *receiptBulk) Submit(ctx context.Context, a *account.Account, product string, numbers []string, route, storage, idem string, body []byte) (*apiv2.Receipt, error) {
+func (b *receiptBulk) Submit(ctx context.Context, a *account.Account, product string, numbers []string, route, storage, idem string, body []byte) (*apiv2.Receipt, []byte, error) {
+	r, err := b.submit(a, product, numbers, route, storage, idem, body)
+	if err != nil {
+		return nil, nil, err
+	}
+	return r, r.AppendJSON(nil), nil
+}
+
+func (b *receiptBulk) submit(a *account.Account, product string, numbers []string, route, storage, idem string, body []byte) (*apiv2.Receipt, error) {
 	switch storage {
 	case "not-recorded":
 		return nil, fmt.Errorf("%w: disk full", engine.ErrNotRecorded)

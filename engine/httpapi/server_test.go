@@ -433,9 +433,10 @@ func TestUncleanAPIPaths(t *testing.T) {
 
 type stubBulk struct{ calls atomic.Int32 }
 
-func (b *stubBulk) Submit(ctx context.Context, a *account.Account, product string, numbers []string, route, storage, idem string, body []byte) (*apiv2.Receipt, error) {
+func (b *stubBulk) Submit(ctx context.Context, a *account.Account, product string, numbers []string, route, storage, idem string, body []byte) (*apiv2.Receipt, []byte, error) {
 	b.calls.Add(1)
-	return &apiv2.Receipt{AcceptedCount: len(numbers), TotalCount: len(numbers), Cost: "0.0000", WebhookURLs: a.WebhookURLs}, nil
+	r := &apiv2.Receipt{AcceptedCount: len(numbers), TotalCount: len(numbers), Cost: "0.0000", WebhookURLs: a.WebhookURLs}
+	return r, r.AppendJSON(nil), nil
 }
 
 func TestBulkPreconditions(t *testing.T) {
