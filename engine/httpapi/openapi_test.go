@@ -865,6 +865,11 @@ func TestOpenAPIDescribesLiveResponses(t *testing.T) {
 	expect(main, "POST", "/api/v2/mnp-lookup", `{"msisdn": "+31612345678", "route": "GT1"}`, sign, 400)
 	expect(main, "POST", "/api/v2/nt-lookup", `{"number": "+31612345678", "storage": "a\u0001"}`, sign, 400)
 	expect(main, "POST", "/api/v2/nt-lookup", `{"number": ""}`, sign, 400)
+	long := strings.Repeat("4", 300)
+	expect(main, "POST", "/api/v2/nt-lookup", `{"number": "+`+long+`"}`, sign, 400)
+	expect(main, "POST", "/api/v2/hlr-lookup", `{"msisdn": "+`+long+`"}`, sign, 400)
+	expect(main, "POST", "/api/v2/mnp-lookup", `{"msisdn": "+`+long+`"}`, sign, 400)
+	expect(main, "GET", "/api/v2/route?msisdn="+long, "", sign, 400)
 	many, err := json.Marshal(map[string][]string{"msisdns": make([]string, 1001)})
 	require.NoError(t, err)
 	for _, body := range []string{`{"msisdns": []}`, string(many), `{"msisdns": "+4915123456789"}`, `{"numbers": ["+4915123456789"]}`} {

@@ -242,7 +242,7 @@ func New(cfg Config) (*Handler, error) {
 	h.mux = http.NewServeMux()
 	h.mux.HandleFunc("/healthz", h.healthz)
 	h.mux.HandleFunc("/metrics", h.serveMetrics)
-	h.mux.HandleFunc(apiv2.Base+"/", h.api)
+	h.mux.HandleFunc(apiv2.Base+"/", func(w http.ResponseWriter, r *http.Request) { h.api(w, r, true) })
 	if cfg.Store != nil {
 		reports := h.reports(cfg.Store)
 		h.mux.Handle("/reports/", reports)
@@ -272,23 +272,42 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// unchanged: a clean path under the API's base. Others (an unclean
 	// path, which the mux redirects) take the mux.
 	if p := r.URL.Path; strings.HasPrefix(p, apiv2.Base+"/") && path.Clean(p) == p && r.Method != http.MethodConnect {
-		h.api(w, r)
+		h.api(w, r, true)
+		return
+	}
+	// The base in another case (/API/V2/time), or alone (/api/v2), is no
+	// endpoint: the API's JSON 404, not the mux's plain-text one. (An
+	// unclean path under /api/v2/ is redirected to the clean one by the
+	// mux, as every path is, and then answered here.)
+	if p := r.URL.Path; underAPI(p) && !strings.HasPrefix(p, apiv2.Base+"/") && r.Method != http.MethodConnect {
+		h.api(w, r, false)
 		return
 	}
 	h.mux.ServeHTTP(w, r)
 }
 
-// api serves everything under /api/v2/.
-func (h *Handler) api(w http.ResponseWriter, r *http.Request) {
+// underAPI reports whether p is /api/v2 or a path under it, in any case.
+func underAPI(p string) bool {
+	return len(p) >= len(apiv2.Base) && strings.EqualFold(p[:len(apiv2.Base)], apiv2.Base) &&
+		(len(p) == len(apiv2.Base) || p[len(apiv2.Base)] == '/')
+}
+
+// api serves everything under /api/v2/. routed is false for a path that
+// names no endpoint whatever follows the base (the base in another case):
+// it is answered 404.
+func (h *Handler) api(w http.ResponseWriter, r *http.Request, routed bool) {
 	start := time.Now()
 	x := &exchange{rw: statusWriter{ResponseWriter: w}}
 	rw := &x.rw
 	w.Header()[DataVersionHeader] = h.dataVersion
 	rel := strings.TrimPrefix(r.URL.Path, apiv2.Base)
 	lrel := lowerASCII(rel)
-	e := h.routes[lrel]
-	if e == nil && strings.HasPrefix(lrel, reportPrefix) && len(lrel) > len(reportPrefix) {
-		e = h.routes[reportPath]
+	var e *endpoint
+	if routed {
+		e = h.routes[lrel]
+		if e == nil && strings.HasPrefix(lrel, reportPrefix) && len(lrel) > len(reportPrefix) {
+			e = h.routes[reportPath]
+		}
 	}
 	name := "unknown"
 	signPath := ""

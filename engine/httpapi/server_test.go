@@ -431,6 +431,29 @@ func TestUncleanAPIPaths(t *testing.T) {
 	require.Equal(t, http.StatusNotFound, w.Code, "%s", w.Body)
 }
 
+// Every path under the API that names no endpoint, whatever the case of
+// its base, is the API's JSON 404, not net/http's plain-text one.
+func TestUnknownAPIPathsAreJSON404(t *testing.T) {
+	s := newServer(t, nil)
+	for _, p := range []string{
+		"/API/V2/time", "/Api/v2/hlr-lookup", "/API/V2/", "/API/V2", "/api/v2", "/api/V2/reports/x",
+		"/api/v2/nope", "/api/v2/time/", "/API/V2//time", "/api/v2/hlr-lookup/extra",
+	} {
+		for _, method := range []string{http.MethodGet, http.MethodPost} {
+			w := httptest.NewRecorder()
+			s.h.ServeHTTP(w, httptest.NewRequest(method, p, nil))
+			require.Equal(t, http.StatusNotFound, w.Code, "%s %s: %s", method, p, w.Body)
+			require.Equal(t, "application/json", w.Header().Get("Content-Type"), "%s %s", method, p)
+			require.Equal(t, []string{"no endpoint " + p + "; see /api/v2/openapi.json"}, errorsOf(t, w.Body.Bytes()), "%s %s", method, p)
+		}
+	}
+	// Paths outside the API keep net/http's answers.
+	w := httptest.NewRecorder()
+	s.h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/api/v2x", nil))
+	require.Equal(t, http.StatusNotFound, w.Code)
+	require.NotEqual(t, "application/json", w.Header().Get("Content-Type"))
+}
+
 type stubBulk struct{ calls atomic.Int32 }
 
 func (b *stubBulk) Submit(ctx context.Context, a *account.Account, product string, numbers []string, route, storage, idem string, body []byte) (*apiv2.Receipt, []byte, error) {
