@@ -10,7 +10,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/numenhq/numen/engine/store/pgstore/pgtest"
 	"github.com/numenhq/numen/engine/store/sqlitestore"
+	"github.com/numenhq/numen/engine/store/stores"
 	"github.com/numenhq/numen/mnp/remote"
 )
 
@@ -123,4 +125,20 @@ func TestLongInputsAreRefused(t *testing.T) {
 	requireRefused(err, "storage: is 101 characters long; at most 100")
 
 	require.Equal(t, int64(1), storedResults(t, r, data, "inputs-test"), "nothing stored but the first lookup")
+}
+
+// numen serve on PostgreSQL gives the handler the database's memory of
+// digest signatures (shared by the nodes), on SQLite the handler's own.
+func TestServeSharesReplayMemoryOnPostgreSQL(t *testing.T) {
+	ctx := context.Background()
+	pg, err := stores.Open(ctx, pgtest.Database(t))
+	require.NoError(t, err)
+	defer pg.Close()
+	_, ok := pg.(replaySharer)
+	require.True(t, ok, "%T shares the replay memory", pg)
+	lite, err := stores.Open(ctx, t.TempDir())
+	require.NoError(t, err)
+	defer lite.Close()
+	_, ok = lite.(replaySharer)
+	require.False(t, ok)
 }

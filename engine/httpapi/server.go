@@ -95,6 +95,14 @@ type Config struct {
 	RequestTimeout time.Duration
 	// MaxSkew is the digest timestamp window; default 30 s.
 	MaxSkew time.Duration
+	// Replays remembers the digest signatures of POST requests (every
+	// lookup), so that each is accepted once within its window: the same
+	// API key, timestamp and signature again is 401 "signature already
+	// used". Default: an auth.ReplayMemory of auth.DefaultReplayLimit
+	// signatures per key in this process; servers sharing a database give
+	// the store's (pgstore.Store), so that a request replayed to another
+	// node is refused too. See the package documentation.
+	Replays auth.ReplayGuard
 	// Logger receives one line per request; default slog.Default().
 	Logger *slog.Logger
 	// Clock is the server's time, for digest timestamps and GET /time;
@@ -204,6 +212,9 @@ func New(cfg Config) (*Handler, error) {
 	if cfg.Clock == nil {
 		cfg.Clock = time.Now
 	}
+	if cfg.Replays == nil {
+		cfg.Replays = auth.NewReplayMemory(cfg.MaxSkew, 0)
+	}
 	h := &Handler{cfg: cfg, accounts: map[string]*account.Account{}, log: cfg.Logger, metrics: cfg.Metrics}
 	h.dataVersion = []string{cfg.Engine.Plan().Version().String()}
 	h.timeouts.timeout = cfg.RequestTimeout
@@ -310,14 +321,12 @@ func (h *Handler) api(w http.ResponseWriter, r *http.Request, routed bool) {
 		}
 	}
 	name := "unknown"
-	signPath := ""
 	if e != nil {
-		name, signPath = e.path, e.path
-		if e.path == reportPath {
-			// A digest signs the report's own path, lower-cased.
-			signPath = lrel
-		}
+		name = e.path
 	}
+	// A digest signs the path relative to the base, lower-cased or as sent
+	// (a report's own name): the verifier tries both.
+	signPath := rel
 	var key string
 	defer func() {
 		p := recover()
@@ -407,6 +416,9 @@ func (h *Handler) api(w http.ResponseWriter, r *http.Request, routed bool) {
 		if h.rateLimited(rw, a) {
 			return
 		}
+		if pending.Method == auth.MethodDigest && r.Method == http.MethodPost && h.replayed(rw, req, &pending) {
+			return
+		}
 		req.account = a
 	}
 	e.serve(h, rw, req)
@@ -422,6 +434,33 @@ func (h *Handler) rateLimited(w http.ResponseWriter, a *account.Account) bool {
 	secs := max(1, int(math.Ceil(wait.Seconds())))
 	w.Header().Set("Retry-After", strconv.Itoa(secs))
 	writeErrors(w, http.StatusTooManyRequests, fmt.Sprintf("rate limit of %g requests per second exceeded; retry after %d s", a.RateLimit, secs))
+	return true
+}
+
+// replayed claims the digest signature of a POST (ReplayGuard) and answers
+// the request when it may not go on: 401 for a signature used before, 429
+// with Retry-After when the key's memory of signatures is full, 503 when
+// the memory cannot be reached. It reports whether it answered.
+//
+// Only POSTs, the requests that are charged and stored: a GET signs no
+// query string (GET /route?msisdn=A and ?msisdn=B in one second have one
+// signature), charges and stores nothing, and may be repeated as often as
+// a client likes.
+func (h *Handler) replayed(w http.ResponseWriter, r *request, p *auth.Pending) bool {
+	err := h.cfg.Replays.ClaimSignature(r.Context(), p.Key, p.Timestamp(), p.Signature(), h.cfg.Clock())
+	var full *auth.ReplayMemoryFullError
+	switch {
+	case err == nil:
+		return false
+	case auth.IsReplayed(err):
+		h.authFailed(w, err)
+	case errors.As(err, &full):
+		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(full.RetryAfter/time.Second))))
+		writeErrors(w, http.StatusTooManyRequests, err.Error())
+	default:
+		h.internal.log(h.log, time.Now(), "digest replay check failed", err)
+		writeErrors(w, http.StatusServiceUnavailable, "service unavailable: the signature could not be checked against replays; try again")
+	}
 	return true
 }
 

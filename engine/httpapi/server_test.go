@@ -99,6 +99,9 @@ func newServer(t *testing.T, mutate func(cfg *Config, a *account.Account)) *serv
 	cfg := Config{
 		Engine: eng, Accounts: []*account.Account{a}, Clock: clock,
 		Logger: slog.New(slog.NewJSONHandler(lockedWriter{&mu, s.logs}, nil)),
+		// The test clock stands still, so that the same request sent twice
+		// has one signature: the replay tests (replay_test.go) set a memory.
+		Replays: forgetful{},
 	}
 	if mutate != nil {
 		mutate(&cfg, a)
@@ -123,6 +126,13 @@ func (l lockedWriter) Write(p []byte) (int, error) {
 
 // signer sets a request's authentication headers.
 type signer func(t *testing.T, s *server, req *http.Request, body []byte)
+
+// forgetful is a ReplayGuard that remembers nothing.
+type forgetful struct{}
+
+func (forgetful) ClaimSignature(context.Context, string, int64, [32]byte, time.Time) error {
+	return nil
+}
 
 func digest(secret string, skew int64) signer {
 	return func(t *testing.T, s *server, req *http.Request, body []byte) {
