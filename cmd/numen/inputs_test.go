@@ -142,3 +142,16 @@ func TestServeSharesReplayMemoryOnPostgreSQL(t *testing.T) {
 	_, ok = lite.(replaySharer)
 	require.False(t, ok)
 }
+
+// numen call run twice in one second with the same request: the second is
+// refused as a replay and signs again with the next second, so both answer.
+func TestCallSignsAgainWhenRefusedAsReplay(t *testing.T) {
+	r, _, _, data := inputServer(t)
+	for i := range 3 {
+		code, out, errOut := runCLI(t, nil, "call", "--url", r.base, "--key", "inputs-test", "--secret", "inputs-test-secret-0123456789",
+			"POST", "/nt-lookup", `{"number": "+4915123456789"}`)
+		require.Equal(t, exitOK, code, "call %d: %s %s", i, out, errOut)
+		require.Contains(t, out, `"number_type":"MOBILE"`)
+	}
+	require.Equal(t, int64(3), storedResults(t, r, data, "inputs-test"))
+}
