@@ -193,7 +193,8 @@ func (e *MapError) Error() string {
 }
 
 // printableASCII reports whether s is made of the bytes 0x20-0x7E only: a
-// route id the API's JSON writes with strconv.AppendQuote (json.go), and
+// route id the API's JSON writes as it is (textfmt.AppendJSONString has
+// nothing to escape), and
 // routing instructions and logs show as it is.
 func printableASCII(s string) bool {
 	for i := 0; i < len(s); i++ {
