@@ -21,6 +21,28 @@
 //
 // Per-number outcomes (REJECTED, FAILED lookups) are results: 200.
 //
+// A path under the API's base in any case (/API/V2/time, /api/v2) that
+// names no endpoint is 404 with {"errors": [...]}, as every unknown path
+// under /api/v2/ is. An input number longer than engine.MaxNumberLength
+// (250 characters) or a storage name longer than engine.MaxStorageLength
+// (100) is 400 before anything is stored or charged; a bulk submission is
+// checked whole and its receipt encoded before anything is queued.
+//
+// # Replays
+//
+// A digest signature is accepted once on POST (every lookup, charged and
+// stored): after the signature is verified and the rate limit passed, it
+// is claimed in Config.Replays, and the same API key, timestamp and
+// signature again within the timestamp's window is 401 "signature already
+// used". Two identical POSTs signed in the same second therefore collide;
+// Numen's Go client (mnp/remote) signs such a request with another second.
+// The default memory (auth.ReplayMemory) holds at most
+// auth.DefaultReplayLimit signatures per key and refuses more (429 with
+// Retry-After) rather than forget one still valid; it is lost at a
+// restart. Servers sharing a PostgreSQL database share it
+// (pgstore.Store.ReplayGuard). GETs are not claimed: they sign no query
+// string and change nothing.
+//
 // Public endpoints: GET /api/v2/time, GET /api/v2/openapi.json, and outside
 // the API GET /healthz and GET /metrics (Prometheus text format). Every
 // request of the API and of the report pages is logged with log/slog, one
