@@ -15,9 +15,12 @@
 // database and survive restarts, and with a shared database any sidecar
 // works any job. The steps, each committed before the next:
 //
-//  1. Submit claims the idempotency key (if any) and inserts one lookup job
-//     with the accepted numbers and their ids, in one transaction
-//     (store.Queue.Enqueue), then answers.
+//  1. Submit checks the whole submission (every number's length, route,
+//     storage name) and encodes its receipt, so that nothing can fail
+//     after the next step but the answer's delivery; then it claims the
+//     idempotency key (if any), keeping the encoded receipt, and inserts
+//     one lookup job with the accepted numbers and their ids, in one
+//     transaction (store.Queue.Enqueue), then answers those bytes.
 //  2. The lookup job looks up the numbers that have no stored result yet
 //     and records them (store.RecordAll): after a crash, a job that runs
 //     again reuses what it recorded and charges nothing twice. An attempt
