@@ -57,6 +57,7 @@ import (
 	"sort"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/numenhq/numen/engine/apiv2"
 	"github.com/numenhq/numen/mnp"
@@ -325,6 +326,9 @@ func (e *Engine) Route(a *Account, msisdn string) (apiv2.RouteDecision, error) {
 	if msisdn == "" {
 		return apiv2.RouteDecision{}, &RequestError{"msisdn", "is required"}
 	}
+	if err := CheckNumberLength("msisdn", msisdn); err != nil {
+		return apiv2.RouteDecision{}, err
+	}
 	res := e.plan.ClassifyString(msisdn)
 	if res.Number.IsZero() {
 		return apiv2.RouteDecision{}, &RequestError{"msisdn", fmt.Sprintf("%q is not a phone number in international format: %s", msisdn, res.Reason)}
@@ -357,8 +361,28 @@ const timestampLayout = "2006-01-02 15:04:05.000-0700"
 // Timestamp formats t as the API does.
 func Timestamp(t time.Time) string { return t.Format(timestampLayout) }
 
-// MaxStorageLength bounds a report name chosen by the caller.
+// MaxStorageLength bounds a report name chosen by the caller, in
+// characters (Unicode code points, as JSON Schema's maxLength counts).
 const MaxStorageLength = 100
+
+// MaxNumberLength bounds an input number, in characters: no number, however
+// formatted, comes near it (E.164 has at most 15 digits). A longer input is
+// refused before anything is classified, stored or charged, so that a
+// client cannot store megabytes as "numbers" for free.
+const MaxNumberLength = 250
+
+// CheckNumberLength refuses an input number longer than MaxNumberLength
+// with a *RequestError naming field.
+func CheckNumberLength(field, number string) error {
+	// len is a bound on the count of characters: most inputs need no count.
+	if len(number) <= MaxNumberLength {
+		return nil
+	}
+	if n := utf8.RuneCountInString(number); n > MaxNumberLength {
+		return &RequestError{field, fmt.Sprintf("is %d characters long; at most %d", n, MaxNumberLength)}
+	}
+	return nil
+}
 
 // monthReports are the default report names of one month (StorageName).
 type monthReports struct {
@@ -421,7 +445,9 @@ func StorageName(storage string, product routing.Product, async bool, t time.Tim
 // checkStorage validates a report name chosen by the caller.
 func checkStorage(s string) error {
 	if len(s) > MaxStorageLength {
-		return &RequestError{"storage", fmt.Sprintf("is %d bytes long; at most %d", len(s), MaxStorageLength)}
+		if n := utf8.RuneCountInString(s); n > MaxStorageLength {
+			return &RequestError{"storage", fmt.Sprintf("is %d characters long; at most %d", n, MaxStorageLength)}
+		}
 	}
 	for _, r := range s {
 		if r < 0x20 || r == 0x7f || r == '\uFFFD' {
@@ -486,6 +512,9 @@ type Admission struct {
 // is a bad storage name.
 func (e *Engine) Admit(a *Account, product routing.Product, number, route, storage string) (Admission, error) {
 	if err := checkStorage(storage); err != nil {
+		return Admission{}, err
+	}
+	if err := CheckNumberLength("number", number); err != nil {
 		return Admission{}, err
 	}
 	switch product {

@@ -416,12 +416,29 @@ func TestRequestErrors(t *testing.T) {
 		{func() error {
 			_, err := f.eng.NTLookup(ctx, f.acct, Request{Number: "+4915123456789", Storage: string(long)})
 			return err
-		}, "storage", "storage: is 101 bytes long; at most 100"},
+		}, "storage", "storage: is 101 characters long; at most 100"},
 		{func() error {
 			_, err := f.eng.NTLookup(ctx, f.acct, Request{Number: "+4915123456789", Storage: "a\nb"})
 			return err
 		}, "storage", `storage: "a\nb" contains a control character or invalid UTF-8`},
 		{func() error { _, err := f.eng.Route(f.acct, ""); return err }, "msisdn", "msisdn: is required"},
+		{func() error { _, err := f.eng.Route(f.acct, strings.Repeat("1", 1<<20)); return err }, "msisdn", "msisdn: is 1048576 characters long; at most 250"},
+		{func() error {
+			_, err := f.eng.HLRLookup(ctx, f.acct, Request{Number: "+" + strings.Repeat("4", MaxNumberLength)})
+			return err
+		}, "msisdn", "msisdn: is 251 characters long; at most 250"},
+		{func() error {
+			_, err := f.eng.MNPLookup(ctx, f.acct, Request{Number: strings.Repeat("x", 300)})
+			return err
+		}, "msisdn", "msisdn: is 300 characters long; at most 250"},
+		{func() error {
+			_, err := f.eng.NTLookup(ctx, f.acct, Request{Number: strings.Repeat("ä", MaxNumberLength+1)})
+			return err
+		}, "number", "number: is 251 characters long; at most 250"},
+		{func() error {
+			_, err := f.eng.Admit(f.acct, routing.NT, strings.Repeat("1", 251), "", "")
+			return err
+		}, "number", "number: is 251 characters long; at most 250"},
 		{func() error { _, err := f.eng.Route(f.acct, "hello"); return err }, "msisdn", `msisdn: "hello" is not a phone number in international format: not a number`},
 	} {
 		err := tc.call()
@@ -431,6 +448,12 @@ func TestRequestErrors(t *testing.T) {
 		require.Equal(t, tc.msg, err.Error())
 	}
 	require.Empty(t, f.records, "nothing recorded for refused requests")
+
+	// The limits count characters: 100 of two bytes each, and 250, pass.
+	_, err := f.eng.NTLookup(ctx, f.acct, Request{Number: "+49151234567", Storage: strings.Repeat("ä", MaxStorageLength)})
+	require.NoError(t, err)
+	_, err = f.eng.NTLookup(ctx, f.acct, Request{Number: "+49151234567" + strings.Repeat(" ", MaxNumberLength-12)})
+	require.NoError(t, err)
 }
 
 func TestRouteRoutesAndMap(t *testing.T) {

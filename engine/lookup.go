@@ -26,6 +26,9 @@ func (e *Engine) begin(req Request, field string) (numbering.Result, string, err
 	if req.Number == "" {
 		return numbering.Result{}, "", &RequestError{field, "is required"}
 	}
+	if err := CheckNumberLength(field, req.Number); err != nil {
+		return numbering.Result{}, "", err
+	}
 	if err := checkStorage(req.Storage); err != nil {
 		return numbering.Result{}, "", err
 	}

@@ -2,7 +2,8 @@ package numbering
 
 import (
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/numenhq/numen/numbering/textfmt"
 )
 
 // AppendJSON appends r as a JSON object with the API's NT attribute names
@@ -16,7 +17,7 @@ import (
 func (r *Result) AppendJSON(b []byte) []byte {
 	b = append(b, `{"number":`...)
 	if r.Number.IsZero() {
-		b = appendJSONString(b, r.Input)
+		b = textfmt.AppendJSONString(b, r.Input)
 	} else {
 		b = append(b, '"')
 		b = r.Number.AppendTo(b)
@@ -67,7 +68,7 @@ func appendNullable(b []byte, s string) []byte {
 	if s == "" {
 		return append(b, "null"...)
 	}
-	return appendJSONString(b, s)
+	return textfmt.AppendJSONString(b, s)
 }
 
 func appendNullableBool(b []byte, v, known bool) []byte {
@@ -86,42 +87,7 @@ func appendStrings(b []byte, ss []string) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, s)
+		b = textfmt.AppendJSONString(b, s)
 	}
 	return append(b, ']')
-}
-
-const hexDigits = "0123456789abcdef"
-
-// appendJSONString appends s as a JSON string. Invalid UTF-8 becomes U+FFFD,
-// so that any input, however broken, yields valid JSON.
-func appendJSONString(b []byte, s string) []byte {
-	b = append(b, '"')
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			switch {
-			case c == '"' || c == '\\':
-				b = append(b, '\\', c)
-			case c < 0x20 || c == 0x7f:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			default:
-				b = append(b, c)
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(b, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(b, `\u202`...)
-			b = append(b, hexDigits[r&0xf])
-		default:
-			b = append(b, s[i:i+size]...)
-		}
-		i += size
-	}
-	return append(b, '"')
 }

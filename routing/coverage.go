@@ -193,8 +193,7 @@ func (e *MapError) Error() string {
 }
 
 // printableASCII reports whether s is made of the bytes 0x20-0x7E only: a
-// route id the API's JSON writes with strconv.AppendQuote (json.go), and
-// routing instructions and logs show as it is.
+// route id that routing instructions and logs show as it is.
 func printableASCII(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] < 0x20 || s[i] > 0x7e {

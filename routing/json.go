@@ -1,5 +1,7 @@
 package routing
 
+import "github.com/numenhq/numen/numbering/textfmt"
+
 // AppendJSON appends the decision as the API's route decision object
 // (GET /route): route, confidence_level, mccmnc and origin. The spec makes
 // mccmnc a string that is never null: "" when neither the numbering plan
@@ -7,11 +9,11 @@ package routing
 // route (Resolver.Static), which GET /route never gives, has origin null.
 func (d Decision) AppendJSON(b []byte) []byte {
 	b = append(b, `{"route":`...)
-	b = appendJSONString(b, d.Route)
+	b = textfmt.AppendJSONString(b, d.Route)
 	b = append(b, `,"confidence_level":"`...)
 	b = append(b, d.Confidence.String()...)
 	b = append(b, `","mccmnc":`...)
-	b = appendJSONString(b, d.MCCMNC)
+	b = textfmt.AppendJSONString(b, d.MCCMNC)
 	b = append(b, `,"origin":`...)
 	b = appendJSONNullable(b, d.Origin.String())
 	return append(b, '}')

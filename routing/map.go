@@ -3,7 +3,6 @@ package routing
 import (
 	"errors"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/numenhq/numen/numbering/textfmt"
 )
@@ -108,14 +107,14 @@ func (m *Map) MarshalJSON() ([]byte, error) {
 		}
 		b = append(b, `{"mccmnc":`...)
 		if r.MCCMNC[0] == '0' { // a number would lose the leading zero (test networks, MCC 001)
-			b = appendJSONString(b, r.MCCMNC)
+			b = textfmt.AppendJSONString(b, r.MCCMNC)
 		} else {
 			b = append(b, r.MCCMNC...)
 		}
 		b = append(b, `,"countrycode":`...)
 		b = appendJSONNullable(b, r.CountryCode)
 		b = append(b, `,"route":`...)
-		b = appendJSONString(b, r.Route)
+		b = textfmt.AppendJSONString(b, r.Route)
 		b = append(b, `,"mno":`...)
 		b = appendJSONNullable(b, r.MNO)
 		b = append(b, `,"confidence":`...)
@@ -132,9 +131,9 @@ func (m *Map) MarshalJSON() ([]byte, error) {
 		b = append(b, `{"countrycode":`...)
 		b = appendJSONNullable(b, r.CountryCode)
 		b = append(b, `,"cns":`...)
-		b = appendJSONString(b, r.CNS)
+		b = textfmt.AppendJSONString(b, r.CNS)
 		b = append(b, `,"route":`...)
-		b = appendJSONString(b, r.Route)
+		b = textfmt.AppendJSONString(b, r.Route)
 		b = append(b, `,"mccmnc":`...)
 		b = appendJSONNullable(b, r.MCCMNC)
 		b = append(b, `,"mno":`...)
@@ -147,9 +146,9 @@ func (m *Map) MarshalJSON() ([]byte, error) {
 			b = append(b, ',')
 		}
 		b = append(b, `{"countrycode":`...)
-		b = appendJSONString(b, r.CountryCode)
+		b = textfmt.AppendJSONString(b, r.CountryCode)
 		b = append(b, `,"route":`...)
-		b = appendJSONString(b, r.Route)
+		b = textfmt.AppendJSONString(b, r.Route)
 		b = append(b, '}')
 	}
 	return append(b, "]}"...), nil
@@ -160,47 +159,7 @@ func appendJSONNullable(b []byte, s string) []byte {
 	if s == "" {
 		return append(b, "null"...)
 	}
-	return appendJSONString(b, s)
-}
-
-// appendJSONString appends s as a JSON string, escaped as encoding/json
-// escapes it (<, > and & included, and invalid UTF-8 as U+FFFD).
-func appendJSONString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			switch {
-			case c == '"' || c == '\\':
-				b = append(b, '\\', c)
-			case c == '\n':
-				b = append(b, '\\', 'n')
-			case c == '\r':
-				b = append(b, '\\', 'r')
-			case c == '\t':
-				b = append(b, '\\', 't')
-			case c < 0x20 || c == '<' || c == '>' || c == '&':
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&15])
-			default:
-				b = append(b, c)
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(b, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(b, `\u202`...)
-			b = append(b, hex[r&15])
-		default:
-			b = append(b, s[i:i+size]...)
-		}
-		i += size
-	}
-	return append(b, '"')
+	return textfmt.AppendJSONString(b, s)
 }
 
 func isDigits(s string) bool {

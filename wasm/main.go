@@ -30,6 +30,7 @@ import (
 	"unsafe"
 
 	"github.com/numenhq/numen/numbering"
+	"github.com/numenhq/numen/numbering/textfmt"
 	"github.com/numenhq/numen/routing"
 )
 
@@ -146,15 +147,15 @@ func numenVersion() int32 {
 	}
 	b := io[:0]
 	b = append(b, `{"program":`...)
-	b = appendJSONString(b, version)
+	b = textfmt.AppendJSONString(b, version)
 	b = append(b, `,"data":`...)
-	b = appendJSONString(b, plan.Version().String())
+	b = textfmt.AppendJSONString(b, plan.Version().String())
 	b = append(b, `,"packs":[`...)
 	for i, name := range loadedPacks() {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, name)
+		b = textfmt.AppendJSONString(b, name)
 	}
 	b = append(b, "]}"...)
 	return int32(len(b))
@@ -187,21 +188,21 @@ func numenTables() int32 {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, t.String())
+		b = textfmt.AppendJSONString(b, t.String())
 	}
 	b = append(b, `],"reasons":[`...)
 	for i, r := range numbering.Reasons() {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, r.String())
+		b = textfmt.AppendJSONString(b, r.String())
 	}
 	b = append(b, `],"states":[`...)
 	for i, st := range []numbering.InputState{numbering.Incomplete, numbering.Valid, numbering.Impossible} {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, st.String())
+		b = textfmt.AppendJSONString(b, st.String())
 	}
 	b = append(b, "]}"...)
 	return int32(len(b))

@@ -63,20 +63,40 @@ func (c *cli) call(args []string) int {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, method, strings.TrimSuffix(*base, "/")+rest[1], bytes.NewReader(body))
-	if err != nil {
-		return c.usageError("call", "%v", err)
-	}
-	if len(body) > 0 {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if err := auth.SignRequest(req, *key, *secret, time.Now(), body); err != nil {
-		return c.usageError("call", "%v", err)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		fmt.Fprintf(c.stderr, "numen call: %v\n", err)
-		return exitError
+	var resp *http.Response
+	// A digest signature is accepted once: a request identical to one sent
+	// in the same second (by this command run just before, or another
+	// client) is refused before anything is done, and signed again with
+	// the next second.
+	for ahead := time.Duration(0); ; ahead += time.Second {
+		req, err := http.NewRequestWithContext(ctx, method, strings.TrimSuffix(*base, "/")+rest[1], bytes.NewReader(body))
+		if err != nil {
+			return c.usageError("call", "%v", err)
+		}
+		if len(body) > 0 {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		if err := auth.SignRequest(req, *key, *secret, time.Now().Add(ahead), body); err != nil {
+			return c.usageError("call", "%v", err)
+		}
+		if resp, err = http.DefaultClient.Do(req); err != nil {
+			fmt.Fprintf(c.stderr, "numen call: %v\n", err)
+			return exitError
+		}
+		if resp.StatusCode != http.StatusUnauthorized || ahead >= 5*time.Second {
+			break
+		}
+		answer, err := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+		resp.Body.Close()
+		if err != nil {
+			fmt.Fprintf(c.stderr, "numen call: reading the answer: %v\n", err)
+			return exitError
+		}
+		if !bytes.Contains(answer, []byte(auth.MessageSignatureUsed)) {
+			_, _ = c.stdout.Write(answer)
+			fmt.Fprintf(c.stderr, "numen call: %s\n", resp.Status)
+			return exitError
+		}
 	}
 	defer resp.Body.Close()
 	if _, err := io.Copy(c.stdout, resp.Body); err != nil {

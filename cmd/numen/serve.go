@@ -22,6 +22,7 @@ import (
 
 	"github.com/numenhq/numen/engine"
 	"github.com/numenhq/numen/engine/account"
+	"github.com/numenhq/numen/engine/auth"
 	"github.com/numenhq/numen/engine/bulk"
 	"github.com/numenhq/numen/engine/httpapi"
 	"github.com/numenhq/numen/engine/store"
@@ -422,11 +423,18 @@ func buildServer(cfg *serveConfig, plan *numbering.Plan, db store.Database, logg
 		defer cancel()
 		return bk.Close(ctx)
 	})
+	// On PostgreSQL the nodes share the memory of digest signatures, so
+	// that a request replayed to another node is refused; on SQLite (one
+	// node) the handler keeps it in memory.
+	var replays auth.ReplayGuard
+	if shared, ok := db.(replaySharer); ok {
+		replays = shared.ReplayGuard(auth.DefaultMaxSkew)
+	}
 	h, err := httpapi.New(httpapi.Config{
 		Engine: eng, Accounts: accounts, TrustedProxies: trusted,
 		MaxBodyBytes: cfg.MaxBodyBytes, MaxBodyMemory: cfg.MaxBodyMemory,
 		BodyTimeout: time.Duration(cfg.BodyTimeout), RequestTimeout: time.Duration(cfg.RequestTimeout),
-		Logger: logger, Health: db.Ping, Bulk: bk, Metrics: metrics, Store: db,
+		Logger: logger, Health: db.Ping, Bulk: bk, Metrics: metrics, Store: db, Replays: replays,
 	})
 	if err != nil {
 		s.close()
@@ -599,4 +607,10 @@ func openStore(setting string, cfg *serveConfig, logger *slog.Logger) (store.Dat
 		}
 	}
 	return db, nil
+}
+
+// replaySharer is a store that keeps the digest signatures' memory for
+// every node sharing it (pgstore.Store).
+type replaySharer interface {
+	ReplayGuard(window time.Duration) auth.ReplayGuard
 }

@@ -9,14 +9,17 @@
 // written, null or not, as the spec's examples do. Use [String], [Bool] and
 // [Int] to fill them.
 //
-// The package is a leaf: it imports nothing of Numen's.
+// The package is a leaf: it imports nothing of Numen's but
+// numbering/textfmt, whose AppendJSONString is the one JSON string encoder
+// of every hand-written encoder (AppendJSON methods).
 package apiv2
 
 import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"strconv"
+
+	"github.com/numenhq/numen/numbering/textfmt"
 )
 
 // Base is the path under which every endpoint lives.
@@ -236,21 +239,26 @@ type Submitted struct {
 	NT bool
 }
 
-// MarshalJSON writes {"id": ..., "msisdn"|"number": ...}.
-func (s Submitted) MarshalJSON() ([]byte, error) {
-	key := "msisdn"
-	if s.NT {
-		key = "number"
-	}
-	b := []byte(`{"id":`)
+// MarshalJSON writes {"id": ..., "msisdn"|"number": ...} with AppendJSON.
+func (s Submitted) MarshalJSON() ([]byte, error) { return s.AppendJSON(make([]byte, 0, 64)), nil }
+
+// AppendJSON appends {"id": ..., "msisdn"|"number": ...} to b, the number
+// escaped as encoding/json escapes it (a rejected number is echoed as
+// given, control characters and broken UTF-8 included).
+func (s Submitted) AppendJSON(b []byte) []byte {
+	b = append(b, `{"id":`...)
 	if s.ID == nil {
 		b = append(b, "null"...)
 	} else {
-		b = strconv.AppendQuote(b, *s.ID)
+		b = textfmt.AppendJSONString(b, *s.ID)
 	}
-	b = append(b, `,"`+key+`":`...)
-	b = strconv.AppendQuote(b, s.Number)
-	return append(b, '}'), nil
+	if s.NT {
+		b = append(b, `,"number":`...)
+	} else {
+		b = append(b, `,"msisdn":`...)
+	}
+	b = textfmt.AppendJSONString(b, s.Number)
+	return append(b, '}')
 }
 
 // UnmarshalJSON reads either key.
@@ -279,7 +287,9 @@ func (s *Submitted) UnmarshalJSON(b []byte) error {
 type Decimal string
 
 // MarshalJSON writes the decimal as a JSON string.
-func (d Decimal) MarshalJSON() ([]byte, error) { return strconv.AppendQuote(nil, string(d)), nil }
+func (d Decimal) MarshalJSON() ([]byte, error) {
+	return textfmt.AppendJSONString(make([]byte, 0, len(d)+2), string(d)), nil
+}
 
 // UnmarshalJSON accepts "0.01" and 0.01.
 func (d *Decimal) UnmarshalJSON(b []byte) error {

@@ -1,6 +1,10 @@
 package apiv2
 
-import "unicode/utf8"
+import (
+	"strconv"
+
+	"github.com/numenhq/numen/numbering/textfmt"
+)
 
 // AppendJSON appends r as JSON to b and returns the extended buffer: the
 // very bytes json.Marshal(r) writes (fields in declaration order under
@@ -16,13 +20,13 @@ func (r *NTResult) AppendJSON(b []byte) []byte {
 		return append(b, "null"...)
 	}
 	b = append(b, `{"id":`...)
-	b = appendJSONString(b, r.ID)
+	b = textfmt.AppendJSONString(b, r.ID)
 	b = append(b, `,"number":`...)
-	b = appendJSONString(b, r.Number)
+	b = textfmt.AppendJSONString(b, r.Number)
 	b = append(b, `,"number_type":`...)
-	b = appendJSONString(b, r.NumberType)
+	b = textfmt.AppendJSONString(b, r.NumberType)
 	b = append(b, `,"query_status":`...)
-	b = appendJSONString(b, r.QueryStatus)
+	b = textfmt.AppendJSONString(b, r.QueryStatus)
 	b = append(b, `,"is_valid":`...)
 	b = appendNullableBool(b, r.IsValid)
 	b = append(b, `,"invalid_reason":`...)
@@ -68,7 +72,7 @@ func appendNullableString(b []byte, s *string) []byte {
 	if s == nil {
 		return append(b, "null"...)
 	}
-	return appendJSONString(b, *s)
+	return textfmt.AppendJSONString(b, *s)
 }
 
 func appendNullableBool(b []byte, v *bool) []byte {
@@ -93,75 +97,50 @@ func appendStrings(b []byte, ss []string) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, s)
+		b = textfmt.AppendJSONString(b, s)
 	}
 	return append(b, ']')
 }
 
-// jsonSafe marks the ASCII bytes encoding/json writes as they are: not
-// control characters, quote and backslash, nor <, > and &, which it
-// escapes so that JSON can be embedded in HTML. DEL is written as is.
-var jsonSafe = func() (safe [utf8.RuneSelf]bool) {
-	for c := byte(' '); c < utf8.RuneSelf; c++ {
-		safe[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+// AppendJSON appends the receipt as JSON to b and returns the extended
+// buffer: the bytes json.Marshal(r) writes, without reflection and without
+// an error, so that a bulk submission's receipt is encoded before anything
+// is queued or charged (package engine/bulk). A nil r appends null.
+func (r *Receipt) AppendJSON(b []byte) []byte {
+	if r == nil {
+		return append(b, "null"...)
 	}
-	return safe
-}()
+	b = append(b, `{"accepted":`...)
+	b = appendSubmitted(b, r.Accepted)
+	b = append(b, `,"accepted_count":`...)
+	b = strconv.AppendInt(b, int64(r.AcceptedCount), 10)
+	b = append(b, `,"rejected":`...)
+	b = appendSubmitted(b, r.Rejected)
+	b = append(b, `,"rejected_count":`...)
+	b = strconv.AppendInt(b, int64(r.RejectedCount), 10)
+	b = append(b, `,"total_count":`...)
+	b = strconv.AppendInt(b, int64(r.TotalCount), 10)
+	b = append(b, `,"cost":`...)
+	b = textfmt.AppendJSONString(b, string(r.Cost))
+	b = append(b, `,"storage":`...)
+	b = textfmt.AppendJSONString(b, r.Storage)
+	b = append(b, `,"route":`...)
+	b = textfmt.AppendJSONString(b, r.Route)
+	b = append(b, `,"webhook_urls":`...)
+	b = appendStrings(b, r.WebhookURLs)
+	return append(b, '}')
+}
 
-const hexDigits = "0123456789abcdef"
-
-// appendJSONString appends s as a quoted JSON string exactly as
-// json.Marshal writes a string: ", \ and the control characters \b, \f,
-// \n, \r, \t by their short escapes, other control characters and <, >, &
-// as \u00XX, U+2028 and U+2029 as \u2028 and \u2029 (they end lines in
-// JavaScript), and each byte of invalid UTF-8 as \ufffd. Runs of bytes
-// that need no escape are copied whole.
-func appendJSONString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0 // s[start:i] is pending, to be copied as is
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if jsonSafe[c] {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
+func appendSubmitted(b []byte, ss []Submitted) []byte {
+	if ss == nil {
+		return append(b, "null"...)
 	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
+	b = append(b, '[')
+	for i := range ss {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = ss[i].AppendJSON(b)
+	}
+	return append(b, ']')
 }

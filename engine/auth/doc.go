@@ -23,8 +23,9 @@
 //   - METHOD: the HTTP method, upper-cased ("GET", "POST").
 //   - BODY: the raw body bytes as sent; empty for GET.
 //
-// The server lower-cases the path it received before computing, so a client must sign the
-// lower-cased path; [SignDigest] and [SignRequest] lower-case it themselves. The signature may
+// The server accepts a signature over the lower-cased path or over the path as sent (a client
+// may sign a report's name as it writes it, /reports/SYNC-API-2026-11); [SignDigest] and
+// [SignRequest] sign the lower-cased path. The signature may
 // be sent in lower- or upper-case hex: the server decodes it and compares bytes. The timestamp
 // must be within 30 s of the server's clock, either side, both taken in whole seconds:
 // |now − ts| ≤ 30 is accepted, 31 is not ([WithMaxSkew] changes the window). GET /time gives a
@@ -65,6 +66,19 @@
 // in constant time. An unknown API key and a wrong secret or signature get the same message;
 // [Verifier.Authenticate] also spends one HMAC on an unknown key, as checking a key with one
 // secret does.
+//
+// # Replays
+//
+// A digest signature covers the path, the timestamp, the method and the body, so a request
+// captured on its way could be sent again, unchanged, while its timestamp is within the
+// window. A server that gives its [ReplayGuard] every verified signature accepts each once:
+// the same API key, timestamp and signature again is [ReasonReplayedSignature], "signature
+// already used" (401). So two identical requests (same path, method and body) signed in the
+// same second collide: a client that means to send both signs the second with the next
+// second's timestamp (the window allows 30 s ahead), as Numen's Go client does when refused.
+// [ReplayMemory] keeps the signatures in the process, bounded per API key; a shared store keeps
+// them for a cluster. Numen's server guards its POST requests (every lookup, which is charged
+// and stored); a GET signs no query string and changes nothing.
 //
 // A server should not buffer a body for a client it knows nothing of: [Verifier.Begin] checks
 // everything but the digest signature before the body is read (the method, the headers, the

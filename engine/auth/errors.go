@@ -33,6 +33,9 @@ const (
 	// ReasonMalformedAuthorization: the Authorization header is not Basic, not base64, or has no
 	// colon between key and secret.
 	ReasonMalformedAuthorization
+	// ReasonReplayedSignature: a digest signature already accepted, presented again with the
+	// same API key and timestamp within the timestamp's window ([ReplayGuard]).
+	ReasonReplayedSignature
 )
 
 var reasonNames = [...]string{
@@ -44,6 +47,7 @@ var reasonNames = [...]string{
 	ReasonBadSignature:           "bad signature",
 	ReasonBadBasicCredentials:    "bad basic credentials",
 	ReasonMalformedAuthorization: "malformed Authorization header",
+	ReasonReplayedSignature:      "replayed signature",
 }
 
 // String returns a short English name of the reason, such as "stale timestamp".

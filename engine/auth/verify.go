@@ -157,8 +157,16 @@ func (v *Verifier) Finish(p *Pending, req *http.Request, relPath string, body []
 	if p.Method != MethodDigest || p.Key == "" {
 		return Identity{}, &Error{Reason: ReasonMissingCredentials, msg: "auth: Finish without a successful Begin"}
 	}
-	var buf [256]byte
+	var buf, asSentBuf [256]byte
 	prefix := appendDigestPrefix(buf[:0], relPath, req.Method, p.timestamp)
+	// The path as sent is signed too by clients that keep a report name's
+	// case; checked only when it differs from the lower-cased one.
+	var asSent []byte
+	if hasUpperASCII(relPath) {
+		asSent = append(asSentBuf[:0], relPath...)
+		asSent = strconv.AppendInt(asSent, p.timestamp, 10)
+		asSent = appendUpperASCII(asSent, req.Method)
+	}
 	secrets, _ := v.creds.Secrets(p.Key)
 	matched := 0
 	for _, secret := range secrets {
@@ -166,11 +174,30 @@ func (v *Verifier) Finish(p *Pending, req *http.Request, relPath string, body []
 		if hmac.Equal(v.macs.sum(sum[:0], secret, prefix, body), p.signature[:]) {
 			matched = 1 // keep going: every secret costs the same whichever one matches
 		}
+		if asSent != nil && hmac.Equal(v.macs.sum(sum[:0], secret, asSent, body), p.signature[:]) {
+			matched = 1
+		}
 	}
 	if matched == 0 {
 		return Identity{}, digestMismatch(ReasonBadSignature, req, p.Key, relPath, p.timestamp)
 	}
 	return Identity{Key: p.Key, Method: MethodDigest}, nil
+}
+
+// Timestamp returns the digest timestamp (Unix seconds) of a digest request, 0 for others.
+func (p *Pending) Timestamp() int64 { return p.timestamp }
+
+// Signature returns the digest signature of a digest request as sent (decoded), zero for
+// others: with the key and timestamp, what a [ReplayGuard] remembers.
+func (p *Pending) Signature() [sha256.Size]byte { return p.signature }
+
+func hasUpperASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if 'A' <= s[i] && s[i] <= 'Z' {
+			return true
+		}
+	}
+	return false
 }
 
 func present(h http.Header, name string) bool { return len(h.Values(name)) > 0 }

@@ -213,11 +213,25 @@ func TestVerify(t *testing.T) {
 			method: MethodDigest, reason: ReasonBadSignature, header: HeaderDigestSignature,
 		},
 		{
+			// The path as sent is signed too (a report's name as the
+			// client writes it), and so is its lower-cased form.
 			name: "client signed the path without lower-casing",
-			req: request{method: "GET", path: "/Routes", headers: with(signedGet,
-				HeaderDigestSignature, refDigest(testSecret, "/Routes1700000000GET"))},
+			req: request{method: "GET", path: "/Reports/SYNC-API-2026-11", headers: with(signedGet,
+				HeaderDigestSignature, refDigest(testSecret, "/Reports/SYNC-API-2026-111700000000GET"))},
+			wantKey: testKey, method: MethodDigest,
+		},
+		{
+			name: "client signed the path lower-cased, sent in capitals",
+			req: request{method: "GET", path: "/Reports/SYNC-API-2026-11", headers: with(signedGet,
+				HeaderDigestSignature, refDigest(testSecret, "/reports/sync-api-2026-111700000000GET"))},
+			wantKey: testKey, method: MethodDigest,
+		},
+		{
+			name: "client signed another mix of cases",
+			req: request{method: "GET", path: "/Reports/SYNC-API-2026-11", headers: with(signedGet,
+				HeaderDigestSignature, refDigest(testSecret, "/reports/SYNC-API-2026-111700000000GET"))},
 			method: MethodDigest, reason: ReasonBadSignature, header: HeaderDigestSignature,
-			msgHas: []string{`path "/routes"`},
+			msgHas: []string{`path "/reports/sync-api-2026-11"`},
 		},
 		{
 			name: "client signed the query string",

@@ -15,9 +15,12 @@
 // database and survive restarts, and with a shared database any sidecar
 // works any job. The steps, each committed before the next:
 //
-//  1. Submit claims the idempotency key (if any) and inserts one lookup job
-//     with the accepted numbers and their ids, in one transaction
-//     (store.Queue.Enqueue), then answers.
+//  1. Submit checks the whole submission (every number's length, route,
+//     storage name) and encodes its receipt, so that nothing can fail
+//     after the next step but the answer's delivery; then it claims the
+//     idempotency key (if any), keeping the encoded receipt, and inserts
+//     one lookup job with the accepted numbers and their ids, in one
+//     transaction (store.Queue.Enqueue), then answers those bytes.
 //  2. The lookup job looks up the numbers that have no stored result yet
 //     and records them (store.RecordAll): after a crash, a job that runs
 //     again reuses what it recorded and charges nothing twice. An attempt
@@ -233,22 +236,40 @@ func (deliveryArgs) InsertOpts() river.InsertOpts {
 
 // Submit accepts one bulk request: see the package documentation. The
 // receipt lists every number, accepted with its id or rejected (unusable
-// for the product: never charged), and the cost of the accepted ones.
-func (b *Bulk) Submit(ctx context.Context, a *account.Account, product string, numbers []string, route, storage, idempotencyKey string, body []byte) (*apiv2.Receipt, error) {
+// for the product: never charged), and the cost of the accepted ones; it
+// is returned with its JSON encoding, the response body.
+//
+// The whole submission is checked and its receipt encoded before anything
+// is queued or charged: a number longer than engine.MaxNumberLength, a bad
+// route or storage name refuses the whole submission (a
+// *engine.RequestError naming the field, numbers[i] for a number), with
+// nothing queued. Once queued, nothing can fail but the answer's
+// delivery; a retry with the same Idempotency-Key then answers the first
+// receipt, byte for byte, and queues nothing again.
+func (b *Bulk) Submit(ctx context.Context, a *account.Account, product string, numbers []string, route, storage, idempotencyKey string, body []byte) (*apiv2.Receipt, []byte, error) {
 	p := engine.Product(product)
 	if p != engine.ProductHLR && p != engine.ProductNT {
-		return nil, fmt.Errorf("bulk: product %q", product)
+		return nil, nil, fmt.Errorf("bulk: product %q", product)
+	}
+	field := "msisdns"
+	if p == engine.ProductNT {
+		field = "numbers"
 	}
 	if len(numbers) > webhook.MaxResults {
-		return nil, &engine.RequestError{Field: "numbers", Problem: fmt.Sprintf("%d numbers; at most %d", len(numbers), webhook.MaxResults)}
+		return nil, nil, &engine.RequestError{Field: field, Problem: fmt.Sprintf("%d numbers; at most %d", len(numbers), webhook.MaxResults)}
+	}
+	for i, n := range numbers {
+		if err := engine.CheckNumberLength(fmt.Sprintf("%s[%d]", field, i), n); err != nil {
+			return nil, nil, err
+		}
 	}
 	hash := sha256.Sum256(body)
 	if idempotencyKey != "" {
 		if len(idempotencyKey) > 255 {
-			return nil, &engine.RequestError{Field: "Idempotency-Key", Problem: "at most 255 characters"}
+			return nil, nil, &engine.RequestError{Field: "Idempotency-Key", Problem: "at most 255 characters"}
 		}
-		if r, err := b.earlier(ctx, a.Key, idempotencyKey, hash[:]); r != nil || err != nil {
-			return r, err
+		if r, raw, err := b.earlier(ctx, a.Key, idempotencyKey, hash[:]); r != nil || err != nil {
+			return r, raw, err
 		}
 	}
 	now := b.o.Clock()
@@ -264,7 +285,7 @@ func (b *Bulk) Submit(ctx context.Context, a *account.Account, product string, n
 	for _, n := range numbers {
 		ad, err := b.o.Engine.Admit(a.Engine, p, n, route, storage)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if !ad.Accepted {
 			receipt.Rejected = append(receipt.Rejected, apiv2.Submitted{Number: n, NT: nt})
@@ -272,7 +293,7 @@ func (b *Bulk) Submit(ctx context.Context, a *account.Account, product string, n
 		}
 		id, err := b.o.Engine.NewID()
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		// The number as its result will name it (E.164), as the webhook
 		// will; rejected numbers are echoed as given.
@@ -294,13 +315,12 @@ func (b *Bulk) Submit(ctx context.Context, a *account.Account, product string, n
 			}
 		}
 	}
+	// Encoded now, before the job is queued: AppendJSON cannot fail, and
+	// the claim keeps these very bytes for a retry.
+	encoded := receipt.AppendJSON(make([]byte, 0, 64+48*len(numbers)))
 	var claim *store.Claim
 	if idempotencyKey != "" {
-		raw, err := json.Marshal(receipt)
-		if err != nil {
-			return nil, err
-		}
-		claim = &store.Claim{Account: a.Key, Key: idempotencyKey, BodyHash: hash[:], Receipt: raw, Created: now}
+		claim = &store.Claim{Account: a.Key, Key: idempotencyKey, BodyHash: hash[:], Receipt: encoded, Created: now}
 	}
 	var job river.InsertManyParams
 	if len(args.Items) > 0 {
@@ -308,36 +328,36 @@ func (b *Bulk) Submit(ctx context.Context, a *account.Account, product string, n
 	}
 	earlier, err := b.o.Store.Enqueue(ctx, claim, job)
 	if err != nil {
-		return nil, fmt.Errorf("bulk: queuing %d numbers: %w", len(args.Items), err)
+		return nil, nil, fmt.Errorf("bulk: queuing %d numbers: %w", len(args.Items), err)
 	}
 	if earlier != nil {
 		return replay(earlier, hash[:])
 	}
-	return receipt, nil
+	return receipt, encoded, nil
 }
 
 // earlier returns the receipt of an earlier submission with the same
 // idempotency key and body, or nil when the key is new; the same key with
 // another body is engine.ErrIdempotencyKeyReused (409).
-func (b *Bulk) earlier(ctx context.Context, account, key string, hash []byte) (*apiv2.Receipt, error) {
+func (b *Bulk) earlier(ctx context.Context, account, key string, hash []byte) (*apiv2.Receipt, []byte, error) {
 	c, err := b.o.Store.Claim(ctx, account, key)
 	if err != nil || c == nil {
-		return nil, err
+		return nil, nil, err
 	}
 	return replay(c, hash)
 }
 
 // replay answers a submission whose key was claimed: the claim's receipt
-// for the same body, a 409 for another.
-func replay(c *store.Claim, hash []byte) (*apiv2.Receipt, error) {
+// (the bytes first answered) for the same body, a 409 for another.
+func replay(c *store.Claim, hash []byte) (*apiv2.Receipt, []byte, error) {
 	if string(c.BodyHash) != string(hash) {
-		return nil, engine.ErrIdempotencyKeyReused
+		return nil, nil, engine.ErrIdempotencyKeyReused
 	}
 	var r apiv2.Receipt
 	if err := json.Unmarshal(c.Receipt, &r); err != nil {
-		return nil, fmt.Errorf("bulk: stored receipt: %w", err)
+		return nil, nil, fmt.Errorf("bulk: stored receipt: %w", err)
 	}
-	return &r, nil
+	return &r, c.Receipt, nil
 }
 
 // Deliveries lists an account's callbacks, most recently updated first, at

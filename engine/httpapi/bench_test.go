@@ -41,7 +41,8 @@ func BenchmarkLookup(b *testing.B) {
 }
 
 // benchHandler returns a Handler for benchmarks: the test backends, one
-// account, a clock stopped at now, the request log as text to nowhere;
+// account, a clock stopped at now, no memory of digest signatures, the
+// request log as text to nowhere;
 // results go to sink, the report pages read st (either may be nil).
 func benchHandler(b *testing.B, now time.Time, sink engine.Sink, st store.Reader) *Handler {
 	hlr := []engine.HLR{{Name: "test", Backend: connectedHLR{}}}
@@ -61,6 +62,10 @@ func benchHandler(b *testing.B, now time.Time, sink engine.Sink, st store.Reader
 	h, err := New(Config{
 		Engine: eng, Accounts: []*account.Account{{Key: key, Secrets: []string{secret}, Engine: acct}}, Store: st,
 		Clock: func() time.Time { return now }, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		// One signed request is served again and again: the memory of
+		// signatures would refuse it. What that memory costs a request is
+		// BenchmarkReplayMemory (engine/auth).
+		Replays: forgetful{},
 	})
 	if err != nil {
 		b.Fatal(err)

@@ -118,11 +118,11 @@ func (h *Handler) bulk(w http.ResponseWriter, r *request, product, field string,
 		writeErrors(w, http.StatusPreconditionFailed, "no webhook URL is configured for this API key; bulk results are delivered only by webhook")
 		return
 	}
-	receipt, err := h.cfg.Bulk.Submit(r.Context(), r.account, product, numbers, apiv2.Deref(route), apiv2.Deref(storage), r.Header.Get("Idempotency-Key"), r.body)
+	_, encoded, err := h.cfg.Bulk.Submit(r.Context(), r.account, product, numbers, apiv2.Deref(route), apiv2.Deref(storage), r.Header.Get("Idempotency-Key"), r.body)
 	if h.lookupError(w, err) {
 		return
 	}
-	writeJSON(w, http.StatusOK, receipt)
+	writeEncoded(w, http.StatusOK, encoded)
 }
 
 func (h *Handler) route(w http.ResponseWriter, r *request) {

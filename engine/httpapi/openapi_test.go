@@ -637,7 +637,15 @@ type receiptBulk struct {
 	seen map[string][32]byte
 }
 
-func (b *receiptBulk) Submit(ctx context.Context, a *account.Account, product string, numbers []string, route, storage, idem string, body []byte) (*apiv2.Receipt, error) {
+func (b *receiptBulk) Submit(ctx context.Context, a *account.Account, product string, numbers []string, route, storage, idem string, body []byte) (*apiv2.Receipt, []byte, error) {
+	r, err := b.submit(a, product, numbers, route, storage, idem, body)
+	if err != nil {
+		return nil, nil, err
+	}
+	return r, r.AppendJSON(nil), nil
+}
+
+func (b *receiptBulk) submit(a *account.Account, product string, numbers []string, route, storage, idem string, body []byte) (*apiv2.Receipt, error) {
 	switch storage {
 	case "not-recorded":
 		return nil, fmt.Errorf("%w: disk full", engine.ErrNotRecorded)
@@ -682,6 +690,30 @@ func (b *receiptBulk) Submit(ctx context.Context, a *account.Account, product st
 	return r, nil
 }
 
+// oneEach remembers one signature: the same again is a replay, another is
+// one too many (and empties the memory for the next path's first request).
+type oneEach struct {
+	mu   sync.Mutex
+	seen map[[32]byte]bool
+}
+
+func (g *oneEach) ClaimSignature(_ context.Context, key string, ts int64, sig [32]byte, now time.Time) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.seen == nil {
+		g.seen = map[[32]byte]bool{}
+	}
+	switch {
+	case g.seen[sig]:
+		return auth.ReplayedSignature(key)
+	case len(g.seen) > 0:
+		clear(g.seen)
+		return &auth.ReplayMemoryFullError{Key: key, Limit: 1, RetryAfter: 30 * time.Second}
+	}
+	g.seen[sig] = true
+	return nil
+}
+
 // TestOpenAPIDescribesLiveResponses sends requests that provoke every
 // documented outcome and requires each response to be documented for its
 // endpoint and status and to fit the documented schema and headers.
@@ -716,6 +748,7 @@ func TestOpenAPIDescribesLiveResponses(t *testing.T) {
 	unrecorded := newServer(t, nil)
 	slowBodies := newServer(t, func(cfg *Config, a *account.Account) { cfg.BodyTimeout = 50 * time.Millisecond })
 	busy := newServer(t, func(cfg *Config, a *account.Account) { cfg.MaxBodyMemory = 16 })
+	guarded := newServer(t, func(cfg *Config, a *account.Account) { cfg.Replays = &oneEach{} })
 	unrecorded.sinkErr.Store(errors.New("disk full"))
 	sign := digest(secret, 0)
 
@@ -857,6 +890,11 @@ func TestOpenAPIDescribesLiveResponses(t *testing.T) {
 	expect(main, "POST", "/api/v2/mnp-lookup", `{"msisdn": "+31612345678", "route": "GT1"}`, sign, 400)
 	expect(main, "POST", "/api/v2/nt-lookup", `{"number": "+31612345678", "storage": "a\u0001"}`, sign, 400)
 	expect(main, "POST", "/api/v2/nt-lookup", `{"number": ""}`, sign, 400)
+	long := strings.Repeat("4", 300)
+	expect(main, "POST", "/api/v2/nt-lookup", `{"number": "+`+long+`"}`, sign, 400)
+	expect(main, "POST", "/api/v2/hlr-lookup", `{"msisdn": "+`+long+`"}`, sign, 400)
+	expect(main, "POST", "/api/v2/mnp-lookup", `{"msisdn": "+`+long+`"}`, sign, 400)
+	expect(main, "GET", "/api/v2/route?msisdn="+long, "", sign, 400)
 	many, err := json.Marshal(map[string][]string{"msisdns": make([]string, 1001)})
 	require.NoError(t, err)
 	for _, body := range []string{`{"msisdns": []}`, string(many), `{"msisdns": "+4915123456789"}`, `{"numbers": ["+4915123456789"]}`} {
@@ -917,6 +955,14 @@ func TestOpenAPIDescribesLiveResponses(t *testing.T) {
 		expect(fenced, e.method, target, "", sign, 403)
 		expect(digestOnly, e.method, target, "", xBasic, 403)
 		expect(limited, e.method, target, "", sign, 429)
+		if e.method == http.MethodPost {
+			// A digest signature sent again, and a key whose memory of
+			// signatures is full.
+			first, _, b := guarded.do(t, e.method, target, "{}", sign)
+			require.Equal(t, http.StatusBadRequest, first, "%s", b)
+			expect(guarded, e.method, target, "{}", sign, 401)
+			expect(guarded, e.method, target, `{ }`, sign, 429)
+		}
 	}
 	expect(main, "GET", "/api/v2/nope", "", sign, 404)
 

@@ -145,7 +145,7 @@ func (h *Handler) pageAuth(w http.ResponseWriter, r *http.Request, key *string) 
 			return viewer{}, false
 		}
 	}
-	id, err := h.verifier.Authenticate(r, lowerASCII(r.URL.Path), nil, now)
+	id, err := h.verifier.Authenticate(r, r.URL.Path, nil, now)
 	if err != nil {
 		// A failed sign-in is counted and logged (with the reason,
 		// which the answer does not tell) like a failed API request.

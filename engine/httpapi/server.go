@@ -21,6 +21,28 @@
 //
 // Per-number outcomes (REJECTED, FAILED lookups) are results: 200.
 //
+// A path under the API's base in any case (/API/V2/time, /api/v2) that
+// names no endpoint is 404 with {"errors": [...]}, as every unknown path
+// under /api/v2/ is. An input number longer than engine.MaxNumberLength
+// (250 characters) or a storage name longer than engine.MaxStorageLength
+// (100) is 400 before anything is stored or charged; a bulk submission is
+// checked whole and its receipt encoded before anything is queued.
+//
+// # Replays
+//
+// A digest signature is accepted once on POST (every lookup, charged and
+// stored): after the signature is verified and the rate limit passed, it
+// is claimed in Config.Replays, and the same API key, timestamp and
+// signature again within the timestamp's window is 401 "signature already
+// used". Two identical POSTs signed in the same second therefore collide;
+// Numen's Go client (mnp/remote) signs such a request with another second.
+// The default memory (auth.ReplayMemory) holds at most
+// auth.DefaultReplayLimit signatures per key and refuses more (429 with
+// Retry-After) rather than forget one still valid; it is lost at a
+// restart. Servers sharing a PostgreSQL database share it
+// (pgstore.Store.ReplayGuard). GETs are not claimed: they sign no query
+// string and change nothing.
+//
 // Public endpoints: GET /api/v2/time, GET /api/v2/openapi.json, and outside
 // the API GET /healthz and GET /metrics (Prometheus text format). Every
 // request of the API and of the report pages is logged with log/slog, one
@@ -95,6 +117,14 @@ type Config struct {
 	RequestTimeout time.Duration
 	// MaxSkew is the digest timestamp window; default 30 s.
 	MaxSkew time.Duration
+	// Replays remembers the digest signatures of POST requests (every
+	// lookup), so that each is accepted once within its window: the same
+	// API key, timestamp and signature again is 401 "signature already
+	// used". Default: an auth.ReplayMemory of auth.DefaultReplayLimit
+	// signatures per key in this process; servers sharing a database give
+	// the store's (pgstore.Store), so that a request replayed to another
+	// node is refused too. See the package documentation.
+	Replays auth.ReplayGuard
 	// Logger receives one line per request; default slog.Default().
 	Logger *slog.Logger
 	// Clock is the server's time, for digest timestamps and GET /time;
@@ -116,9 +146,10 @@ type Config struct {
 // BulkHandler runs bulk submissions (POST /hlr-lookups, /nt-lookups).
 type BulkHandler interface {
 	// Submit accepts the numbers of one bulk request for an account and
-	// returns the receipt, or an error (a *engine.RequestError for bad
-	// input).
-	Submit(ctx context.Context, a *account.Account, product string, numbers []string, route, storage, idempotencyKey string, body []byte) (*apiv2.Receipt, error)
+	// returns the receipt and its JSON encoding (the response body,
+	// encoded before anything was queued or charged), or an error (a
+	// *engine.RequestError for bad input, when nothing was queued).
+	Submit(ctx context.Context, a *account.Account, product string, numbers []string, route, storage, idempotencyKey string, body []byte) (*apiv2.Receipt, []byte, error)
 }
 
 // Handler serves the API. See the package documentation.
@@ -203,6 +234,9 @@ func New(cfg Config) (*Handler, error) {
 	if cfg.Clock == nil {
 		cfg.Clock = time.Now
 	}
+	if cfg.Replays == nil {
+		cfg.Replays = auth.NewReplayMemory(cfg.MaxSkew, 0)
+	}
 	h := &Handler{cfg: cfg, accounts: map[string]*account.Account{}, log: cfg.Logger, metrics: cfg.Metrics}
 	h.dataVersion = []string{cfg.Engine.Plan().Version().String()}
 	h.timeouts.timeout = cfg.RequestTimeout
@@ -241,7 +275,7 @@ func New(cfg Config) (*Handler, error) {
 	h.mux = http.NewServeMux()
 	h.mux.HandleFunc("/healthz", h.healthz)
 	h.mux.HandleFunc("/metrics", h.serveMetrics)
-	h.mux.HandleFunc(apiv2.Base+"/", h.api)
+	h.mux.HandleFunc(apiv2.Base+"/", func(w http.ResponseWriter, r *http.Request) { h.api(w, r, true) })
 	if cfg.Store != nil {
 		reports := h.reports(cfg.Store)
 		h.mux.Handle("/reports/", reports)
@@ -271,33 +305,50 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// unchanged: a clean path under the API's base. Others (an unclean
 	// path, which the mux redirects) take the mux.
 	if p := r.URL.Path; strings.HasPrefix(p, apiv2.Base+"/") && path.Clean(p) == p && r.Method != http.MethodConnect {
-		h.api(w, r)
+		h.api(w, r, true)
+		return
+	}
+	// The base in another case (/API/V2/time), or alone (/api/v2), is no
+	// endpoint: the API's JSON 404, not the mux's plain-text one. (An
+	// unclean path under /api/v2/ is redirected to the clean one by the
+	// mux, as every path is, and then answered here.)
+	if p := r.URL.Path; underAPI(p) && !strings.HasPrefix(p, apiv2.Base+"/") && r.Method != http.MethodConnect {
+		h.api(w, r, false)
 		return
 	}
 	h.mux.ServeHTTP(w, r)
 }
 
-// api serves everything under /api/v2/.
-func (h *Handler) api(w http.ResponseWriter, r *http.Request) {
+// underAPI reports whether p is /api/v2 or a path under it, in any case.
+func underAPI(p string) bool {
+	return len(p) >= len(apiv2.Base) && strings.EqualFold(p[:len(apiv2.Base)], apiv2.Base) &&
+		(len(p) == len(apiv2.Base) || p[len(apiv2.Base)] == '/')
+}
+
+// api serves everything under /api/v2/. routed is false for a path that
+// names no endpoint whatever follows the base (the base in another case):
+// it is answered 404.
+func (h *Handler) api(w http.ResponseWriter, r *http.Request, routed bool) {
 	start := time.Now()
 	x := &exchange{rw: statusWriter{ResponseWriter: w}}
 	rw := &x.rw
 	w.Header()[DataVersionHeader] = h.dataVersion
 	rel := strings.TrimPrefix(r.URL.Path, apiv2.Base)
 	lrel := lowerASCII(rel)
-	e := h.routes[lrel]
-	if e == nil && strings.HasPrefix(lrel, reportPrefix) && len(lrel) > len(reportPrefix) {
-		e = h.routes[reportPath]
-	}
-	name := "unknown"
-	signPath := ""
-	if e != nil {
-		name, signPath = e.path, e.path
-		if e.path == reportPath {
-			// A digest signs the report's own path, lower-cased.
-			signPath = lrel
+	var e *endpoint
+	if routed {
+		e = h.routes[lrel]
+		if e == nil && strings.HasPrefix(lrel, reportPrefix) && len(lrel) > len(reportPrefix) {
+			e = h.routes[reportPath]
 		}
 	}
+	name := "unknown"
+	if e != nil {
+		name = e.path
+	}
+	// A digest signs the path relative to the base, lower-cased or as sent
+	// (a report's own name): the verifier tries both.
+	signPath := rel
 	var key string
 	defer func() {
 		p := recover()
@@ -387,6 +438,9 @@ func (h *Handler) api(w http.ResponseWriter, r *http.Request) {
 		if h.rateLimited(rw, a) {
 			return
 		}
+		if pending.Method == auth.MethodDigest && r.Method == http.MethodPost && h.replayed(rw, req, &pending) {
+			return
+		}
 		req.account = a
 	}
 	e.serve(h, rw, req)
@@ -402,6 +456,33 @@ func (h *Handler) rateLimited(w http.ResponseWriter, a *account.Account) bool {
 	secs := max(1, int(math.Ceil(wait.Seconds())))
 	w.Header().Set("Retry-After", strconv.Itoa(secs))
 	writeErrors(w, http.StatusTooManyRequests, fmt.Sprintf("rate limit of %g requests per second exceeded; retry after %d s", a.RateLimit, secs))
+	return true
+}
+
+// replayed claims the digest signature of a POST (ReplayGuard) and answers
+// the request when it may not go on: 401 for a signature used before, 429
+// with Retry-After when the key's memory of signatures is full, 503 when
+// the memory cannot be reached. It reports whether it answered.
+//
+// Only POSTs, the requests that are charged and stored: a GET signs no
+// query string (GET /route?msisdn=A and ?msisdn=B in one second have one
+// signature), charges and stores nothing, and may be repeated as often as
+// a client likes.
+func (h *Handler) replayed(w http.ResponseWriter, r *request, p *auth.Pending) bool {
+	err := h.cfg.Replays.ClaimSignature(r.Context(), p.Key, p.Timestamp(), p.Signature(), h.cfg.Clock())
+	var full *auth.ReplayMemoryFullError
+	switch {
+	case err == nil:
+		return false
+	case auth.IsReplayed(err):
+		h.authFailed(w, err)
+	case errors.As(err, &full):
+		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(full.RetryAfter/time.Second))))
+		writeErrors(w, http.StatusTooManyRequests, err.Error())
+	default:
+		h.internal.log(h.log, time.Now(), "digest replay check failed", err)
+		writeErrors(w, http.StatusServiceUnavailable, "service unavailable: the signature could not be checked against replays; try again")
+	}
 	return true
 }
 

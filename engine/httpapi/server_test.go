@@ -99,6 +99,9 @@ func newServer(t *testing.T, mutate func(cfg *Config, a *account.Account)) *serv
 	cfg := Config{
 		Engine: eng, Accounts: []*account.Account{a}, Clock: clock,
 		Logger: slog.New(slog.NewJSONHandler(lockedWriter{&mu, s.logs}, nil)),
+		// The test clock stands still, so that the same request sent twice
+		// has one signature: the replay tests (replay_test.go) set a memory.
+		Replays: forgetful{},
 	}
 	if mutate != nil {
 		mutate(&cfg, a)
@@ -123,6 +126,13 @@ func (l lockedWriter) Write(p []byte) (int, error) {
 
 // signer sets a request's authentication headers.
 type signer func(t *testing.T, s *server, req *http.Request, body []byte)
+
+// forgetful is a ReplayGuard that remembers nothing.
+type forgetful struct{}
+
+func (forgetful) ClaimSignature(context.Context, string, int64, [32]byte, time.Time) error {
+	return nil
+}
 
 func digest(secret string, skew int64) signer {
 	return func(t *testing.T, s *server, req *http.Request, body []byte) {
@@ -431,11 +441,35 @@ func TestUncleanAPIPaths(t *testing.T) {
 	require.Equal(t, http.StatusNotFound, w.Code, "%s", w.Body)
 }
 
+// Every path under the API that names no endpoint, whatever the case of
+// its base, is the API's JSON 404, not net/http's plain-text one.
+func TestUnknownAPIPathsAreJSON404(t *testing.T) {
+	s := newServer(t, nil)
+	for _, p := range []string{
+		"/API/V2/time", "/Api/v2/hlr-lookup", "/API/V2/", "/API/V2", "/api/v2", "/api/V2/reports/x",
+		"/api/v2/nope", "/api/v2/time/", "/API/V2//time", "/api/v2/hlr-lookup/extra",
+	} {
+		for _, method := range []string{http.MethodGet, http.MethodPost} {
+			w := httptest.NewRecorder()
+			s.h.ServeHTTP(w, httptest.NewRequest(method, p, nil))
+			require.Equal(t, http.StatusNotFound, w.Code, "%s %s: %s", method, p, w.Body)
+			require.Equal(t, "application/json", w.Header().Get("Content-Type"), "%s %s", method, p)
+			require.Equal(t, []string{"no endpoint " + p + "; see /api/v2/openapi.json"}, errorsOf(t, w.Body.Bytes()), "%s %s", method, p)
+		}
+	}
+	// Paths outside the API keep net/http's answers.
+	w := httptest.NewRecorder()
+	s.h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/api/v2x", nil))
+	require.Equal(t, http.StatusNotFound, w.Code)
+	require.NotEqual(t, "application/json", w.Header().Get("Content-Type"))
+}
+
 type stubBulk struct{ calls atomic.Int32 }
 
-func (b *stubBulk) Submit(ctx context.Context, a *account.Account, product string, numbers []string, route, storage, idem string, body []byte) (*apiv2.Receipt, error) {
+func (b *stubBulk) Submit(ctx context.Context, a *account.Account, product string, numbers []string, route, storage, idem string, body []byte) (*apiv2.Receipt, []byte, error) {
 	b.calls.Add(1)
-	return &apiv2.Receipt{AcceptedCount: len(numbers), TotalCount: len(numbers), Cost: "0.0000", WebhookURLs: a.WebhookURLs}, nil
+	r := &apiv2.Receipt{AcceptedCount: len(numbers), TotalCount: len(numbers), Cost: "0.0000", WebhookURLs: a.WebhookURLs}
+	return r, r.AppendJSON(nil), nil
 }
 
 func TestBulkPreconditions(t *testing.T) {

@@ -59,6 +59,10 @@ type Client struct {
 	// ours, as SyncClock measured it, in nanoseconds.
 	offset atomic.Int64
 
+	// signed are the digest signatures of POSTs this client sent with a
+	// timestamp not yet past, so that it never sends one twice.
+	signed signatures
+
 	// sleep waits between attempts; tests replace it to record waits.
 	sleep func(ctx context.Context, d time.Duration) error
 }

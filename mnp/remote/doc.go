@@ -72,6 +72,15 @@
 //     with an Idempotency-Key header and retried like GETs.
 //   - A 401 about a stale timestamp is sent once more after a clock sync, with
 //     [WithAutoSyncClock] only.
+//   - A digest signature covers path, timestamp, method and body, so two
+//     identical requests in one second have one signature, and a server that
+//     refuses replays (Numen's does, for POSTs) accepts it once. The client
+//     never sends one signature twice: a POST identical to one it sent with
+//     the same timestamp is signed with the next free second (up to 20 s
+//     ahead of the clock). A 401 "signature already used"
+//     ([APIError.SignatureUsed]; another client with the key sent the same
+//     request) is sent again at once with a later timestamp: the server
+//     refused it before doing anything, so nothing is charged twice.
 //
 // Before retry n (from 0) the client waits [WithBackoff]'s base·2ⁿ, capped at
 // its max (defaults 100 ms and 2 s), less a random part of up to half, or the

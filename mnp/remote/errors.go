@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/numenhq/numen/engine/apiv2"
+	"github.com/numenhq/numen/engine/auth"
 )
 
 // Sentinels to branch on with errors.Is; an [*APIError] matches the one of
@@ -98,6 +99,23 @@ func (e *APIError) StaleTimestamp() bool {
 			if strings.Contains(m, w) {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// SignatureUsed reports whether the error is a 401 refusing a digest
+// signature that the server accepted before (auth.MessageSignatureUsed): two
+// identical requests signed in the same second. The server refused it
+// before doing anything, so the client signs it again with a later
+// timestamp and sends it once more (see the package documentation).
+func (e *APIError) SignatureUsed() bool {
+	if e.StatusCode != http.StatusUnauthorized {
+		return false
+	}
+	for _, m := range e.Errors {
+		if strings.Contains(strings.ToLower(m), auth.MessageSignatureUsed) {
+			return true
 		}
 	}
 	return false

@@ -13,6 +13,7 @@ import (
 	"net/http/httptrace"
 	"net/url"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -33,6 +34,55 @@ type call struct {
 	// idempotencyKey is sent as Idempotency-Key; a POST that has one may be
 	// retried like a GET.
 	idempotencyKey string
+	// ahead is added to the digest timestamp, in seconds: 0, then 1, 2, ...
+	// after each refusal of a signature the server saw before (an identical
+	// request signed in the same second).
+	ahead int64
+}
+
+// maxAhead bounds how far ahead of the clock a digest timestamp is moved
+// to give a request a signature the server has not seen: within the
+// server's 30 s window, with room for a clock that runs a little ahead.
+const maxAhead = 20
+
+// signatures remembers the digest signatures of the POSTs a client sent,
+// by timestamp, for the timestamps not yet past: a server that refuses
+// replays accepts each signature once, and two identical requests (same
+// path, method and body) signed in one second have the same one. Seconds
+// before now are dropped: the client signs no timestamp before now (but
+// after SyncClock moved its clock back, when the server's refusal makes
+// it sign again). So it holds about a second of requests.
+type signatures struct {
+	mu    sync.Mutex
+	floor int64 // the last now seen: seconds before it are dropped
+	used  map[int64]map[string]struct{}
+}
+
+// claim records sig at ts and reports whether it was new.
+func (m *signatures) claim(now, ts int64, sig string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.used == nil {
+		m.used = map[int64]map[string]struct{}{}
+	}
+	if now > m.floor {
+		for s := range m.used {
+			if s < now {
+				delete(m.used, s)
+			}
+		}
+		m.floor = now
+	}
+	set := m.used[ts]
+	if _, ok := set[sig]; ok {
+		return false
+	}
+	if set == nil {
+		set = map[string]struct{}{}
+		m.used[ts] = set
+	}
+	set[sig] = struct{}{}
+	return true
 }
 
 // replayable reports whether the call may be sent again after the server may
@@ -116,6 +166,14 @@ func (c *Client) send(ctx context.Context, k *call) (*response, error) {
 				attempt--
 				continue
 			}
+		}
+		if errors.As(o.err, &apiErr) && apiErr.SignatureUsed() && c.authStyle == authDigest && k.ahead < maxAhead {
+			// Refused at authentication, before anything was done: another
+			// client with this key sent the same request in the same second.
+			// Sign it again with a later timestamp.
+			k.ahead++
+			attempt--
+			continue
 		}
 		wait, retry := c.retryAfter(ctx, k, o, attempt)
 		if !retry {
@@ -259,8 +317,16 @@ func (c *Client) newRequest(ctx context.Context, k *call) (*http.Request, error)
 	default:
 		// The base URL's path ends in /api/v2 (New checks it), so the
 		// signed path is the endpoint's, as the spec defines it.
-		if err := auth.SignRequest(req, c.key, c.secret, c.now(), k.body); err != nil {
-			return nil, fmt.Errorf("%s: %s %s: sign: %w", c.name, k.method, k.path, err)
+		now := c.now().Unix()
+		// A POST gets a signature this client has not sent: the first free
+		// second from now (plus the call's ahead) on.
+		for ts := now + k.ahead; ; ts++ {
+			if err := auth.SignRequest(req, c.key, c.secret, time.Unix(ts, 0), k.body); err != nil {
+				return nil, fmt.Errorf("%s: %s %s: sign: %w", c.name, k.method, k.path, err)
+			}
+			if k.method != http.MethodPost || ts >= now+maxAhead || c.signed.claim(now, ts, req.Header.Get(auth.HeaderDigestSignature)) {
+				break
+			}
 		}
 	}
 	return req, nil

@@ -35,6 +35,7 @@ import (
 	"time"
 
 	"github.com/numenhq/numen/numbering"
+	"github.com/numenhq/numen/numbering/textfmt"
 )
 
 // Limits of what Open reads: a built package is about 17 MB with its gzip
@@ -211,7 +212,7 @@ func writeError(w http.ResponseWriter, status int, msg string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)
-	b := append([]byte(`{"errors":[`), strconv.Quote(msg)...)
+	b := textfmt.AppendJSONString([]byte(`{"errors":[`), msg)
 	w.Write(append(b, "]}\n"...))
 }
 

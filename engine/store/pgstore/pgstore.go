@@ -276,6 +276,17 @@ INSERT INTO report_facets
 	UNION ALL SELECT account, storage, 'network', network, CASE WHEN network = '' THEN '' ELSE left(coalesce(max(body::jsonb ->> 'original_network_name'), ''), 100) END, count(*), sum(cost) FROM results GROUP BY 1, 2, 3, 4
 	UNION ALL SELECT account, storage, 'day', to_char(to_timestamp(created_ms / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD'), '', count(*), sum(cost) FROM results GROUP BY 1, 2, 3, 4;
 `,
+	// 3: the digest signatures accepted within their timestamp's window
+	// (ReplayGuard, replay.go), so that every node refuses a replay. The
+	// timestamp leads the key: expired rows are a range of it.
+	`
+CREATE TABLE digest_signatures (
+	ts        bigint NOT NULL,
+	account   text   NOT NULL,
+	signature bytea  NOT NULL,
+	PRIMARY KEY (ts, account, signature)
+);
+`,
 }
 
 // groupDelay bounds how long a writer waits for a group as large as its

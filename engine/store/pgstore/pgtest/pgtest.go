@@ -9,12 +9,14 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"net/url"
 	"os"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // EnvVar names the variable that holds the server's URL.
@@ -50,8 +52,19 @@ func Database(t testing.TB) string {
 			return
 		}
 		defer c.Close(context.Background())
-		if _, err := c.Exec(ctx, "DROP DATABASE "+name+" WITH (FORCE)"); err != nil {
-			t.Errorf("dropping %s: %v", name, err)
+		// FORCE cannot end an autovacuum worker busy in the database (it
+		// has no role: "must be a member of the role whose process is
+		// being terminated"); it ends soon, so try again for a while.
+		for attempt := 0; ; attempt++ {
+			_, err := c.Exec(ctx, "DROP DATABASE "+name+" WITH (FORCE)")
+			var pgErr *pgconn.PgError
+			if err == nil || attempt == 100 || !errors.As(err, &pgErr) || pgErr.Code != "42501" {
+				if err != nil {
+					t.Errorf("dropping %s: %v", name, err)
+				}
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
 		}
 	})
 	u, err := url.Parse(server)
