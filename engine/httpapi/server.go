@@ -36,6 +36,12 @@
 // downloads; and the same downloads over the API, GET /api/v2/reports and
 // GET /api/v2/reports/{name}.
 //
+// ConnLimiter (conns.go) is the listener to serve the Handler through: it
+// bounds client connections overall and per client address, closes idle
+// connections first when the limit is reached and sooner under pressure,
+// and refuses at once (503) what it cannot hold, so that one client
+// holding idle connections does not shut the others out.
+//
 // Handler is an http.Handler, safe for concurrent use.
 package httpapi
 
