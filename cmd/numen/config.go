@@ -47,7 +47,7 @@ type serveConfig struct {
 	// refused. MaxConnectionsPerAddress and MaxIdleConnectionsPerAddress
 	// bound one client address's (not a trusted proxy's), IdleTimeout how
 	// long a connection may wait for its next request, and
-	// IdleTimeoutUnderPressure the same while more than half of
+	// IdleTimeoutUnderPressure the same while half or more of
 	// MaxConnections are open (httpapi.ConnLimits).
 	MaxConnections               int      `json:"max_connections"`
 	MaxConnectionsPerAddress     int      `json:"max_connections_per_address"`

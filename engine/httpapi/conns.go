@@ -37,9 +37,10 @@ type ConnLimits struct {
 	// beyond it the address's connection idle for longest is closed.
 	// Default 100.
 	IdlePerAddress int
-	// PressureIdleTimeout is how long a connection may stay idle while more
-	// than half of Max are open (the server's own IdleTimeout applies
-	// otherwise); default 5 s.
+	// PressureIdleTimeout is how long a connection may stay idle while half
+	// of Max or more are open: a new connection then closes those idle for
+	// longer (the server's own IdleTimeout applies otherwise); default
+	// 5 s.
 	PressureIdleTimeout time.Duration
 	// Proxies are addresses that carry the connections of many clients,
 	// such as the trusted proxies of Config.TrustedProxies: the per-address
@@ -103,7 +104,7 @@ var (
 type ConnLimiter struct {
 	net.Listener
 	limits   ConnLimits
-	pressure int // open connections beyond which PressureIdleTimeout applies
+	pressure int // open connections from which on PressureIdleTimeout applies
 	metrics  *Metrics
 	now      func() time.Time
 
@@ -296,9 +297,10 @@ func (l *ConnLimiter) ConnState(c net.Conn, state http.ConnState) {
 		}
 		l.mu.Unlock()
 	case http.StateIdle:
+		now := l.now() // outside the lock: the idle list's order may be off by as much
 		l.mu.Lock()
 		if !tc.released && !tc.inIdle && !tc.evicted.Load() {
-			l.pushIdle(tc, l.now())
+			l.pushIdle(tc, now)
 		}
 		l.mu.Unlock()
 	}

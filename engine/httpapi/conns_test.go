@@ -68,12 +68,12 @@ func (c *fakeConn) evicted() bool {
 
 // limiterHarness drives a ConnLimiter with fake connections and clock.
 type limiterHarness struct {
-	t   *testing.T
+	t   testing.TB
 	l   *ConnLimiter
 	now time.Time
 }
 
-func newLimiterHarness(t *testing.T, limits ConnLimits) *limiterHarness {
+func newLimiterHarness(t testing.TB, limits ConnLimits) *limiterHarness {
 	h := &limiterHarness{t: t, now: time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)}
 	h.l = NewConnLimiter(nil, limits, NewMetrics())
 	h.l.now = func() time.Time { return h.now }
@@ -371,4 +371,21 @@ func TestConnLimiterWithNetHTTP(t *testing.T) {
 	third.Close()
 	require.Eventually(t, func() bool { return l.Counts() == ConnCounts{} }, 10*time.Second, time.Millisecond,
 		"counts after every client left: %+v", l.Counts())
+}
+
+// BenchmarkConnLimiterRequest is what ConnLimiter adds to a request on a
+// kept-alive connection: its two state changes and a read, on connections
+// of one address that share the limiter's lock.
+func BenchmarkConnLimiterRequest(b *testing.B) {
+	h := newLimiterHarness(b, ConnLimits{})
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		_, c := h.dial("192.0.2.1:1")
+		buf := make([]byte, 1)
+		for pb.Next() {
+			h.l.ConnState(c, http.StateActive)
+			_, _ = c.Read(buf)
+			h.l.ConnState(c, http.StateIdle)
+		}
+	})
 }

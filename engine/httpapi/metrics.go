@@ -38,7 +38,7 @@ import (
 // and none idle; per_address: the client address's limit), and idle
 // connections closed early (reason max_connections: to make room for a new
 // one; idle_per_address: the address had too many idle; pressure: idle too
-// long while more than half of the limit was open).
+// long while half of the limit or more was open).
 //
 // with the Go runtime's go_* and the process's process_* metrics, and the
 // counters and gauges other parts register (the webhook deliveries, for
@@ -116,7 +116,7 @@ func NewMetrics() *Metrics {
 		m.connsRefused[i] = counter{refused.WithLabelValues(reason)}
 	}
 	closed := prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "numen_http_connections_closed_idle_total", Help: "Idle client connections closed early by reason: max_connections (room for a new one), idle_per_address (too many idle from its address) or pressure (idle too long while more than half of the limit was open).",
+		Name: "numen_http_connections_closed_idle_total", Help: "Idle client connections closed early by reason: max_connections (room for a new one), idle_per_address (too many idle from its address) or pressure (idle too long while half of the limit or more was open).",
 	}, []string{"reason"})
 	for i, reason := range closedLabels {
 		m.connsClosedIdle[i] = counter{closed.WithLabelValues(reason)}
