@@ -221,10 +221,11 @@ func (c *cli) runServer(ctx context.Context, cfg *serveConfig, demo bool, logger
 	srv := &http.Server{
 		Handler:        handler,
 		MaxHeaderBytes: maxHeaderBytes,
-		// A header, from the first byte of a connection or of a request on
-		// a kept-alive one, arrives within 10 s or the connection closes:
-		// a slow loris holds a connection no longer, and less under
-		// pressure, where a connection sending a header counts as idle.
+		// A request header arrives whole within 10 s of the connection's
+		// accept (of its first byte on a kept-alive connection) or the
+		// connection closes: a slow loris holds a connection no longer, and
+		// less under pressure, where a connection sending a header counts
+		// as idle.
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       time.Minute,
 		WriteTimeout:      2 * time.Minute,

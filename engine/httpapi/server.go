@@ -16,8 +16,9 @@
 //	408 the body did not arrive within Config.BodyTimeout
 //	413 body too large         429 rate limited (with Retry-After)
 //	500 internal               501 not implemented
-//	503 the result could not be recorded, a backend is unavailable, or
-//	    too many request bodies are being read (with Retry-After)
+//	503 the result could not be recorded, a backend is unavailable,
+//	    too many request bodies are being read (with Retry-After), or,
+//	    from ConnLimiter, a connection beyond the connection limits
 //
 // Per-number outcomes (REJECTED, FAILED lookups) are results: 200.
 //
