@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/numenhq/numen/engine"
+	"github.com/numenhq/numen/engine/httpapi"
 	"github.com/numenhq/numen/engine/store/stores"
 	"github.com/numenhq/numen/routing"
 )
@@ -51,9 +53,18 @@ type serveConfig struct {
 	MaxBodyMemory int64 `json:"max_body_memory"`
 	// BodyTimeout bounds the time a request body takes to arrive.
 	BodyTimeout duration `json:"body_timeout"`
-	// MaxConnections bounds the open client connections; more wait to be
-	// accepted.
-	MaxConnections int `json:"max_connections"`
+	// MaxConnections bounds the open client connections: beyond it idle
+	// ones are closed to make room, and when none is idle new ones are
+	// refused. MaxConnectionsPerAddress and MaxIdleConnectionsPerAddress
+	// bound one client address's (not a trusted proxy's), IdleTimeout how
+	// long a connection may wait for its next request, and
+	// IdleTimeoutUnderPressure the same while half or more of
+	// MaxConnections are open (httpapi.ConnLimits).
+	MaxConnections               int      `json:"max_connections"`
+	MaxConnectionsPerAddress     int      `json:"max_connections_per_address"`
+	MaxIdleConnectionsPerAddress int      `json:"max_idle_connections_per_address"`
+	IdleTimeout                  duration `json:"idle_timeout"`
+	IdleTimeoutUnderPressure     duration `json:"idle_timeout_under_pressure"`
 	// RequestTimeout bounds one request, as a Go duration ("30s").
 	RequestTimeout duration `json:"request_timeout"`
 	// BackendTimeout bounds one backend call.
@@ -247,8 +258,16 @@ func parseConfig(raw []byte) (*serveConfig, error) {
 	if cfg.ResultsLogRetentionBytes != nil && *cfg.ResultsLogRetentionBytes < 0 {
 		bad("results_log_retention_bytes: must not be negative")
 	}
-	if cfg.MaxConnections < 0 {
-		bad("max_connections: must not be negative")
+	for _, c := range []struct {
+		name string
+		n    int
+	}{{"max_connections", cfg.MaxConnections}, {"max_connections_per_address", cfg.MaxConnectionsPerAddress}, {"max_idle_connections_per_address", cfg.MaxIdleConnectionsPerAddress}} {
+		if c.n < 0 {
+			bad("%s: must not be negative", c.name)
+		}
+	}
+	if idle, pressure := cmp.Or(time.Duration(cfg.IdleTimeout), defaultIdleTimeout), cmp.Or(time.Duration(cfg.IdleTimeoutUnderPressure), httpapi.DefaultPressureIdleTimeout); pressure > idle {
+		bad("idle_timeout_under_pressure: %v is longer than idle_timeout (%v)", pressure, idle)
 	}
 	switch {
 	case cfg.Database != "" && cfg.DatabaseEnv != "":

@@ -43,6 +43,10 @@ func TestConfigProblems(t *testing.T) {
 		{`{"accounts": [{"key": "a", "secrets": ["0123456789abcdef"], "routing_map": {}, "routing_map_file": "m.json"}]}`, `accounts[0]: routing_map and routing_map_file: give one, not both`},
 		{`{"accounts": [{"key": "a", "secrets": ["0123456789abcdef"], "rate_limit": {"per_second": 0}}]}`, `accounts[0].rate_limit: per_second must be positive and burst not negative`},
 		{`{"results_log_retention_bytes": -1}`, `results_log_retention_bytes: must not be negative`},
+		{`{"max_connections_per_address": -1, "max_idle_connections_per_address": -2}`, `max_connections_per_address: must not be negative; max_idle_connections_per_address: must not be negative`},
+		{`{"idle_timeout": "1s"}`, `idle_timeout_under_pressure: 5s is longer than idle_timeout (1s)`},
+		{`{"idle_timeout_under_pressure": "3m"}`, `idle_timeout_under_pressure: 3m0s is longer than idle_timeout (2m0s)`},
+		{`{"max_conections_per_address": 5}`, `unknown setting "max_conections_per_address"`},
 		{`{"prices": {"HLR": "0.00001"}}`, `amount "0.00001": want a decimal such as 0.0125, with at most 4 decimals`},
 	} {
 		_, err := parseConfig([]byte(tc.config))

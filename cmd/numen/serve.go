@@ -32,13 +32,12 @@ import (
 	"github.com/numenhq/numen/numbering"
 	"github.com/numenhq/numen/routing"
 	"github.com/numenhq/numen/wasm/webpkg"
-	"golang.org/x/net/netutil"
 )
 
 // Limits of the HTTP server that the configuration does not set.
 const (
-	// defaultMaxConnections is max_connections when the file does not set it.
-	defaultMaxConnections = 10000
+	// defaultIdleTimeout is idle_timeout when the file does not set it.
+	defaultIdleTimeout = 2 * time.Minute
 	// maxHeaderBytes bounds a request's header: the API's credentials and
 	// headers fit in a few hundred bytes.
 	maxHeaderBytes = 64 << 10
@@ -216,23 +215,36 @@ func (c *cli) runServer(ctx context.Context, cfg *serveConfig, demo bool, logger
 	if err != nil {
 		return err
 	}
-	// Connections beyond the limit wait in the listen backlog until others
-	// close: the server's memory is bounded by connections and what each may
-	// hold (headers up to MaxHeaderBytes, bodies by max_body_memory).
-	maxConns := cfg.MaxConnections
-	if maxConns == 0 {
-		maxConns = defaultMaxConnections
+	// The server's memory is bounded by connections and what each may hold
+	// (headers up to MaxHeaderBytes, bodies by max_body_memory). Idle
+	// connections make room for new ones, and connections beyond the limits
+	// are refused at once rather than left in the listen backlog, where
+	// they would wait behind whoever holds the connections
+	// (httpapi.ConnLimiter).
+	limiter := httpapi.NewConnLimiter(ln, httpapi.ConnLimits{
+		Max: cfg.MaxConnections, PerAddress: cfg.MaxConnectionsPerAddress, IdlePerAddress: cfg.MaxIdleConnectionsPerAddress,
+		PressureIdleTimeout: time.Duration(cfg.IdleTimeoutUnderPressure), Proxies: built.proxies,
+	}, built.metrics)
+	idleTimeout := time.Duration(cfg.IdleTimeout)
+	if idleTimeout == 0 {
+		idleTimeout = defaultIdleTimeout
 	}
-	ln = netutil.LimitListener(ln, maxConns)
 	srv := &http.Server{
-		Handler:           handler,
-		MaxHeaderBytes:    maxHeaderBytes,
+		Handler:        handler,
+		MaxHeaderBytes: maxHeaderBytes,
+		// A request header arrives whole within 10 s of the connection's
+		// accept (of its first byte on a kept-alive connection) or the
+		// connection closes: a slow loris holds a connection no longer, and
+		// less under pressure, where a connection sending a header counts
+		// as idle.
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       time.Minute,
 		WriteTimeout:      2 * time.Minute,
-		IdleTimeout:       2 * time.Minute,
+		IdleTimeout:       idleTimeout,
+		ConnState:         limiter.ConnState,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
+	ln = limiter
 	base := "http://" + ln.Addr().String() + "/api/v2"
 	where := cfg.Data
 	if cfg.Database != "" {
@@ -315,6 +327,8 @@ var _ httpapi.BulkHandler = (*bulk.Bulk)(nil)
 
 type server struct {
 	handler http.Handler
+	metrics *httpapi.Metrics
+	proxies []netip.Prefix // trusted_proxies
 	closers []func() error
 }
 
@@ -440,7 +454,7 @@ func buildServer(cfg *serveConfig, plan *numbering.Plan, db store.Database, logg
 		s.close()
 		return nil, err
 	}
-	s.handler = h
+	s.handler, s.metrics, s.proxies = h, metrics, trusted
 	return s, nil
 }
 

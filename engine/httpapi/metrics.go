@@ -28,6 +28,17 @@ import (
 //	numen_http_bodies_refused_total                     counter
 //	numen_http_bodies_timed_out_total                   counter
 //	numen_results_not_recorded_total                    counter
+//	numen_http_connections_open                         gauge
+//	numen_http_connections_idle                         gauge
+//	numen_http_connections_refused_total{reason}        counter
+//	numen_http_connections_closed_idle_total{reason}    counter
+//
+// The connection metrics are a ConnLimiter's (conns.go): connections open
+// and idle, connections refused (reason max_connections: the limit reached
+// and none idle; per_address: the client address's limit), and idle
+// connections closed early (reason max_connections: to make room for a new
+// one; idle_per_address: the address had too many idle; pressure: idle too
+// long while half of the limit or more was open).
 //
 // with the Go runtime's go_* and the process's process_* metrics, and the
 // counters and gauges other parts register (the webhook deliveries, for
@@ -51,7 +62,11 @@ type Metrics struct {
 	// notRecorded counts the lookups answered 503 because their result could
 	// not be stored (their log lines are throttled).
 	notRecorded counter
-	endpoints   sync.Map // endpoint -> *endpointMetrics
+	// The connection metrics (ConnLimiter).
+	connsOpen, connsIdle prometheus.Gauge
+	connsRefused         [refusedReasons]counter
+	connsClosedIdle      [closedReasons]counter
+	endpoints            sync.Map // endpoint -> *endpointMetrics
 }
 
 // counter is a prometheus.Counter that counts whole numbers.
@@ -92,6 +107,21 @@ func NewMetrics() *Metrics {
 	m.bodiesRefused = newCounter("numen_http_bodies_refused_total", "Requests refused (503) because the request bodies being read reached their memory limit.")
 	m.bodiesTimedOut = newCounter("numen_http_bodies_timed_out_total", "Requests whose body did not arrive within the body timeout (408).")
 	m.notRecorded = newCounter("numen_results_not_recorded_total", "Lookups answered 503 because their result could not be stored.")
+	m.connsOpen = prometheus.NewGauge(prometheus.GaugeOpts{Name: "numen_http_connections_open", Help: "Client connections open."})
+	m.connsIdle = prometheus.NewGauge(prometheus.GaugeOpts{Name: "numen_http_connections_idle", Help: "Open client connections without a request in progress: new, between requests, or sending a request's header."})
+	refused := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "numen_http_connections_refused_total", Help: "Client connections refused (503 and closed) by reason: max_connections (the limit reached, none idle) or per_address (the client address's limit).",
+	}, []string{"reason"})
+	for i, reason := range refusedLabels {
+		m.connsRefused[i] = counter{refused.WithLabelValues(reason)}
+	}
+	closed := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "numen_http_connections_closed_idle_total", Help: "Idle client connections closed early by reason: max_connections (room for a new one), idle_per_address (too many idle from its address) or pressure (idle too long while half of the limit or more was open).",
+	}, []string{"reason"})
+	for i, reason := range closedLabels {
+		m.connsClosedIdle[i] = counter{closed.WithLabelValues(reason)}
+	}
+	m.reg.MustRegister(m.connsOpen, m.connsIdle, refused, closed)
 	m.reg.MustRegister(m.requests, m.durations, m.lookups,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.handler = promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})

@@ -16,8 +16,9 @@
 //	408 the body did not arrive within Config.BodyTimeout
 //	413 body too large         429 rate limited (with Retry-After)
 //	500 internal               501 not implemented
-//	503 the result could not be recorded, a backend is unavailable, or
-//	    too many request bodies are being read (with Retry-After)
+//	503 the result could not be recorded, a backend is unavailable,
+//	    too many request bodies are being read (with Retry-After), or,
+//	    from ConnLimiter, a connection beyond the connection limits
 //
 // Per-number outcomes (REJECTED, FAILED lookups) are results: 200.
 //
@@ -57,6 +58,12 @@
 // (session.go), the account's reports, each with charts, filters and
 // downloads; and the same downloads over the API, GET /api/v2/reports and
 // GET /api/v2/reports/{name}.
+//
+// ConnLimiter (conns.go) is the listener to serve the Handler through: it
+// bounds client connections overall and per client address, closes idle
+// connections first when the limit is reached and sooner under pressure,
+// and refuses at once (503) what it cannot hold, so that one client
+// holding idle connections does not shut the others out.
 //
 // Handler is an http.Handler, safe for concurrent use.
 package httpapi
