@@ -105,7 +105,7 @@ func readHeader(b []byte, pack bool) (*rawPlan, error) {
 	}
 	r.version.Tables = hexString([]byte(r.origin[:6]))
 	optional := 0
-	for _, id := range []uint32{planfmt.SecRanges, planfmt.SecNetworks, planfmt.SecGeocoding, planfmt.SecTimezones} {
+	for _, id := range optionalSections {
 		if _, ok := r.sections[id]; ok {
 			optional++
 		}

@@ -30,6 +30,7 @@ type Plan struct {
 	zones    prefixTable
 	zoneSets [][]string // time-zone lists, by zones value
 	networks networkList
+	formats  formats  // number formats; empty without the section
 	overlay  *overlay // nil without overlays
 	version  Version
 	origin   string // the digest of the whole plan the file was cut from
@@ -252,7 +253,7 @@ func (p *Plan) read(raw *rawPlan) error {
 	if err := firstErr(codes.err, automata.err); err != nil {
 		return err
 	}
-	for _, id := range []uint32{planfmt.SecRanges, planfmt.SecGeocoding, planfmt.SecTimezones, planfmt.SecNetworks} {
+	for _, id := range optionalSections {
 		if r := sec(id); r != nil {
 			if err := p.readOptional(id, r); err != nil {
 				return err
@@ -281,9 +282,15 @@ func (p *Plan) readOptional(id uint32, r *reader) error {
 		}
 	case planfmt.SecNetworks:
 		p.networks.read(r)
+	case planfmt.SecFormats:
+		p.readFormats(r)
 	}
 	return r.err
 }
+
+// optionalSections are the sections a plan may do without, which packs
+// may bring.
+var optionalSections = [...]uint32{planfmt.SecRanges, planfmt.SecGeocoding, planfmt.SecTimezones, planfmt.SecNetworks, planfmt.SecFormats}
 
 // has reports whether the plan holds an optional section.
 func (p *Plan) has(id uint32) bool {
@@ -296,6 +303,8 @@ func (p *Plan) has(id uint32) bool {
 		return p.zones.n > 0
 	case planfmt.SecNetworks:
 		return p.networks.records != nil
+	case planfmt.SecFormats:
+		return p.formats.codes != nil
 	}
 	return false
 }
@@ -310,7 +319,7 @@ func (p *Plan) readPack(b []byte) error {
 		return formatErr("origin section", raw.sections[planfmt.SecOrigin].off, "the pack is of libphonenumber %s + numen-data %s, the plan of %s + %s",
 			raw.version.Libphonenumber, raw.version.Tables, p.version.Libphonenumber, p.version.Tables)
 	}
-	for _, id := range []uint32{planfmt.SecRanges, planfmt.SecGeocoding, planfmt.SecTimezones, planfmt.SecNetworks} {
+	for _, id := range optionalSections {
 		s, ok := raw.sections[id]
 		if !ok {
 			continue

@@ -58,6 +58,9 @@ func TestCorruptPlanFiles(t *testing.T) {
 	strAt, _ := sectionOf(t, good, planfmt.SecStrings)
 	codesAt, _ := sectionOf(t, good, planfmt.SecCodes)
 	npAt, _ := sectionOf(t, good, planfmt.SecNationalPrefix)
+	fmtAt, _ := sectionOf(t, good, planfmt.SecFormats)
+	fmtRecords := fmtAt + planfmt.FmtHeaderSize + int(planfmt.U32(good, fmtAt))*planfmt.FmtCodeSize + int(planfmt.U32(good, fmtAt+4))*planfmt.FmtRegionSize
+	fmtLayout := fmtAt + int(planfmt.U32(good, fmtRecords+planfmt.FmtLayout))
 	geoStarts := geoAt + planfmt.TableHeaderSize
 	geoSegments := int(planfmt.U32(good, geoAt))
 	geoFirst := geoStarts + 4*geoSegments + (2*geoSegments+3)&^3
@@ -132,6 +135,28 @@ func TestCorruptPlanFiles(t *testing.T) {
 			reseal(b, true)
 			return b
 		}, "instruction 0: invalid"},
+		{"format list beyond the formats", func(b []byte) []byte {
+			binary.LittleEndian.PutUint16(b[fmtAt+planfmt.FmtHeaderSize+2:], 0xFFF0)
+			reseal(b, true)
+			return b
+		}, "calling code 0: formats"},
+		{"format group beyond its atoms", func(b []byte) []byte {
+			atoms := int(b[fmtLayout])
+			b[fmtLayout+planfmt.FmtLayoutHead+atoms*planfmt.FmtAtomSize] = byte(atoms)
+			reseal(b, true)
+			return b
+		}, "format 0: layout: group 1 spans atoms"},
+		{"format template beyond the templates", func(b []byte) []byte {
+			binary.LittleEndian.PutUint16(b[fmtRecords+planfmt.FmtNational:], 0xFFFF)
+			reseal(b, true)
+			return b
+		}, "format 0: template of"},
+		{"format automaton of missing states", func(b []byte) []byte {
+			autos := fmtAt + int(planfmt.U32(b, fmtAt+20))
+			put32(b, autos, 0)
+			reseal(b, true)
+			return b
+		}, "leading digits automaton of 0 states"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := tc.damage(bytes.Clone(good))
@@ -274,6 +299,11 @@ func FuzzOpenBytes(f *testing.F) {
 			for _, s := range []string{"+49 151 23456789", "+49 30 1234567", "+54 9 11 2345 6789", "+800 1234 5678", "+49 1", "+1 650 253 0000"} {
 				res := p.ClassifyString(s)
 				_ = res.AppendJSON(nil)
+				for _, style := range []Style{E164, International, National, RFC3966} {
+					_, _ = p.AppendFormat(nil, res.Number, style)
+				}
+				_, _ = p.AppendFormatFrom(nil, res.Number, "FR")
+				_, _ = p.AppendNationalWithCarrier(nil, res.Number, "15")
 			}
 			p.Network("26201")
 			p.Networks("DE")

@@ -122,6 +122,7 @@ const (
 	Networks  Section = planfmt.SecNetworks  // the MCC-MNC list (Plan.Network)
 	Geocoding Section = planfmt.SecGeocoding // geographic descriptions (Result.Regions of geographic numbers)
 	Timezones Section = planfmt.SecTimezones // time zones
+	Formats   Section = planfmt.SecFormats   // number formats (Plan.AppendFormat in styles other than E.164)
 )
 
 // Strip returns a copy of a plan file without the given optional sections,
@@ -175,7 +176,7 @@ func Pack(plan []byte, sections ...Section) ([]byte, error) {
 }
 
 func optional(s Section) bool {
-	return s == Ranges || s == Networks || s == Geocoding || s == Timezones
+	return s == Ranges || s == Networks || s == Geocoding || s == Timezones || s == Formats
 }
 
 // splitPlan returns an intact plan file's sections, its libphonenumber
