@@ -48,6 +48,8 @@ type Result struct {
 	Timezones []string
 	// Info is extra English text, such as "personal number"; "" when none.
 	Info string
+
+	plan *Plan // the plan that found the number valid, which formats it; nil otherwise
 }
 
 // MCC returns the mobile country code part of MCCMNC, "" when unknown.
@@ -217,6 +219,7 @@ func (p *Plan) classify(res *Result, n *Number) {
 		return
 	}
 	res.Valid = true
+	res.plan = p
 	res.Type = t.api()
 	if r.id == nonGeoRegion && res.Info == "" {
 		res.Info = infoNonGeo

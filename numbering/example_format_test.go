@@ -124,3 +124,18 @@ func ExampleStyle_String() {
 	fmt.Println(numbering.International, numbering.RFC3966)
 	// Output: INTERNATIONAL RFC3966
 }
+
+func ExampleResult_AppendFormat() {
+	plan, err := numbering.Load()
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, in := range []string{"+31 6 12345678", "+31 6 1234"} {
+		res := plan.ClassifyString(in)
+		b, ok := res.AppendFormat(nil, numbering.National)
+		fmt.Printf("%s valid=%v: %q %v\n", in, res.Valid, b, ok)
+	}
+	// Output:
+	// +31 6 12345678 valid=true: "06 12345678" true
+	// +31 6 1234 valid=false: "" false
+}

@@ -118,6 +118,22 @@ func (p *Plan) AppendFormat(dst []byte, n Number, style Style) ([]byte, error) {
 	}
 }
 
+// AppendFormat appends the result's number in style (Plan.AppendFormat)
+// and reports true when the result is a valid number and its plan has
+// number formats; otherwise it appends nothing and reports false. It is
+// what the NT result's international_format and national_format show
+// (null for a number that is not valid), and it does not allocate.
+func (r *Result) AppendFormat(dst []byte, style Style) ([]byte, bool) {
+	if r.plan == nil || !r.Valid {
+		return dst, false
+	}
+	out, err := r.plan.AppendFormat(dst, r.Number, style)
+	if err != nil {
+		return dst, false
+	}
+	return out, true
+}
+
 // FormatFrom returns n as dialled from region: AppendFormatFrom into a new
 // string.
 func (p *Plan) FormatFrom(n Number, region string) (string, error) {
