@@ -291,6 +291,14 @@ func (p *Plan) readFormats(r *reader) {
 			r.fail(off, "format %d: layout: %s", i, msg)
 			return
 		}
+		least, most := fixed, fixed
+		if variable != planfmt.NoAtom {
+			least, most = fixed+int(body[variable*planfmt.FmtAtomSize+2]), min(fixed+int(body[variable*planfmt.FmtAtomSize+3]), 255)
+		}
+		if int(rec[planfmt.FmtMinDigits]) != least || int(rec[planfmt.FmtMaxDigits]) != most {
+			r.fail(at+planfmt.FmtMinDigits, "format %d: %d to %d digits; its layout matches %d to %d", i, rec[planfmt.FmtMinDigits], rec[planfmt.FmtMaxDigits], least, most)
+			return
+		}
 		for k, field := range []int{planfmt.FmtPlain, planfmt.FmtNational, planfmt.FmtCarrier} {
 			off, n := int(planfmt.U16(rec, field)), int(rec[field+2])
 			if off+n > len(f.templates) || n == 0 && k < 2 {
@@ -357,6 +365,9 @@ func (f *formats) appendNSN(dst, nsn []byte, l *formatList, which int, carrier s
 	var bounds [planfmt.MaxAtoms + 1]uint8
 	for i := range l.count {
 		rec := f.records[(l.first+i)*planfmt.FmtRecordSize : (l.first+i+1)*planfmt.FmtRecordSize]
+		if len(nsn) < int(rec[planfmt.FmtMinDigits]) || len(nsn) > int(rec[planfmt.FmtMaxDigits]) {
+			continue // the layout would refuse it: not read at all
+		}
 		if rec[planfmt.FmtPlain+3]&planfmt.FmtLeading != 0 {
 			if c := i / planfmt.FmtChunk; c != chunk {
 				chunk, mask = c, l.chunks[c].prefixMatches(nsn)

@@ -146,6 +146,11 @@ func TestCorruptPlanFiles(t *testing.T) {
 			reseal(b, true)
 			return b
 		}, "format 0: layout: group 1 spans atoms"},
+		{"format digits that are not its layout's", func(b []byte) []byte {
+			b[fmtRecords+planfmt.FmtMinDigits]++
+			reseal(b, true)
+			return b
+		}, "its layout matches"},
 		{"format template beyond the templates", func(b []byte) []byte {
 			binary.LittleEndian.PutUint16(b[fmtRecords+planfmt.FmtNational:], 0xFFFF)
 			reseal(b, true)

@@ -19,7 +19,7 @@ var uniqueIDD = regexp.MustCompile("^(?:[\\d]+(?:[~\u2053\u223C\uFF5E][\\d]+)?)$
 // each calling code's main region, in the order of the Codes section, and
 // each region's international prefix.
 func (c *compiler) formats() ([]byte, error) {
-	f := &formatCompiler{layoutAt: map[string]uint32{}, groups: map[string]int{}, chunkAt: map[string]uint32{}, templateAt: map[string]uint32{}}
+	f := &formatCompiler{layoutAt: map[string]uint32{}, groups: map[string]int{}, digits: map[string][2]int{}, chunkAt: map[string]uint32{}, templateAt: map[string]uint32{}}
 	type list struct {
 		first, count int
 		chunks       []uint32 // automaton offsets; NoOffset for a chunk without leading digits
@@ -137,7 +137,8 @@ type formatCompiler struct {
 	records    []formatRecord
 	layouts    writer
 	layoutAt   map[string]uint32
-	groups     map[string]int // capture groups of each pattern
+	groups     map[string]int    // capture groups of each pattern
+	digits     map[string][2]int // the fewest and most digits each pattern matches
 	chunkAt    map[string]uint32
 	templates  []byte
 	templateAt map[string]uint32
@@ -146,6 +147,7 @@ type formatCompiler struct {
 
 type formatRecord struct {
 	layout    uint32    // offset in layouts
+	digits    [2]int    // the fewest and most digits its layout matches
 	templates [3]uint32 // uint16 offset | uint8 length << 16 | uint8 flags << 24
 }
 
@@ -161,8 +163,10 @@ func (f *formatCompiler) record(nf *phonenumbers.NumberFormat) (formatRecord, er
 		off = uint32(len(f.layouts.b))
 		f.layoutAt[pattern] = off
 		f.groups[pattern] = groups
+		f.digits[pattern] = layoutDigits(l)
 		f.layouts.bytes(l)
 	}
+	r.digits = f.digits[pattern]
 	r.layout = off
 	groups := f.groups[pattern]
 	format := nf.GetFormat()
@@ -192,6 +196,8 @@ func (f *formatCompiler) record(nf *phonenumbers.NumberFormat) (formatRecord, er
 		r.templates[k] = t
 	}
 	r.templates[0] |= flags << 24
+	r.templates[1] |= uint32(r.digits[0]) << 24
+	r.templates[2] |= uint32(r.digits[1]) << 24
 	return r, nil
 }
 
@@ -385,4 +391,15 @@ func compileLayout(pattern string) (layout []byte, groups int, err error) {
 		layout = append(layout, byte(s[0]), byte(s[1]))
 	}
 	return layout, len(spans), nil
+}
+
+// layoutDigits returns the fewest and the most digits a layout matches,
+// at most 255.
+func layoutDigits(l []byte) [2]int {
+	fixed, variable := int(l[2]), int(l[3])
+	if variable == planfmt.NoAtom {
+		return [2]int{fixed, fixed}
+	}
+	a := l[planfmt.FmtLayoutHead+variable*planfmt.FmtAtomSize:]
+	return [2]int{fixed + int(a[2]), min(fixed+int(a[3]), 255)}
 }

@@ -388,10 +388,13 @@ func U32(b []byte, off int) uint32 {
 //	  region has several and no preferred one (then "+" is written).
 //	F format records (FmtRecordSize bytes): uint32 layout offset (in the
 //	  section), then three templates, each uint16 offset (in the
-//	  templates), uint8 length, uint8 flags (in the first only): the
-//	  format, the format with the national-prefix formatting rule applied
-//	  to its first group, the format with the domestic-carrier-code rule
-//	  applied (length 0 when the format has no such rule).
+//	  templates), uint8 length, then a uint8: the flags (in the first),
+//	  the fewest and the most digits the layout matches (in the second
+//	  and third, so that a number of another length is passed over
+//	  without reading the layout). The templates: the format, the format
+//	  with the national-prefix formatting rule applied to its first
+//	  group, the format with the domestic-carrier-code rule applied
+//	  (length 0 when the format has no such rule).
 //	chunk tables: per list, one uint32 automaton offset (in the automata)
 //	  per FmtChunk records, NoOffset for a chunk without leading digits:
 //	  the automaton of the chunk's leading-digits patterns, pattern i for
@@ -432,6 +435,9 @@ const (
 	FmtPlain    = 4
 	FmtNational = 8
 	FmtCarrier  = 12
+
+	FmtMinDigits = FmtNational + 3
+	FmtMaxDigits = FmtCarrier + 3
 
 	FmtLeading    = 1 << 0 // the format has leading digits: check its chunk's automaton
 	FmtNPOptional = 1 << 1 // national_prefix_optional_when_formatting
