@@ -1,6 +1,7 @@
 package numbering
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"sort"
@@ -389,4 +390,40 @@ func TestMatchLayout(t *testing.T) {
 			t.Errorf("checkLayout(%v, %d, %d, %d, %d) accepts it", bad.body, bad.atoms, bad.groups, bad.fixed, bad.variable)
 		}
 	}
+}
+
+// FuzzFormatsSection writes the fuzzer's bytes over a part of the small
+// plan's formats section and reseals the file, so that the damage reaches
+// the section's structural checks: the plan must refuse it, or format
+// numbers without panicking.
+func FuzzFormatsSection(f *testing.F) {
+	small := smallPlan(f)
+	at, n := sectionOf(f, small, planfmt.SecFormats)
+	f.Add(uint16(0), []byte{0xFF, 0xFF})
+	f.Add(uint16(planfmt.FmtHeaderSize), []byte{0x30, 0, 0x40, 0})
+	f.Add(uint16(n/2), []byte{9, 9, 9, 9, 9, 9, 9, 9})
+	f.Add(uint16(n-8), []byte{0x81, 0x82, 0x89, 0xFF})
+	f.Fuzz(func(t *testing.T, off uint16, patch []byte) {
+		b := bytes.Clone(small)
+		copy(b[at+int(off)%n:at+n], patch)
+		reseal(b, true)
+		p, err := OpenBytes(b)
+		if err != nil {
+			if !errors.Is(err, ErrFormat) {
+				t.Fatalf("error %v does not wrap ErrFormat", err)
+			}
+			return
+		}
+		for _, s := range []string{"+49 151 23456789", "+49 30 1234567", "+49 1", "+54 9 11 2345 6789", "+54 11 2345 6789", "+800 1234 5678"} {
+			num, err := p.Parse(s)
+			if err != nil {
+				continue
+			}
+			for _, style := range []Style{International, National, RFC3966} {
+				_, _ = p.AppendFormat(nil, num, style)
+			}
+			_, _ = p.AppendFormatFrom(nil, num, "AR")
+			_, _ = p.AppendNationalWithCarrier(nil, num, "15")
+		}
+	})
 }

@@ -31,7 +31,7 @@ func reseal(b []byte, digest bool) {
 }
 
 // sectionOf returns the offset and length of a section of a plan file.
-func sectionOf(t *testing.T, b []byte, id uint32) (int, int) {
+func sectionOf(t testing.TB, b []byte, id uint32) (int, int) {
 	t.Helper()
 	n := int(planfmt.U16(b, planfmt.OffSections))
 	for i := range n {
