@@ -35,7 +35,8 @@ var lpnStyles = map[Style]phonenumbers.PhoneNumberFormat{
 var formatKnownDifferences = map[string]string{}
 
 // formatDifferences formats s with both Numen and phonenumbers in every
-// style and as dialled from every region of from, and returns the
+// style, nationally with and without a carrier code, and as dialled from
+// every region of from, and returns the
 // differences, keyed by "input|style" ("input|from XX").
 func formatDifferences(p *Plan, s string, from []string) (diffs map[string][2]string, parsed bool) {
 	num, err := phonenumbers.Parse(s, "ZZ")
@@ -54,6 +55,16 @@ func formatDifferences(p *Plan, s string, from []string) (diffs map[string][2]st
 		}
 		if want := phonenumbers.Format(num, lpnStyles[style]); got != want {
 			diffs[s+"|"+style.String()] = [2]string{got, want}
+		}
+	}
+	for _, carrier := range []string{"15", ""} {
+		b, err := p.AppendNationalWithCarrier(nil, n, carrier)
+		got := string(b)
+		if err != nil {
+			got = "error: " + err.Error()
+		}
+		if want := phonenumbers.FormatNationalNumberWithCarrierCode(num, carrier); got != want {
+			diffs[s+"|carrier "+carrier] = [2]string{got, want}
 		}
 	}
 	for _, r := range from {
@@ -109,7 +120,7 @@ func TestFormatDifferential(t *testing.T) {
 			t.Errorf("%s: listed as a known difference, but Numen and phonenumbers agree", key)
 		}
 	}
-	t.Logf("%d numbers (%d not valid) compared in %d styles and from %d regions: %d answers", compared, invalid, 4, len(formatFromRegions), compared*(4+len(formatFromRegions)))
+	t.Logf("%d numbers (%d not valid) compared in %d styles, with and without a carrier and from %d regions: %d answers", compared, invalid, 4, len(formatFromRegions), compared*(4+2+len(formatFromRegions)))
 	if compared < 20000 || invalid < 5000 {
 		t.Fatalf("only %d numbers compared, %d of them not valid", compared, invalid)
 	}
