@@ -37,14 +37,14 @@ func (c *compiler) formats() ([]byte, error) {
 		for at := 0; at < len(formats); at += planfmt.FmtChunk {
 			chunk := formats[at:min(at+planfmt.FmtChunk, len(formats))]
 			patterns := make([]string, len(chunk))
-			any := false
+			has := false
 			for i, nf := range chunk {
 				if ld := nf.GetLeadingDigitsPattern(); len(ld) > 0 {
 					// libphonenumber uses the last pattern, the most detailed.
-					patterns[i], any = ld[len(ld)-1], true
+					patterns[i], has = ld[len(ld)-1], true
 				}
 			}
-			if !any {
+			if !has {
 				l.chunks = append(l.chunks, planfmt.NoOffset)
 				continue
 			}
@@ -131,7 +131,7 @@ func (c *compiler) formats() ([]byte, error) {
 	return w.b, nil
 }
 
-// formatCompiler holds the programs, templates and automata of the Formats
+// formatCompiler holds the layouts, templates and automata of the Formats
 // section, each distinct one once.
 type formatCompiler struct {
 	records    []formatRecord
