@@ -65,7 +65,9 @@
 // and the national style within the North American Numbering Plan), and
 // Plan.AppendNationalWithCarrier with a domestic carrier code where the
 // country writes one (Brazil, Colombia, Argentina). Format and FormatFrom
-// return strings. The answers are libphonenumber's, character for
+// return strings. Result.AppendFormat formats a classified number, and
+// Result.AppendJSON writes international_format and national_format (null
+// for a number that is not valid). The answers are libphonenumber's, character for
 // character: the tests compare both libraries on every example number and
 // tens of thousands of mutations of them, valid or not, in every style and
 // as dialled from 28 regions. The number formats of the metadata (patterns,
