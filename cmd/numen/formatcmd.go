@@ -38,7 +38,7 @@ Flags (before or after the numbers; "--" ends them):
   --country CC            the region numbers are written in. Numbers in
                           international format (starting with "+") are read
                           whatever the region, as libphonenumber reads them;
-                          national input is not read yet with this build
+                          this build answers other input with an error line
 `
 
 // numberStyles are the values of --style.
@@ -164,9 +164,10 @@ func (f *numberFormatter) line(w io.Writer, s string) error {
 	return err
 }
 
-// errNationalWithCountry is the answer to national input with --country
-// until numbering reads national input with a default region.
-var errNationalWithCountry = errors.New("national format with --country is not read by this build; write the number with + and its calling code")
+// errNationalWithCountry is the answer to input without "+" (national, or
+// with an international prefix such as 00) with --country, until numbering
+// reads input with a default region.
+var errNationalWithCountry = errors.New("with --country, this build reads numbers written with + only")
 
 // parse reads one input: in international format, or, with --country, as
 // libphonenumber reads input with a default region (a number with "+" is
