@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+	"unsafe"
 
 	"github.com/numenhq/numen/engine/apiv2"
 	"github.com/numenhq/numen/mnp"
@@ -586,6 +587,10 @@ type ntBox struct {
 	f   fields
 }
 
+// maxFormatted is room for a formatted number: a calling code, 17 digits
+// and their punctuation take less.
+const maxFormatted = 48
+
 // ntResultOf is NTResultOf into out, with the values of its pointers in f.
 func ntResultOf(out *apiv2.NTResult, res *numbering.Result, f *fields) {
 	ok := res.Status == numbering.StatusOK
@@ -608,6 +613,8 @@ func ntResultOf(out *apiv2.NTResult, res *numbering.Result, f *fields) {
 	}
 	if res.Valid {
 		out.IsPossiblyPorted = f.bool(res.PossiblyPorted)
+		out.InternationalFormat = f.formatted(res, numbering.International)
+		out.NationalFormat = f.formatted(res, numbering.National)
 	}
 	if ok {
 		out.IsVanityNumber = f.bool(res.Number.IsVanity())
@@ -620,9 +627,35 @@ func ntResultOf(out *apiv2.NTResult, res *numbering.Result, f *fields) {
 // The nil *fields allocates each value apart (apiv2.String, apiv2.Bool),
 // as does a full one.
 type fields struct {
-	s      [14]string
-	b      [4]bool
-	ns, nb int
+	s       [16]string
+	b       [4]bool
+	formats [2][maxFormatted]byte // the bytes of the formatted numbers
+	ns, nb  int
+	nf      int
+}
+
+// formatted is the number of res in style, kept in f; nil when it has no
+// format (a plan without number formats).
+func (f *fields) formatted(res *numbering.Result, style numbering.Style) *string {
+	if f == nil || f.nf == len(f.formats) {
+		b, ok := res.AppendFormat(nil, style)
+		if !ok {
+			return nil
+		}
+		return f.str(string(b))
+	}
+	buf := &f.formats[f.nf]
+	b, ok := res.AppendFormat(buf[:0], style)
+	if !ok {
+		return nil
+	}
+	f.nf++
+	if len(b) > 0 && &b[0] != &buf[0] { // longer than the room: appended elsewhere
+		return f.str(string(b))
+	}
+	// The string shares f's bytes, which nothing writes again: f lives as
+	// long as the result that points into it.
+	return f.str(unsafe.String(&buf[0], len(b)))
 }
 
 // str is apiv2.String(v), kept in f.

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/numenhq/numen/engine/apiv2"
+	"github.com/numenhq/numen/numbering"
 	"github.com/numenhq/numen/routing"
 	"github.com/stretchr/testify/require"
 )
@@ -90,4 +92,29 @@ func TestNTResultFields(t *testing.T) {
 	var none *fields
 	require.Equal(t, "x", *none.str("x"))
 	require.True(t, *none.bool(true))
+}
+
+// TestNTResultFormatsInPlace: the formatted numbers of an NT result live
+// in the result's own allocation (fields.formats), so formatting them
+// allocates nothing, and a number that is not valid has none.
+func TestNTResultFormatsInPlace(t *testing.T) {
+	plan := loadPlan(t)
+	res := plan.ClassifyString("+49 151 23456789")
+	f := new(fields)
+	var intl, national *string
+	allocs := testing.AllocsPerRun(100, func() {
+		*f = fields{}
+		intl, national = f.formatted(&res, numbering.International), f.formatted(&res, numbering.National)
+	})
+	require.Zero(t, allocs)
+	require.Equal(t, "+49 1512 3456789", apiv2.Deref(intl))
+	require.Equal(t, "01512 3456789", apiv2.Deref(national))
+
+	out := NTResultOf(&res)
+	require.Equal(t, "+49 1512 3456789", apiv2.Deref(out.InternationalFormat))
+	require.Equal(t, "01512 3456789", apiv2.Deref(out.NationalFormat))
+	invalid := plan.ClassifyString("+49 151 2")
+	out = NTResultOf(&invalid)
+	require.Nil(t, out.InternationalFormat)
+	require.Nil(t, out.NationalFormat)
 }

@@ -62,3 +62,34 @@ func TestRangeLookupDoesNotAllocate(t *testing.T) {
 		}
 	}
 }
+
+// TestFormatDoesNotAllocate proves formatting allocation-free in every
+// style and as dialled from other regions, for numbers of many countries,
+// valid and not, into a buffer with room.
+func TestFormatDoesNotAllocate(t *testing.T) {
+	p := plan(t)
+	buf := make([]byte, 0, 128)
+	for _, in := range []string{
+		"+49 151 23456789", "+44 20 7946 0000", "+1 650 253 0000", "+39 06 1234 5678",
+		"+54 9 11 2345 6789", "+55 11 3333 4444", "+7 912 345 67 89", "+800 1234 5678",
+		"+49 123", "+86 138 0013 8000", "+61 4 1234 5678",
+	} {
+		n, err := p.Parse(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, style := range []Style{E164, International, National, RFC3966} {
+			if allocs := testing.AllocsPerRun(100, func() { buf, _ = p.AppendFormat(buf[:0], n, style) }); allocs != 0 {
+				t.Errorf("AppendFormat(%s, %v) allocates %.1f times", in, style, allocs)
+			}
+		}
+		for _, from := range []string{"US", "DE", "FR", "KZ", "UZ", "AU", "ca"} {
+			if allocs := testing.AllocsPerRun(100, func() { buf, _ = p.AppendFormatFrom(buf[:0], n, from) }); allocs != 0 {
+				t.Errorf("AppendFormatFrom(%s, %s) allocates %.1f times", in, from, allocs)
+			}
+		}
+		if allocs := testing.AllocsPerRun(100, func() { buf, _ = p.AppendNationalWithCarrier(buf[:0], n, "15") }); allocs != 0 {
+			t.Errorf("AppendNationalWithCarrier(%s) allocates %.1f times", in, allocs)
+		}
+	}
+}

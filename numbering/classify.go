@@ -4,7 +4,9 @@ import "github.com/numenhq/numen/numbering/internal/planfmt"
 
 // Result is the numbering part of an NT lookup result: every field of the
 // API's NT result that the numbering plan decides. Strings and slices in it
-// are shared with the Plan and must not be modified.
+// are shared with the Plan and must not be modified. A valid Result also
+// refers to the Plan that classified it, which writes its formats
+// (AppendFormat, AppendJSON): compare Results by their exported fields.
 type Result struct {
 	// Input is the text that was classified, as given.
 	Input string
@@ -48,6 +50,8 @@ type Result struct {
 	Timezones []string
 	// Info is extra English text, such as "personal number"; "" when none.
 	Info string
+
+	plan *Plan // the plan that found the number valid, which formats it; nil otherwise
 }
 
 // MCC returns the mobile country code part of MCCMNC, "" when unknown.
@@ -217,6 +221,7 @@ func (p *Plan) classify(res *Result, n *Number) {
 		return
 	}
 	res.Valid = true
+	res.plan = p
 	res.Type = t.api()
 	if r.id == nonGeoRegion && res.Info == "" {
 		res.Info = infoNonGeo

@@ -55,6 +55,30 @@
 // area code, invalid prefix) gives query_status OK and is_valid false, with
 // the country filled in.
 //
+// # Formatting
+//
+// Plan.AppendFormat writes a number as people write it, in libphonenumber's
+// styles: E164 (+4930123456), International (+49 30 123456), National
+// (030 123456) and RFC3966 (tel:+49-30-123456); Plan.AppendFormatFrom
+// writes it as dialled from another region (00 49 30 123456 from France,
+// 011 49 30 123456 from the United States, 030 123456 from Germany, "1 "
+// and the national style within the North American Numbering Plan), and
+// Plan.AppendNationalWithCarrier with a domestic carrier code where the
+// country writes one (Brazil, Colombia, Argentina). Format and FormatFrom
+// return strings. Result.AppendFormat formats a classified number, and
+// Result.AppendJSON writes international_format and national_format (null
+// for a number that is not valid). The answers are libphonenumber's, character for
+// character: the tests compare both libraries on every example number and
+// tens of thousands of mutations of them, valid or not, in every style and
+// as dialled from 28 regions. The number formats of the metadata (patterns,
+// leading digits, national-prefix and carrier-code rules, international
+// formats, including "not formattable internationally") are compiled into
+// the plan: leading digits into digit automata, each format's pattern
+// into a layout of its groups (a sequence of digit sets with counted
+// repetitions, which is the shape every pattern of the metadata has), so
+// that formatting needs no regular expressions. A plan compiled without
+// them formats only E.164 and says so (ErrNoFormats).
+//
 // # Short numbers
 //
 // Plan.ShortNumber answers libphonenumber's ShortNumberInfo questions for
@@ -131,9 +155,10 @@
 // (such as "+44 0 20..." and Argentina's) included, which a small matcher
 // runs on the stack. Over a corpus of every region's numbers ClassifyString
 // takes about 240 ns and Validate about 160 ns, 150 times faster than
-// phonenumbers; none of them allocates. ShortNumber walks the region's
-// short-number automaton once for the number and once for the emergency
-// answers, and does not allocate either.
+// phonenumbers; none of them allocates. AppendFormat takes about 100 ns in
+// any style and AppendFormatFrom about the same, without allocating.
+// ShortNumber walks the region's short-number automaton once for the
+// number and once for the emergency answers, and does not allocate either.
 //
 // # Thread safety
 //

@@ -88,7 +88,7 @@ func ExampleResult_AppendJSON() {
 	res := plan.ClassifyString("+31 6 12345678")
 	fmt.Println(string(res.AppendJSON(nil)))
 	// Output:
-	// {"number":"+31612345678","number_type":"MOBILE","query_status":"OK","is_valid":true,"invalid_reason":null,"is_possibly_ported":true,"is_vanity_number":false,"qualifies_for_hlr_lookup":true,"mccmnc":"20408","mcc":"204","mnc":"08","original_network_name":"KPN","original_country_name":"Netherlands","original_country_code":"NL","original_country_prefix":"+31","regions":["Netherlands"],"timezones":["Europe/Amsterdam"],"info_text":null}
+	// {"number":"+31612345678","number_type":"MOBILE","query_status":"OK","is_valid":true,"invalid_reason":null,"is_possibly_ported":true,"is_vanity_number":false,"qualifies_for_hlr_lookup":true,"mccmnc":"20408","mcc":"204","mnc":"08","original_network_name":"KPN","original_country_name":"Netherlands","original_country_code":"NL","original_country_prefix":"+31","regions":["Netherlands"],"timezones":["Europe/Amsterdam"],"info_text":null,"international_format":"+31 6 12345678","national_format":"06 12345678"}
 }
 
 // A portability answer names the network a number moved to by its MCCMNC;

@@ -11,7 +11,8 @@ import (
 // is_possibly_ported, is_vanity_number, qualifies_for_hlr_lookup, mccmnc,
 // mcc, mnc, original_network_name, original_country_name,
 // original_country_code, original_country_prefix, regions, timezones,
-// info_text) and returns the extended buffer. Unknown values are null.
+// info_text, and Numen's international_format and national_format) and
+// returns the extended buffer. Unknown values are null.
 // "number" is the E.164 form, or the input as given when it did not parse.
 // The engine adds the lookup's id, cost, timestamp, storage and route.
 func (r *Result) AppendJSON(b []byte) []byte {
@@ -58,7 +59,24 @@ func (r *Result) AppendJSON(b []byte) []byte {
 	b = appendStrings(b, r.Timezones)
 	b = append(b, `,"info_text":`...)
 	b = appendNullable(b, r.Info)
+	b = append(b, `,"international_format":`...)
+	b = r.appendFormatJSON(b, International)
+	b = append(b, `,"national_format":`...)
+	b = r.appendFormatJSON(b, National)
 	return append(b, '}')
+}
+
+// appendFormatJSON appends the number in style as a JSON string, or null.
+// Formatted numbers are digits, spaces and ASCII punctuation that JSON
+// writes as they are.
+func (r *Result) appendFormatJSON(b []byte, style Style) []byte {
+	n := len(b)
+	b = append(b, '"')
+	b, ok := r.AppendFormat(b, style)
+	if !ok {
+		return append(b[:n], "null"...)
+	}
+	return append(b, '"')
 }
 
 // MarshalJSON implements json.Marshaler with AppendJSON.

@@ -30,6 +30,7 @@ type Plan struct {
 	zones    prefixTable
 	zoneSets [][]string // time-zone lists, by zones value
 	networks networkList
+	formats  formats      // number formats; empty without the section
 	short    shortNumbers // libphonenumber's short numbers; zero without the section
 	overlay  *overlay     // nil without overlays
 	version  Version
@@ -284,12 +285,15 @@ func (p *Plan) readOptional(id uint32, r *reader) error {
 		p.networks.read(r)
 	case planfmt.SecShortNumbers:
 		p.readShortNumbers(r)
+	case planfmt.SecFormats:
+		p.readFormats(r)
 	}
 	return r.err
 }
 
-// optionalSections are the sections a plan does without (see planfmt).
-var optionalSections = []uint32{planfmt.SecRanges, planfmt.SecGeocoding, planfmt.SecTimezones, planfmt.SecNetworks, planfmt.SecShortNumbers}
+// optionalSections are the sections a plan may do without, which packs
+// may bring.
+var optionalSections = [...]uint32{planfmt.SecRanges, planfmt.SecGeocoding, planfmt.SecTimezones, planfmt.SecNetworks, planfmt.SecFormats, planfmt.SecShortNumbers}
 
 // has reports whether the plan holds an optional section.
 func (p *Plan) has(id uint32) bool {
@@ -304,6 +308,8 @@ func (p *Plan) has(id uint32) bool {
 		return p.networks.records != nil
 	case planfmt.SecShortNumbers:
 		return p.short.regions != nil
+	case planfmt.SecFormats:
+		return p.formats.codes != nil
 	}
 	return false
 }

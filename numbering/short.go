@@ -60,15 +60,6 @@ type ShortInfo struct {
 // no short-number section (a plan cut without it; see compile.Strip).
 var ErrNoShortNumbers = errors.New("numbering: the plan has no short-number data")
 
-// RegionError reports a region code that names no region of the plan.
-type RegionError struct {
-	Region string
-}
-
-func (e *RegionError) Error() string {
-	return sprintf("numbering: unknown region %q (want an ISO 3166-1 alpha-2 code of the plan, upper case, such as \"DE\")", e.Region)
-}
-
 // ShortNumber answers what libphonenumber's ShortNumberInfo answers for s
 // dialled in region (an ISO 3166-1 alpha-2 code, upper case, such as
 // "DE"): whether it is a valid or possible short number there, an

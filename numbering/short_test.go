@@ -371,7 +371,9 @@ func TestShortNumberErrors(t *testing.T) {
 	require.NoError(t, err)
 	_, err = bare.ShortNumber("112", "DE")
 	require.ErrorIs(t, err, ErrNoShortNumbers)
-	require.Equal(t, plan(t).ClassifyString("+49 151 23456789"), bare.ClassifyString("+49 151 23456789"))
+	want, got := plan(t).ClassifyString("+49 151 23456789"), bare.ClassifyString("+49 151 23456789")
+	want.plan, got.plan = nil, nil // the plans differ, their answers must not
+	require.Equal(t, want, got)
 }
 
 // TestShortNumberCases pins answers worth reading: libphonenumber's own

@@ -112,7 +112,7 @@ type PlanInfo struct {
 func (p *Plan) Info() PlanInfo {
 	info := PlanInfo{Bytes: len(p.file), Packs: p.packs, CallingCodes: len(p.codes), Regions: len(p.regions),
 		Sections: "strings, calling codes, automata, national prefixes"}
-	for _, id := range []uint32{planfmt.SecRanges, planfmt.SecNetworks, planfmt.SecGeocoding, planfmt.SecTimezones, planfmt.SecShortNumbers} {
+	for _, id := range []uint32{planfmt.SecRanges, planfmt.SecNetworks, planfmt.SecGeocoding, planfmt.SecTimezones, planfmt.SecFormats, planfmt.SecShortNumbers} {
 		if p.has(id) {
 			info.Sections += ", " + planfmt.SectionName(id)
 		}

@@ -30,6 +30,10 @@ export interface NTResult {
   /** Null without the "timezones" pack. Frozen. */
   timezones: readonly string[] | null;
   info_text: string | null;
+  /** The number as people write it: "+49 1512 3456789"; null when it is not valid. */
+  international_format: string | null;
+  /** As dialled within its country: "01512 3456789"; null when it is not valid. */
+  national_format: string | null;
   /** The packs loaded when the number was classified. */
   packs: readonly PackName[];
 }

@@ -237,8 +237,8 @@ export class Numen {
     const valid = (flags & 1) !== 0;
     const ok = (flags & 2) === 0;
     const mccmnc = this._string(w[5], w[6]);
-    const regions = (flags & 64) !== 0 ? this._list(w, 21, w[17], w[18]) : null;
-    const timezones = (flags & 128) !== 0 ? this._list(w, 21 + 2 * w[17], w[19], w[20]) : null;
+    const regions = (flags & 64) !== 0 ? this._list(w, 25, w[17], w[18]) : null;
+    const timezones = (flags & 128) !== 0 ? this._list(w, 25 + 2 * w[17], w[19], w[20]) : null;
     return {
       number: (flags & 288) === 32 ? ascii(mem, w[3], w[4]) : text, // parsed, and not already E.164
       number_type: this._types[w[1]],
@@ -258,6 +258,9 @@ export class Numen {
       regions,
       timezones,
       info_text: this._string(w[15], w[16]),
+      // In the exchange buffer, new for each answer: read, not cached by address.
+      international_format: w[22] === 0 ? null : ascii(mem, w[21], w[22]),
+      national_format: w[24] === 0 ? null : ascii(mem, w[23], w[24]),
       packs: this._packs,
     };
   }

@@ -25,7 +25,8 @@ import (
 //	15, 16 info text
 //	17, 18 regions: count, identity (flagRegions: not null)
 //	19, 20 time zones: count, identity (flagZones: not null)
-//	21 ... the regions' strings, then the time zones', as pairs
+//	21, 22 international format    23, 24 national format (valid numbers)
+//	25 ... the regions' strings, then the time zones', as pairs
 //
 // A list's identity is the address of its backing array in the plan, the
 // same for every answer that shares the list: numen.mjs caches the list's
@@ -47,6 +48,8 @@ const (
 	flagE164Input  = 1 << 8 // the E.164 form is the input as given
 	maxListStrings = 64     // a list longer than this is cut (the longest, +1's zones, has 42)
 	e164At         = ioSize - 64
+	formatsAt      = e164At - 2*formatRoom // the international format, then the national one
+	formatRoom     = 64                    // more than any formatted number takes
 )
 
 // words is the exchange buffer as words (wasm is little-endian).
@@ -97,10 +100,17 @@ func writeResult(r *numbering.Result) int32 {
 	w[11], w[12] = addr(r.CountryCode), uint32(len(r.CountryCode))
 	w[13], w[14] = addr(r.CountryPrefix), uint32(len(r.CountryPrefix))
 	w[15], w[16] = addr(r.Info), uint32(len(r.Info))
+	for i, style := range [2]numbering.Style{numbering.International, numbering.National} {
+		at := formatsAt + i*formatRoom
+		w[21+2*i], w[22+2*i] = 0, 0
+		if b, ok := r.AppendFormat(io[at:at:at+formatRoom], style); ok && len(b) > 0 && &b[0] == &io[at] {
+			w[21+2*i], w[22+2*i] = uint32(uintptr(unsafe.Pointer(&io[at]))), uint32(len(b))
+		}
+	}
 	regions, zones := r.Regions[:min(len(r.Regions), maxListStrings)], r.Timezones[:min(len(r.Timezones), maxListStrings)]
 	w[17], w[18] = uint32(len(regions)), uint32(uintptr(unsafe.Pointer(unsafe.SliceData(r.Regions))))
 	w[19], w[20] = uint32(len(zones)), uint32(uintptr(unsafe.Pointer(unsafe.SliceData(r.Timezones))))
-	n := 21
+	n := 25
 	for _, s := range regions {
 		w[n], w[n+1] = addr(s), uint32(len(s))
 		n += 2

@@ -43,7 +43,7 @@ var csvColumns = [...]string{
 	"is_possibly_ported", "is_vanity_number", "qualifies_for_hlr_lookup",
 	"mccmnc", "mcc", "mnc", "original_network_name", "original_country_name",
 	"original_country_code", "original_country_prefix", "regions", "timezones",
-	"info_text",
+	"info_text", "international_format", "national_format",
 }
 
 // tableFlushRows is how many table rows are aligned together: the table
@@ -158,7 +158,15 @@ func csvRecord(rec []string, res *numbering.Result) []string {
 		joinList(res.Regions, "|"),
 		joinList(res.Timezones, "|"),
 		res.Info,
+		formatCell(res, numbering.International),
+		formatCell(res, numbering.National),
 	)
+}
+
+// formatCell is the number in style, "" for a number that is not valid.
+func formatCell(res *numbering.Result, style numbering.Style) string {
+	b, _ := res.AppendFormat(nil, style)
+	return string(b)
 }
 
 func nullableBool(v, known bool) string {

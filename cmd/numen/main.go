@@ -1,6 +1,7 @@
 // Command numen is the command-line face of the Numen numbering engine.
 //
 //	numen nt [--format json|csv|table] [NUMBER...]   classify phone numbers
+//	numen format [--style S] [--from CC] [NUMBER...] write numbers as people write them
 //	numen route [--map FILE] [--explain] [NUMBER...] decide the routes of HLR lookups
 //	numen short --country CC [NUMBER...]            short and emergency numbers of a region
 //	numen serve --config FILE | --demo              serve the lookup API (/api/v2)
@@ -98,6 +99,8 @@ Usage:
 
 Commands:
   nt        classify phone numbers (from arguments or standard input)
+  format    write phone numbers as people write them (international,
+            national, E.164, RFC 3966, or as dialled from a region)
   route     decide the route of HLR lookups, with routing maps and coverage
   short     short and emergency numbers dialled in a region (--country CC)
   serve     serve the lookup API (/api/v2); --demo runs it on a simulator
@@ -144,6 +147,8 @@ func (c *cli) run(args []string) int {
 	switch cmd, rest := args[0], args[1:]; cmd {
 	case "nt":
 		return c.nt(rest)
+	case "format":
+		return c.format(rest)
 	case "route":
 		return c.route(rest)
 	case "short":
@@ -174,6 +179,8 @@ func (c *cli) help(args []string) int {
 		fmt.Fprint(c.stdout, usageText)
 	case len(args) == 1 && args[0] == "nt":
 		fmt.Fprint(c.stdout, ntUsage)
+	case len(args) == 1 && args[0] == "format":
+		fmt.Fprint(c.stdout, formatUsage)
 	case len(args) == 1 && args[0] == "route":
 		fmt.Fprint(c.stdout, routeUsage)
 	case len(args) == 1 && args[0] == "short":

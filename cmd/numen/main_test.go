@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"flag"
 	"io"
 	"os"
 	"path/filepath"
@@ -16,23 +15,6 @@ import (
 	"github.com/numenhq/numen/numbering"
 	"github.com/numenhq/numen/numbering/compile"
 )
-
-// update rewrites the golden files in testdata/: go test ./cmd/numen -update.
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
-
-// golden compares got with the golden file testdata/name, or rewrites it
-// with -update.
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		require.NoError(t, os.MkdirAll("testdata", 0o755))
-		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "run go test ./cmd/numen -update to create it")
-	require.Equal(t, string(want), got, "%s differs; run go test ./cmd/numen -update and review the diff", path)
-}
 
 // loadShared loads the plan once for all tests; run itself loads it on
 // every call, which the tests of run() without the helper cover.

@@ -175,10 +175,15 @@ type NTResult struct {
 	Regions               []string `json:"regions"`
 	Timezones             []string `json:"timezones"`
 	InfoText              *string  `json:"info_text"`
-	Cost                  *string  `json:"cost"`
-	Timestamp             *string  `json:"timestamp"`
-	Storage               *string  `json:"storage"`
-	Route                 *string  `json:"route"`
+	// InternationalFormat and NationalFormat are the number as people
+	// write it ("+49 30 1234567", "030 1234567"), null for a number that
+	// is not valid: Numen's additions to the documented attributes.
+	InternationalFormat *string `json:"international_format"`
+	NationalFormat      *string `json:"national_format"`
+	Cost                *string `json:"cost"`
+	Timestamp           *string `json:"timestamp"`
+	Storage             *string `json:"storage"`
+	Route               *string `json:"route"`
 }
 
 // RouteDecision is the response of GET /route.

@@ -65,8 +65,9 @@ func TestExporterCells(t *testing.T) {
 	lines := strings.Split(buf.String(), "\r\n")
 	require.Equal(t, strings.Join(store.Columns(engine.ProductNT), ","), lines[0])
 	// id, number, number_type, query_status, is_valid, invalid_reason, ...,
-	// regions, timezones (empty array), info_text, cost, ...
-	require.Equal(t, `"a,b","'+1 ""555""",,,false,,,,,,,,,,,,"New York|New, Jersey",,,,,,`, lines[1])
+	// regions, timezones (empty array), info_text, international_format,
+	// national_format, cost, ...
+	require.Equal(t, `"a,b","'+1 ""555""",,,false,,,,,,,,,,,,"New York|New, Jersey",,,,,,,,`, lines[1])
 	require.Equal(t, []string{""}, lines[2:], "lines end in CRLF, the last one too")
 }
 

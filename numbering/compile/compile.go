@@ -3,8 +3,10 @@
 // done ahead of time. It compiles each region's number patterns (from
 // libphonenumber's metadata) into digit automata with the number types at
 // their accepting states, each national-prefix rule into a small program,
-// and the generated prefix tables (networks by range, geocoding, time
-// zones) and the MCC-MNC list into sorted key segments.
+// the number formats into automata of their leading digits and layouts of
+// their groups (format.go), and the generated prefix tables (networks by
+// range, geocoding, time zones) and the MCC-MNC list into sorted key
+// segments.
 //
 // The data generator (go run ./data/gen) is its one caller in the product;
 // numbering's tests use it to compare the compiled plan with libphonenumber.
@@ -101,7 +103,12 @@ func Plan(in Input) ([]byte, error) {
 		}
 		sections = append(sections, section{planfmt.SecShortNumbers, b})
 	}
+	formats, err := c.formats()
+	if err != nil {
+		return nil, fmt.Errorf("compile: number formats: %w", err)
+	}
 	sections = append(sections,
+		section{planfmt.SecFormats, formats},
 		section{planfmt.SecStrings, c.strings.encode()},
 		section{planfmt.SecAutomata, c.automata.b},
 		section{planfmt.SecNationalPrefix, c.programs()},
@@ -114,11 +121,18 @@ type compiler struct {
 	automata writer
 	progs    []*program
 	progAt   []uint32 // automaton offset of each program's quick automaton
+	// The metadata formats come from: each calling code's main region's,
+	// in the order of the Codes section, and each region's.
+	codeMeta, regionMeta []*phonenumbers.PhoneMetadata
 }
 
 // automaton appends d to the automata section, in rows of one cache line
 // each (see planfmt), and returns its offset.
-func (c *compiler) automaton(d *digitDFA) (uint32, error) {
+func (c *compiler) automaton(d *digitDFA) (uint32, error) { return writeAutomaton(&c.automata, d) }
+
+// writeAutomaton appends d to w, a section of automata, and returns its
+// offset there.
+func writeAutomaton(w *writer, d *digitDFA) (uint32, error) {
 	states := len(d.accept)
 	if states > maxStates {
 		return 0, fmt.Errorf("automaton of %d states, at most %d", states, maxStates)
@@ -128,37 +142,37 @@ func (c *compiler) automaton(d *digitDFA) (uint32, error) {
 	if wide {
 		row = planfmt.WideRow
 	}
-	c.automata.pad(planfmt.WideRow)
-	off := uint32(len(c.automata.b))
+	w.pad(planfmt.WideRow)
+	off := uint32(len(w.b))
 	if wide {
-		c.automata.u32(uint32(states) | planfmt.WideFlag)
+		w.u32(uint32(states) | planfmt.WideFlag)
 	} else {
-		c.automata.u32(uint32(states))
+		w.u32(uint32(states))
 	}
-	c.automata.pad(row) // the header takes a row, so that rows stay aligned
+	w.pad(row) // the header takes a row, so that rows stay aligned
 	runs, futures := d.runs(), d.futures()
 	for s, a := range d.accept {
-		start := len(c.automata.b)
-		c.automata.u16(a | runs[s]<<planfmt.RunShift)
+		start := len(w.b)
+		w.u16(a | runs[s]<<planfmt.RunShift)
 		for _, n := range d.next[s*10 : s*10+10] {
 			switch {
 			case wide && n == deadState:
-				c.automata.u16(planfmt.NoState)
+				w.u16(planfmt.NoState)
 			case wide:
-				c.automata.u16(uint16(n))
+				w.u16(uint16(n))
 			case n == deadState:
-				c.automata.b = append(c.automata.b, planfmt.NarrowDead)
+				w.b = append(w.b, planfmt.NarrowDead)
 			default:
-				c.automata.b = append(c.automata.b, byte(n))
+				w.b = append(w.b, byte(n))
 			}
 		}
 		if wide {
-			c.automata.u16(futures[s])
+			w.u16(futures[s])
 		} else {
-			c.automata.b = append(c.automata.b, byte(futures[s]), byte(futures[s]>>8))
+			w.b = append(w.b, byte(futures[s]), byte(futures[s]>>8))
 		}
-		for len(c.automata.b)-start < row {
-			c.automata.b = append(c.automata.b, 0)
+		for len(w.b)-start < row {
+			w.b = append(w.b, 0)
 		}
 	}
 	return off, nil
@@ -223,6 +237,7 @@ func (c *compiler) codes(coll *phonenumbers.PhoneMetadataCollection, countries [
 			cd = &code{cc: cc, program: planfmt.NoIndex}
 			byCC[cc] = cd
 			codeList = append(codeList, cd)
+			c.codeMeta = append(c.codeMeta, m)
 			// The main region decides national prefixes.
 			if npfp := m.GetNationalPrefixForParsing(); npfp != "" {
 				p, err := compileProgram(npfp, m.GetNationalPrefixTransformRule())
@@ -240,6 +255,7 @@ func (c *compiler) codes(coll *phonenumbers.PhoneMetadataCollection, countries [
 		dfas, leads = append(dfas, dfa), append(leads, lead)
 		cd.regions = append(cd.regions, len(regions))
 		regions = append(regions, r)
+		c.regionMeta = append(c.regionMeta, m)
 	}
 	if len(regions) >= planfmt.NoIndex || len(codeList) >= planfmt.NoIndex {
 		return nil, fmt.Errorf("%d regions, %d calling codes: too many", len(regions), len(codeList))

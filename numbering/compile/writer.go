@@ -122,6 +122,7 @@ const (
 	Networks  Section = planfmt.SecNetworks  // the MCC-MNC list (Plan.Network)
 	Geocoding Section = planfmt.SecGeocoding // geographic descriptions (Result.Regions of geographic numbers)
 	Timezones Section = planfmt.SecTimezones // time zones
+	Formats   Section = planfmt.SecFormats   // number formats (Plan.AppendFormat in styles other than E.164)
 	// ShortNumbers is libphonenumber's short-number metadata
 	// (Plan.ShortNumber): valid short numbers, emergency numbers, costs.
 	ShortNumbers Section = planfmt.SecShortNumbers
@@ -178,7 +179,7 @@ func Pack(plan []byte, sections ...Section) ([]byte, error) {
 }
 
 func optional(s Section) bool {
-	return s == Ranges || s == Networks || s == Geocoding || s == Timezones || s == ShortNumbers
+	return s == Ranges || s == Networks || s == Geocoding || s == Timezones || s == ShortNumbers || s == Formats
 }
 
 // splitPlan returns an intact plan file's sections, its libphonenumber

@@ -460,8 +460,8 @@ func ExampleOpen() {
 	fmt.Print(strings.ReplaceAll(csv.String(), "\r\n", "\n")) // its lines end in CRLF
 	// Output:
 	// SYNC-API-NT-2026-11 [NT] 1 0.0010
-	// id,number,number_type,query_status,is_valid,invalid_reason,is_possibly_ported,is_vanity_number,qualifies_for_hlr_lookup,mccmnc,mcc,mnc,original_network_name,original_country_name,original_country_code,original_country_prefix,regions,timezones,info_text,cost,timestamp,storage,route
-	// x7k2m9q4w1ab,'+4930123456,LANDLINE,OK,true,,false,false,false,,,,,Germany,DE,'+49,Berlin|Brandenburg,Europe/Berlin,,0.0010,2026-11-03 09:30:00.123+0000,SYNC-API-NT-2026-11,NT1
+	// id,number,number_type,query_status,is_valid,invalid_reason,is_possibly_ported,is_vanity_number,qualifies_for_hlr_lookup,mccmnc,mcc,mnc,original_network_name,original_country_name,original_country_code,original_country_prefix,regions,timezones,info_text,international_format,national_format,cost,timestamp,storage,route
+	// x7k2m9q4w1ab,'+4930123456,LANDLINE,OK,true,,false,false,false,,,,,Germany,DE,'+49,Berlin|Brandenburg,Europe/Berlin,,'+49 30 123456,030 123456,0.0010,2026-11-03 09:30:00.123+0000,SYNC-API-NT-2026-11,NT1
 }
 
 // A report page: the summary its charts are drawn from, and one page of

@@ -96,6 +96,7 @@ func NewRecord(account, storage string, product engine.Product, id string, t tim
 			OriginalCountryName:   apiv2.String("Germany"), OriginalCountryCode: apiv2.String("DE"),
 			OriginalCountryPrefix: apiv2.String("+49"),
 			Regions:               []string{"Berlin", "Brandenburg"}, Timezones: []string{"Europe/Berlin"},
+			InternationalFormat: apiv2.String("+49 30 123456"), NationalFormat: apiv2.String("030 123456"),
 			Timestamp: ts, Storage: s, Route: apiv2.String("NT1"),
 		}
 		r.Cost = 10
@@ -109,6 +110,7 @@ func NewRecord(account, storage string, product engine.Product, id string, t tim
 			r.Cost = 0
 		case 2:
 			res.Number, res.NumberType = "+4915123456789", "MOBILE"
+			res.InternationalFormat, res.NationalFormat = apiv2.String("+49 1512 3456789"), apiv2.String("01512 3456789")
 			res.IsPossiblyPorted, res.QualifiesForHLRLookup = apiv2.Bool(true), apiv2.Bool(true)
 			res.MCCMNC, res.MCC, res.MNC = apiv2.String("26201"), apiv2.String("262"), apiv2.String("01")
 			res.OriginalNetworkName = apiv2.String("Telekom, \"T-Mobile\"")

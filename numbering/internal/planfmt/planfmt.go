@@ -20,7 +20,7 @@
 //
 // A plan file holds the core sections (Strings, Codes, Automata,
 // NationalPrefix) and any of the optional ones (Ranges, Networks,
-// Geocoding, Timezones, ShortNumbers); a plan without an optional section answers the
+// Geocoding, Timezones, Formats, ShortNumbers); a plan without an optional section answers the
 // fields it feeds as unknown. A pack holds optional sections only, and the
 // Origin section that ties it to the plans cut from the same whole plan.
 //
@@ -64,6 +64,10 @@
 // strings (the networks' region lists); uint32 MCCs M and M records of
 // (uint32 MCC as a number, uint32 home region string); then the section's
 // own string pool, which its strings index.
+//
+// Formats: libphonenumber's number formats, for formatting numbers as
+// people write them (see the Formats constants below). A plan without it
+// reads and classifies numbers, but formats them only as E.164.
 //
 // ShortNumbers: libphonenumber's short-number metadata. uint32 regions N,
 // uint32 offset A of the section's own automata (a multiple of
@@ -115,8 +119,8 @@ const (
 	SecGeocoding      = 7
 	SecTimezones      = 8
 	SecOrigin         = 9
-	// 10 and 11 are reserved for parsing with a default region and for
-	// number formats.
+	// 10 is reserved for parsing with a default region.
+	SecFormats      = 11
 	SecShortNumbers = 12
 )
 
@@ -149,6 +153,8 @@ func SectionName(id uint32) string {
 		return "origin"
 	case SecShortNumbers:
 		return "short numbers"
+	case SecFormats:
+		return "number formats"
 	}
 	return "unknown"
 }
@@ -403,3 +409,84 @@ func U32(b []byte, off int) uint32 {
 	b = b[off : off+4]
 	return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
 }
+
+// Formats section. libphonenumber formats a number with the formats of its
+// calling code's main region: the first format of the list whose last
+// leading-digits pattern matches at the start of the national significant
+// number and whose pattern matches all of it. The section is:
+//
+//	header (FmtHeaderSize bytes): uint32 calling codes C (as in Codes),
+//	  uint32 regions R (as in Codes), uint32 format records F, uint32
+//	  templates offset, uint32 templates length, uint32 automata offset
+//	  (a multiple of WideRow), uint32 automata length, uint32 zero
+//	C code records (FmtCodeSize bytes): the national list and the
+//	  international list, each uint16 first record, uint16 count, then
+//	  uint32 chunk table offset (in the section), national list first. A
+//	  calling code whose metadata has no international formats has its
+//	  national list again as international list.
+//	R region records (FmtRegionSize bytes): the international prefix that
+//	  numbers dialled from the region start with (libphonenumber's
+//	  preferred one, else its only one), NUL-padded ASCII; all NUL when the
+//	  region has several and no preferred one (then "+" is written).
+//	F format records (FmtRecordSize bytes): uint32 layout offset (in the
+//	  section), then three templates, each uint16 offset (in the
+//	  templates), uint8 length, then a uint8: the flags (in the first),
+//	  the fewest and the most digits the layout matches (in the second
+//	  and third, so that a number of another length is passed over
+//	  without reading the layout). The templates: the format, the format
+//	  with the national-prefix formatting rule applied to its first
+//	  group, the format with the domestic-carrier-code rule applied
+//	  (length 0 when the format has no such rule).
+//	chunk tables: per list, one uint32 automaton offset (in the automata)
+//	  per FmtChunk records, NoOffset for a chunk without leading digits:
+//	  the automaton of the chunk's leading-digits patterns, pattern i for
+//	  the chunk's i-th record; a pattern matches at the start of a number
+//	  when the walk over it passes an accepting state.
+//	layouts: a format's pattern, which libphonenumber's metadata writes as
+//	  a sequence of capture groups of digit classes with counted
+//	  repetitions, at most one of them of variable length (such as
+//	  "(\d{3})([2-9]\d{2,3})(\d{4})"): uint8 atoms A, uint8 groups G,
+//	  uint8 the digits of the atoms of fixed length, uint8 the atom of
+//	  variable length (NoAtom for none); A atoms (FmtAtomSize bytes: uint16
+//	  the digits the atom matches, bit d for digit d, uint8 least and
+//	  uint8 most repetitions); G groups (uint8 first atom, uint8 atoms).
+//	  A number matches the pattern when the variable atom takes the
+//	  digits the others leave, within its repetitions, and every digit is
+//	  in its atom's set; that match is then the one Java's Matcher.matches
+//	  and replaceAll find (greedy, and no other match can cover the
+//	  whole number), so the groups are where the atoms put them.
+//	templates: ASCII bytes, TemplateGroup|n for the text of group n,
+//	  TemplateCarrier for the carrier code.
+//	automata: digit automata, as in the Automata section.
+const (
+	FmtHeaderSize = 32
+	FmtCodeSize   = 16
+	FmtRegionSize = 8
+	FmtRecordSize = 16
+	FmtChunk      = MaxPatterns
+	FmtLayoutHead = 4
+	FmtAtomSize   = 4
+	NoAtom        = 0xFF
+	MaxAtoms      = 32 // atoms of a layout
+	MaxGroups     = 9  // groups of a layout ($1 to $9)
+)
+
+// Format record fields and flags.
+const (
+	FmtLayout   = 0
+	FmtPlain    = 4
+	FmtNational = 8
+	FmtCarrier  = 12
+
+	FmtMinDigits = FmtNational + 3
+	FmtMaxDigits = FmtCarrier + 3
+
+	FmtLeading    = 1 << 0 // the format has leading digits: check its chunk's automaton
+	FmtNPOptional = 1 << 1 // national_prefix_optional_when_formatting
+)
+
+// Template bytes beyond ASCII.
+const (
+	TemplateGroup   = 0x80 // | group number (1 to 9)
+	TemplateCarrier = 0xFF
+)
