@@ -2,6 +2,7 @@ package portdb_test
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"log"
 	"os"
@@ -147,4 +148,43 @@ func ExampleHolder() {
 	// 26201
 	// 26202
 	// true true
+}
+
+func ExampleOnDamage() {
+	dir, err := os.MkdirTemp("", "portdb")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "ported.db")
+	var file bytes.Buffer
+	if _, err := portdb.Build(&file, strings.NewReader(exampleCSV), portdb.BuildOptions{Regions: []string{"DE"}}); err != nil {
+		log.Fatal(err)
+	}
+	if err := os.WriteFile(path, file.Bytes(), 0o644); err != nil {
+		log.Fatal(err)
+	}
+	db, err := portdb.Open(path, portdb.WithVerify())
+	if err != nil {
+		log.Fatal(err)
+	}
+	h := portdb.NewHolder(db)
+	defer h.Close()
+	b := portdb.NewBackend(h, "portdb(ported.db)", portdb.OnDamage(func(err error) {
+		fmt.Println("log:", err) // once per damaged database
+	}))
+	fmt.Println("health:", b.Health())
+
+	// The file is truncated in place, as it never should be: the backend
+	// answers no more lookups from it, and its health says why.
+	if err := os.Truncate(path, int64(file.Len()-8)); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("health:", errors.Is(b.Health(), portdb.ErrChanged))
+	fmt.Println("health:", errors.Is(b.Health(), portdb.ErrChanged))
+	// Output:
+	// health: <nil>
+	// log: portdb(ported.db): portdb: the database file changed underneath while open (truncated or modified in place); replace a database file by renaming a new file over it, never by writing or truncating it in place
+	// health: true
+	// health: true
 }
