@@ -74,10 +74,15 @@ func buildBackends(plan *numbering.Plan, products map[string]routing.Product, r 
 			}
 			file, route := b.File, r.Route
 			onDamage := portdb.OnDamage(func(err error) {
-				logger.Error("portability database damaged while serving: its lookups go to the route's next backend until it is replaced by rename and numen restarted",
+				logger.Error("portability database damaged while serving: its lookups go to the route's next backend until a good file is renamed over it",
 					"route", route, "backend", name, "file", file, "error", err)
 			})
 			rb.Portability = append(rb.Portability, engine.Portability{Name: name, Backend: portdb.NewBackend(h, name, onDamage)})
+			every := time.Duration(b.Reload)
+			if every == 0 {
+				every = defaultPortDBReload
+			}
+			closers = append(closers, watchPortDB(h, file, every, logger.With("route", route, "backend", name, "file", file)))
 		case "simnet":
 			opts := []simnet.Option{simnet.WithSeed(b.Seed), simnet.WithFailureRate(b.FailureRate)}
 			if b.Latency > 0 {
@@ -136,9 +141,50 @@ func portdbHealth(routes []engine.RouteBackends, metrics *httpapi.Metrics, next 
 		}
 		for _, b := range dbs {
 			if err := b.Health(); err != nil {
-				return fmt.Errorf("portability database damaged while serving, replace its file by rename and restart: %w", err)
+				return fmt.Errorf("portability database damaged while serving (rename a good file over it): %w", err)
 			}
 		}
+		return nil
+	}
+}
+
+// defaultPortDBReload is how often numen serve looks for a portability
+// database file renamed over the one a portdb backend answers from.
+const defaultPortDBReload = 10 * time.Second
+
+// watchPortDB looks every interval for a new file renamed over file and
+// swaps it in (portdb.Holder.Reload: verified first; a damaged one is
+// refused, logged once, and the current database keeps answering). It
+// returns the function that stops it.
+func watchPortDB(h *portdb.Holder, file string, every time.Duration, logger *slog.Logger) func() error {
+	stop, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		lastErr := ""
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+			}
+			swapped, err := h.Reload(file)
+			switch {
+			case err != nil && err.Error() != lastErr:
+				lastErr = err.Error()
+				logger.Error("portability database file not taken: the current one keeps answering", "error", err)
+			case swapped:
+				lastErr = ""
+				info, _ := h.Info()
+				logger.Info("portability database replaced: answering from the new file",
+					"numbers", info.Numbers, "ranges", info.Ranges, "source", info.Source)
+			}
+		}
+	}()
+	return func() error {
+		close(stop)
+		<-done
 		return nil
 	}
 }

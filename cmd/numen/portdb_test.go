@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -243,7 +244,10 @@ func TestServePortDBTruncatedWhileServing(t *testing.T) {
 	logs := &syncBuffer{}
 	r := startServerLogging(t, &serveConfig{
 		Routes: []routeConfig{
-			{Route: "MP1", Backends: []backendConfig{{Type: "portdb", File: primary}, {Type: "portdb", File: fallback, Name: "fallback"}}},
+			{Route: "MP1", Backends: []backendConfig{
+				{Type: "portdb", File: primary, Reload: duration(10 * time.Millisecond)},
+				{Type: "portdb", File: fallback, Name: "fallback"},
+			}},
 			{Route: "DS7", Backends: []backendConfig{{Type: "simnet"}}},
 			{Route: "GT1", Backends: []backendConfig{{Type: "simnet"}}},
 			{Route: "GT2", Backends: []backendConfig{{Type: "simnet"}}},
@@ -300,4 +304,24 @@ func TestServePortDBTruncatedWhileServing(t *testing.T) {
 	require.Contains(t, body, "portability database damaged while serving")
 	require.Contains(t, body, "portdb("+primary+")")
 	require.Len(t, regexp.MustCompile(`level=ERROR msg="portability database damaged`).FindAllString(logs.String(), -1), 1, "still once")
+
+	// A good file renamed over the damaged one is taken within the
+	// reload interval: /healthz recovers and the primary answers again.
+	good := buildPortDB(t, "+4915112*,26203,Telefónica Germany\n", "-regions", "DE")
+	require.NoError(t, os.Rename(good, primary))
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if status, _ = get("/healthz"); status == http.StatusOK {
+			break
+		}
+		require.True(t, time.Now().Before(deadline), "the new file is not taken within 20 s:\n%s", logs.String())
+		time.Sleep(10 * time.Millisecond)
+	}
+	require.Contains(t, logs.String(), `level=INFO msg="portability database replaced: answering from the new file" route=MP1 backend=portdb(`+primary+`)`)
+	res, err = c.MNPLookup(ctx, "+4915112345672", &remote.LookupOptions{Route: "MP1"})
+	require.NoError(t, err)
+	require.Equal(t, "26203", *res.MCCMNC, "the primary answers again")
+	status, body = get("/metrics")
+	require.Equal(t, http.StatusOK, status)
+	require.Contains(t, body, "\nnumen_portdb_damaged 0\n")
 }

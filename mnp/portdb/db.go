@@ -34,6 +34,8 @@ type DB struct {
 	lastEntry uint64
 	// changed is set once a lookup or Changed found the file changed.
 	changed atomic.Bool
+	// file is the file Open opened (nil for OpenBytes), for Holder.Reload.
+	file os.FileInfo
 }
 
 // Network is a mobile network: its MCCMNC, 5 or 6 digits, and its name
@@ -112,6 +114,7 @@ func Open(path string, opts ...Option) (*DB, error) {
 		}
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	db.file = st
 	return db, nil
 }
 

@@ -114,7 +114,8 @@
 // numen_portdb_refused_lookups_total and numen_portdb_damaged).
 //
 // Open the new file WithVerify before swapping it in, so that a damaged
-// file is refused and the old one keeps answering.
+// file is refused and the old one keeps answering; Holder.Reload does it
+// for a file renamed over the current one's name.
 //
 // # File format
 //

@@ -188,3 +188,42 @@ func ExampleOnDamage() {
 	// health: true
 	// health: true
 }
+
+func ExampleHolder_Reload() {
+	dir, err := os.MkdirTemp("", "portdb")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "ported.db")
+	put := func(csv string) { // write under another name, then rename
+		var file bytes.Buffer
+		if _, err := portdb.Build(&file, strings.NewReader(csv), portdb.BuildOptions{Regions: []string{"DE"}}); err != nil {
+			log.Fatal(err)
+		}
+		tmp := filepath.Join(dir, ".ported.db.tmp")
+		if err := os.WriteFile(tmp, file.Bytes(), 0o644); err != nil {
+			log.Fatal(err)
+		}
+		if err := os.Rename(tmp, path); err != nil {
+			log.Fatal(err)
+		}
+	}
+	put("4915112345678,26201\n")
+	db, err := portdb.Open(path, portdb.WithVerify())
+	if err != nil {
+		log.Fatal(err)
+	}
+	h := portdb.NewHolder(db)
+	defer h.Close()
+
+	// A service runs Reload now and then: nothing new, nothing done.
+	fmt.Println(h.Reload(path))
+	put("4915112345678,26202\n") // a new export arrives
+	fmt.Println(h.Reload(path))
+	fmt.Println(h.Lookup("4915112345678").MCCMNC())
+	// Output:
+	// false <nil>
+	// true <nil>
+	// 26202
+}
