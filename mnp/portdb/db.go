@@ -254,11 +254,11 @@ func (r Result) Err() error {
 // then returns a Result whose Err is ErrChanged, where the fault would
 // otherwise kill the process. A read that does not fault may still be
 // wrong: the rest of the page the new end falls in reads as zeros. So
-// after its search each lookup reads the file's last entry again (a
-// cache line every lookup reads, some 1 ns) and answers ErrChanged when
-// it faults or differs from what it was at open: a file truncated, or
-// truncated and written again (cp over it), never answers. Bytes changed
-// in place short of the end are found by Verify only.
+// after its search each lookup reads the file's last entry again (one
+// load of a line every lookup reads, so in the cache) and answers
+// ErrChanged when it faults or differs from what it was at open: a file
+// truncated, or truncated and written again (cp over it), never answers.
+// Bytes changed in place short of the end are found by Verify only.
 func (db *DB) Lookup(digits string) Result {
 	if len(digits) > 0 && digits[0] == '+' {
 		digits = digits[1:]

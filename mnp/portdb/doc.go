@@ -99,10 +99,11 @@
 // an entry the file had. So each lookup, after its search, reads the
 // file's last entry again and returns ErrChanged when that read faults or
 // finds another value than at open: a file truncated, or truncated and
-// written again (cp over it), answers no lookup from then on, at a cost
-// of some 1 ns a lookup (the line is in the cache). DB.Changed makes the
-// same check for a health probe. Bytes rewritten in place short of the
-// end are not seen by lookups; Verify finds them.
+// written again (cp over it), answers no lookup from then on, at the cost
+// of one load a lookup, of a line in the cache (lost in the noise of
+// BenchmarkLookupCached: benchmarks/README.md, Reliability). DB.Changed
+// makes the same check for a health probe. Bytes rewritten in place short
+// of the end are not seen by lookups; Verify finds them.
 //
 // A Backend whose database is found changed refuses its lookups with an
 // mnp.Unavailable error, so that the engine asks the route's next backend
