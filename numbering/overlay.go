@@ -187,7 +187,7 @@ func (p *Plan) overlayLine(line string) (overlayEntry, error) {
 	for i := range f {
 		f[i] = strings.TrimSpace(f[i])
 		if r, what := unprintable(f[i]); what != "" {
-			return e, errorf("%s %q: %s (U+%s) is not allowed: fields are printable text", fieldNames[i], f[i], what, strings.ToUpper(sprintf("%04x", r)))
+			return e, errorf("%s %q: %s (%s) is not allowed: fields are printable text", fieldNames[i], f[i], what, codePoint(r))
 		}
 	}
 	prefix := strings.ReplaceAll(strings.TrimPrefix(f[0], "+"), " ", "")
@@ -271,6 +271,21 @@ func unprintable(s string) (rune, string) {
 		}
 	}
 	return 0, ""
+}
+
+// codePoint writes r as Unicode does, "U+202E". (Not strings.ToUpper of
+// %x, which would bring Unicode's case tables into the browser module.)
+func codePoint(r rune) string {
+	const hex = "0123456789ABCDEF"
+	b := []byte("U+")
+	n := 4
+	for n < 8 && r>>(4*n) != 0 {
+		n++
+	}
+	for i := n - 1; i >= 0; i-- {
+		b = append(b, hex[r>>(4*i)&15])
+	}
+	return string(b)
 }
 
 // hasNetwork reports whether numbers of type t have an original network
