@@ -111,8 +111,9 @@
 // libphonenumber lags real allocations by months. An overlay corrects the
 // plan and adds ranges without waiting for a new release:
 // Load(WithOverlay(r)) or WithOverlayFile(path) compile it over the plan
-// when it loads. It is UTF-8 text, one line per prefix; blank lines and
-// lines starting with # are ignored; fields are separated by tabs:
+// when it loads. It is UTF-8 text (a byte order mark at its start is
+// skipped), one line per prefix; blank lines and lines starting with # are
+// ignored; fields are separated by tabs:
 //
 //	# prefix	type	network	MCCMNC	note (optional)
 //	+49 1540	MOBILE	Example Mobil	26299	allocated 2026-10, not yet in libphonenumber
@@ -131,11 +132,26 @@
 //     validity. The region is the one libphonenumber would pick (leading
 //     digits, else the region with numbers under the prefix, else the
 //     calling code's main region).
-//   - network: the original network's name for numbers whose type has one
-//     (mobile, mobile or landline, pager), or "-" to keep the plan's.
+//   - network: the original network's name, or "-" to keep the plan's.
+//     Answers carry a network for MOBILE, MOBILE_OR_LANDLINE and PAGER
+//     numbers only (Result.Network), so a line of another type must give
+//     "-", and a line that keeps the plan's type ("-") may give a network
+//     only where the plan has numbers of those types under its prefix:
+//     a network no answer would carry is an error, not dropped in silence.
 //   - MCCMNC: 5 or 6 digits, or "-" for none. It goes with the network: a
 //     line that keeps the plan's network keeps its code too ("-").
 //   - note: free text for people (Plan.Overlay returns it).
+//
+// Fields are printable text: a control character (Unicode Cc, such as
+// NUL or escape), a bidirectional formatting character (U+061C, U+200E,
+// U+200F, U+202A to U+202E, U+2066 to U+2069, which reorder the text
+// around them where it is shown), any other invisible format character
+// (Unicode Cf, such as a zero-width space or a soft hyphen; the zero-width
+// non-joiner and joiner, which Persian and Indic names are spelt with, are
+// allowed) or a line or paragraph separator in any field is an error
+// naming the line, the field and the character. Networks and notes reach
+// answers, logs and reports as given; these characters would make them
+// read other than they are.
 //
 // A line with a bad field, a calling code no country has, a prefix given
 // twice (in one overlay or across several) or no change at all fails the

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/numenhq/numen/numbering/prefixmap"
+	"github.com/numenhq/numen/numbering/textfmt"
 )
 
 // ErrOverlay is wrapped by every *OverlayError.
@@ -141,6 +142,9 @@ func (p *Plan) parseOverlay(name string, r io.Reader, add func(overlayEntry) err
 	case len(text) > maxOverlayBytes:
 		return 0, &OverlayError{Name: name, Msg: sprintf("larger than %d MiB", maxOverlayBytes>>20)}
 	}
+	// A byte order mark, which some editors write at the start of UTF-8
+	// text, is not part of the first line.
+	text = bytes.TrimPrefix(text, []byte("\uFEFF"))
 	n, count := 0, 0
 	for len(text) > 0 {
 		var raw []byte
@@ -182,6 +186,9 @@ func (p *Plan) overlayLine(line string) (overlayEntry, error) {
 	}
 	for i := range f {
 		f[i] = strings.TrimSpace(f[i])
+		if r, what := unprintable(f[i]); what != "" {
+			return e, errorf("%s %q: %s (%s) is not allowed: fields are printable text", fieldNames[i], f[i], what, codePoint(r))
+		}
 	}
 	prefix := strings.ReplaceAll(strings.TrimPrefix(f[0], "+"), " ", "")
 	if prefix == "" || !isDigits(prefix) {
@@ -237,10 +244,65 @@ func (p *Plan) overlayLine(line string) (overlayEntry, error) {
 	if e.keepTyp && e.keepNet {
 		return e, errors.New("type and network are both -: the line changes nothing")
 	}
+	if !e.keepNet {
+		switch {
+		case !e.keepTyp && !e.typ.hasNetwork():
+			return e, errorf("network %q on a %s line: only MOBILE, MOBILE_OR_LANDLINE and PAGER numbers have an original network; give - for the network", e.network, f[1])
+		case e.keepTyp && !e.region.hasNetworkNumbers(national):
+			return e, errorf("network %q with type -: the plan has no MOBILE, MOBILE_OR_LANDLINE or PAGER numbers under %s, so no answer would carry it; give their type", e.network, f[0])
+		}
+	}
 	if len(f) == 5 {
 		e.note = f[4]
 	}
 	return e, nil
+}
+
+// fieldNames are the names of an overlay line's fields, for errors.
+var fieldNames = [...]string{"prefix", "type", "network", "MCCMNC", "note"}
+
+// unprintable returns the first rune of s that an overlay's fields may
+// not hold, and what it is (textfmt.Invisible: control, bidirectional and
+// other invisible formatting characters); "" when there is none.
+func unprintable(s string) (rune, string) {
+	for _, r := range s {
+		if what := textfmt.Invisible(r); what != "" {
+			return r, what
+		}
+	}
+	return 0, ""
+}
+
+// codePoint writes r as Unicode does, "U+202E". (Not strings.ToUpper of
+// %x, which would bring Unicode's case tables into the browser module.)
+func codePoint(r rune) string {
+	const hex = "0123456789ABCDEF"
+	b := []byte("U+")
+	n := 4
+	for n < 8 && r>>(4*n) != 0 {
+		n++
+	}
+	for i := n - 1; i >= 0; i-- {
+		b = append(b, hex[r>>(4*i)&15])
+	}
+	return string(b)
+}
+
+// hasNetwork reports whether numbers of type t have an original network
+// in answers (Result.Network): mobile, mobile or landline, and pager
+// numbers, as ClassifyString answers them.
+func (t lpnType) hasNetwork() bool {
+	return t == typeMobile || t == typeFixedOrMobile || t == typePager
+}
+
+// hasNetworkNumbers reports whether the region has numbers under prefix
+// (national digits) of a type that has a network (lpnType.hasNetwork).
+func (r *region) hasNetworkNumbers(prefix string) bool {
+	descs := uint16(1<<descMobile | 1<<descPager)
+	if r.sameMF {
+		descs |= 1 << descFixed // its landlines are MOBILE_OR_LANDLINE
+	}
+	return r.hasNumbersOf(prefix, descs)
 }
 
 // overlayRegion decides which region of a calling code an overlay prefix
@@ -268,8 +330,15 @@ func (p *Plan) overlayRegion(code *callingCode, national string) *region {
 
 // hasTypedNumbers reports whether some number of the region that starts
 // with prefix matches one of its number types, not only its general
-// pattern: a search of the automaton's states from the prefix's.
+// pattern.
 func (r *region) hasTypedNumbers(prefix string) bool {
+	return r.hasNumbersOf(prefix, ^uint16(1<<descGeneral))
+}
+
+// hasNumbersOf reports whether some number of the region that starts with
+// prefix matches one of the patterns descs (a mask of 1<<desc): a search
+// of the automaton's states from the prefix's.
+func (r *region) hasNumbersOf(prefix string, descs uint16) bool {
 	s := 0
 	for j := 0; j < len(prefix) && s >= 0; j++ {
 		s = r.types.step(s, int(prefix[j]-'0'))
@@ -279,7 +348,7 @@ func (r *region) hasTypedNumbers(prefix string) bool {
 	}
 	seen := map[int]bool{s: true}
 	for queue := []int{s}; len(queue) > 0; queue = queue[1:] {
-		if r.types.acceptOf(queue[0])&^(1<<descGeneral) != 0 {
+		if r.types.acceptOf(queue[0])&descs != 0 {
 			return true
 		}
 		for d := range 10 {

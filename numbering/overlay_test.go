@@ -107,6 +107,34 @@ func TestOverlayErrors(t *testing.T) {
 		{"+4915\t-\t-\t-", "changes nothing"},
 		{"# header\n+4915\tMOBILE\tA\t-\n+49 15\tPAGER\tB\t-", "line 3: prefix +4915 is also given in overlay line 2"},
 		{"+4915\tMOBILE\tA\t-\n+49\xff\tMOBILE\tB\t-", "line 2: not valid UTF-8"},
+		// Characters that would reach answers, logs and reports unseen or
+		// reorder the text around them.
+		{"+4915\tMOBILE\tFoo\x00\t26201", `line 1: network "Foo\x00": a control character (U+0000) is not allowed`},
+		{"+4915\tMOBILE\tFoo\x1b[31m\t26201", `network "Foo\x1b[31m": a control character (U+001B)`},
+		{"+4915\tMOBILE\tFoo\rBar\t26201", `network "Foo\x0dBar": a control character (U+000D)`},
+		{"+4915\tMOBILE\tFoo\x7f\t26201", `network "Foo\x7f": a control character (U+007F)`},
+		{"+4915\tMOBILE\tFo\u0085o\t26201", `network "Fo\u0085o": a control character (U+0085)`},
+		{"+4915\tMOBILE\tevil\u202eliboM\t26201", `line 1: network "evil\u202eliboM": a bidirectional formatting character (U+202E) is not allowed`},
+		{"+4915\tMOBILE\t\u2067Foo\u2069\t26201", `a bidirectional formatting character (U+2067)`},
+		{"+4915\tMOBILE\tFoo\u200f\t26201", `a bidirectional formatting character (U+200F)`},
+		{"+4915\tMOBILE\tFoo\u061c\t26201", `a bidirectional formatting character (U+061C)`},
+		{"+4915\tMOBILE\tFo\u200bo\t26201", `network "Fo\u200bo": an invisible formatting character (U+200B)`},
+		{"+4915\tMOBILE\tFo\u00ado\t26201", `an invisible formatting character (U+00AD)`},
+		{"+4915\tMOBILE\tFo\u2028o\t26201", `a line or paragraph separator (U+2028)`},
+		{"+4915\tMOBILE\tFoo\t26201\tnote \u202e", `line 1: note "note \u202e": a bidirectional formatting character (U+202E)`},
+		{"+4915\tMOBILE\tFoo\t26201\tnote\x00", `note "note\x00": a control character (U+0000)`},
+		{"+49\x0015\tMOBILE\tFoo\t26201", `prefix "+49\x0015": a control character (U+0000)`},
+		{"# ok\n+4915\tMOB\u200bILE\tFoo\t26201", `line 2: type "MOB\u200bILE": an invisible formatting character (U+200B)`},
+		// A network where the plan answers none: the line's type has no
+		// network, or (type -) no number under the prefix has one.
+		{"+49 30\tLANDLINE\tBerlin Telecom\t26201", `line 1: network "Berlin Telecom" on a LANDLINE line: only MOBILE, MOBILE_OR_LANDLINE and PAGER numbers have an original network; give - for the network`},
+		{"+49 800\tTOLL_FREE\tFreecall\t-", `network "Freecall" on a TOLL_FREE line`},
+		{"+49 900\tPREMIUM_RATE\tX\t-", `on a PREMIUM_RATE line`},
+		{"+49 180\tSHARED_COST\tX\t-", `on a SHARED_COST line`},
+		{"+49 32\tVOIP\tX\t-", `on a VOIP line`},
+		{"+49 30\tUAN\tX\t-", `on a UAN line`},
+		{"+49 30\tVOICEMAIL\tX\t-", `on a VOICEMAIL line`},
+		{"+49 30\t-\tBerlin Telecom\t-", `line 1: network "Berlin Telecom" with type -: the plan has no MOBILE, MOBILE_OR_LANDLINE or PAGER numbers under +49 30`},
 	} {
 		_, err := testOverlay(t, tc.text)
 		require.Error(t, err, tc.text)
@@ -115,6 +143,22 @@ func TestOverlayErrors(t *testing.T) {
 		require.True(t, errors.As(err, &oe))
 		require.Contains(t, err.Error(), tc.want, tc.text)
 	}
+}
+
+// Names in scripts spelt with the zero-width non-joiner and joiner are
+// allowed, and so is a byte order mark at the start of the text; a network
+// on a line that keeps the plan's type, where the plan has mobile numbers,
+// reaches them; a LANDLINE line without a network is fine.
+func TestOverlayTextAllowed(t *testing.T) {
+	p, err := testOverlay(t, "\uFEFF+49 1540\tMOBILE\tهمراه\u200cاول\t26299\n"+
+		"+49 1541\tMOBILE\tक्\u200dष\t26298\tनोट\n"+
+		"+49 1521\t-\tÉxample Mobil\t-\n"+
+		"+49 30 1\tLANDLINE\t-\t-\n")
+	require.NoError(t, err)
+	require.Equal(t, "همراه\u200cاول", p.ClassifyString("+49 1540 1234567").Network)
+	require.Equal(t, "क्\u200dष", p.ClassifyString("+49 1541 1234567").Network)
+	require.Equal(t, "Éxample Mobil", p.ClassifyString("+49 1521 1234567").Network)
+	require.Equal(t, "+491540", p.Overlay()[0].Prefix)
 }
 
 func TestOverlayFiles(t *testing.T) {
@@ -148,6 +192,8 @@ func FuzzOverlay(f *testing.F) {
 		"+800 1\tTOLL_FREE\t-\t-\n",
 		"# comment\n\n+49 15\tPAGER\tY\t262999\n+49 1521\tMOBILE\tZ\t-\n",
 		"+999\tMOBILE\tA\t-\n", "\t\t\t\n", "+\t-\t-\t-",
+		"+49 1540\tMOBILE\tA\u202eB\t-\n", "+49 1540\tMOBILE\tA\x00\t-\n", "+49 30\tLANDLINE\tX\t-\n",
+		"\uFEFF+49 1540\tMOBILE\tهمراه\u200cاول\t26299\n", "+49 30\t-\tX\t-\n",
 	} {
 		f.Add(s)
 	}
@@ -162,6 +208,17 @@ func FuzzOverlay(f *testing.F) {
 		}
 		lines := p.Overlay()
 		for _, line := range lines {
+			// What an overlay accepts is printable: no control or
+			// formatting character reaches answers.
+			for _, field := range []string{line.Network, line.Note, line.MCCMNC} {
+				if r, what := unprintable(field); what != "" {
+					t.Fatalf("line %d: %s U+%04X accepted in %q", line.Line, what, r, field)
+				}
+			}
+			// A network only on lines whose numbers can have one.
+			if line.Network != "-" && line.Type != "-" && line.Type != "MOBILE" && line.Type != "MOBILE_OR_LANDLINE" && line.Type != "PAGER" {
+				t.Fatalf("line %d: network %q on a %s line", line.Line, line.Network, line.Type)
+			}
 			num := line.Prefix + "1234567"
 			res := p.ClassifyString(num)
 			if _ = res.AppendJSON(nil); !res.Valid || !(res.Type.IsMobile() || res.Type == Pager) {

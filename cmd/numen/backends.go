@@ -1,11 +1,14 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"time"
 
 	"github.com/numenhq/numen/engine"
+	"github.com/numenhq/numen/engine/httpapi"
 	"github.com/numenhq/numen/mnp/portdb"
 	"github.com/numenhq/numen/mnp/remote"
 	"github.com/numenhq/numen/mnp/simnet"
@@ -16,7 +19,7 @@ import (
 // buildBackends makes the backends of one configured route, as HLR or
 // portability backends according to the route's product in the coverage
 // data. It returns what must be closed at shutdown.
-func buildBackends(plan *numbering.Plan, products map[string]routing.Product, r routeConfig, at string) (engine.RouteBackends, []func() error, error) {
+func buildBackends(plan *numbering.Plan, products map[string]routing.Product, r routeConfig, at string, logger *slog.Logger) (engine.RouteBackends, []func() error, error) {
 	rb := engine.RouteBackends{Route: r.Route}
 	var closers []func() error
 	product, ok := products[r.Route]
@@ -69,7 +72,17 @@ func buildBackends(plan *numbering.Plan, products map[string]routing.Product, r 
 			if name == "" {
 				name = "portdb(" + b.File + ")"
 			}
-			rb.Portability = append(rb.Portability, engine.Portability{Name: name, Backend: portdb.NewBackend(h, name)})
+			file, route := b.File, r.Route
+			onDamage := portdb.OnDamage(func(err error) {
+				logger.Error("portability database damaged while serving: its lookups go to the route's next backend until a good file is renamed over it",
+					"route", route, "backend", name, "file", file, "error", err)
+			})
+			rb.Portability = append(rb.Portability, engine.Portability{Name: name, Backend: portdb.NewBackend(h, name, onDamage)})
+			every := time.Duration(b.Reload)
+			if every == 0 {
+				every = defaultPortDBReload
+			}
+			closers = append(closers, watchPortDB(h, file, every, logger.With("route", route, "backend", name, "file", file)))
 		case "simnet":
 			opts := []simnet.Option{simnet.WithSeed(b.Seed), simnet.WithFailureRate(b.FailureRate)}
 			if b.Latency > 0 {
@@ -87,4 +100,91 @@ func buildBackends(plan *numbering.Plan, products map[string]routing.Product, r 
 		}
 	}
 	return rb, closers, nil
+}
+
+// portdbHealth watches the portdb backends of the routes: it registers
+// their metrics and returns the server's health check, which is next's
+// (the store's) and then theirs, so that /healthz names a portability
+// database found damaged while serving (portdb.Backend.Health).
+func portdbHealth(routes []engine.RouteBackends, metrics *httpapi.Metrics, next func(context.Context) error) func(context.Context) error {
+	var dbs []*portdb.Backend
+	for _, rb := range routes {
+		for _, p := range rb.Portability {
+			if b, ok := p.Backend.(*portdb.Backend); ok {
+				dbs = append(dbs, b)
+			}
+		}
+	}
+	metrics.Register("numen_portdb_refused_lookups_total", "counter",
+		"Lookups a portability database refused because its file changed underneath while serving (asked of the route's next backend).",
+		"numen_portdb_refused_lookups_total", func() float64 {
+			n := uint64(0)
+			for _, b := range dbs {
+				n += b.Refused()
+			}
+			return float64(n)
+		})
+	metrics.Register("numen_portdb_damaged", "gauge",
+		"Portability databases whose file has been found changed underneath while serving.",
+		"numen_portdb_damaged", func() float64 {
+			n := 0
+			for _, b := range dbs {
+				if b.Health() != nil {
+					n++
+				}
+			}
+			return float64(n)
+		})
+	return func(ctx context.Context) error {
+		if err := next(ctx); err != nil {
+			return err
+		}
+		for _, b := range dbs {
+			if err := b.Health(); err != nil {
+				return fmt.Errorf("portability database damaged while serving (rename a good file over it): %w", err)
+			}
+		}
+		return nil
+	}
+}
+
+// defaultPortDBReload is how often numen serve looks for a portability
+// database file renamed over the one a portdb backend answers from.
+const defaultPortDBReload = 10 * time.Second
+
+// watchPortDB looks every interval for a new file renamed over file and
+// swaps it in (portdb.Holder.Reload: verified first; a damaged one is
+// refused, logged once, and the current database keeps answering). It
+// returns the function that stops it.
+func watchPortDB(h *portdb.Holder, file string, every time.Duration, logger *slog.Logger) func() error {
+	stop, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		lastErr := ""
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+			}
+			swapped, err := h.Reload(file)
+			switch {
+			case err != nil && err.Error() != lastErr:
+				lastErr = err.Error()
+				logger.Error("portability database file not taken: the current one keeps answering", "error", err)
+			case swapped:
+				lastErr = ""
+				info, _ := h.Info()
+				logger.Info("portability database replaced: answering from the new file",
+					"numbers", info.Numbers, "ranges", info.Ranges, "source", info.Source)
+			}
+		}
+	}()
+	return func() error {
+		close(stop)
+		<-done
+		return nil
+	}
 }

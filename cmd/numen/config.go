@@ -127,8 +127,10 @@ type backendConfig struct {
 	Secret        string `json:"secret"`
 	SecretEnv     string `json:"secret_env"`
 	UpstreamRoute string `json:"upstream_route"`
-	// portdb: a file built with numen portdb build
-	File string `json:"file"`
+	// portdb: a file built with numen portdb build, and how often to look
+	// for a new file renamed over it (default 10s)
+	File   string   `json:"file"`
+	Reload duration `json:"reload"`
 	// simnet: the simulator
 	Seed        uint64   `json:"seed"`
 	Latency     duration `json:"latency"`

@@ -32,6 +32,7 @@ func TestConfigProblems(t *testing.T) {
 		{`{"routes": [{"route": "GT1", "backends": [{}]}]}`, `routes[0].backends[0].type: is required (remote, portdb or simnet)`},
 		{`{"routes": [{"route": "GT1", "backends": [{"type": "remote", "url": "ftp://x"}]}]}`, `routes[0].backends[0].url: "ftp://x" is not an http or https URL; routes[0].backends[0].key: is required for a remote backend; routes[0].backends[0]: give secret or secret_env (one of them) for a remote backend`},
 		{`{"routes": [{"route": "MP1", "backends": [{"type": "portdb"}]}]}`, `routes[0].backends[0].file: is required for a portdb backend`},
+		{`{"routes": [{"route": "MP1", "backends": [{"type": "portdb", "file": "p.db", "reload": "-1s"}]}]}`, `"-1s" is not a duration`},
 		{`{"routes": [{"route": "GT1", "backends": [{"type": "simnet", "failure_rate": 2}]}]}`, `routes[0].backends[0].failure_rate: 2 is not between 0 and 1`},
 		{`{"routes": [{"route": "GT1", "backends": [{"type": "simnet"}]}, {"route": "GT1", "backends": [{"type": "simnet"}]}]}`, `routes[1].route: GT1 is configured twice`},
 		{`{"accounts": [{"secrets": ["0123456789abcdef"]}]}`, `accounts[0].key: is required`},

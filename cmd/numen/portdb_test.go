@@ -2,13 +2,20 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/numenhq/numen/mnp/remote"
 )
 
 const portedCSV = `number_or_range,mccmnc,network name
@@ -223,4 +230,98 @@ func TestPortDBHelp(t *testing.T) {
 	var out, errOut bytes.Buffer
 	require.Equal(t, exitOK, run([]string{"help"}, strings.NewReader(""), &out, &errOut))
 	require.Contains(t, out.String(), "  portdb    build, query and verify the offline portability database\n")
+}
+
+// A portability database truncated in place while numen serve answers
+// from it: its lookups go to the route's next backend, the damage is
+// logged once, counted in /metrics, and /healthz says so. (It was
+// REJECTED or, where the cut left zeros without a fault, a wrong "not
+// ported"; nothing logged, /healthz 200.)
+func TestServePortDBTruncatedWhileServing(t *testing.T) {
+	primary := buildPortDB(t, portedCSV, "-regions", "DE,AT")
+	fallback := buildPortDB(t, "+4915112*,26207,Fallback Mobile\n", "-regions", "DE")
+	const secret = "portdb-secret-0123456789"
+	logs := &syncBuffer{}
+	r := startServerLogging(t, &serveConfig{
+		Routes: []routeConfig{
+			{Route: "MP1", Backends: []backendConfig{
+				{Type: "portdb", File: primary, Reload: duration(10 * time.Millisecond)},
+				{Type: "portdb", File: fallback, Name: "fallback"},
+			}},
+			{Route: "DS7", Backends: []backendConfig{{Type: "simnet"}}},
+			{Route: "GT1", Backends: []backendConfig{{Type: "simnet"}}},
+			{Route: "GT2", Backends: []backendConfig{{Type: "simnet"}}},
+		},
+		Accounts: []accountConfig{{Key: "acct", Secrets: []string{secret}}},
+	}, false, logs)
+	c, err := remote.New(r.base, "acct", secret)
+	require.NoError(t, err)
+	ctx := context.Background()
+	get := func(path string) (int, string) {
+		resp, err := http.Get(strings.TrimSuffix(r.base, "/api/v2") + path)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		return resp.StatusCode, string(b)
+	}
+	status, body := get("/healthz")
+	require.Equal(t, http.StatusOK, status, body)
+
+	res, err := c.MNPLookup(ctx, "+4915112345671", &remote.LookupOptions{Route: "MP1"})
+	require.NoError(t, err)
+	require.Equal(t, "26202", *res.MCCMNC, "the primary answers")
+
+	// Cut the file within its last page: no read faults, the rest of
+	// the page reads as zeros.
+	info, err := os.Stat(primary)
+	require.NoError(t, err)
+	require.NoError(t, os.Truncate(primary, info.Size()-16))
+
+	numbers := []string{"+4915112345678", "+4915112345679", "+4915112345670"}
+	for _, n := range numbers {
+		res, err := c.MNPLookup(ctx, n, &remote.LookupOptions{Route: "MP1"})
+		require.NoError(t, err)
+		require.Equal(t, "COMPLETED", res.ProcessingStatus, n)
+		require.Equal(t, "26207", *res.MCCMNC, "%s: answered by the fallback", n)
+		require.Equal(t, "Fallback Mobile", *res.PortedNetworkName, n)
+		require.True(t, *res.IsPorted, n)
+	}
+
+	damageLines := regexp.MustCompile(`(?m)^.*level=ERROR msg="portability database damaged while serving.*$`).FindAllString(logs.String(), -1)
+	require.Len(t, damageLines, 1, "logged once:\n%s", logs.String())
+	require.Contains(t, damageLines[0], "route=MP1")
+	require.Contains(t, damageLines[0], "file="+primary)
+	require.Contains(t, damageLines[0], "the database file changed underneath while open")
+
+	status, body = get("/metrics")
+	require.Equal(t, http.StatusOK, status)
+	require.Contains(t, body, "\nnumen_portdb_refused_lookups_total 3\n")
+	require.Contains(t, body, "\nnumen_portdb_damaged 1\n")
+
+	status, body = get("/healthz")
+	require.Equal(t, http.StatusServiceUnavailable, status, body)
+	require.Contains(t, body, "portability database damaged while serving")
+	require.Contains(t, body, "portdb("+primary+")")
+	require.Len(t, regexp.MustCompile(`level=ERROR msg="portability database damaged`).FindAllString(logs.String(), -1), 1, "still once")
+
+	// A good file renamed over the damaged one is taken within the
+	// reload interval: /healthz recovers and the primary answers again.
+	good := buildPortDB(t, "+4915112*,26203,Telefónica Germany\n", "-regions", "DE")
+	require.NoError(t, os.Rename(good, primary))
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if status, _ = get("/healthz"); status == http.StatusOK {
+			break
+		}
+		require.True(t, time.Now().Before(deadline), "the new file is not taken within 20 s:\n%s", logs.String())
+		time.Sleep(10 * time.Millisecond)
+	}
+	require.Contains(t, logs.String(), `level=INFO msg="portability database replaced: answering from the new file" route=MP1 backend=portdb(`+primary+`)`)
+	res, err = c.MNPLookup(ctx, "+4915112345672", &remote.LookupOptions{Route: "MP1"})
+	require.NoError(t, err)
+	require.Equal(t, "26203", *res.MCCMNC, "the primary answers again")
+	status, body = get("/metrics")
+	require.Equal(t, http.StatusOK, status)
+	require.Contains(t, body, "\nnumen_portdb_damaged 0\n")
 }

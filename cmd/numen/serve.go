@@ -383,7 +383,7 @@ func buildServer(cfg *serveConfig, plan *numbering.Plan, db store.Database, logg
 		opts.Cache = engine.CacheOptions{HLR: time.Duration(cfg.Cache.HLR), MNP: time.Duration(cfg.Cache.MNP), MaxEntries: cfg.Cache.MaxEntries}
 	}
 	for i, r := range cfg.Routes {
-		rb, closers, err := buildBackends(plan, products, r, fmt.Sprintf("routes[%d]", i))
+		rb, closers, err := buildBackends(plan, products, r, fmt.Sprintf("routes[%d]", i), logger)
 		s.closers = append(s.closers, closers...)
 		if err != nil {
 			s.close()
@@ -410,6 +410,7 @@ func buildServer(cfg *serveConfig, plan *numbering.Plan, db store.Database, logg
 		accounts = append(accounts, a)
 	}
 	metrics := httpapi.NewMetrics()
+	health := portdbHealth(opts.Backends, metrics, db.Ping)
 	byKey := map[string]*account.Account{}
 	for _, a := range accounts {
 		byKey[a.Key] = a
@@ -448,7 +449,7 @@ func buildServer(cfg *serveConfig, plan *numbering.Plan, db store.Database, logg
 		Engine: eng, Accounts: accounts, TrustedProxies: trusted,
 		MaxBodyBytes: cfg.MaxBodyBytes, MaxBodyMemory: cfg.MaxBodyMemory,
 		BodyTimeout: time.Duration(cfg.BodyTimeout), RequestTimeout: time.Duration(cfg.RequestTimeout),
-		Logger: logger, Health: db.Ping, Bulk: bk, Metrics: metrics, Store: db, Replays: replays,
+		Logger: logger, Health: health, Bulk: bk, Metrics: metrics, Store: db, Replays: replays,
 	})
 	if err != nil {
 		s.close()

@@ -51,6 +51,13 @@ type running struct {
 
 func startServer(t *testing.T, cfg *serveConfig, demo bool) *running {
 	t.Helper()
+	return startServerLogging(t, cfg, demo, io.Discard)
+}
+
+// startServerLogging is startServer with the server's log lines (text)
+// written to logs.
+func startServerLogging(t *testing.T, cfg *serveConfig, demo bool, logs io.Writer) *running {
+	t.Helper()
 	if cfg.Addr == "" {
 		cfg.Addr = "127.0.0.1:0"
 	}
@@ -62,7 +69,7 @@ func startServer(t *testing.T, cfg *serveConfig, demo bool) *running {
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan string, 1)
 	done := make(chan error, 1)
-	go func() { done <- c.runServer(ctx, cfg, demo, slog.New(slog.NewTextHandler(io.Discard, nil)), ready) }()
+	go func() { done <- c.runServer(ctx, cfg, demo, slog.New(slog.NewTextHandler(logs, nil)), ready) }()
 	var addr string
 	select {
 	case addr = <-ready:

@@ -92,7 +92,12 @@ func randomToken() string {
 
 // newSession makes a session for key, signed with secret, from now.
 func newSession(key, secret string, now time.Time) (session, string) {
-	s := session{key: key, expires: now.Add(SessionLifetime).Truncate(time.Second), nonce: randomToken(), mk: sessionKeyOf(secret)}
+	return signSession(key, secret, now, randomToken())
+}
+
+// signSession makes the session of newSession with a given nonce.
+func signSession(key, secret string, now time.Time, nonce string) (session, string) {
+	s := session{key: key, expires: now.Add(SessionLifetime).Truncate(time.Second), nonce: nonce, mk: sessionKeyOf(secret)}
 	payload := []string{"v1", base64.RawURLEncoding.EncodeToString([]byte(key)), strconv.FormatInt(s.expires.Unix(), 10), s.nonce}
 	mac := macOf(s.mk, payload...)
 	return s, strings.Join(payload, ".") + "." + base64.RawURLEncoding.EncodeToString(mac)
@@ -120,7 +125,9 @@ func parseSession(value string, accounts map[string]*account.Account, now time.T
 	if err != nil {
 		return session{}, errSessionMalformed
 	}
-	mac, err := base64.RawURLEncoding.DecodeString(parts[4])
+	// Strict: a MAC has one encoding (its padding bits zero), so that a
+	// session has one cookie.
+	mac, err := base64.RawURLEncoding.Strict().DecodeString(parts[4])
 	if err != nil || len(mac) != sha256.Size {
 		return session{}, errSessionMalformed
 	}

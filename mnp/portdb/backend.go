@@ -3,6 +3,8 @@ package portdb
 import (
 	"context"
 	"errors"
+	"fmt"
+	"sync/atomic"
 
 	"github.com/numenhq/numen/mnp"
 )
@@ -15,17 +17,82 @@ import (
 // a range it is in) means ported to the entry's network, and no entry means
 // not ported. For a number of any other country the answer is REJECTED with
 // mnp.CodeNoPortabilityData and is_ported unknown: never a guessed false.
+//
+// A database whose file is found changed underneath while serving
+// (ErrChanged: truncated or rewritten in place) answers no more lookups:
+// each is an mnp.Unavailable error, on which the engine asks the route's
+// next backend, and is counted (Refused). The backend reports the damage
+// once per database to the function given by OnDamage, and Health reports
+// it until a new database is swapped in.
 type Backend struct {
-	holder *Holder
-	name   string
+	holder   *Holder
+	name     string
+	onDamage func(err error)
+	refused  atomic.Uint64
+	// reported is the last database whose damage went to onDamage.
+	reported atomic.Pointer[DB]
+}
+
+// BackendOption configures NewBackend.
+type BackendOption func(*Backend)
+
+// OnDamage makes the backend call f once for each database it finds
+// changed underneath while serving, with the error (naming the backend
+// and wrapping ErrChanged), from the lookup or Health call that found it:
+// for a log line. f must not block.
+func OnDamage(f func(err error)) BackendOption {
+	return func(b *Backend) { b.onDamage = f }
 }
 
 // NewBackend returns a backend over h; name appears in errors.
-func NewBackend(h *Holder, name string) *Backend {
+func NewBackend(h *Holder, name string, opts ...BackendOption) *Backend {
 	if name == "" {
 		name = "portdb"
 	}
-	return &Backend{holder: h, name: name}
+	b := &Backend{holder: h, name: name}
+	for _, opt := range opts {
+		opt(b)
+	}
+	return b
+}
+
+// Refused returns how many lookups the backend refused because the file
+// of its database had changed underneath (ErrChanged).
+func (b *Backend) Refused() uint64 { return b.refused.Load() }
+
+// Health returns nil when the backend can answer: it holds a database
+// whose file has not been found changed underneath (DB.Changed, which
+// reads one entry of the file). Otherwise it returns an error naming the
+// backend and wrapping ErrChanged or ErrNoDatabase.
+func (b *Backend) Health() error {
+	var err error
+	b.holder.View(func(db *DB) {
+		switch {
+		case db == nil:
+			err = fmt.Errorf("%s: %w", b.name, ErrNoDatabase)
+		case db.Changed():
+			err = b.damaged(db)
+		}
+	})
+	return err
+}
+
+// damaged returns the error of db found changed, and reports it to
+// onDamage the first time for db.
+func (b *Backend) damaged(db *DB) error {
+	err := fmt.Errorf("%s: %w", b.name, ErrChanged)
+	for {
+		last := b.reported.Load()
+		if last == db {
+			return err
+		}
+		if b.reported.CompareAndSwap(last, db) {
+			if b.onDamage != nil {
+				b.onDamage(err)
+			}
+			return err
+		}
+	}
 }
 
 // ErrNoDatabase is the cause of the unavailable error of a backend whose
@@ -56,6 +123,10 @@ func (b *Backend) Portability(ctx context.Context, q mnp.Query) (mnp.PortAnswer,
 		}
 		r := db.Lookup(string(digits))
 		if err = r.Err(); err != nil {
+			if errors.Is(err, ErrChanged) {
+				b.refused.Add(1)
+				b.damaged(db)
+			}
 			return
 		}
 		switch {

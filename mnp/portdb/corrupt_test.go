@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -332,6 +333,156 @@ func TestLookupTruncatedInPlace(t *testing.T) {
 	require.Equal(t, mccmncs[gone[0]], ans.Network.MCCMNC)
 }
 
+// A file truncated in place within a page of its entries: the rest of
+// that page reads as zeros, without a fault, and a lookup there found no
+// entry and answered "not ported", a wrong answer, with no error. Every
+// lookup now reads the file's last entry again after its search, so that
+// each lookup after the truncation is ErrChanged, wherever its entry
+// lies; the backend refuses them all (counted), reports the damage once,
+// and its Health says so until a good database is swapped in.
+func TestLookupTruncatedMidPage(t *testing.T) {
+	good, numbers, mccmncs := truncFixture(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "ported.db")
+	require.NoError(t, os.WriteFile(path, good, 0o644))
+	db, err := Open(path, WithVerify())
+	require.NoError(t, err)
+	if db.unmap == nil {
+		t.Skipf("files are read into memory, not mapped, on %s", runtime.GOOS)
+	}
+	var reports []error
+	h := NewHolder(db)
+	defer h.Close()
+	backend := NewBackend(h, "portdb(test)", OnDamage(func(err error) { reports = append(reports, err) }))
+	require.NoError(t, backend.Health())
+	require.False(t, db.Changed())
+	plan := testPlan(t)
+
+	// Cut the file 8 bytes into a page that holds number entries only:
+	// the numbers whose entries lie in the rest of that page are the ones
+	// whose lookups read zeros.
+	page := os.Getpagesize()
+	mid := entryOffset(good, len(numbers)/2, false)
+	newSize := mid/page*page + 8
+	var zeroed []int
+	for i := range numbers {
+		if off := entryOffset(good, i, false); off >= newSize && off < newSize-8+page {
+			zeroed = append(zeroed, i)
+		}
+	}
+	require.Greater(t, len(zeroed), 400)
+	require.NoError(t, os.Truncate(path, int64(newSize)))
+
+	query := func(n string) mnp.Query {
+		res := plan.ClassifyString("+" + n)
+		return mnp.Query{Number: res.Number, Region: res.CountryCode, MCCMNC: "26209"}
+	}
+	for _, i := range zeroed {
+		r := db.Lookup(numbers[i])
+		require.False(t, r.Found(), numbers[i])
+		require.ErrorIs(t, r.Err(), ErrChanged, "entry %d, in the zeroed rest of the page", i)
+		_, err := backend.Portability(context.Background(), query(numbers[i]))
+		require.ErrorIs(t, err, ErrChanged, numbers[i])
+		require.True(t, mnp.Retryable(err), "another backend may answer")
+	}
+	// An entry before the cut reads as it was, but the file is not the
+	// one that was checked: its lookups are refused too.
+	require.ErrorIs(t, db.Lookup(numbers[0]).Err(), ErrChanged)
+	_, err = backend.Portability(context.Background(), query(numbers[0]))
+	require.ErrorIs(t, err, ErrChanged)
+
+	require.Equal(t, uint64(len(zeroed)+1), backend.Refused())
+	require.True(t, db.Changed())
+	require.Len(t, reports, 1, "reported once")
+	require.ErrorIs(t, reports[0], ErrChanged)
+	require.ErrorContains(t, reports[0], "portdb(test): ")
+	herr := backend.Health()
+	require.ErrorIs(t, herr, ErrChanged)
+	require.ErrorContains(t, herr, "portdb(test): ")
+	require.Len(t, reports, 1, "Health reports the same damage no second time")
+
+	// A good file renamed into place and swapped in answers again.
+	tmp := filepath.Join(dir, ".ported.db.tmp")
+	require.NoError(t, os.WriteFile(tmp, good, 0o644))
+	require.NoError(t, os.Rename(tmp, path))
+	db2, err := Open(path, WithVerify())
+	require.NoError(t, err)
+	h.Swap(db2)
+	require.NoError(t, backend.Health())
+	ans, err := backend.Portability(context.Background(), query(numbers[zeroed[0]]))
+	require.NoError(t, err)
+	require.Equal(t, mccmncs[zeroed[0]], ans.Network.MCCMNC)
+}
+
+// Changed finds a truncation before any lookup does, by reading the
+// file's last entry: a health check sees it at once.
+func TestChangedWithoutLookup(t *testing.T) {
+	good, _, _ := truncFixture(t)
+	path := filepath.Join(t.TempDir(), "ported.db")
+	require.NoError(t, os.WriteFile(path, good, 0o644))
+	db, err := Open(path, WithVerify())
+	require.NoError(t, err)
+	defer db.Close()
+	if db.unmap == nil {
+		t.Skipf("files are read into memory, not mapped, on %s", runtime.GOOS)
+	}
+	var reports int
+	backend := NewBackend(NewHolder(db), "", OnDamage(func(error) { reports++ }))
+	require.NoError(t, backend.Health())
+	require.NoError(t, os.Truncate(path, int64(len(good)-8))) // within the last page: no fault
+	require.True(t, db.Changed())
+	require.ErrorIs(t, backend.Health(), ErrChanged)
+	require.ErrorContains(t, backend.Health(), "portdb: ")
+	require.Equal(t, 1, reports)
+	require.Zero(t, backend.Refused(), "no lookup was refused")
+
+	// Truncated to nothing and written again, as cp over it does: the
+	// last entry of another file differs.
+	db2, err := Open(path) // the short file is refused...
+	require.Error(t, err)
+	require.Nil(t, db2)
+	require.NoError(t, os.WriteFile(path, good, 0o644))
+	db3, err := Open(path, WithVerify())
+	require.NoError(t, err)
+	defer db3.Close()
+	other := buildBytes(t, "+4915112345678,26201\n", "DE")
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
+	require.NoError(t, err)
+	_, err = f.Write(other)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	require.True(t, db3.Changed())
+}
+
+// A file replaced by rename while open: the open database keeps the old
+// file and answers from it, right for the file it checked; the new file
+// answers once opened and swapped in.
+func TestReplacedByRename(t *testing.T) {
+	good, numbers, mccmncs := truncFixture(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "ported.db")
+	require.NoError(t, os.WriteFile(path, good, 0o644))
+	db, err := Open(path, WithVerify())
+	require.NoError(t, err)
+	h := NewHolder(db)
+	defer h.Close()
+
+	tmp := filepath.Join(dir, ".ported.db.tmp")
+	require.NoError(t, os.WriteFile(tmp, buildBytes(t, "+"+numbers[0]+",26207\n", "DE"), 0o644))
+	require.NoError(t, os.Rename(tmp, path))
+	require.False(t, db.Changed())
+	for k := 0; k < len(numbers); k += 97 {
+		r := h.Lookup(numbers[k])
+		require.NoError(t, r.Err())
+		require.Equal(t, mccmncs[k], r.MCCMNC(), numbers[k])
+	}
+	db2, err := Open(path, WithVerify())
+	require.NoError(t, err)
+	h.Swap(db2)
+	require.Equal(t, "26207", h.Lookup(numbers[0]).MCCMNC())
+	require.False(t, h.Lookup(numbers[1]).Found())
+}
+
 // Only a fault at an address of the file is the file's: any other panic
 // in a lookup is raised again.
 func TestFaultIn(t *testing.T) {
@@ -349,3 +500,66 @@ func TestFaultIn(t *testing.T) {
 type addrPanic uintptr
 
 func (a addrPanic) Addr() uintptr { return uintptr(a) }
+
+// TestTruncatedWhileOpenSweep truncates an open database file at many
+// sizes (either side of every page boundary of its body, and at random
+// places within pages) and looks up every 20th number and every 3rd range
+// after each cut: a lookup answers ErrChanged, never wrong. (150 cuts,
+// 162,800 lookups: before each lookup checked the file's last entry,
+// 1,285 of them answered wrong, "not ported" for numbers in the zeroed
+// rest of a page, and 75,616 answered from the file as it was.)
+func TestTruncatedWhileOpenSweep(t *testing.T) {
+	good, numbers, mccmncs := truncFixture(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "ported.db")
+	page := os.Getpagesize()
+	h, err := parseHeader(good)
+	require.NoError(t, err)
+	var cuts []int
+	for p := h.headerLen / page * page; p < len(good); p += page {
+		cuts = append(cuts, p, p+8, p-8+page/2)
+	}
+	rnd := rand.New(rand.NewPCG(11, 30))
+	for range 30 {
+		cuts = append(cuts, h.headerLen+8*rnd.IntN((len(good)-h.headerLen)/8))
+	}
+	ranges := make([]string, 300)
+	for i := range ranges {
+		ranges[i] = "4917" + strconv.Itoa(1000+i) + "55555"
+	}
+	lookups, refused, wrong := 0, 0, 0
+	for _, cut := range cuts {
+		if cut <= h.headerLen || cut >= len(good) {
+			continue
+		}
+		require.NoError(t, os.WriteFile(path, good, 0o644))
+		db, err := Open(path, WithVerify())
+		require.NoError(t, err)
+		if db.unmap == nil {
+			t.Skipf("files are read into memory, not mapped, on %s", runtime.GOOS)
+		}
+		require.NoError(t, os.Truncate(path, int64(cut)))
+		check := func(digits, want string) {
+			lookups++
+			r := db.Lookup(digits)
+			switch {
+			case r.Err() != nil:
+				require.ErrorIs(t, r.Err(), ErrChanged)
+				refused++
+			case r.MCCMNC() != want:
+				wrong++
+			}
+		}
+		for i := 0; i < len(numbers); i += 20 {
+			check(numbers[i], mccmncs[i])
+		}
+		for i := 0; i < len(ranges); i += 3 {
+			check(ranges[i], "26207")
+		}
+		require.True(t, db.Changed())
+		require.NoError(t, db.Close())
+	}
+	t.Logf("%d cuts, %d lookups: %d refused (ErrChanged), %d wrong", len(cuts), lookups, refused, wrong)
+	require.Zero(t, wrong, "wrong answers from a truncated file")
+	require.Equal(t, lookups, refused, "a truncated file answers nothing")
+}

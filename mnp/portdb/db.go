@@ -8,7 +8,9 @@ import (
 	"os"
 	"runtime/debug"
 	"slices"
+	"sync/atomic"
 	"time"
+	"unsafe"
 )
 
 // DB is an open portability database. Its methods are safe for concurrent
@@ -23,6 +25,17 @@ type DB struct {
 	// rangeFilter answers most range lookups of prefixes the database
 	// does not have without searching.
 	rangeFilter filter
+	// last points at the file's last 8 bytes, the last entry of the body
+	// (nil when the body is empty), and lastEntry is what they held at
+	// open: each lookup reads them again after its search, so that a file
+	// truncated or rewritten in place is found even where the lookup's
+	// own reads did not fault (see Lookup).
+	last      *uint64
+	lastEntry uint64
+	// changed is set once a lookup or Changed found the file changed.
+	changed atomic.Bool
+	// file is the file Open opened (nil for OpenBytes), for Holder.Reload.
+	file os.FileInfo
 }
 
 // Network is a mobile network: its MCCMNC, 5 or 6 digits, and its name
@@ -101,6 +114,7 @@ func Open(path string, opts ...Option) (*DB, error) {
 		}
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	db.file = st
 	return db, nil
 }
 
@@ -142,6 +156,10 @@ func indexDB(data []byte, unmap func([]byte) error) (db *DB, err error) {
 	db.nums = newTable(uint64s(body[nums:rangeSamples]), uint64s(body[numSamples:nums]), h.shift)
 	db.ranges = newTable(uint64s(body[rngs:end]), uint64s(body[rangeSamples:rngs]), h.shift)
 	db.rangeFilter = newFilter(db.ranges.keys)
+	if h.bodyLen > 0 {
+		db.last = (*uint64)(unsafe.Pointer(&data[len(data)-8]))
+		db.lastEntry = *db.last
+	}
 	return db, nil
 }
 
@@ -152,6 +170,7 @@ func (db *DB) Close() error {
 	data, unmap := db.data, db.unmap
 	db.data, db.unmap = nil, nil
 	db.nums, db.ranges, db.rangeFilter = table{}, table{}, filter{}
+	db.last = nil
 	if unmap != nil && data != nil {
 		return unmap(data)
 	}
@@ -233,7 +252,13 @@ func (r Result) Err() error {
 //
 // A file truncated while open makes the lookup's read of it fault: Lookup
 // then returns a Result whose Err is ErrChanged, where the fault would
-// otherwise kill the process.
+// otherwise kill the process. A read that does not fault may still be
+// wrong: the rest of the page the new end falls in reads as zeros. So
+// after its search each lookup reads the file's last entry again (one
+// load of a line every lookup reads, so in the cache) and answers
+// ErrChanged when it faults or differs from what it was at open: a file
+// truncated, or truncated and written again (cp over it), never answers.
+// Bytes changed in place short of the end are found by Verify only.
 func (db *DB) Lookup(digits string) Result {
 	if len(digits) > 0 && digits[0] == '+' {
 		digits = digits[1:]
@@ -256,9 +281,35 @@ func (db *DB) Lookup(digits string) Result {
 	case foundRange:
 		return db.result(e, digits, plen, false)
 	case searchFaulted:
+		db.changed.Store(true)
 		return Result{state: resultChanged}
 	}
 	return Result{}
+}
+
+// Changed reports whether the file was found changed underneath while
+// open: a lookup found it so, or its last entry, read now, faults or
+// differs from what it was at open (the file was truncated, or truncated
+// and written again). Once found, it stays found: the database does not
+// answer reliably until it is replaced (Holder.Swap). It reads one entry,
+// cheap enough for every health check.
+func (db *DB) Changed() (changed bool) {
+	if db.changed.Load() {
+		return true
+	}
+	if db.last == nil {
+		return false
+	}
+	var err error
+	func() {
+		defer endRead(db.data, debug.SetPanicOnFault(true), &err)
+		changed = *db.last != db.lastEntry
+	}()
+	if changed || err != nil {
+		db.changed.Store(true)
+		return true
+	}
+	return false
 }
 
 // searchState is the outcome of search.
@@ -268,16 +319,26 @@ const (
 	foundNone     searchState = iota
 	foundNumber               // an entry of the number itself
 	foundRange                // an entry of a range prefix of plen digits
-	searchFaulted             // a read of the file faulted: it shrank underneath
+	searchFaulted             // a read of the file faulted, or its last entry changed: it shrank underneath
 )
 
 // search finds the entry for v, a number of n digits: the number's own,
 // else the longest range prefix's. It is the part of a lookup that reads
-// the file, and the part that runs with faults turned into panics. (Its
-// results are scalars, which the deferred function sets in place: a
-// Result set so would cost a lookup more, copied through memory.)
+// the file, and the part that runs with faults turned into panics; it
+// ends by reading the file's last entry again (see Lookup). (Its results
+// are scalars, which the deferred function sets in place: a Result set so
+// would cost a lookup more, copied through memory.)
 func (db *DB) search(v uint64, n int) (e uint64, plen int, st searchState) {
 	defer endSearch(db.data, debug.SetPanicOnFault(true), &st)
+	e, plen, st = db.find(v, n)
+	if db.last != nil && *db.last != db.lastEntry {
+		return 0, 0, searchFaulted
+	}
+	return e, plen, st
+}
+
+// find is the search of search, without the check of the file's end.
+func (db *DB) find(v uint64, n int) (e uint64, plen int, st searchState) {
 	if e, ok := db.nums.find(v); ok {
 		return e, n, foundNumber
 	}

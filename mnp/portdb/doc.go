@@ -93,11 +93,30 @@
 // pages under them. A read of a removed page is a fault of the processor
 // that would kill the process (SIGBUS); the package's reads of the file
 // (Lookup, Verify, Open) ask the runtime to turn it into a panic of their
-// goroutine (debug.SetPanicOnFault) and return ErrChanged instead. That
-// saves the process, not the answers: the rest of the page the new end
-// falls in reads as zeros, without a fault, and a lookup there can miss
-// an entry the file had. Open the new file WithVerify before swapping it
-// in, so that a damaged file is refused and the old one keeps answering.
+// goroutine (debug.SetPanicOnFault) and return ErrChanged instead. A
+// fault saves the process, not the answers: the rest of the page the new
+// end falls in reads as zeros, without a fault, where a lookup would miss
+// an entry the file had. So each lookup, after its search, reads the
+// file's last entry again and returns ErrChanged when that read faults or
+// finds another value than at open: a file truncated, or truncated and
+// written again (cp over it), answers no lookup from then on, at the cost
+// of one load a lookup, of a line in the cache (lost in the noise of
+// BenchmarkLookupCached: benchmarks/README.md, Reliability). DB.Changed
+// makes the same check for a health probe. Bytes rewritten in place short
+// of the end are not seen by lookups; Verify finds them.
+//
+// A Backend whose database is found changed refuses its lookups with an
+// mnp.Unavailable error, so that the engine asks the route's next backend
+// (and, when there is none, the lookup is REJECTED with error code 8, not
+// charged), counts them (Backend.Refused), reports the damage once per
+// database (OnDamage; numen serve logs it), and reports it from
+// Backend.Health until a new database is swapped in (numen serve's
+// /healthz then answers 503 naming the backend, and its /metrics count
+// numen_portdb_refused_lookups_total and numen_portdb_damaged).
+//
+// Open the new file WithVerify before swapping it in, so that a damaged
+// file is refused and the old one keeps answering; Holder.Reload does it
+// for a file renamed over the current one's name.
 //
 // # File format
 //

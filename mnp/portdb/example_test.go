@@ -2,6 +2,7 @@ package portdb_test
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"log"
 	"os"
@@ -147,4 +148,82 @@ func ExampleHolder() {
 	// 26201
 	// 26202
 	// true true
+}
+
+func ExampleOnDamage() {
+	dir, err := os.MkdirTemp("", "portdb")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "ported.db")
+	var file bytes.Buffer
+	if _, err := portdb.Build(&file, strings.NewReader(exampleCSV), portdb.BuildOptions{Regions: []string{"DE"}}); err != nil {
+		log.Fatal(err)
+	}
+	if err := os.WriteFile(path, file.Bytes(), 0o644); err != nil {
+		log.Fatal(err)
+	}
+	db, err := portdb.Open(path, portdb.WithVerify())
+	if err != nil {
+		log.Fatal(err)
+	}
+	h := portdb.NewHolder(db)
+	defer h.Close()
+	b := portdb.NewBackend(h, "portdb(ported.db)", portdb.OnDamage(func(err error) {
+		fmt.Println("log:", err) // once per damaged database
+	}))
+	fmt.Println("health:", b.Health())
+
+	// The file is truncated in place, as it never should be: the backend
+	// answers no more lookups from it, and its health says why.
+	if err := os.Truncate(path, int64(file.Len()-8)); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("health:", errors.Is(b.Health(), portdb.ErrChanged))
+	fmt.Println("health:", errors.Is(b.Health(), portdb.ErrChanged))
+	// Output:
+	// health: <nil>
+	// log: portdb(ported.db): portdb: the database file changed underneath while open (truncated or modified in place); replace a database file by renaming a new file over it, never by writing or truncating it in place
+	// health: true
+	// health: true
+}
+
+func ExampleHolder_Reload() {
+	dir, err := os.MkdirTemp("", "portdb")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "ported.db")
+	put := func(csv string) { // write under another name, then rename
+		var file bytes.Buffer
+		if _, err := portdb.Build(&file, strings.NewReader(csv), portdb.BuildOptions{Regions: []string{"DE"}}); err != nil {
+			log.Fatal(err)
+		}
+		tmp := filepath.Join(dir, ".ported.db.tmp")
+		if err := os.WriteFile(tmp, file.Bytes(), 0o644); err != nil {
+			log.Fatal(err)
+		}
+		if err := os.Rename(tmp, path); err != nil {
+			log.Fatal(err)
+		}
+	}
+	put("4915112345678,26201\n")
+	db, err := portdb.Open(path, portdb.WithVerify())
+	if err != nil {
+		log.Fatal(err)
+	}
+	h := portdb.NewHolder(db)
+	defer h.Close()
+
+	// A service runs Reload now and then: nothing new, nothing done.
+	fmt.Println(h.Reload(path))
+	put("4915112345678,26202\n") // a new export arrives
+	fmt.Println(h.Reload(path))
+	fmt.Println(h.Lookup("4915112345678").MCCMNC())
+	// Output:
+	// false <nil>
+	// true <nil>
+	// 26202
 }

@@ -1,6 +1,10 @@
 package portdb
 
-import "sync/atomic"
+import (
+	"os"
+	"sync"
+	"sync/atomic"
+)
 
 // Holder holds the current database of a running service and replaces it
 // while lookups run: Swap puts a new database in place at once, and the
@@ -12,6 +16,10 @@ import "sync/atomic"
 // it uses (two atomic operations on a counter shared by all goroutines).
 type Holder struct {
 	cur atomic.Pointer[lease]
+	// reload serialises Reload, and refused is the file it last failed to
+	// open, not tried again until it changes.
+	reload  sync.Mutex
+	refused os.FileInfo
 }
 
 // lease is one database while a Holder has it: refs counts the Holder's
@@ -125,4 +133,37 @@ func (h *Holder) Info() (Info, bool) {
 		return Info{}, false
 	}
 	return l.db.Info(), true
+}
+
+// Reload swaps in the file at path when it is another file than the one
+// the current database was opened from: a new file renamed over the old
+// one's name (see Replacing the file). It opens the new file with opts
+// and WithVerify, so that a damaged file is refused (the error) and the
+// current database keeps answering; a file refused once is not opened
+// again until another file takes the name or its size or time changes.
+// It reports whether it swapped. The same file, even changed in place, is
+// not reopened: it is not a replacement (DB.Changed tells it apart).
+// Reload does not take the place of a lookup's checks; run it now and
+// then (numen serve: every 10 seconds) to pick up new files.
+func (h *Holder) Reload(path string, opts ...Option) (bool, error) {
+	h.reload.Lock()
+	defer h.reload.Unlock()
+	st, err := os.Stat(path)
+	if err != nil {
+		return false, err
+	}
+	if l := h.cur.Load(); l != nil && l.db.file != nil && os.SameFile(l.db.file, st) {
+		return false, nil
+	}
+	if r := h.refused; r != nil && os.SameFile(r, st) && r.Size() == st.Size() && r.ModTime().Equal(st.ModTime()) {
+		return false, nil
+	}
+	db, err := Open(path, append(opts, WithVerify())...)
+	if err != nil {
+		h.refused = st
+		return false, err
+	}
+	h.refused = nil
+	h.Swap(db)
+	return true, nil
 }

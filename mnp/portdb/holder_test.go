@@ -138,3 +138,76 @@ func TestHolderConcurrentSwap(t *testing.T) {
 		require.Nil(t, db.data, "database %d not closed", i)
 	}
 }
+
+// Reload picks up a file renamed over the current one's name, refuses a
+// damaged one (the current database keeps answering, and the damaged
+// file is not opened again), and does not take a file changed in place
+// for a new one.
+func TestHolderReload(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "ported.db")
+	put := func(b []byte) { // by rename, as files are to be replaced
+		tmp := filepath.Join(dir, ".ported.db.tmp")
+		require.NoError(t, os.WriteFile(tmp, b, 0o644))
+		require.NoError(t, os.Rename(tmp, path))
+	}
+	file := func(mccmnc string) []byte {
+		return buildBytes(t, "+4915112345678,"+mccmnc+"\n+4915112345679,"+mccmnc+"\n", "DE")
+	}
+	put(file("26201"))
+	db, err := Open(path)
+	require.NoError(t, err)
+	h := NewHolder(db)
+	defer h.Close()
+
+	swapped, err := h.Reload(path)
+	require.NoError(t, err)
+	require.False(t, swapped, "the same file")
+
+	put(file("26202"))
+	require.Equal(t, "26201", h.Lookup("4915112345678").MCCMNC(), "until reloaded, the file it opened")
+	swapped, err = h.Reload(path)
+	require.NoError(t, err)
+	require.True(t, swapped)
+	require.Equal(t, "26202", h.Lookup("4915112345678").MCCMNC())
+	require.Nil(t, db.data, "the old database is closed")
+
+	damaged := file("26203")
+	damaged[len(damaged)-3] ^= 1 // a flipped bit in the body: Verify refuses it
+	put(damaged)
+	swapped, err = h.Reload(path)
+	require.ErrorIs(t, err, ErrCorrupt)
+	require.False(t, swapped)
+	require.Equal(t, "26202", h.Lookup("4915112345678").MCCMNC(), "the current database keeps answering")
+	swapped, err = h.Reload(path)
+	require.NoError(t, err, "a refused file is not opened again")
+	require.False(t, swapped)
+
+	put(file("26207"))
+	swapped, err = h.Reload(path)
+	require.NoError(t, err)
+	require.True(t, swapped)
+	require.Equal(t, "26207", h.Lookup("4915112345678").MCCMNC())
+
+	// Truncated in place: the same file, not a replacement.
+	var cur *DB
+	h.View(func(db *DB) { cur = db })
+	info, err := os.Stat(path)
+	require.NoError(t, err)
+	require.NoError(t, os.Truncate(path, info.Size()-8))
+	swapped, err = h.Reload(path)
+	require.NoError(t, err)
+	require.False(t, swapped)
+	if cur.unmap != nil {
+		require.True(t, cur.Changed())
+	}
+	put(file("26208"))
+	swapped, err = h.Reload(path)
+	require.NoError(t, err)
+	require.True(t, swapped)
+	h.View(func(db *DB) { require.False(t, db.Changed()) })
+	require.Equal(t, "26208", h.Lookup("4915112345679").MCCMNC())
+
+	_, err = h.Reload(filepath.Join(dir, "missing.db"))
+	require.ErrorIs(t, err, os.ErrNotExist)
+}

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -146,7 +147,8 @@ func argInt(arg any) (int64, bool) {
 
 // AppendQuote appends s in double quotes, as Go would write it for the
 // characters it has: printable ASCII as is (with \" and \\), other ASCII
-// and bytes that are not UTF-8 as \xNN, the rest of UTF-8 as is. It stands
+// and bytes that are not UTF-8 as \xNN, the characters Invisible names as
+// \uNNNN (\UNNNNNNNN beyond U+FFFF), the rest of UTF-8 as is. It stands
 // in for strconv.Quote, whose tables of printable runes the browser module
 // does without.
 func AppendQuote(b []byte, s string) []byte {
@@ -163,9 +165,17 @@ func AppendQuote(b []byte, s string) []byte {
 			b = append(b, '\\', 'x', hex[c>>4], hex[c&15])
 		default:
 			r, size := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && size == 1 {
+			switch {
+			case r == utf8.RuneError && size == 1:
 				b = append(b, '\\', 'x', hex[c>>4], hex[c&15])
-			} else {
+			case Invisible(r) != "" && r > 0xffff:
+				b = append(b, '\\', 'U')
+				for shift := 28; shift >= 0; shift -= 4 {
+					b = append(b, hex[r>>shift&15])
+				}
+			case Invisible(r) != "":
+				b = append(b, '\\', 'u', hex[r>>12&15], hex[r>>8&15], hex[r>>4&15], hex[r&15])
+			default:
 				b = append(b, s[i:i+size]...)
 			}
 			i += size
@@ -174,6 +184,33 @@ func AppendQuote(b []byte, s string) []byte {
 		i++
 	}
 	return append(b, '"')
+}
+
+// Invisible says what r is when it is a character that text shown to
+// people should not hold, and returns "" for any other: control
+// characters (Unicode Cc: NUL, escape, DEL, the C1 controls), which break
+// the logs and files text goes to; the bidirectional formatting characters
+// (U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069), which
+// reorder the text around them where it is shown, so that it reads other
+// than it is; every other invisible format character (Unicode Cf:
+// zero-width space, soft hyphen, byte order mark, tags...), which makes
+// texts that look the same differ; and the line and paragraph separators
+// U+2028 and U+2029. The zero-width non-joiner and joiner (U+200C,
+// U+200D) are not: Persian and Indic names are spelt with them.
+func Invisible(r rune) string {
+	switch {
+	case r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0:
+		return "a control character"
+	case r < 0xa0 || r == 0x200c || r == 0x200d:
+		return ""
+	case r == 0x061c || r == 0x200e || r == 0x200f || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069:
+		return "a bidirectional formatting character"
+	case r == 0x2028 || r == 0x2029:
+		return "a line or paragraph separator"
+	case unicode.Is(unicode.Cf, r):
+		return "an invisible formatting character"
+	}
+	return ""
 }
 
 // Verbs returns the verbs of a format string that Sprintf does not know,

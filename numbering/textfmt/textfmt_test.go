@@ -43,3 +43,27 @@ func TestVerbs(t *testing.T) {
 	require.Empty(t, Verbs("%s %d %q %x %08x %#x %v %w %%"))
 	require.Equal(t, []string{"%e", "%+v", "%T"}, Verbs("%e %+v %T"))
 }
+
+// Invisible characters are written as escapes, as strconv.Quote writes
+// them, so that a message quoting a name shows what the name holds and
+// does not reorder the text around it.
+func TestAppendQuoteInvisible(t *testing.T) {
+	for _, s := range []string{
+		"evil\u202eliboM", "a\u0085b", "\u2066x\u2069", "zero\u200bwidth", "soft\u00adhyphen",
+		"\ufeffbom", "tag\U000E0041", "a\u2028b", "\u061c\u200e\u200f",
+	} {
+		require.Equal(t, fmt.Sprintf("%q", s), Sprintf("%q", s), "%+q", s)
+	}
+	// Printable text, and the joiners names are spelt with, stay as they are.
+	for _, s := range []string{"Telefónica", "همراه\u200cاول", "क्\u200dष", "日本"} {
+		require.Equal(t, `"`+s+`"`, Sprintf("%q", s))
+	}
+	require.Equal(t, "a control character", Invisible(0))
+	require.Equal(t, "a control character", Invisible(0x9f))
+	require.Equal(t, "a bidirectional formatting character", Invisible(0x202e))
+	require.Equal(t, "an invisible formatting character", Invisible(0xfeff))
+	require.Equal(t, "a line or paragraph separator", Invisible(0x2029))
+	require.Empty(t, Invisible('a'))
+	require.Empty(t, Invisible(0x200c))
+	require.Empty(t, Invisible(0xa0))
+}
