@@ -79,21 +79,7 @@ const (
 // does not allocate.
 func (p *Plan) ClassifyString(s string) Result {
 	n, cc, reason, _ := p.parse(s)
-	if reason != NoReason {
-		res := Result{Input: s, Status: StatusFailed, Reason: reason}
-		if cc != nil {
-			res.Status = StatusOK
-			res.CountryPrefix = cc.prefix
-			if len(cc.regions) == 1 {
-				p.setCountry(&res, &p.regions[cc.regions[0]])
-			}
-		}
-		return res
-	}
-	var res Result
-	p.classify(&res, &n)
-	res.Input = s
-	return res
+	return p.classifyParsed(s, n, cc, reason)
 }
 
 // verdict is what decides a number's validity: its calling code, the
@@ -160,6 +146,12 @@ type Validity struct {
 // and does not allocate.
 func (p *Plan) Validate(s string) Validity {
 	n, cc, reason, _ := p.parse(s)
+	return p.validateParsed(n, cc, reason)
+}
+
+// validateParsed is Validate's and ValidateIn's answer for a reading of
+// the input.
+func (p *Plan) validateParsed(n Number, cc *callingCode, reason Reason) Validity {
 	if reason != NoReason {
 		v := Validity{Reason: reason}
 		if cc != nil && len(cc.regions) == 1 && p.regions[cc.regions[0]].id != nonGeoRegion {

@@ -14,6 +14,9 @@ type nationalPrefix struct {
 	slots     int       // capture slots, 2 per group, group 0 included
 	insts     []byte    // planfmt.InstSize each
 	transform []byte    // digits, and planfmt.TransformGroup|n for group n
+	// literal is the digits of a rule that is a plain digit string ("0",
+	// "00", "011"), which needs no matcher; "" for other rules.
+	literal string
 }
 
 // readPrograms reads the NationalPrefix section, checking every
@@ -62,6 +65,7 @@ func readPrograms(r *reader, automata *reader) []nationalPrefix {
 				return nil
 			}
 		}
+		p.literal = literalOf(p)
 		for j, c := range p.transform {
 			if c&planfmt.TransformGroup != 0 && 2*int(c&^planfmt.TransformGroup)+1 >= p.slots || c&planfmt.TransformGroup == 0 && (c < '0' || c > '9') {
 				r.fail(at+planfmt.ProgHeaderSize+count*planfmt.InstSize+j, "program %d: transform byte %#x", i, c)
@@ -70,6 +74,46 @@ func readPrograms(r *reader, automata *reader) []nationalPrefix {
 		}
 	}
 	return progs
+}
+
+// literalOf returns the digits a program matches when it is a plain digit
+// string without groups: its path from the start runs through captures of
+// group 0, no-ops, begin anchors and single digits to the match, without
+// alternatives. It returns "" for any other program.
+func literalOf(p *nationalPrefix) string {
+	if p.slots != 2 {
+		return ""
+	}
+	var lit [8]byte
+	n, pc := 0, 0
+	for range len(p.insts) / planfmt.InstSize {
+		in := p.insts[pc*planfmt.InstSize : (pc+1)*planfmt.InstSize]
+		out := int(planfmt.U32(in, planfmt.InstOut))
+		switch in[planfmt.InstOp] {
+		case planfmt.OpMatch:
+			return string(lit[:n])
+		case planfmt.OpNop, planfmt.OpCapture:
+		case planfmt.OpEmpty:
+			if in[planfmt.InstArg8] != planfmt.EmptyBegin {
+				return ""
+			}
+		case planfmt.OpDigit:
+			set := planfmt.U16(in, planfmt.InstDigits)
+			if set == 0 || set&(set-1) != 0 || n == len(lit) {
+				return ""
+			}
+			d := byte(0)
+			for set>>d != 1 {
+				d++
+			}
+			lit[n] = '0' + d
+			n++
+		default:
+			return ""
+		}
+		pc = out
+	}
+	return ""
 }
 
 // matchState is the backtracking matcher's state: the capture slots and
@@ -152,19 +196,48 @@ func (st *matchState) try(insts, input []byte, pc, pos int) bool {
 const maxStripped = planfmt.MaxInput + 16
 
 // stripNationalPrefix ports libphonenumber's maybeStripNationalPrefixAndCarrierCode
-// and the length check its parser applies after it. It writes the national
-// number to use into buf and returns it and true, or returns false to keep
-// national as it is. The caller decides the common case, where no national
-// prefix can start the number, by the rule's quick automaton alone (unless
-// the rule always runs), and calls it only when a prefix may be there.
-func (p *Plan) stripNationalPrefix(cc *callingCode, national []byte, buf *[maxStripped]byte) ([]byte, bool) {
-	np := cc.strip
+// with rule np of region rg and the length check its parser applies after
+// it. It writes the national number to use into buf (or returns a part of
+// national) and returns it and true, or returns false to keep national as
+// it is.
+func stripNationalPrefix(rg *region, np *nationalPrefix, national []byte, buf *[maxStripped]byte) ([]byte, bool) {
+	out, ok := np.strip(rg, national, buf)
+	if !ok {
+		return nil, false
+	}
+	switch rg.testLength(len(out)) {
+	case TooShort, LocalOnly, InvalidLength:
+		return nil, false
+	}
+	return out, true
+}
+
+// strip ports libphonenumber's maybeStripNationalPrefixAndCarrierCode for
+// rule np of region rg, without the parser's length check: the national
+// number without its national prefix (written into buf, or a part of
+// national), or false to keep national as it is. The common case, where no
+// national prefix can start the number, is decided by the rule's quick
+// automaton (unless the rule always runs) or literal alone.
+func (np *nationalPrefix) strip(rg *region, national []byte, buf *[maxStripped]byte) ([]byte, bool) {
+	viable := func(nsn []byte) bool { return rg.types.match(nsn)&(1<<descGeneral) != 0 }
+	if np.literal != "" {
+		// No groups: stripping is cutting the literal off, no copy needed.
+		if len(national) < len(np.literal) || string(national[:len(np.literal)]) != np.literal {
+			return nil, false
+		}
+		out := national[len(np.literal):]
+		if viable(national) && !viable(out) {
+			return nil, false
+		}
+		return out, true
+	}
+	if !np.always && np.quick.longestPrefix(national) == 0 {
+		return nil, false
+	}
 	var st matchState
 	if !np.run(&st, national) {
 		return nil, false
 	}
-	main := &p.regions[cc.regions[0]]
-	viable := func(nsn []byte) bool { return main.types.match(nsn)&(1<<descGeneral) != 0 }
 	viableOriginal := viable(national)
 	out, ok := np.expand(&st, national, buf)
 	if !ok {
@@ -173,11 +246,25 @@ func (p *Plan) stripNationalPrefix(cc *callingCode, national []byte, buf *[maxSt
 	if viableOriginal && !viable(out) {
 		return nil, false
 	}
-	switch main.testLength(len(out)) {
-	case TooShort, LocalOnly, InvalidLength:
-		return nil, false
-	}
 	return out, true
+}
+
+// prefixLen returns the length of the match of an international-prefix
+// rule at the start of digits (libphonenumber's parsePrefixAsIdd, whose
+// rules have no end anchor, so that the first planfmt.MaxInput digits
+// decide), and false when it does not match.
+func (np *nationalPrefix) prefixLen(digits []byte) (int, bool) {
+	if np.literal != "" {
+		return len(np.literal), len(digits) >= len(np.literal) && string(digits[:len(np.literal)]) == np.literal
+	}
+	if np.quick.longestPrefix(digits) == 0 {
+		return 0, false
+	}
+	var st matchState
+	if !np.run(&st, digits[:min(len(digits), planfmt.MaxInput)]) {
+		return 0, false
+	}
+	return st.caps[1], true
 }
 
 // expand writes into buf the national number a match of the rule leaves:

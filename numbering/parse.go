@@ -77,22 +77,12 @@ var simpleByte = func() (t [256]bool) {
 // calling code is returned whenever it could be read, even on failure, so
 // that results can still name the country.
 func (p *Plan) parse(s string) (n Number, cc *callingCode, reason Reason, offset int) {
-	var (
-		buf     [maxDigits + 4]byte // room to see that there are too many digits
-		nd      int                 // digits read (may exceed len(buf))
-		plus    bool
-		letters bool
-	)
-	// The common case: one pass over simple bytes. Anything else, and any
-	// failure, takes the general path, which decides every case.
-	nd, plus, simple := collectSimple(s, &buf)
-	if !simple {
-		nd, plus, letters, reason, offset = collect(s, &buf)
-		if reason != NoReason {
-			return n, nil, reason, offset
-		}
+	var buf [maxDialled]byte
+	nd, plus, letters, reason, offset := readDigits(s, &buf)
+	if reason != NoReason {
+		return n, nil, reason, offset
 	}
-	if nd > len(buf) {
+	if nd > maxDigits+4 {
 		return n, nil, InputTooLong, -1
 	}
 	digits := buf[:nd]
@@ -104,40 +94,87 @@ func (p *Plan) parse(s string) (n Number, cc *callingCode, reason Reason, offset
 			return n, nil, MissingCountryCode, -1
 		}
 	}
+	return p.international(digits, letters)
+}
+
+// maxDialled bounds the digits read from input: a national significant
+// number of the longest length with its calling code and the longest
+// international prefix before them (Australia's 14xx0011).
+const maxDialled = maxDigits + 12
+
+// readDigits reads the digits of input into buf (counting those that do
+// not fit), or says why it is not a number. The common case is one pass
+// over simple bytes; anything else, and any failure, takes the general
+// path, which decides every case.
+func readDigits(s string, buf *[maxDialled]byte) (nd int, plus, letters bool, reason Reason, offset int) {
+	nd, plus, simple := collectSimple(s, buf)
+	if !simple {
+		nd, plus, letters, reason, offset = collect(s, buf)
+		if reason != NoReason {
+			return 0, false, false, reason, offset
+		}
+	}
+	if nd > len(buf) {
+		return 0, false, false, InputTooLong, -1
+	}
+	return nd, plus, letters, NoReason, -1
+}
+
+// international reads digits in international form, calling code first,
+// as libphonenumber does after a "+" or an international prefix: the
+// calling code, then the national number, without a national (trunk)
+// prefix where the calling code's main region has one to strip.
+func (p *Plan) international(digits []byte, letters bool) (n Number, cc *callingCode, reason Reason, offset int) {
 	if len(digits) == 0 {
 		return n, nil, NotANumber, -1
 	}
-	ccLen := 0
-	if digits[0] != '0' {
-		code := 0
-		for l := 1; l <= maxCallingCodeDigits && l <= len(digits); l++ {
-			code = code*10 + int(digits[l-1]-'0')
-			if i := p.byCC[code]; i >= 0 {
-				cc, ccLen = &p.codes[i], l
-				break
-			}
-		}
-	}
+	cc, ccLen := p.callingCodeOf(digits)
 	if cc == nil {
 		return n, nil, InvalidCountryCode, -1
 	}
-	national := digits[ccLen:]
+	return p.national(cc, digits[:ccLen], digits[ccLen:], &p.regions[cc.regions[0]], cc.strip, letters)
+}
+
+// callingCodeOf returns the calling code that digits start with and its
+// length; nil when none does (a calling code never starts with 0).
+func (p *Plan) callingCodeOf(digits []byte) (*callingCode, int) {
+	if len(digits) == 0 || digits[0] == '0' {
+		return nil, 0
+	}
+	code := 0
+	for l := 1; l <= maxCallingCodeDigits && l <= len(digits); l++ {
+		code = code*10 + int(digits[l-1]-'0')
+		if i := p.byCC[code]; i >= 0 {
+			return &p.codes[i], l
+		}
+	}
+	return nil, 0
+}
+
+// national ends libphonenumber's parse once the calling code is known: the
+// national number, at least 2 digits, loses its national prefix by rule np
+// of region rg where the rest has a possible length there, and may then
+// have at most 17 digits.
+func (p *Plan) national(cc *callingCode, code, national []byte, rg *region, np *nationalPrefix, letters bool) (n Number, _ *callingCode, reason Reason, offset int) {
 	if len(national) < minNationalDigits {
 		return n, cc, TooShort, -1
 	}
-	if np := cc.strip; np != nil && (np.always || np.quick.longestPrefix(national) > 0) {
-		var stripped [maxStripped]byte // zeroed only here: most numbers have no prefix
-		if nsn, ok := p.stripNationalPrefix(cc, national, &stripped); ok {
+	if np != nil {
+		var stripped [maxStripped]byte
+		if nsn, ok := stripNationalPrefix(rg, np, national, &stripped); ok {
 			national = nsn
 		}
+	}
+	if len(national) < minNationalDigits {
+		return n, cc, TooShort, -1
 	}
 	if len(national) > maxNationalDigits {
 		return n, cc, TooLong, -1
 	}
-	copy(n.digits[:], digits[:ccLen])
-	copy(n.digits[ccLen:], national)
-	n.n = uint8(ccLen + len(national))
-	n.ccLen = uint8(ccLen)
+	copy(n.digits[:], code)
+	copy(n.digits[len(code):], national)
+	n.n = uint8(len(code) + len(national))
+	n.ccLen = uint8(len(code))
 	n.vanity = letters
 	return n, cc, NoReason, -1
 }
@@ -162,7 +199,7 @@ func formatted(s string) bool {
 // made of simple bytes only, with at most one plus sign before them, into
 // buf; ok is false for any other input, which collect then reads. For the
 // input it takes, it returns what collect would.
-func collectSimple(s string, buf *[maxDigits + 4]byte) (nd int, plus, ok bool) {
+func collectSimple(s string, buf *[maxDialled]byte) (nd int, plus, ok bool) {
 	if len(s) > maxInputLength {
 		return 0, false, false
 	}
@@ -187,7 +224,7 @@ func collectSimple(s string, buf *[maxDigits + 4]byte) (nd int, plus, ok bool) {
 
 // collect is the general path of parse: it reads the digits of any input
 // into buf (counting those that do not fit) or says why it is not a number.
-func collect(s string, buf *[maxDigits + 4]byte) (nd int, plus, letters bool, reason Reason, offset int) {
+func collect(s string, buf *[maxDialled]byte) (nd int, plus, letters bool, reason Reason, offset int) {
 	start := len(s) - len(strings.TrimLeftFunc(s, isSpace))
 	s = strings.TrimRightFunc(s, isSpace)
 	if start >= len(s) {

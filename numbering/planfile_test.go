@@ -357,7 +357,7 @@ func TestPacks(t *testing.T) {
 	bare, err := OpenBytes(core)
 	require.NoError(t, err)
 	require.Equal(t, full.Version(), bare.Version(), "the core names the data of the whole plan")
-	require.Equal(t, "strings, calling codes, automata, national prefixes, network ranges", bare.Info().Sections)
+	require.Equal(t, "strings, calling codes, automata, national prefixes, dialling, network ranges", bare.Info().Sections)
 
 	p, err := OpenBytes(core, WithPack(geo), WithPack(rest))
 	require.NoError(t, err)
