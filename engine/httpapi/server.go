@@ -115,10 +115,11 @@ type Config struct {
 
 // BulkHandler runs bulk submissions (POST /hlr-lookups, /nt-lookups).
 type BulkHandler interface {
-	// Submit accepts the numbers of one bulk request for an account and
-	// returns the receipt, or an error (a *engine.RequestError for bad
-	// input).
-	Submit(ctx context.Context, a *account.Account, product string, numbers []string, route, storage, idempotencyKey string, body []byte) (*apiv2.Receipt, error)
+	// SubmitIn accepts the numbers of one bulk request for an account,
+	// written in the national format of country when it is not "" (the
+	// request's "country"), and returns the receipt, or an error (a
+	// *engine.RequestError for bad input, an unknown country included).
+	SubmitIn(ctx context.Context, a *account.Account, product string, numbers []string, route, storage, country, idempotencyKey string, body []byte) (*apiv2.Receipt, error)
 }
 
 // Handler serves the API. See the package documentation.
