@@ -14,9 +14,11 @@ type nationalPrefix struct {
 	slots     int       // capture slots, 2 per group, group 0 included
 	insts     []byte    // planfmt.InstSize each
 	transform []byte    // digits, and planfmt.TransformGroup|n for group n
-	// literal is the digits of a rule that is a plain digit string ("0",
-	// "00", "011"), which needs no matcher; "" for other rules.
-	literal string
+	// literals are the digit strings a rule without groups matches, in the
+	// order the matcher would try them ("0|180020": "0", "180020"), for a
+	// rule of a few short strings, which needs no matcher; nil for other
+	// rules.
+	literals []string
 }
 
 // readPrograms reads the NationalPrefix section, checking every
@@ -65,7 +67,7 @@ func readPrograms(r *reader, automata *reader) []nationalPrefix {
 				return nil
 			}
 		}
-		p.literal = literalOf(p)
+		p.literals = literalsOf(p)
 		for j, c := range p.transform {
 			if c&planfmt.TransformGroup != 0 && 2*int(c&^planfmt.TransformGroup)+1 >= p.slots || c&planfmt.TransformGroup == 0 && (c < '0' || c > '9') {
 				r.fail(at+planfmt.ProgHeaderSize+count*planfmt.InstSize+j, "program %d: transform byte %#x", i, c)
@@ -76,44 +78,101 @@ func readPrograms(r *reader, automata *reader) []nationalPrefix {
 	return progs
 }
 
-// literalOf returns the digits a program matches when it is a plain digit
-// string without groups: its path from the start runs through captures of
-// group 0, no-ops, begin anchors and single digits to the match, without
-// alternatives. It returns "" for any other program.
-func literalOf(p *nationalPrefix) string {
+// literalsOf returns the digit strings a program without groups matches,
+// in the order its backtracking matcher tries them: the paths from the
+// start, through captures of group 0, no-ops, begin anchors, alternatives
+// (first branch first) and digit sets (one string per digit; at most one of
+// them can match), to the match. Matching the first of them that starts the
+// input is then what the matcher does. It returns nil for a program with
+// groups or end anchors, or of more than maxLiterals strings or longer ones.
+func literalsOf(p *nationalPrefix) []string {
 	if p.slots != 2 {
-		return ""
+		return nil
 	}
-	var lit [8]byte
-	n, pc := 0, 0
-	for range len(p.insts) / planfmt.InstSize {
-		in := p.insts[pc*planfmt.InstSize : (pc+1)*planfmt.InstSize]
-		out := int(planfmt.U32(in, planfmt.InstOut))
-		switch in[planfmt.InstOp] {
-		case planfmt.OpMatch:
-			return string(lit[:n])
-		case planfmt.OpNop, planfmt.OpCapture:
-		case planfmt.OpEmpty:
-			if in[planfmt.InstArg8] != planfmt.EmptyBegin {
-				return ""
+	var out []string
+	steps := 0
+	var walk func(pc int, prefix []byte) bool
+	walk = func(pc int, prefix []byte) bool {
+		for {
+			if steps++; steps > 4*planfmt.MaxProgram {
+				return false // a loop, or too many paths
 			}
-		case planfmt.OpDigit:
-			set := planfmt.U16(in, planfmt.InstDigits)
-			if set == 0 || set&(set-1) != 0 || n == len(lit) {
-				return ""
+			in := p.insts[pc*planfmt.InstSize : (pc+1)*planfmt.InstSize]
+			next := int(planfmt.U32(in, planfmt.InstOut))
+			switch in[planfmt.InstOp] {
+			case planfmt.OpMatch:
+				if len(out) == maxLiterals {
+					return false
+				}
+				out = append(out, string(prefix))
+				return true
+			case planfmt.OpFail:
+				return true
+			case planfmt.OpNop, planfmt.OpCapture:
+			case planfmt.OpEmpty:
+				if in[planfmt.InstArg8] != planfmt.EmptyBegin {
+					return false
+				}
+				if len(prefix) > 0 {
+					return true // "^" after a digit: the path cannot match
+				}
+			case planfmt.OpAlt:
+				if !walk(next, prefix) {
+					return false
+				}
+				next = int(planfmt.U32(in, planfmt.InstArg))
+			case planfmt.OpDigit:
+				if len(prefix) == maxLiteralDigits {
+					return false
+				}
+				set := planfmt.U16(in, planfmt.InstDigits)
+				for d := range 10 {
+					if set&(1<<d) != 0 && !walk(next, append(prefix[:len(prefix):len(prefix)], byte('0'+d))) {
+						return false
+					}
+				}
+				return true
+			default:
+				return false
 			}
-			d := byte(0)
-			for set>>d != 1 {
-				d++
-			}
-			lit[n] = '0' + d
-			n++
-		default:
-			return ""
+			pc = next
 		}
-		pc = out
 	}
-	return ""
+	if !walk(0, nil) || len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// The rules read by comparison: at most maxLiterals strings of at most
+// maxLiteralDigits digits.
+const (
+	maxLiterals      = 16
+	maxLiteralDigits = 8
+)
+
+// literalMatch returns the length of the first of literals that starts
+// digits, and false when none does.
+func literalMatch(literals []string, digits []byte) (int, bool) {
+	for _, lit := range literals {
+		if hasPrefix(digits, lit) {
+			return len(lit), true
+		}
+	}
+	return 0, false
+}
+
+// hasPrefix is bytes.HasPrefix for a few digits, without a call.
+func hasPrefix(digits []byte, prefix string) bool {
+	if len(prefix) > len(digits) {
+		return false
+	}
+	for i := 0; i < len(prefix); i++ {
+		if digits[i] != prefix[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // matchState is the backtracking matcher's state: the capture slots and
@@ -220,13 +279,14 @@ func stripNationalPrefix(rg *region, np *nationalPrefix, national []byte, buf *[
 // automaton (unless the rule always runs) or literal alone.
 func (np *nationalPrefix) strip(rg *region, national []byte, buf *[maxStripped]byte) ([]byte, bool) {
 	viable := func(nsn []byte) bool { return rg.types.match(nsn)&(1<<descGeneral) != 0 }
-	if np.literal != "" {
-		// No groups: stripping is cutting the literal off, no copy needed.
-		if len(national) < len(np.literal) || string(national[:len(np.literal)]) != np.literal {
+	if np.literals != nil {
+		// No groups: stripping is cutting the prefix off, no copy needed.
+		n, ok := literalMatch(np.literals, national)
+		if !ok {
 			return nil, false
 		}
-		out := national[len(np.literal):]
-		if viable(national) && !viable(out) {
+		out := national[n:]
+		if !viable(out) && viable(national) { // the usual case, a viable rest, walks once
 			return nil, false
 		}
 		return out, true
@@ -254,8 +314,8 @@ func (np *nationalPrefix) strip(rg *region, national []byte, buf *[maxStripped]b
 // rules have no end anchor, so that the first planfmt.MaxInput digits
 // decide), and false when it does not match.
 func (np *nationalPrefix) prefixLen(digits []byte) (int, bool) {
-	if np.literal != "" {
-		return len(np.literal), len(digits) >= len(np.literal) && string(digits[:len(np.literal)]) == np.literal
+	if np.literals != nil {
+		return literalMatch(np.literals, digits)
 	}
 	if np.quick.longestPrefix(digits) == 0 {
 		return 0, false

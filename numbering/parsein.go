@@ -96,7 +96,11 @@ func (p *Plan) dialRegion(id string) (*region, error) {
 	}
 	var rg *region
 	if len(id) == 2 {
-		rg = p.regionByID(string([]byte{id[0] &^ 0x20, id[1] &^ 0x20}))
+		if a, b := id[0]&^0x20, id[1]&^0x20; a >= 'A' && a <= 'Z' && b >= 'A' && b <= 'Z' {
+			if i := p.byRegion[int(a-'A')*26+int(b-'A')]; i > 0 {
+				rg = &p.regions[i-1]
+			}
+		}
 	}
 	if rg == nil {
 		return nil, &RegionError{Region: id}
@@ -162,7 +166,7 @@ func (p *Plan) dialled(digits []byte, rg *region, letters, codeOnly bool) (n Num
 	home := &p.codes[p.byCC[rg.cc]]
 	main := &p.regions[home.regions[0]]
 	code := home.prefix[1:]
-	if len(digits) > len(code) && string(digits[:len(code)]) == code {
+	if len(digits) > len(code) && hasPrefix(digits, code) {
 		// The region's calling code without "+" or a prefix: taken when
 		// the number is not possible without it but is with it, or is
 		// too long without it. The national prefix is stripped once by

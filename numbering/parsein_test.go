@@ -3,6 +3,7 @@ package numbering
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"regexp/syntax"
 	"slices"
@@ -539,4 +540,68 @@ func TestDamagedDiallingSection(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
+}
+
+// TestLiteralRules checks the rules read by comparison against the
+// matcher they stand in for: for every program of the plan that has
+// literals, on every digit string of up to 4 digits and on longer random
+// ones, the first literal that starts the input is the matcher's match.
+func TestLiteralRules(t *testing.T) {
+	p := plan(t)
+	byRegion := func(id string) *region { return p.regionByID(id) }
+	for _, c := range []struct {
+		rule *nationalPrefix
+		want []string
+	}{
+		{byRegion("DE").natPrefix, []string{"0"}},
+		{byRegion("GB").natPrefix, []string{"0", "180020"}},
+		{byRegion("BY").natPrefix, []string{"0", "80", "8"}},
+		{byRegion("US").idd, []string{"011"}},
+		{byRegion("HU").natPrefix, []string{"06"}},
+		{byRegion("AR").natPrefix, nil}, // groups and a transform: the matcher
+	} {
+		if !slices.Equal(c.rule.literals, c.want) {
+			t.Errorf("literals %q, want %q", c.rule.literals, c.want)
+		}
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	var inputs [][]byte
+	for n := 0; n <= 4; n++ {
+		for v := range int(math.Pow10(n)) {
+			inputs = append(inputs, fmt.Appendf(nil, "%0*d", n, v)[:n])
+		}
+	}
+	for range 2000 {
+		b := make([]byte, 5+rng.IntN(15))
+		for i := range b {
+			b[i] = byte('0' + rng.IntN(10))
+			if rng.IntN(3) == 0 {
+				b[i] = "0018"[rng.IntN(4)]
+			}
+		}
+		inputs = append(inputs, b)
+	}
+	checked := 0
+	seen := map[*nationalPrefix]bool{}
+	for i := range p.regions {
+		for _, np := range []*nationalPrefix{p.regions[i].idd, p.regions[i].natPrefix} {
+			if np == nil || np.literals == nil || seen[np] {
+				continue
+			}
+			seen[np] = true
+			checked++
+			for _, in := range inputs {
+				var st matchState
+				matched := np.run(&st, in)
+				n, ok := literalMatch(np.literals, in)
+				if ok != matched || ok && n != st.caps[1] {
+					t.Fatalf("%s %q on %q: literals %d %v, matcher %v %d", p.regions[i].id, np.literals, in, n, ok, matched, st.caps[1])
+				}
+			}
+		}
+	}
+	if checked < 10 {
+		t.Errorf("only %d rules read by comparison", checked)
+	}
+	t.Logf("%d rules read by comparison, each checked on %d inputs", checked, len(inputs))
 }
