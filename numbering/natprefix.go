@@ -78,15 +78,16 @@ func readPrograms(r *reader, automata *reader) []nationalPrefix {
 	return progs
 }
 
-// literalsOf returns the digit strings a program without groups matches,
-// in the order its backtracking matcher tries them: the paths from the
-// start, through captures of group 0, no-ops, begin anchors, alternatives
-// (first branch first) and digit sets (one string per digit; at most one of
-// them can match), to the match. Matching the first of them that starts the
-// input is then what the matcher does. It returns nil for a program with
-// groups or end anchors, or of more than maxLiterals strings or longer ones.
+// literalsOf returns the digit strings a program without a transform
+// matches, in the order its backtracking matcher tries them: the paths from
+// the start, through captures (which matter only to a transform), no-ops,
+// begin anchors, alternatives (first branch first) and digit sets (one
+// string per digit; at most one of them can match), to the match. Matching
+// the first of them that starts the input is then what the matcher does.
+// It returns nil for a program with a transform or end anchors, or of more
+// than maxLiterals strings or longer ones.
 func literalsOf(p *nationalPrefix) []string {
-	if p.slots != 2 {
+	if len(p.transform) > 0 {
 		return nil
 	}
 	var out []string
@@ -147,8 +148,8 @@ func literalsOf(p *nationalPrefix) []string {
 // The rules read by comparison: at most maxLiterals strings of at most
 // maxLiteralDigits digits.
 const (
-	maxLiterals      = 16
-	maxLiteralDigits = 8
+	maxLiterals      = 32
+	maxLiteralDigits = 10
 )
 
 // literalMatch returns the length of the first of literals that starts
@@ -175,15 +176,20 @@ func hasPrefix(digits []byte, prefix string) bool {
 	return true
 }
 
-// matchState is the backtracking matcher's state: the capture slots and
-// the (instruction, position) pairs already tried, which bound the work to
-// instructions × positions. It holds no slices, so that it stays on the
-// caller's stack.
+// matchState is the backtracking matcher's state: the capture slots. The
+// (instruction, position) pairs already tried, which bound the work to
+// instructions × positions, are bits on run's stack.
 type matchState struct {
-	width   int // input length + 1
-	caps    [planfmt.MaxSlots]int
-	visited [(planfmt.MaxProgram*(planfmt.MaxInput+1) + 63) / 64]uint64
+	width int // input length + 1
+	caps  [planfmt.MaxSlots]int
 }
+
+// The visited bits of a run: a small set for the common small programs on
+// short input, so that a run clears a few words, not the largest set.
+const (
+	smallVisited = 16
+	maxVisited   = (planfmt.MaxProgram*(planfmt.MaxInput+1) + 63) / 64
+)
 
 // run matches the program against the start of input (at most
 // planfmt.MaxInput digits) with leftmost-first semantics, as Go's regexp
@@ -198,20 +204,28 @@ func (p *nationalPrefix) run(st *matchState, input []byte) bool {
 	for i := range st.caps {
 		st.caps[i] = -1
 	}
-	if !st.try(p.insts, input, 0, 0) {
+	var matched bool
+	if bits := len(p.insts) / planfmt.InstSize * st.width; bits <= 64*smallVisited {
+		var visited [smallVisited]uint64
+		matched = st.try(p.insts, input, visited[:], 0, 0)
+	} else {
+		var visited [maxVisited]uint64
+		matched = st.try(p.insts, input, visited[:], 0, 0)
+	}
+	if !matched {
 		return false
 	}
 	st.caps[0] = 0
 	return true
 }
 
-func (st *matchState) try(insts, input []byte, pc, pos int) bool {
+func (st *matchState) try(insts, input []byte, visited []uint64, pc, pos int) bool {
 	for {
 		bit := pc*st.width + pos
-		if st.visited[bit>>6]&(1<<(bit&63)) != 0 {
+		if visited[bit>>6]&(1<<(bit&63)) != 0 {
 			return false // tried before, and it failed: it would again
 		}
-		st.visited[bit>>6] |= 1 << (bit & 63)
+		visited[bit>>6] |= 1 << (bit & 63)
 		in := insts[pc*planfmt.InstSize : (pc+1)*planfmt.InstSize]
 		out := int(planfmt.U32(in, planfmt.InstOut))
 		switch in[planfmt.InstOp] {
@@ -224,7 +238,7 @@ func (st *matchState) try(insts, input []byte, pc, pos int) bool {
 			}
 			pc, pos = out, pos+1
 		case planfmt.OpAlt:
-			if st.try(insts, input, out, pos) {
+			if st.try(insts, input, visited, out, pos) {
 				return true
 			}
 			pc = int(planfmt.U32(in, planfmt.InstArg))
@@ -232,7 +246,7 @@ func (st *matchState) try(insts, input []byte, pc, pos int) bool {
 			slot := in[planfmt.InstArg8]
 			old := st.caps[slot]
 			st.caps[slot] = pos
-			if st.try(insts, input, out, pos) {
+			if st.try(insts, input, visited, out, pos) {
 				return true
 			}
 			st.caps[slot] = old
@@ -291,7 +305,7 @@ func (np *nationalPrefix) strip(rg *region, national []byte, buf *[maxStripped]b
 		}
 		return out, true
 	}
-	if !np.always && np.quick.longestPrefix(national) == 0 {
+	if !np.mayMatch(national) {
 		return nil, false
 	}
 	var st matchState
@@ -307,6 +321,16 @@ func (np *nationalPrefix) strip(rg *region, national []byte, buf *[maxStripped]b
 		return nil, false
 	}
 	return out, true
+}
+
+// mayMatch reports whether the rule may take something off national, as
+// its literals or its quick automaton say (a rule that always runs may).
+func (np *nationalPrefix) mayMatch(national []byte) bool {
+	if np.literals != nil {
+		_, ok := literalMatch(np.literals, national)
+		return ok
+	}
+	return np.always || np.quick.longestPrefix(national) > 0
 }
 
 // prefixLen returns the length of the match of an international-prefix

@@ -21,7 +21,8 @@ import (
 // whose Reason says why. Parse does not check that the number is valid for
 // its country: Classify does.
 func (p *Plan) Parse(s string) (Number, error) {
-	n, _, reason, off := p.parse(s)
+	var n Number
+	_, reason, off := p.parse(s, &n)
 	if reason != NoReason {
 		return Number{}, &ParseError{Input: s, Reason: reason, Offset: off}
 	}
@@ -72,18 +73,23 @@ var simpleByte = func() (t [256]bool) {
 	return t
 }()
 
-// parse is Parse without allocation. For failures it returns the reason and,
-// where a single character is at fault, its byte offset (else -1). The
-// calling code is returned whenever it could be read, even on failure, so
-// that results can still name the country.
-func (p *Plan) parse(s string) (n Number, cc *callingCode, reason Reason, offset int) {
+// parse is Parse without allocation, into n. For failures it returns the
+// reason and, where a single character is at fault, its byte offset (else
+// -1). The calling code is returned whenever it could be read, even on
+// failure, so that results can still name the country.
+func (p *Plan) parse(s string, n *Number) (cc *callingCode, reason Reason, offset int) {
+	// readDigits, written out: this is the hot path of ClassifyString.
 	var buf [maxDialled]byte
-	nd, plus, letters, reason, offset := readDigits(s, &buf)
-	if reason != NoReason {
-		return n, nil, reason, offset
+	var letters bool
+	nd, plus, simple := collectSimple(s, &buf)
+	if !simple {
+		nd, plus, letters, reason, offset = collect(s, &buf)
+		if reason != NoReason {
+			return nil, reason, offset
+		}
 	}
 	if nd > maxDigits+4 {
-		return n, nil, InputTooLong, -1
+		return nil, InputTooLong, -1
 	}
 	digits := buf[:nd]
 	if !plus {
@@ -91,10 +97,11 @@ func (p *Plan) parse(s string) (n Number, cc *callingCode, reason Reason, offset
 		case len(digits) >= 2 && digits[0] == '0' && digits[1] == '0':
 			digits = digits[2:]
 		case digits[0] == '0' || formatted(s):
-			return n, nil, MissingCountryCode, -1
+			return nil, MissingCountryCode, -1
 		}
 	}
-	return p.international(digits, letters)
+	cc, reason = p.international(n, digits, letters)
+	return cc, reason, -1
 }
 
 // maxDialled bounds the digits read from input: a national significant
@@ -120,19 +127,19 @@ func readDigits(s string, buf *[maxDialled]byte) (nd int, plus, letters bool, re
 	return nd, plus, letters, NoReason, -1
 }
 
-// international reads digits in international form, calling code first,
-// as libphonenumber does after a "+" or an international prefix: the
-// calling code, then the national number, without a national (trunk)
+// international reads digits in international form into n, calling code
+// first, as libphonenumber does after a "+" or an international prefix:
+// the calling code, then the national number, without a national (trunk)
 // prefix where the calling code's main region has one to strip.
-func (p *Plan) international(digits []byte, letters bool) (n Number, cc *callingCode, reason Reason, offset int) {
+func (p *Plan) international(n *Number, digits []byte, letters bool) (cc *callingCode, reason Reason) {
 	if len(digits) == 0 {
-		return n, nil, NotANumber, -1
+		return nil, NotANumber
 	}
 	cc, ccLen := p.callingCodeOf(digits)
 	if cc == nil {
-		return n, nil, InvalidCountryCode, -1
+		return nil, InvalidCountryCode
 	}
-	return p.national(cc, digits[:ccLen], digits[ccLen:], &p.regions[cc.regions[0]], cc.strip, letters)
+	return cc, p.national(n, cc, digits[ccLen:], &p.regions[cc.regions[0]], cc.strip, letters)
 }
 
 // callingCodeOf returns the calling code that digits start with and its
@@ -151,32 +158,33 @@ func (p *Plan) callingCodeOf(digits []byte) (*callingCode, int) {
 	return nil, 0
 }
 
-// national ends libphonenumber's parse once the calling code is known: the
-// national number, at least 2 digits, loses its national prefix by rule np
-// of region rg where the rest has a possible length there, and may then
+// national ends libphonenumber's parse, into n, once the calling code cc is known:
+// the national number, at least 2 digits, loses its national prefix by rule
+// np of region rg where the rest has a possible length there, and may then
 // have at most 17 digits.
-func (p *Plan) national(cc *callingCode, code, national []byte, rg *region, np *nationalPrefix, letters bool) (n Number, _ *callingCode, reason Reason, offset int) {
+func (p *Plan) national(n *Number, cc *callingCode, national []byte, rg *region, np *nationalPrefix, letters bool) Reason {
 	if len(national) < minNationalDigits {
-		return n, cc, TooShort, -1
+		return TooShort
 	}
-	if np != nil {
-		var stripped [maxStripped]byte
+	if np != nil && np.mayMatch(national) {
+		var stripped [maxStripped]byte // zeroed only here: most numbers have no prefix
 		if nsn, ok := stripNationalPrefix(rg, np, national, &stripped); ok {
 			national = nsn
+			if len(national) < minNationalDigits {
+				return TooShort
+			}
 		}
 	}
-	if len(national) < minNationalDigits {
-		return n, cc, TooShort, -1
-	}
 	if len(national) > maxNationalDigits {
-		return n, cc, TooLong, -1
+		return TooLong
 	}
+	code := cc.prefix[1:]
 	copy(n.digits[:], code)
 	copy(n.digits[len(code):], national)
 	n.n = uint8(len(code) + len(national))
 	n.ccLen = uint8(len(code))
 	n.vanity = letters
-	return n, cc, NoReason, -1
+	return NoReason
 }
 
 // formatted reports whether input without "+" or "00" is written as more

@@ -54,7 +54,8 @@ func (p *Plan) ParseIn(s, region string) (Number, error) {
 	if err != nil {
 		return Number{}, err
 	}
-	n, _, reason, off := p.parseIn(s, rg)
+	var n Number
+	_, reason, off := p.parseIn(s, rg, &n)
 	if reason != NoReason {
 		return Number{}, &ParseError{Input: s, Reason: reason, Offset: off, Region: rg.id}
 	}
@@ -71,8 +72,11 @@ func (p *Plan) ClassifyIn(s, region string) (Result, error) {
 	if err != nil {
 		return Result{Input: s, Status: StatusFailed, Reason: MissingCountryCode}, err
 	}
-	n, cc, reason, _ := p.parseIn(s, rg)
-	return p.classifyParsed(s, n, cc, reason), nil
+	var n Number
+	cc, reason, _ := p.parseIn(s, rg, &n)
+	var res Result
+	p.classifyParsed(&res, s, &n, cc, reason)
+	return res, nil
 }
 
 // ValidateIn is Validate for input written or dialled in region (see
@@ -84,8 +88,10 @@ func (p *Plan) ValidateIn(s, region string) (Validity, error) {
 	if err != nil {
 		return Validity{Reason: MissingCountryCode}, err
 	}
-	n, cc, reason, _ := p.parseIn(s, rg)
-	return p.validateParsed(n, cc, reason), nil
+	var v Validity
+	cc, reason, _ := p.parseIn(s, rg, &v.Number)
+	p.validateParsed(&v, cc, reason)
+	return v, nil
 }
 
 // dialRegion returns the region of an ISO code (either case) for reading
@@ -116,55 +122,53 @@ func (p *Plan) dialRegion(id string) (*region, error) {
 // start, taken when the number is not possible without it; else a national
 // number of the region; then the national prefix
 // (maybeStripNationalPrefixAndCarrierCode) and the length checks.
-func (p *Plan) parseIn(s string, rg *region) (n Number, cc *callingCode, reason Reason, offset int) {
+func (p *Plan) parseIn(s string, rg *region, n *Number) (cc *callingCode, reason Reason, offset int) {
 	var buf [maxDialled]byte
 	nd, plus, letters, reason, offset := readDigits(s, &buf)
 	if reason != NoReason {
-		return n, nil, reason, offset
+		return nil, reason, offset
 	}
 	digits := buf[:nd]
 	if nd == minNationalDigits && !plus && !adjacentDigits(s) {
 		// libphonenumber takes two digits for a number only when
 		// nothing stands between them ("01", not "0 1").
-		return n, nil, NotANumber, -1
+		return nil, NotANumber, -1
 	}
 	if plus {
 		if len(digits) <= minNationalDigits {
-			return n, nil, TooShort, -1 // libphonenumber: too short after the "+"
+			return nil, TooShort, -1 // libphonenumber: too short after the "+"
 		}
-		n, cc, reason, offset = p.international(digits, letters)
-		if reason != InvalidCountryCode {
-			return n, cc, reason, offset
+		if cc, reason = p.international(n, digits, letters); reason != InvalidCountryCode {
+			return cc, reason, -1
 		}
 		// libphonenumber tries once more without the plus sign, and keeps
 		// that reading only when it finds a calling code: "+0049 ..." in
 		// DE, or "+" before the region's own international prefix.
-		n, cc, reason, offset = p.dialled(digits, rg, letters, true)
-		if reason == NoReason && cc == nil {
-			return Number{}, nil, InvalidCountryCode, -1
+		if cc, reason = p.dialled(n, digits, rg, letters, true); reason == NoReason && cc == nil {
+			return nil, InvalidCountryCode, -1
 		}
-		return n, cc, reason, offset
+		return cc, reason, -1
 	}
-	return p.dialled(digits, rg, letters, false)
+	cc, reason = p.dialled(n, digits, rg, letters, false)
+	return cc, reason, -1
 }
 
-// dialled reads digits dialled in region rg without a plus sign. With
-// codeOnly (libphonenumber's second reading of a "+" number) it stops
+// dialled reads digits dialled in region rg without a plus sign into n.
+// With codeOnly (libphonenumber's second reading of a "+" number) it stops
 // before a national number of the region, returning cc nil and NoReason.
-func (p *Plan) dialled(digits []byte, rg *region, letters, codeOnly bool) (n Number, cc *callingCode, reason Reason, offset int) {
+func (p *Plan) dialled(n *Number, digits []byte, rg *region, letters, codeOnly bool) (cc *callingCode, reason Reason) {
 	if rg.idd != nil {
 		// The international prefix counts only before a digit other
 		// than 0, as calling codes never start with 0.
 		if end, ok := rg.idd.prefixLen(digits); ok && (end == len(digits) || digits[end] != '0') {
 			rest := digits[end:]
 			if len(rest) <= minNationalDigits {
-				return n, nil, TooShort, -1
+				return nil, TooShort
 			}
-			return p.international(rest, letters)
+			return p.international(n, rest, letters)
 		}
 	}
 	home := &p.codes[p.byCC[rg.cc]]
-	main := &p.regions[home.regions[0]]
 	code := home.prefix[1:]
 	if len(digits) > len(code) && hasPrefix(digits, code) {
 		// The region's calling code without "+" or a prefix: taken when
@@ -179,14 +183,13 @@ func (p *Plan) dialled(digits []byte, rg *region, letters, codeOnly bool) (n Num
 			}
 		}
 		if !rg.possible(digits) && rg.possible(national) || rg.testLength(len(digits)) == TooLong {
-			return p.national(home, digits[:len(code)], national, main, home.strip, letters)
+			return home, p.national(n, home, national, &p.regions[home.regions[0]], home.strip, letters)
 		}
 	}
 	if codeOnly {
-		return n, nil, NoReason, -1
+		return nil, NoReason
 	}
-	var ccDigits [maxCallingCodeDigits]byte
-	return p.national(home, ccDigits[:copy(ccDigits[:], code)], digits, rg, rg.natPrefix, letters)
+	return home, p.national(n, home, digits, rg, rg.natPrefix, letters)
 }
 
 // adjacentDigits reports whether the first two digits of s follow each
@@ -213,21 +216,19 @@ func (r *region) possible(national []byte) bool {
 }
 
 // classifyParsed is ClassifyString's and ClassifyIn's answer for a reading
-// of input s.
-func (p *Plan) classifyParsed(s string, n Number, cc *callingCode, reason Reason) Result {
+// of input s, written into res, which must be the zero Result.
+func (p *Plan) classifyParsed(res *Result, s string, n *Number, cc *callingCode, reason Reason) {
 	if reason != NoReason {
-		res := Result{Input: s, Status: StatusFailed, Reason: reason}
+		res.Input, res.Status, res.Reason = s, StatusFailed, reason
 		if cc != nil {
 			res.Status = StatusOK
 			res.CountryPrefix = cc.prefix
 			if len(cc.regions) == 1 {
-				p.setCountry(&res, &p.regions[cc.regions[0]])
+				p.setCountry(res, &p.regions[cc.regions[0]])
 			}
 		}
-		return res
+		return
 	}
-	var res Result
-	p.classify(&res, &n)
+	p.classify(res, n)
 	res.Input = s
-	return res
 }
