@@ -289,8 +289,13 @@ func (e *Engine) NewAccount(o AccountOptions) (*Account, error) {
 // Request is one synchronous or queued lookup.
 type Request struct {
 	// Number is the number as the caller gave it: international format
-	// with "+" or "00".
+	// with "+" or "00", or, with Country, as written in that country.
 	Number string
+	// Country is the ISO 3166-1 alpha-2 code of the country whose
+	// national format Number may be written in (the API's optional
+	// "country"), read as numbering.Plan.ClassifyIn reads it; "" for
+	// international format only. An unknown country is a *RequestError.
+	Country string
 	// Route is the route the caller chose, "" for automatic selection.
 	Route string
 	// Storage is the report name the caller chose, "" for the default.
@@ -323,14 +328,26 @@ var ErrNotRecorded = errors.New("result not recorded")
 // Route returns the GET /route answer for a number: the route automatic
 // selection (with the account's routing map) would take.
 func (e *Engine) Route(a *Account, msisdn string) (apiv2.RouteDecision, error) {
+	return e.RouteIn(a, msisdn, "")
+}
+
+// RouteIn is Route for a number that may be written in the national format
+// of country (see Request.Country); "" is Route.
+func (e *Engine) RouteIn(a *Account, msisdn, country string) (apiv2.RouteDecision, error) {
 	if msisdn == "" {
 		return apiv2.RouteDecision{}, &RequestError{"msisdn", "is required"}
 	}
 	if err := CheckNumberLength("msisdn", msisdn); err != nil {
 		return apiv2.RouteDecision{}, err
 	}
-	res := e.plan.ClassifyString(msisdn)
+	res, err := e.classify(msisdn, country)
+	if err != nil {
+		return apiv2.RouteDecision{}, err
+	}
 	if res.Number.IsZero() {
+		if country != "" {
+			return apiv2.RouteDecision{}, &RequestError{"msisdn", fmt.Sprintf("%q is not a phone number of %s: %s", msisdn, country, res.Reason)}
+		}
 		return apiv2.RouteDecision{}, &RequestError{"msisdn", fmt.Sprintf("%q is not a phone number in international format: %s", msisdn, res.Reason)}
 	}
 	d := a.resolver.Resolve(&res)
@@ -511,10 +528,20 @@ type Admission struct {
 // named by the caller that does not fit the product is a *RequestError, as
 // is a bad storage name.
 func (e *Engine) Admit(a *Account, product routing.Product, number, route, storage string) (Admission, error) {
+	return e.AdmitIn(a, product, number, route, storage, "")
+}
+
+// AdmitIn is Admit for a number that may be written in the national format
+// of country (see Request.Country); "" is Admit.
+func (e *Engine) AdmitIn(a *Account, product routing.Product, number, route, storage, country string) (Admission, error) {
 	if err := checkStorage(storage); err != nil {
 		return Admission{}, err
 	}
 	if err := CheckNumberLength("number", number); err != nil {
+		return Admission{}, err
+	}
+	res, err := e.classify(number, country)
+	if err != nil {
 		return Admission{}, err
 	}
 	switch product {
@@ -523,7 +550,6 @@ func (e *Engine) Admit(a *Account, product routing.Product, number, route, stora
 		if err != nil {
 			return Admission{}, err
 		}
-		res := e.plan.ClassifyString(number)
 		if res.Status != numbering.StatusOK {
 			return Admission{Route: route, Number: numberText(&res)}, nil
 		}
@@ -534,7 +560,6 @@ func (e *Engine) Admit(a *Account, product routing.Product, number, route, stora
 				return Admission{}, err
 			}
 		}
-		res := e.plan.ClassifyString(number)
 		if !res.Valid || !res.QualifiesForHLR {
 			return Admission{Route: route, Number: numberText(&res)}, nil
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -33,14 +34,34 @@ func (e *Engine) begin(req Request, field string) (numbering.Result, string, err
 	if err := checkStorage(req.Storage); err != nil {
 		return numbering.Result{}, "", err
 	}
+	res, err := e.classify(req.Number, req.Country)
+	if err != nil {
+		return numbering.Result{}, "", err
+	}
 	id := req.ID
 	if id == "" {
-		var err error
 		if id, err = e.ids.next(); err != nil {
 			return numbering.Result{}, "", err
 		}
 	}
-	return e.plan.ClassifyString(req.Number), id, nil
+	return res, id, nil
+}
+
+// classify reads a number of a request: in international format, or, with
+// a country, as written in that country. An unknown country is a
+// *RequestError naming it.
+func (e *Engine) classify(number, country string) (numbering.Result, error) {
+	if country == "" {
+		return e.plan.ClassifyString(number), nil
+	}
+	res, err := e.plan.ClassifyIn(number, country)
+	switch {
+	case errors.Is(err, numbering.ErrUnknownRegion):
+		return res, &RequestError{"country", fmt.Sprintf("%q is not the ISO 3166-1 alpha-2 code of a country with a calling code", country)}
+	case err != nil:
+		return res, &RequestError{"country", "this server's numbering data reads numbers in international format only: " + err.Error()}
+	}
+	return res, nil
 }
 
 // numberText is the number a result names: E.164 when it parsed, else the

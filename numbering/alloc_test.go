@@ -93,3 +93,30 @@ func TestFormatDoesNotAllocate(t *testing.T) {
 		}
 	}
 }
+
+// TestParseInDoesNotAllocate proves reading national input allocation-free:
+// national format with and without the trunk prefix, international
+// prefixes, the rules with groups and transforms (Argentina, Brazil, the
+// Virgin Islands), "+" input, and input that fails.
+func TestParseInDoesNotAllocate(t *testing.T) {
+	p := plan(t)
+	for _, in := range [][2]string{
+		{"0151 23456789", "DE"}, {"151 23456789", "DE"}, {"(201) 555-0123", "US"}, {"011 44 20 7946 0000", "US"},
+		{"00 33 1 23 45 67 89", "DE"}, {"011 15 2345-6789", "AR"}, {"0 21 11 98765 4321", "BR"}, {"774 1234", "VI"},
+		{"1411 0011 49 30 1234567", "AU"}, {"8 10 49 30 1234567", "RU"}, {"+49 151 23456789", "us"}, {"+0049 30 1234567", "DE"},
+		{"02 1234 5678", "IT"}, {"1-800-FLOWERS", "US"}, {"0", "DE"}, {"hello", "DE"}, {"0 1", "BA"}, {"", "GB"},
+	} {
+		s, region := in[0], in[1]
+		if allocs := testing.AllocsPerRun(100, func() { _, _ = p.ClassifyIn(s, region) }); allocs != 0 {
+			t.Errorf("ClassifyIn(%q, %s) allocates %.1f times", s, region, allocs)
+		}
+		if allocs := testing.AllocsPerRun(100, func() { _, _ = p.ValidateIn(s, region) }); allocs != 0 {
+			t.Errorf("ValidateIn(%q, %s) allocates %.1f times", s, region, allocs)
+		}
+		if _, err := p.ParseIn(s, region); err == nil {
+			if allocs := testing.AllocsPerRun(100, func() { _, _ = p.ParseIn(s, region) }); allocs != 0 {
+				t.Errorf("ParseIn(%q, %s) allocates %.1f times", s, region, allocs)
+			}
+		}
+	}
+}

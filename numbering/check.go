@@ -118,9 +118,9 @@ func (pr Progress) AppendRegions(dst []string) []string {
 // taken off as it would be from the whole number. It never panics and does
 // not allocate.
 func (p *Plan) Check(s string) Progress {
-	var buf [maxDigits + 4]byte
+	var buf [maxDialled]byte
 	nd, plus, simple := collectSimple(s, &buf)
-	if !simple || p.mayBeValid(buf[:min(nd, len(buf))], plus) {
+	if !simple || p.mayBeValid(buf[:min(nd, maxDigits+4)], plus) {
 		if pr, ok := p.checkValid(s); ok {
 			return pr
 		}
@@ -189,7 +189,7 @@ func (p *Plan) checkValid(s string) (Progress, bool) {
 
 // checkPartial is Check for input that is not valid as it stands: buf
 // holds collectSimple's reading of s when simple.
-func (p *Plan) checkPartial(s string, buf *[maxDigits + 4]byte, nd int, plus, simple bool) Progress {
+func (p *Plan) checkPartial(s string, buf *[maxDialled]byte, nd int, plus, simple bool) Progress {
 	if !simple {
 		var reason Reason
 		nd, plus, _, reason, _ = collect(s, buf)
@@ -206,7 +206,7 @@ func (p *Plan) checkPartial(s string, buf *[maxDigits + 4]byte, nd int, plus, si
 			return Progress{State: Impossible, Reason: reason}
 		}
 	}
-	if nd > len(buf) {
+	if nd > maxDigits+4 {
 		return Progress{State: Impossible, Reason: InputTooLong}
 	}
 	digits := buf[:nd]

@@ -82,21 +82,10 @@ const (
 // StatusFailed unless its calling code could be read. It never panics and
 // does not allocate.
 func (p *Plan) ClassifyString(s string) Result {
-	n, cc, reason, _ := p.parse(s)
-	if reason != NoReason {
-		res := Result{Input: s, Status: StatusFailed, Reason: reason}
-		if cc != nil {
-			res.Status = StatusOK
-			res.CountryPrefix = cc.prefix
-			if len(cc.regions) == 1 {
-				p.setCountry(&res, &p.regions[cc.regions[0]])
-			}
-		}
-		return res
-	}
+	var n Number
+	cc, reason, _ := p.parse(s, &n)
 	var res Result
-	p.classify(&res, &n)
-	res.Input = s
+	p.classifyParsed(&res, s, &n, cc, reason)
 	return res
 }
 
@@ -163,28 +152,36 @@ type Validity struct {
 // a fraction of the cost. The answers are ClassifyString's. It never panics
 // and does not allocate.
 func (p *Plan) Validate(s string) Validity {
-	n, cc, reason, _ := p.parse(s)
+	var v Validity
+	cc, reason, _ := p.parse(s, &v.Number)
+	p.validateParsed(&v, cc, reason)
+	return v
+}
+
+// validateParsed is Validate's and ValidateIn's answer for a reading of
+// the input: v holds the Number read (the zero Number when reason says
+// why none could be) and receives the rest.
+func (p *Plan) validateParsed(v *Validity, cc *callingCode, reason Reason) {
 	if reason != NoReason {
-		v := Validity{Reason: reason}
+		*v = Validity{Reason: reason}
 		if cc != nil && len(cc.regions) == 1 && p.regions[cc.regions[0]].id != nonGeoRegion {
 			v.Region = p.regions[cc.regions[0]].id
 		}
-		return v
+		return
 	}
-	v, failed := p.judge(&n)
-	out := Validity{Number: n, Reason: failed}
+	verdict, failed := p.judge(&v.Number)
+	v.Reason = failed
 	switch {
 	case failed != NoReason:
-		return out
-	case v.t == typeNone:
-		out.Reason = p.invalidReason(v.cc, &n)
+		return
+	case verdict.t == typeNone:
+		v.Reason = p.invalidReason(verdict.cc, &v.Number)
 	default:
-		out.Valid, out.Type = true, v.t.api()
+		v.Valid, v.Type = true, verdict.t.api()
 	}
-	if v.r != nil && v.r.id != nonGeoRegion {
-		out.Region = v.r.id
+	if verdict.r != nil && verdict.r.id != nonGeoRegion {
+		v.Region = verdict.r.id
 	}
-	return out
 }
 
 // Classify classifies a parsed number: its type, validity and reason,

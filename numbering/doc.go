@@ -10,6 +10,29 @@
 //	res := plan.ClassifyString("+49 151 23456789")
 //	// res.Type == numbering.Mobile, res.CountryCode == "DE", res.Network == "T-Mobile"
 //
+// # National input
+//
+// Parse reads international format only. ParseIn, ClassifyIn and
+// ValidateIn read a number as it is written or dialled in a default region,
+// exactly as libphonenumber's parse(number, region) does:
+//
+//	res, err := plan.ClassifyIn("0151 23456789", "DE") // +4915123456789, MOBILE
+//	n, err := plan.ParseIn("011 44 20 7946 0000", "US") // +442079460000
+//
+// National format with or without the region's national (trunk) prefix, the
+// region's national-prefix-for-parsing and transform rules (Argentina's 0
+// and 15, Brazil's carrier selection codes, the seven-digit local numbers
+// of the Caribbean), every international prefix of the region (00, 011,
+// 810, 0011 and the patterns of regions with several), the region's own
+// calling code without "+" where the number is not possible without it, and
+// "+" input, for which the region does not matter. Each region's rules are
+// compiled into the plan file (its dialling section) like the national
+// prefixes: a plan file without them loads and reads international input,
+// and ParseIn fails with ErrNoDialling. An unknown region is a *RegionError
+// (ErrUnknownRegion). The tests compare ParseIn with phonenumbers' Parse
+// on more than 100,000 inputs built from every example number of every
+// region and type, read in their region and in others.
+//
 // # Data
 //
 // A Plan is read from a compiled plan file: libphonenumber's metadata
@@ -169,7 +192,8 @@
 // that every digit leads through are skipped) and binary-searches at most
 // two prefix tables; ClassifyString adds parsing, national-prefix rules
 // (such as "+44 0 20..." and Argentina's) included, which a small matcher
-// runs on the stack. Over a corpus of every region's numbers ClassifyString
+// runs on the stack; ClassifyIn adds the region's rules, a literal
+// comparison for most of them. Over a corpus of every region's numbers ClassifyString
 // takes about 240 ns and Validate about 160 ns, 150 times faster than
 // phonenumbers; none of them allocates. AppendFormat takes about 100 ns in
 // any style and AppendFormatFrom about the same, without allocating.

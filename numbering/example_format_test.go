@@ -78,7 +78,7 @@ func ExamplePlan_FormatFrom() {
 	// from US: 011 49 30 1234567
 	// from DE: 030 1234567
 	// from AU: 0011 49 30 1234567
-	// from ZZ: numbering: unknown region "ZZ" (want an ISO 3166-1 alpha-2 code of the plan, upper case, such as "DE")
+	// from ZZ: numbering: unknown region "ZZ": want an ISO 3166-1 alpha-2 code of a region with a calling code, such as "DE"
 }
 
 func ExamplePlan_AppendFormatFrom() {

@@ -174,3 +174,82 @@ func ExamplePlan_Check() {
 	// +44 (0)20 79       incomplete types=LANDLINE regions=[GB] reason=""
 	// +999               impossible types= regions=[] reason="invalid country code"
 }
+
+func ExamplePlan_ParseIn() {
+	plan, err := numbering.Load()
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, in := range [][2]string{
+		{"0151 23456789", "DE"},       // national format with the trunk prefix
+		{"(201) 555-0123", "US"},      // national format without one
+		{"011 44 20 7946 0000", "US"}, // the US international prefix
+		{"011 15 2345-6789", "AR"},    // Argentina's mobile form: 0 + area code, 15 + subscriber
+		{"+33 6 12 34 56 78", "US"},   // international format: the region does not matter
+		{"030", "DE"},                 // three digits: a possible length for nothing but themselves
+		{"0 1", "DE"},
+		{"0151 23456789", "XY"},
+	} {
+		n, err := plan.ParseIn(in[0], in[1])
+		var perr *numbering.ParseError
+		switch {
+		case errors.As(err, &perr):
+			fmt.Printf("%-20s in %s: error: %s\n", in[0], in[1], perr.Reason)
+		case errors.Is(err, numbering.ErrUnknownRegion):
+			fmt.Printf("%-20s in %s: %v\n", in[0], in[1], err)
+		default:
+			fmt.Printf("%-20s in %s: %s\n", in[0], in[1], n)
+		}
+	}
+	// Output:
+	// 0151 23456789        in DE: +4915123456789
+	// (201) 555-0123       in US: +12015550123
+	// 011 44 20 7946 0000  in US: +442079460000
+	// 011 15 2345-6789     in AR: +5491123456789
+	// +33 6 12 34 56 78    in US: +33612345678
+	// 030                  in DE: +49030
+	// 0 1                  in DE: error: not a number
+	// 0151 23456789        in XY: numbering: unknown region "XY": want an ISO 3166-1 alpha-2 code of a region with a calling code, such as "DE"
+}
+
+func ExamplePlan_ClassifyIn() {
+	plan, err := numbering.Load()
+	if err != nil {
+		log.Fatal(err)
+	}
+	// Bare digits are national input in DE, as libphonenumber reads them:
+	// 4915123456789 is a valid German landline number (area code 4915).
+	for _, in := range []string{"0151 23456789", "00 44 20 7946 0000", "0151 234", "4915123456789"} {
+		res, err := plan.ClassifyIn(in, "DE")
+		if err != nil {
+			log.Fatal(err)
+		}
+		if res.Valid {
+			fmt.Printf("%-18s %s %s in %s\n", in, res.Number, res.Type, res.CountryCode)
+		} else {
+			fmt.Printf("%-18s %s: %s\n", in, res.Number, res.Reason)
+		}
+	}
+	// Output:
+	// 0151 23456789      +4915123456789 MOBILE in DE
+	// 00 44 20 7946 0000 +442079460000 LANDLINE in GB
+	// 0151 234           +49151234: invalid prefix
+	// 4915123456789      +494915123456789 LANDLINE in DE
+}
+
+func ExamplePlan_ValidateIn() {
+	plan, err := numbering.Load()
+	if err != nil {
+		log.Fatal(err)
+	}
+	v, err := plan.ValidateIn("06 12 34 56 78", "FR")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(v.Number, v.Valid, v.Type, v.Region)
+	_, err = plan.ValidateIn("06 12 34 56 78", "France")
+	fmt.Println(errors.Is(err, numbering.ErrUnknownRegion))
+	// Output:
+	// +33612345678 true MOBILE FR
+	// true
+}

@@ -40,17 +40,19 @@ func (s Style) String() string {
 // them).
 var ErrNoFormats = errors.New("numbering: the plan has no number formats section: only E.164 can be written")
 
-// ErrUnknownRegion is wrapped by every error for a region code the plan
-// does not have (a *RegionError): errors.Is(err, ErrUnknownRegion).
-var ErrUnknownRegion = errors.New("unknown region")
+// ErrUnknownRegion is matched (errors.Is) by every error for a region code
+// the plan does not have, a *RegionError, from ParseIn, ClassifyIn,
+// ValidateIn, the formatting methods and ShortNumber. Region codes are read
+// in either case.
+var ErrUnknownRegion = errors.New("numbering: unknown region")
 
 // RegionError reports a region code that names no region of the plan.
 type RegionError struct {
-	Region string
+	Region string // as given
 }
 
 func (e *RegionError) Error() string {
-	return "numbering: " + ErrUnknownRegion.Error() + " " + strconv.Quote(e.Region) + " (want an ISO 3166-1 alpha-2 code of the plan, upper case, such as \"DE\")"
+	return "numbering: unknown region " + strconv.Quote(e.Region) + ": want an ISO 3166-1 alpha-2 code of a region with a calling code, such as \"DE\""
 }
 
 // Unwrap returns ErrUnknownRegion.

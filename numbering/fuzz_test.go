@@ -67,7 +67,7 @@ func FuzzParseFastPath(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		var fast, slow [maxDigits + 4]byte
+		var fast, slow [maxDialled]byte
 		nd, plus, ok := collectSimple(s, &fast)
 		if !ok {
 			return

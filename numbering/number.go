@@ -73,18 +73,26 @@ func (n Number) MarshalText() ([]byte, error) { return n.AppendTo(nil), nil }
 func (n Number) GoString() string { return "numbering.Number(\"" + n.String() + "\")" }
 
 // ParseError is returned by Plan.Parse for input that is not a phone number
-// in international format. Branch on Reason.
+// in international format, and by Plan.ParseIn for input that cannot be
+// read in its region. Branch on Reason.
 type ParseError struct {
 	Input  string
 	Reason Reason
+	// Region is the default region of ParseIn (its ISO code in upper
+	// case); "" for Parse.
+	Region string
 	// Offset is the byte offset of the offending character in Input for
 	// InvalidCharacter and NotANumber, -1 when no single character is at fault.
 	Offset int
 }
 
 func (e *ParseError) Error() string {
-	if e.Offset >= 0 && e.Offset < len(e.Input) {
-		return sprintf("numbering: parsing %q: %s at byte %d", e.Input, e.Reason, e.Offset)
+	in := ""
+	if e.Region != "" {
+		in = " in " + e.Region
 	}
-	return sprintf("numbering: parsing %q: %s", e.Input, e.Reason)
+	if e.Offset >= 0 && e.Offset < len(e.Input) {
+		return sprintf("numbering: parsing %q%s: %s at byte %d", e.Input, in, e.Reason, e.Offset)
+	}
+	return sprintf("numbering: parsing %q%s: %s", e.Input, in, e.Reason)
 }

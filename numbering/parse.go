@@ -21,7 +21,8 @@ import (
 // whose Reason says why. Parse does not check that the number is valid for
 // its country: Classify does.
 func (p *Plan) Parse(s string) (Number, error) {
-	n, _, reason, off := p.parse(s)
+	var n Number
+	_, reason, off := p.parse(s, &n)
 	if reason != NoReason {
 		return Number{}, &ParseError{Input: s, Reason: reason, Offset: off}
 	}
@@ -72,28 +73,23 @@ var simpleByte = func() (t [256]bool) {
 	return t
 }()
 
-// parse is Parse without allocation. For failures it returns the reason and,
-// where a single character is at fault, its byte offset (else -1). The
-// calling code is returned whenever it could be read, even on failure, so
-// that results can still name the country.
-func (p *Plan) parse(s string) (n Number, cc *callingCode, reason Reason, offset int) {
-	var (
-		buf     [maxDigits + 4]byte // room to see that there are too many digits
-		nd      int                 // digits read (may exceed len(buf))
-		plus    bool
-		letters bool
-	)
-	// The common case: one pass over simple bytes. Anything else, and any
-	// failure, takes the general path, which decides every case.
+// parse is Parse without allocation, into n. For failures it returns the
+// reason and, where a single character is at fault, its byte offset (else
+// -1). The calling code is returned whenever it could be read, even on
+// failure, so that results can still name the country.
+func (p *Plan) parse(s string, n *Number) (cc *callingCode, reason Reason, offset int) {
+	// readDigits, written out: this is the hot path of ClassifyString.
+	var buf [maxDialled]byte
+	var letters bool
 	nd, plus, simple := collectSimple(s, &buf)
 	if !simple {
 		nd, plus, letters, reason, offset = collect(s, &buf)
 		if reason != NoReason {
-			return n, nil, reason, offset
+			return nil, reason, offset
 		}
 	}
-	if nd > len(buf) {
-		return n, nil, InputTooLong, -1
+	if nd > maxDigits+4 {
+		return nil, InputTooLong, -1
 	}
 	digits := buf[:nd]
 	if !plus {
@@ -101,45 +97,94 @@ func (p *Plan) parse(s string) (n Number, cc *callingCode, reason Reason, offset
 		case len(digits) >= 2 && digits[0] == '0' && digits[1] == '0':
 			digits = digits[2:]
 		case digits[0] == '0' || formatted(s):
-			return n, nil, MissingCountryCode, -1
+			return nil, MissingCountryCode, -1
 		}
 	}
-	if len(digits) == 0 {
-		return n, nil, NotANumber, -1
+	cc, reason = p.international(n, digits, letters)
+	return cc, reason, -1
+}
+
+// maxDialled bounds the digits read from input: a national significant
+// number of the longest length with its calling code and the longest
+// international prefix before them (Australia's 14xx0011).
+const maxDialled = maxDigits + 12
+
+// readDigits reads the digits of input into buf (counting those that do
+// not fit), or says why it is not a number. The common case is one pass
+// over simple bytes; anything else, and any failure, takes the general
+// path, which decides every case.
+func readDigits(s string, buf *[maxDialled]byte) (nd int, plus, letters bool, reason Reason, offset int) {
+	nd, plus, simple := collectSimple(s, buf)
+	if !simple {
+		nd, plus, letters, reason, offset = collect(s, buf)
+		if reason != NoReason {
+			return 0, false, false, reason, offset
+		}
 	}
-	ccLen := 0
-	if digits[0] != '0' {
-		code := 0
-		for l := 1; l <= maxCallingCodeDigits && l <= len(digits); l++ {
-			code = code*10 + int(digits[l-1]-'0')
-			if i := p.byCC[code]; i >= 0 {
-				cc, ccLen = &p.codes[i], l
-				break
+	if nd > len(buf) {
+		return 0, false, false, InputTooLong, -1
+	}
+	return nd, plus, letters, NoReason, -1
+}
+
+// international reads digits in international form into n, calling code
+// first, as libphonenumber does after a "+" or an international prefix:
+// the calling code, then the national number, without a national (trunk)
+// prefix where the calling code's main region has one to strip.
+func (p *Plan) international(n *Number, digits []byte, letters bool) (cc *callingCode, reason Reason) {
+	if len(digits) == 0 {
+		return nil, NotANumber
+	}
+	cc, ccLen := p.callingCodeOf(digits)
+	if cc == nil {
+		return nil, InvalidCountryCode
+	}
+	return cc, p.national(n, cc, digits[ccLen:], &p.regions[cc.regions[0]], cc.strip, letters)
+}
+
+// callingCodeOf returns the calling code that digits start with and its
+// length; nil when none does (a calling code never starts with 0).
+func (p *Plan) callingCodeOf(digits []byte) (*callingCode, int) {
+	if len(digits) == 0 || digits[0] == '0' {
+		return nil, 0
+	}
+	code := 0
+	for l := 1; l <= maxCallingCodeDigits && l <= len(digits); l++ {
+		code = code*10 + int(digits[l-1]-'0')
+		if i := p.byCC[code]; i >= 0 {
+			return &p.codes[i], l
+		}
+	}
+	return nil, 0
+}
+
+// national ends libphonenumber's parse, into n, once the calling code cc is known:
+// the national number, at least 2 digits, loses its national prefix by rule
+// np of region rg where the rest has a possible length there, and may then
+// have at most 17 digits.
+func (p *Plan) national(n *Number, cc *callingCode, national []byte, rg *region, np *nationalPrefix, letters bool) Reason {
+	if len(national) < minNationalDigits {
+		return TooShort
+	}
+	if np != nil && np.mayMatch(national) {
+		var stripped [maxStripped]byte // zeroed only here: most numbers have no prefix
+		if nsn, ok := stripNationalPrefix(rg, np, national, &stripped); ok {
+			national = nsn
+			if len(national) < minNationalDigits {
+				return TooShort
 			}
 		}
 	}
-	if cc == nil {
-		return n, nil, InvalidCountryCode, -1
-	}
-	national := digits[ccLen:]
-	if len(national) < minNationalDigits {
-		return n, cc, TooShort, -1
-	}
-	if np := cc.strip; np != nil && (np.always || np.quick.longestPrefix(national) > 0) {
-		var stripped [maxStripped]byte // zeroed only here: most numbers have no prefix
-		if nsn, ok := p.stripNationalPrefix(cc, national, &stripped); ok {
-			national = nsn
-		}
-	}
 	if len(national) > maxNationalDigits {
-		return n, cc, TooLong, -1
+		return TooLong
 	}
-	copy(n.digits[:], digits[:ccLen])
-	copy(n.digits[ccLen:], national)
-	n.n = uint8(ccLen + len(national))
-	n.ccLen = uint8(ccLen)
+	code := cc.prefix[1:]
+	copy(n.digits[:], code)
+	copy(n.digits[len(code):], national)
+	n.n = uint8(len(code) + len(national))
+	n.ccLen = uint8(len(code))
 	n.vanity = letters
-	return n, cc, NoReason, -1
+	return NoReason
 }
 
 // formatted reports whether input without "+" or "00" is written as more
@@ -162,7 +207,7 @@ func formatted(s string) bool {
 // made of simple bytes only, with at most one plus sign before them, into
 // buf; ok is false for any other input, which collect then reads. For the
 // input it takes, it returns what collect would.
-func collectSimple(s string, buf *[maxDigits + 4]byte) (nd int, plus, ok bool) {
+func collectSimple(s string, buf *[maxDialled]byte) (nd int, plus, ok bool) {
 	if len(s) > maxInputLength {
 		return 0, false, false
 	}
@@ -187,7 +232,7 @@ func collectSimple(s string, buf *[maxDigits + 4]byte) (nd int, plus, ok bool) {
 
 // collect is the general path of parse: it reads the digits of any input
 // into buf (counting those that do not fit) or says why it is not a number.
-func collect(s string, buf *[maxDigits + 4]byte) (nd int, plus, letters bool, reason Reason, offset int) {
+func collect(s string, buf *[maxDialled]byte) (nd int, plus, letters bool, reason Reason, offset int) {
 	start := len(s) - len(strings.TrimLeftFunc(s, isSpace))
 	s = strings.TrimRightFunc(s, isSpace)
 	if start >= len(s) {

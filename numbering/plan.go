@@ -34,6 +34,7 @@ type Plan struct {
 	short    shortNumbers // libphonenumber's short numbers; zero without the section
 	overlay  *overlay     // nil without overlays
 	version  Version
+	dialling bool   // the plan has the Dialling section: ParseIn can read national input
 	origin   string // the digest of the whole plan the file was cut from
 	packs    int    // packs taken (WithPack)
 }
@@ -110,6 +111,10 @@ type region struct {
 	local    uint32            // general desc local-only lengths
 	leading  automaton         // leading_digits, for calling codes shared by regions
 	hasLead  bool              // leading is set
+	// idd and natPrefix read national input in the region (ParseIn): its
+	// international prefix and its national prefix for parsing with its
+	// transform rule; nil when it has none, or the plan no Dialling section.
+	idd, natPrefix *nationalPrefix
 }
 
 // The automata's patterns are planfmt's descs, in its order.
@@ -253,6 +258,11 @@ func (p *Plan) read(raw *rawPlan) error {
 	p.readCodes(codes, automata, progs)
 	if err := firstErr(codes.err, automata.err); err != nil {
 		return err
+	}
+	if d := sec(planfmt.SecDialling); d != nil {
+		if p.readDialling(d, progs); d.err != nil {
+			return d.err
+		}
 	}
 	for _, id := range optionalSections {
 		if r := sec(id); r != nil {
@@ -485,6 +495,33 @@ func (p *Plan) readCodes(r *reader, automata *reader, progs []nationalPrefix) {
 	if len(order) != nRegions {
 		r.fail(orderAt, "%d regions, %d in calling codes", nRegions, len(order))
 	}
+}
+
+// readDialling reads the Dialling section: each region's international
+// and national prefix programs.
+func (p *Plan) readDialling(r *reader, progs []nationalPrefix) {
+	if n := int(r.u32(0)); r.err == nil && n != len(p.regions) {
+		r.fail(0, "%d regions, the calling codes section has %d", n, len(p.regions))
+		return
+	}
+	for i := range p.regions {
+		rg := &p.regions[i]
+		for j, dst := range [2]**nationalPrefix{&rg.idd, &rg.natPrefix} {
+			prog := int(r.u16(4 + 4*i + 2*j))
+			if r.err != nil {
+				return
+			}
+			if prog == planfmt.NoIndex {
+				continue
+			}
+			if prog >= len(progs) {
+				r.fail(4+4*i+2*j, "region %s: program %d of %d", rg.id, prog, len(progs))
+				return
+			}
+			*dst = &progs[prog]
+		}
+	}
+	p.dialling = true
 }
 
 func regionKey(id string) int { return int(id[0]-'A')*26 + int(id[1]-'A') }

@@ -410,7 +410,7 @@ func TestPacks(t *testing.T) {
 	bare, err := OpenBytes(core)
 	require.NoError(t, err)
 	require.Equal(t, full.Version(), bare.Version(), "the core names the data of the whole plan")
-	require.Equal(t, "strings, calling codes, automata, national prefixes, network ranges, number formats", bare.Info().Sections)
+	require.Equal(t, "strings, calling codes, automata, national prefixes, dialling, network ranges, number formats", bare.Info().Sections)
 	_, err = bare.ShortNumber("112", "DE")
 	require.ErrorIs(t, err, ErrNoShortNumbers)
 

@@ -61,7 +61,7 @@ type ShortInfo struct {
 var ErrNoShortNumbers = errors.New("numbering: the plan has no short-number data")
 
 // ShortNumber answers what libphonenumber's ShortNumberInfo answers for s
-// dialled in region (an ISO 3166-1 alpha-2 code, upper case, such as
+// dialled in region (an ISO 3166-1 alpha-2 code in either case, such as
 // "DE"): whether it is a valid or possible short number there, an
 // emergency number or one that still reaches the emergency services, its
 // expected cost, and whether it is carrier-specific or an SMS service.
@@ -87,18 +87,19 @@ func (p *Plan) ShortNumber(s, region string) (ShortInfo, error) {
 	if p.short.regions == nil {
 		return ShortInfo{}, ErrNoShortNumbers
 	}
-	rg := p.regionByID(region)
-	if rg == nil {
+	ri := p.regionIndex(region)
+	if ri < 0 {
 		return ShortInfo{}, &RegionError{Region: region}
 	}
+	rg := &p.regions[ri]
 	var info ShortInfo
-	i := p.short.byRegion[regionKey(region)]
+	i := p.short.byRegion[regionKey(rg.id)]
 	if i == 0 {
 		return info, nil
 	}
 	sr := &p.short.regions[i-1]
 	info.Emergency, info.ConnectsToEmergency = sr.emergency(s)
-	var buf [maxDigits + 4]byte
+	var buf [maxDialled]byte
 	nsn, ok := p.shortDigits(s, rg, &buf)
 	if !ok {
 		return info, nil
@@ -129,7 +130,7 @@ func (p *Plan) ShortNumber(s, region string) (ShortInfo, error) {
 // dialled in region rg (see ShortNumber), written into buf, or false when s
 // holds none: no digits, a character that no number has, too many digits,
 // or international input of another calling code.
-func (p *Plan) shortDigits(s string, rg *region, buf *[maxDigits + 4]byte) ([]byte, bool) {
+func (p *Plan) shortDigits(s string, rg *region, buf *[maxDialled]byte) ([]byte, bool) {
 	nd, plus, simple := collectSimple(s, buf)
 	letters := false
 	if !simple {
@@ -147,7 +148,8 @@ func (p *Plan) shortDigits(s string, rg *region, buf *[maxDigits + 4]byte) ([]by
 		}
 		return buf[:nd], true
 	}
-	n, cc, reason, _ := p.parse(s)
+	var n Number
+	cc, reason, _ := p.parse(s, &n)
 	if reason != NoReason || cc.code != rg.cc {
 		return nil, false
 	}
@@ -159,7 +161,7 @@ func (p *Plan) shortDigits(s string, rg *region, buf *[maxDigits + 4]byte) ([]by
 // letters become keypad digits only when the input has three or more
 // ("0800 TAXI"); fewer are dropped ("112a" is 112). It returns the digits
 // in buf.
-func dropFewLetters(s string, buf *[maxDigits + 4]byte, nd int) int {
+func dropFewLetters(s string, buf *[maxDialled]byte, nd int) int {
 	body := strings.TrimLeftFunc(s, isSpace)
 	if len(body) >= 4 && asciiEqualFold(body[:4], "tel:") {
 		body = body[4:]

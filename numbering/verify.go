@@ -58,16 +58,22 @@ func (p *Plan) Verify() error {
 			return formatErr("calling codes section", raw.sections[planfmt.SecCodes].off, "region %s: possible length %d", r.id, r.possMax)
 		}
 	}
+	cannotMatch := func(np *nationalPrefix) bool {
+		for pc := 0; pc < len(np.insts); pc += planfmt.InstSize {
+			if np.insts[pc+planfmt.InstOp] == planfmt.OpMatch {
+				return false
+			}
+		}
+		return true
+	}
 	for _, c := range p.codes {
-		if c.strip == nil {
-			continue
-		}
-		matches := false
-		for pc := 0; pc < len(c.strip.insts); pc += planfmt.InstSize {
-			matches = matches || c.strip.insts[pc+planfmt.InstOp] == planfmt.OpMatch
-		}
-		if !matches {
+		if c.strip != nil && cannotMatch(c.strip) {
 			return formatErr("national prefixes section", raw.sections[planfmt.SecNationalPrefix].off, "+%d: the program cannot match", c.code)
+		}
+	}
+	for _, r := range p.regions {
+		if r.idd != nil && cannotMatch(r.idd) || r.natPrefix != nil && cannotMatch(r.natPrefix) {
+			return formatErr("dialling section", raw.sections[planfmt.SecDialling].off, "region %s: a program that cannot match", r.id)
 		}
 	}
 	for i := range p.networks.pool.count {
@@ -112,6 +118,9 @@ type PlanInfo struct {
 func (p *Plan) Info() PlanInfo {
 	info := PlanInfo{Bytes: len(p.file), Packs: p.packs, CallingCodes: len(p.codes), Regions: len(p.regions),
 		Sections: "strings, calling codes, automata, national prefixes"}
+	if p.dialling {
+		info.Sections += ", dialling"
+	}
 	for _, id := range []uint32{planfmt.SecRanges, planfmt.SecNetworks, planfmt.SecGeocoding, planfmt.SecTimezones, planfmt.SecFormats, planfmt.SecShortNumbers} {
 		if p.has(id) {
 			info.Sections += ", " + planfmt.SectionName(id)

@@ -35,10 +35,10 @@ Flags (before or after the numbers; "--" ends them):
                           "00 49 30 1234567" from FR, "011 49 30 1234567"
                           from US, the national style from DE; overrides
                           --style
-  --country CC            the region numbers are written in. Numbers in
-                          international format (starting with "+") are read
-                          whatever the region, as libphonenumber reads them;
-                          this build answers other input with an error line
+  --country CC            the region numbers are written or dialled in:
+                          national format ("030 1234567" in DE), the
+                          region's international prefix ("011 49 ..." in
+                          US); numbers with "+" are read whatever the region
 `
 
 // numberStyles are the values of --style.
@@ -164,22 +164,12 @@ func (f *numberFormatter) line(w io.Writer, s string) error {
 	return err
 }
 
-// errNationalWithCountry is the answer to input without "+" (national, or
-// with an international prefix such as 00) with --country, until numbering
-// reads input with a default region.
-var errNationalWithCountry = errors.New("with --country, this build reads numbers written with + only")
-
 // parse reads one input: in international format, or, with --country, as
-// libphonenumber reads input with a default region (a number with "+" is
-// read whatever the region). Reading national input with a default region
-// is numbering's (Plan.ParseIn): until it is there, national input with
-// --country is refused here rather than read as an MSISDN.
+// libphonenumber reads input with a default region (Plan.ParseIn: national
+// format, the region's international prefix, or "+" whatever the region).
 func (f *numberFormatter) parse(s string) (numbering.Number, error) {
 	if f.country == "" {
 		return f.plan.Parse(s)
 	}
-	if t := strings.TrimSpace(s); !strings.HasPrefix(t, "+") && !strings.HasPrefix(t, "\uff0b") { // "+" or the full-width plus
-		return numbering.Number{}, errNationalWithCountry
-	}
-	return f.plan.Parse(s)
+	return f.plan.ParseIn(s, f.country)
 }

@@ -13,13 +13,15 @@ import (
 	"golang.org/x/term"
 )
 
-const ntUsage = `Usage: numen nt [--format json|csv|table] [NUMBER...]
+const ntUsage = `Usage: numen nt [--format json|csv|table] [--country CC] [NUMBER...]
 
 Classifies each NUMBER and prints one result per number: its type, validity
 (and why not), country, original network, regions and time zones. Numbers are
 in international format: +49 151 23456789, 004915123456789 or the MSISDN
-4915123456789. Invalid numbers are results too: the exit status is 0 when all
-input was processed.
+4915123456789. With --country, numbers are read as written or dialled in
+that country instead, as libphonenumber reads them: numen nt --country DE
+"0151 23456789" "00 44 20 7946 0000" "+1 201 555 0123". Invalid numbers are
+results too: the exit status is 0 when all input was processed.
 
 Without NUMBER arguments, numen nt reads numbers from standard input, one per
 line, and streams the results in the order of the input; blank lines are
@@ -34,6 +36,9 @@ Flags (before or after the numbers; "--" ends them):
                    the JSON attributes in the same order, lists joined with
                    "|", unknown values empty
   --format table   aligned columns for reading in a terminal
+  --country CC     read national format, and CC's international prefixes, of
+                   country CC (ISO 3166-1 alpha-2, such as DE or US); numbers
+                   with "+" are international whatever CC is
 `
 
 const (
@@ -54,6 +59,7 @@ func (c *cli) nt(args []string) int {
 	fs := newFlagSet("nt")
 	format := formatJSON
 	fs.Var(&format, "format", "")
+	country := fs.String("country", "", "")
 	numbers, code, ok := c.parseInterleaved(fs, "nt", ntUsage, args)
 	if !ok {
 		return code
@@ -64,12 +70,16 @@ func (c *cli) nt(args []string) int {
 		fmt.Fprintf(c.stderr, "numen nt: loading numbering data: %v\n", err)
 		return exitError
 	}
+	if err := checkCountry(plan, *country); err != nil {
+		return c.usageError("nt", "--country %q: %v", *country, err)
+	}
 	out := bufio.NewWriterSize(c.stdout, 64<<10)
 	w := newResultWriter(format, out)
+	lc := lineClassifier{plan: plan, w: w, country: *country}
 	if len(numbers) > 0 {
-		err = classifyArgs(plan, w, numbers)
+		err = classifyArgs(&lc, numbers)
 	} else {
-		err = c.classifyStdin(plan, w)
+		err = c.classifyStdin(&lc)
 	}
 	if err != nil {
 		fmt.Fprintf(c.stderr, "numen nt: %v\n", err)
@@ -78,12 +88,13 @@ func (c *cli) nt(args []string) int {
 	return exitOK
 }
 
-func classifyArgs(plan *numbering.Plan, w *resultWriter, numbers []string) error {
+func classifyArgs(lc *lineClassifier, numbers []string) error {
+	w := lc.w
 	if err := w.header(); err != nil {
 		return writeError(err)
 	}
 	for _, s := range numbers {
-		res := plan.ClassifyString(s)
+		res := lc.result(s)
 		if err := w.write(&res); err != nil {
 			return writeError(err)
 		}
@@ -99,7 +110,8 @@ func writeError(err error) error { return fmt.Errorf("writing output: %w", err) 
 // classifyStdin streams standard input through the classifier in constant
 // memory. Results already classified are written out even when reading
 // fails part way.
-func (c *cli) classifyStdin(plan *numbering.Plan, w *resultWriter) error {
+func (c *cli) classifyStdin(lc *lineClassifier) error {
+	w := lc.w
 	interactive := isTerminal(c.stdin)
 	if interactive {
 		fmt.Fprintln(c.stderr, "numen nt: reading numbers from standard input, one per line (end with Ctrl-D)")
@@ -113,7 +125,6 @@ func (c *cli) classifyStdin(plan *numbering.Plan, w *resultWriter) error {
 	if err := w.header(); err != nil {
 		return writeError(err)
 	}
-	lc := lineClassifier{plan: plan, w: w}
 	split := lineSplitter{max: maxLineLength}
 	sc := bufio.NewScanner(c.stdin)
 	sc.Buffer(make([]byte, scanBufferSize), scanBufferSize)
@@ -148,8 +159,28 @@ var utf8BOM = []byte("\ufeff")
 
 // lineClassifier classifies lines of input and writes their results.
 type lineClassifier struct {
-	plan *numbering.Plan
-	w    *resultWriter
+	plan    *numbering.Plan
+	w       *resultWriter
+	country string // the default region (--country), checked; "" for international input only
+}
+
+// result classifies one number, in the default region when there is one.
+func (lc *lineClassifier) result(s string) numbering.Result {
+	if lc.country == "" {
+		return lc.plan.ClassifyString(s)
+	}
+	res, _ := lc.plan.ClassifyIn(s, lc.country) // the region was checked: no error
+	return res
+}
+
+// checkCountry checks a --country flag: "" (none) or a region whose
+// national input the plan reads; the error is ClassifyIn's.
+func checkCountry(plan *numbering.Plan, country string) error {
+	if country == "" {
+		return nil
+	}
+	_, err := plan.ValidateIn("", country)
+	return err
 }
 
 // classify classifies one line of input, without its line ending, and
@@ -169,7 +200,7 @@ func (lc *lineClassifier) classify(line []byte, truncated bool) (wrote bool, err
 		// goes on to the writer. Instead the string shares the scanner's
 		// buffer: res, and with it the string, is dropped before the next
 		// Scan overwrites the buffer, and the writers copy what they keep.
-		res = lc.plan.ClassifyString(unsafe.String(&line[0], len(line)))
+		res = lc.result(unsafe.String(&line[0], len(line)))
 	}
 	return true, lc.w.write(&res)
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/numenhq/numen/routing"
 )
 
-const routeUsage = `Usage: numen route [--map FILE] [--platform FILE] [--coverage FILE] [--route ID] [--explain] [NUMBER...]
+const routeUsage = `Usage: numen route [--map FILE] [--platform FILE] [--coverage FILE] [--route ID] [--explain] [--country CC] [NUMBER...]
 
 Decides the route an HLR lookup of each NUMBER would take, as GET /route does,
 and prints one JSON object per number: the route decision (route,
@@ -29,6 +29,9 @@ Without NUMBER arguments it reads one number per line from standard input.
                    routes and scores are illustrative
   --route ID       a route named by the caller: STATIC:<ID>, no rules apply
   --explain        add "explain": every rule and score behind each decision
+  --country CC     read numbers as written or dialled in country CC (ISO 3166-1
+                   alpha-2), as numen nt --country does; default: international
+                   format only
 
 A map with problems is refused with every problem listed (exit status 1).
 `
@@ -40,6 +43,7 @@ func (c *cli) route(args []string) int {
 	coverageFile := fs.String("coverage", "", "")
 	static := fs.String("route", "", "")
 	explain := fs.Bool("explain", false, "")
+	country := fs.String("country", "", "")
 	numbers, code, ok := c.parseInterleaved(fs, "route", routeUsage, args)
 	if !ok {
 		return code
@@ -52,6 +56,10 @@ func (c *cli) route(args []string) int {
 	if err != nil {
 		return fail("loading numbering data: %v", err)
 	}
+	if err := checkCountry(plan, *country); err != nil {
+		return c.usageError("route", "--country %q: %v", *country, err)
+	}
+	classify := lineClassifier{plan: plan, country: *country}
 	cov, err := routing.DefaultCoverage()
 	if *coverageFile != "" {
 		cov, err = readFile(*coverageFile, routing.ParseCoverage)
@@ -88,7 +96,7 @@ func (c *cli) route(args []string) int {
 
 	out := bufio.NewWriterSize(c.stdout, 64<<10)
 	decide := func(s string) error {
-		res := plan.ClassifyString(s)
+		res := classify.result(s)
 		return writeRoute(out, resolver, &res, *static, *explain)
 	}
 	if len(numbers) > 0 {

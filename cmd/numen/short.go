@@ -79,7 +79,7 @@ func (c *cli) short(args []string) int {
 	var regionErr *numbering.RegionError
 	switch _, err := plan.ShortNumber("", *country); {
 	case errors.As(err, &regionErr):
-		return c.usageError("short", "unknown --country %q: want an ISO 3166-1 alpha-2 region code, upper case, such as DE", regionErr.Region)
+		return c.usageError("short", "unknown --country %q: want an ISO 3166-1 alpha-2 region code, such as DE", regionErr.Region)
 	case err != nil:
 		fmt.Fprintf(c.stderr, "numen short: %v\n", err)
 		return exitError

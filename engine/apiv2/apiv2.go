@@ -54,6 +54,10 @@ type HLRLookupRequest struct {
 	MSISDN  string  `json:"msisdn"`
 	Route   *string `json:"route,omitempty"`
 	Storage *string `json:"storage,omitempty"`
+	// Country is Numen's extension: the ISO 3166-1 alpha-2 code of the
+	// country the number is written in (national format), nil for
+	// international format only.
+	Country *string `json:"country,omitempty"`
 }
 
 // MNPLookupRequest is the body of POST /mnp-lookup.
@@ -64,6 +68,7 @@ type NTLookupRequest struct {
 	Number  string  `json:"number"`
 	Route   *string `json:"route,omitempty"`
 	Storage *string `json:"storage,omitempty"`
+	Country *string `json:"country,omitempty"` // as HLRLookupRequest's
 }
 
 // HLRLookupsRequest is the body of POST /hlr-lookups: up to 1000 numbers.
@@ -71,6 +76,7 @@ type HLRLookupsRequest struct {
 	MSISDNs []string `json:"msisdns"`
 	Route   *string  `json:"route,omitempty"`
 	Storage *string  `json:"storage,omitempty"`
+	Country *string  `json:"country,omitempty"` // as HLRLookupRequest's, for every number
 }
 
 // NTLookupsRequest is the body of POST /nt-lookups: up to 1000 numbers.
@@ -78,6 +84,7 @@ type NTLookupsRequest struct {
 	Numbers []string `json:"numbers"`
 	Route   *string  `json:"route,omitempty"`
 	Storage *string  `json:"storage,omitempty"`
+	Country *string  `json:"country,omitempty"` // as HLRLookupRequest's, for every number
 }
 
 // HLRResult is the HLR lookup result: the response of POST /hlr-lookup and

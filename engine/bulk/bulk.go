@@ -211,6 +211,7 @@ type lookupArgs struct {
 	Product     engine.Product `json:"product"`
 	Route       string         `json:"route,omitempty"`
 	Storage     string         `json:"storage,omitempty"`
+	Country     string         `json:"country,omitempty"` // the numbers' default region (engine.Request.Country)
 	WebhookURLs []string       `json:"webhook_urls"`
 	Items       []item         `json:"items"`
 }
@@ -247,6 +248,14 @@ func (deliveryArgs) InsertOpts() river.InsertOpts {
 // delivery; a retry with the same Idempotency-Key then answers the first
 // receipt, byte for byte, and queues nothing again.
 func (b *Bulk) Submit(ctx context.Context, a *account.Account, product string, numbers []string, route, storage, idempotencyKey string, body []byte) (*apiv2.Receipt, []byte, error) {
+	return b.SubmitIn(ctx, a, product, numbers, route, storage, "", idempotencyKey, body)
+}
+
+// SubmitIn is Submit for numbers that may be written in the national
+// format of country (engine.Request.Country; the API's "country" of the
+// whole batch); "" is Submit. An unknown country is an
+// *engine.RequestError, before anything is queued.
+func (b *Bulk) SubmitIn(ctx context.Context, a *account.Account, product string, numbers []string, route, storage, country, idempotencyKey string, body []byte) (*apiv2.Receipt, []byte, error) {
 	p := engine.Product(product)
 	if p != engine.ProductHLR && p != engine.ProductNT {
 		return nil, nil, fmt.Errorf("bulk: product %q", product)
@@ -279,11 +288,11 @@ func (b *Bulk) Submit(ctx context.Context, a *account.Account, product string, n
 		TotalCount: len(numbers), WebhookURLs: append([]string{}, a.WebhookURLs...),
 		Storage: engine.StorageName(storage, p, true, now),
 	}
-	args := lookupArgs{Account: a.Key, Product: p, Route: route, Storage: storage, WebhookURLs: a.WebhookURLs}
+	args := lookupArgs{Account: a.Key, Product: p, Route: route, Storage: storage, Country: country, WebhookURLs: a.WebhookURLs}
 	var cost engine.Money
 	routes := map[string]bool{}
 	for _, n := range numbers {
-		ad, err := b.o.Engine.Admit(a.Engine, p, n, route, storage)
+		ad, err := b.o.Engine.AdmitIn(a.Engine, p, n, route, storage, country)
 		if err != nil {
 			return nil, nil, err
 		}

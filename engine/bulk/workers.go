@@ -78,7 +78,7 @@ func (w *lookupWorker) Work(ctx context.Context, job *river.Job[lookupArgs]) err
 			go func() {
 				defer wg.Done()
 				for it := range next {
-					req := engine.Request{Number: it.Number, Route: args.Route, Storage: args.Storage, Async: true, ID: it.ID}
+					req := engine.Request{Number: it.Number, Country: args.Country, Route: args.Route, Storage: args.Storage, Async: true, ID: it.ID}
 					var err error
 					switch args.Product {
 					case engine.ProductNT:

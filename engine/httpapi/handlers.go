@@ -92,7 +92,7 @@ func (h *Handler) hlrLookups(w http.ResponseWriter, r *request) {
 	if !decode(w, r.body, &body, "msisdns") {
 		return
 	}
-	h.bulk(w, r, "HLR", "msisdns", body.MSISDNs, body.Route, body.Storage)
+	h.bulk(w, r, "HLR", "msisdns", body.MSISDNs, body.Route, body.Storage, body.Country)
 }
 
 func (h *Handler) ntLookups(w http.ResponseWriter, r *request) {
@@ -100,10 +100,10 @@ func (h *Handler) ntLookups(w http.ResponseWriter, r *request) {
 	if !decode(w, r.body, &body, "numbers") {
 		return
 	}
-	h.bulk(w, r, "NT", "numbers", body.Numbers, body.Route, body.Storage)
+	h.bulk(w, r, "NT", "numbers", body.Numbers, body.Route, body.Storage, body.Country)
 }
 
-func (h *Handler) bulk(w http.ResponseWriter, r *request, product, field string, numbers []string, route, storage *string) {
+func (h *Handler) bulk(w http.ResponseWriter, r *request, product, field string, numbers []string, route, storage, country *string) {
 	switch {
 	case h.cfg.Bulk == nil:
 		writeErrors(w, http.StatusNotImplemented, "bulk lookups are not enabled on this server")
@@ -118,7 +118,7 @@ func (h *Handler) bulk(w http.ResponseWriter, r *request, product, field string,
 		writeErrors(w, http.StatusPreconditionFailed, "no webhook URL is configured for this API key; bulk results are delivered only by webhook")
 		return
 	}
-	_, encoded, err := h.cfg.Bulk.Submit(r.Context(), r.account, product, numbers, apiv2.Deref(route), apiv2.Deref(storage), r.Header.Get("Idempotency-Key"), r.body)
+	_, encoded, err := h.cfg.Bulk.SubmitIn(r.Context(), r.account, product, numbers, apiv2.Deref(route), apiv2.Deref(storage), apiv2.Deref(country), r.Header.Get("Idempotency-Key"), r.body)
 	if h.lookupError(w, err) {
 		return
 	}
@@ -127,17 +127,17 @@ func (h *Handler) bulk(w http.ResponseWriter, r *request, product, field string,
 
 func (h *Handler) route(w http.ResponseWriter, r *request) {
 	q := r.URL.Query()
-	for k := range q {
-		if k != "msisdn" {
-			writeErrors(w, http.StatusBadRequest, fmt.Sprintf("%s: unknown query parameter; GET /route takes msisdn only", k))
+	for k, v := range q {
+		switch {
+		case k != "msisdn" && k != "country":
+			writeErrors(w, http.StatusBadRequest, fmt.Sprintf("%s: unknown query parameter; GET /route takes msisdn and country only", k))
+			return
+		case len(v) > 1:
+			writeErrors(w, http.StatusBadRequest, k+": given more than once")
 			return
 		}
 	}
-	if len(q["msisdn"]) > 1 {
-		writeErrors(w, http.StatusBadRequest, "msisdn: given more than once")
-		return
-	}
-	d, err := h.cfg.Engine.Route(r.account.Engine, q.Get("msisdn"))
+	d, err := h.cfg.Engine.RouteIn(r.account.Engine, q.Get("msisdn"), q.Get("country"))
 	if h.lookupError(w, err) {
 		return
 	}
@@ -233,21 +233,21 @@ func decodeLookup(w http.ResponseWriter, body []byte, field string) (engine.Requ
 		return req, true
 	}
 	var number string
-	var route, storage *string
+	var route, storage, country *string
 	if field == "number" {
 		var b apiv2.NTLookupRequest
 		if !decode(w, body, &b, field) {
 			return engine.Request{}, false
 		}
-		number, route, storage = b.Number, b.Route, b.Storage
+		number, route, storage, country = b.Number, b.Route, b.Storage, b.Country
 	} else {
 		var b apiv2.HLRLookupRequest
 		if !decode(w, body, &b, field) {
 			return engine.Request{}, false
 		}
-		number, route, storage = b.MSISDN, b.Route, b.Storage
+		number, route, storage, country = b.MSISDN, b.Route, b.Storage, b.Country
 	}
-	return engine.Request{Number: number, Route: apiv2.Deref(route), Storage: apiv2.Deref(storage)}, true
+	return engine.Request{Number: number, Route: apiv2.Deref(route), Storage: apiv2.Deref(storage), Country: apiv2.Deref(country)}, true
 }
 
 // decodeLookupFast decodes the usual body of a single lookup without

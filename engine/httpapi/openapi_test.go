@@ -209,7 +209,7 @@ func TestOpenAPIPathsAreTheEndpoints(t *testing.T) {
 	}
 	// The document's default is the protected one.
 	require.Equal(t, ops["POST /hlr-lookup"]["security"], doc["security"])
-	require.Equal(t, ops["GET /route"]["parameters"], []any{map[string]any{"$ref": "#/components/parameters/MSISDNQuery"}})
+	require.Equal(t, ops["GET /route"]["parameters"], []any{map[string]any{"$ref": "#/components/parameters/MSISDNQuery"}, map[string]any{"$ref": "#/components/parameters/CountryQuery"}})
 	for _, bulk := range []string{"POST /hlr-lookups", "POST /nt-lookups"} {
 		require.Equal(t, ops[bulk]["parameters"], []any{map[string]any{"$ref": "#/components/parameters/IdempotencyKey"}}, bulk)
 		for _, code := range []string{"409", "412", "501", "503"} {
@@ -322,11 +322,11 @@ func TestOpenAPISchemasMatchWireTypes(t *testing.T) {
 		{"HLRWebhookBatch", jsonKeys(t, apiv2.WebhookBatch{}), nil},
 		{"NTWebhookBatch", jsonKeys(t, apiv2.WebhookBatch{}), nil},
 		// Request bodies: the number is required, route and storage not.
-		{"HLRLookupRequest", jsonKeys(t, apiv2.HLRLookupRequest{Route: &s, Storage: &s}), []string{"msisdn"}},
-		{"MNPLookupRequest", jsonKeys(t, apiv2.MNPLookupRequest{Route: &s, Storage: &s}), []string{"msisdn"}},
-		{"NTLookupRequest", jsonKeys(t, apiv2.NTLookupRequest{Route: &s, Storage: &s}), []string{"number"}},
-		{"HLRLookupsRequest", jsonKeys(t, apiv2.HLRLookupsRequest{Route: &s, Storage: &s}), []string{"msisdns"}},
-		{"NTLookupsRequest", jsonKeys(t, apiv2.NTLookupsRequest{Route: &s, Storage: &s}), []string{"numbers"}},
+		{"HLRLookupRequest", jsonKeys(t, apiv2.HLRLookupRequest{Route: &s, Storage: &s, Country: &s}), []string{"msisdn"}},
+		{"MNPLookupRequest", jsonKeys(t, apiv2.MNPLookupRequest{Route: &s, Storage: &s, Country: &s}), []string{"msisdn"}},
+		{"NTLookupRequest", jsonKeys(t, apiv2.NTLookupRequest{Route: &s, Storage: &s, Country: &s}), []string{"number"}},
+		{"HLRLookupsRequest", jsonKeys(t, apiv2.HLRLookupsRequest{Route: &s, Storage: &s, Country: &s}), []string{"msisdns"}},
+		{"NTLookupsRequest", jsonKeys(t, apiv2.NTLookupsRequest{Route: &s, Storage: &s, Country: &s}), []string{"numbers"}},
 	} {
 		t.Run(tc.schema, func(t *testing.T) {
 			at, err := pointer(doc, "#/components/schemas/"+tc.schema)
@@ -637,15 +637,15 @@ type receiptBulk struct {
 	seen map[string][32]byte
 }
 
-func (b *receiptBulk) Submit(ctx context.Context, a *account.Account, product string, numbers []string, route, storage, idem string, body []byte) (*apiv2.Receipt, []byte, error) {
-	r, err := b.submit(a, product, numbers, route, storage, idem, body)
+func (b *receiptBulk) SubmitIn(ctx context.Context, a *account.Account, product string, numbers []string, route, storage, country, idem string, body []byte) (*apiv2.Receipt, []byte, error) {
+	r, err := b.submit(a, product, numbers, route, storage, country, idem, body)
 	if err != nil {
 		return nil, nil, err
 	}
 	return r, r.AppendJSON(nil), nil
 }
 
-func (b *receiptBulk) submit(a *account.Account, product string, numbers []string, route, storage, idem string, body []byte) (*apiv2.Receipt, error) {
+func (b *receiptBulk) submit(a *account.Account, product string, numbers []string, route, storage, country, idem string, body []byte) (*apiv2.Receipt, error) {
 	switch storage {
 	case "not-recorded":
 		return nil, fmt.Errorf("%w: disk full", engine.ErrNotRecorded)
@@ -669,7 +669,14 @@ func (b *receiptBulk) submit(a *account.Account, product string, numbers []strin
 	}
 	r := &apiv2.Receipt{Accepted: []apiv2.Submitted{}, Rejected: []apiv2.Submitted{}, WebhookURLs: a.WebhookURLs, Route: route}
 	for _, n := range numbers {
-		if res := b.eng.Plan().ClassifyString(n); !res.Valid {
+		res := b.eng.Plan().ClassifyString(n)
+		if country != "" {
+			var err error
+			if res, err = b.eng.Plan().ClassifyIn(n, country); err != nil {
+				return nil, &engine.RequestError{Field: "country", Problem: err.Error()}
+			}
+		}
+		if !res.Valid {
 			r.Rejected = append(r.Rejected, apiv2.Submitted{Number: n, NT: nt})
 			continue
 		}
@@ -877,6 +884,23 @@ func TestOpenAPIDescribesLiveResponses(t *testing.T) {
 	expect(main, "GET", "/api/v2/routing-map", "", sign, 200)
 	expect(withMap, "GET", "/api/v2/routing-map", "", sign, 200)
 	expect(main, "GET", "/api/v2/hlr-coverage", "", sign, 200)
+	// Numen's extension: numbers in national format with their country.
+	expect(main, "POST", "/api/v2/nt-lookup", `{"number": "0151 23456789", "country": "DE"}`, sign, 200)
+	expect(main, "POST", "/api/v2/hlr-lookup", `{"msisdn": "(201) 555-0123", "country": "us"}`, sign, 200)
+	expect(main, "POST", "/api/v2/mnp-lookup", `{"msisdn": "06 12 34 56 78", "country": "NL"}`, sign, 200)
+	expect(main, "POST", "/api/v2/nt-lookups", `{"numbers": ["0151 23456789", "030 1234567"], "country": "DE"}`, sign, 200)
+	expect(main, "POST", "/api/v2/hlr-lookups", `{"msisdns": ["(201) 555-0123"], "country": "US", "route": null}`, sign, 200)
+	expect(main, "GET", "/api/v2/route?msisdn=0151%2023456789&country=DE", "", sign, 200)
+	for _, c := range []string{`"XY"`, `"DEU"`, `5`} {
+		expect(main, "POST", "/api/v2/nt-lookup", `{"number": "0151 23456789", "country": `+c+`}`, sign, 400)
+		expect(main, "POST", "/api/v2/hlr-lookup", `{"msisdn": "0151 23456789", "country": `+c+`}`, sign, 400)
+		expect(main, "POST", "/api/v2/mnp-lookup", `{"msisdn": "0151 23456789", "country": `+c+`}`, sign, 400)
+		expect(main, "POST", "/api/v2/nt-lookups", `{"numbers": ["0151 23456789"], "country": `+c+`}`, sign, 400)
+		expect(main, "POST", "/api/v2/hlr-lookups", `{"msisdns": ["0151 23456789"], "country": `+c+`}`, sign, 400)
+	}
+	expect(main, "GET", "/api/v2/route?msisdn=0151%2023456789&country=XY", "", sign, 400)
+	expect(main, "GET", "/api/v2/route?msisdn=0&country=DE", "", sign, 400)
+	expect(main, "GET", "/api/v2/route?msisdn=0151%2023456789&country=DE&country=AT", "", sign, 400)
 
 	// 400: the endpoints' own validation.
 	for _, body := range []string{

@@ -152,11 +152,13 @@ type Config struct {
 
 // BulkHandler runs bulk submissions (POST /hlr-lookups, /nt-lookups).
 type BulkHandler interface {
-	// Submit accepts the numbers of one bulk request for an account and
-	// returns the receipt and its JSON encoding (the response body,
-	// encoded before anything was queued or charged), or an error (a
-	// *engine.RequestError for bad input, when nothing was queued).
-	Submit(ctx context.Context, a *account.Account, product string, numbers []string, route, storage, idempotencyKey string, body []byte) (*apiv2.Receipt, []byte, error)
+	// SubmitIn accepts the numbers of one bulk request for an account,
+	// written in the national format of country when it is not "" (the
+	// request's "country"), and returns the receipt and its JSON encoding
+	// (the response body, encoded before anything was queued or charged),
+	// or an error (a *engine.RequestError for bad input, an unknown country
+	// included, when nothing was queued).
+	SubmitIn(ctx context.Context, a *account.Account, product string, numbers []string, route, storage, country, idempotencyKey string, body []byte) (*apiv2.Receipt, []byte, error)
 }
 
 // Handler serves the API. See the package documentation.

@@ -382,7 +382,7 @@ func TestErrorStatuses(t *testing.T) {
 		{"not an object", "POST", "/api/v2/nt-lookup", `["+4915123456789"]`, 400, "body: want a JSON object, got array"},
 		{"trailing data", "POST", "/api/v2/nt-lookup", `{"number": "+4915123456789"} {}`, 400, "body: data after the JSON object"},
 		{"bad route", "POST", "/api/v2/hlr-lookup", `{"msisdn": "+4915123456789", "route": "XYZ"}`, 400, `route: "XYZ" is not a route of this service (GET /routes lists them)`},
-		{"bad route query", "GET", "/api/v2/route?number=1", "", 400, "number: unknown query parameter; GET /route takes msisdn only"},
+		{"bad route query", "GET", "/api/v2/route?number=1", "", 400, "number: unknown query parameter; GET /route takes msisdn and country only"},
 		{"too large", "POST", "/api/v2/nt-lookup", `{"number": "` + strings.Repeat("1", 300) + `"}`, 413, "larger than the limit of 256 bytes"},
 		{"bulk not enabled", "POST", "/api/v2/nt-lookups", `{"numbers": ["+4915123456789"]}`, 501, "bulk lookups are not enabled on this server"},
 	} {
@@ -466,7 +466,7 @@ func TestUnknownAPIPathsAreJSON404(t *testing.T) {
 
 type stubBulk struct{ calls atomic.Int32 }
 
-func (b *stubBulk) Submit(ctx context.Context, a *account.Account, product string, numbers []string, route, storage, idem string, body []byte) (*apiv2.Receipt, []byte, error) {
+func (b *stubBulk) SubmitIn(ctx context.Context, a *account.Account, product string, numbers []string, route, storage, country, idem string, body []byte) (*apiv2.Receipt, []byte, error) {
 	b.calls.Add(1)
 	r := &apiv2.Receipt{AcceptedCount: len(numbers), TotalCount: len(numbers), Cost: "0.0000", WebhookURLs: a.WebhookURLs}
 	return r, r.AppendJSON(nil), nil

@@ -112,6 +112,7 @@ func Plan(in Input) ([]byte, error) {
 		section{planfmt.SecStrings, c.strings.encode()},
 		section{planfmt.SecAutomata, c.automata.b},
 		section{planfmt.SecNationalPrefix, c.programs()},
+		section{planfmt.SecDialling, c.dialling},
 	)
 	return assemble(in.Libphonenumber, sections)
 }
@@ -120,10 +121,31 @@ type compiler struct {
 	strings  *stringPool
 	automata writer
 	progs    []*program
-	progAt   []uint32 // automaton offset of each program's quick automaton
+	progAt   []uint32       // automaton offset of each program's quick automaton
+	progBy   map[string]int // index of the program of each rule, by rule
+	dialling []byte         // the Dialling section
 	// The metadata formats come from: each calling code's main region's,
 	// in the order of the Codes section, and each region's.
 	codeMeta, regionMeta []*phonenumbers.PhoneMetadata
+}
+
+// program returns the index of the program of a rule (a pattern and its
+// transform), compiling it the first time: regions share most rules.
+func (c *compiler) program(pattern, transform string) (int, error) {
+	key := pattern + "\n" + transform // a pattern has no newline (compileProgram)
+	if i, ok := c.progBy[key]; ok {
+		return i, nil
+	}
+	p, err := compileProgram(pattern, transform)
+	if err != nil {
+		return 0, err
+	}
+	if c.progBy == nil {
+		c.progBy = map[string]int{}
+	}
+	c.progBy[key] = len(c.progs)
+	c.progs = append(c.progs, p)
+	return len(c.progs) - 1, nil
 }
 
 // automaton appends d to the automata section, in rows of one cache line
@@ -210,6 +232,7 @@ func (c *compiler) codes(coll *phonenumbers.PhoneMetadataCollection, countries [
 		regions  []regionRec
 		dfas     []*digitDFA // each region's types automaton
 		leads    []*digitDFA // and its leading digits', or nil
+		dialling [][2]int    // each region's international and national prefix programs
 		seen     = map[string]bool{}
 	)
 	for n, line := range strings.Split(strings.TrimSpace(string(countries)), "\n") {
@@ -238,28 +261,50 @@ func (c *compiler) codes(coll *phonenumbers.PhoneMetadataCollection, countries [
 			byCC[cc] = cd
 			codeList = append(codeList, cd)
 			c.codeMeta = append(c.codeMeta, m)
-			// The main region decides national prefixes.
+			// The main region decides national prefixes written after
+			// the calling code.
 			if npfp := m.GetNationalPrefixForParsing(); npfp != "" {
-				p, err := compileProgram(npfp, m.GetNationalPrefixTransformRule())
-				if err != nil {
+				if cd.program, err = c.program(npfp, m.GetNationalPrefixTransformRule()); err != nil {
 					return nil, fmt.Errorf("region %s: %w", f[1], err)
 				}
-				cd.program = len(c.progs)
-				c.progs = append(c.progs, p)
 			}
 		}
 		r, dfa, lead, err := c.region(f[1], f[2], m)
 		if err != nil {
 			return nil, fmt.Errorf("region %s: %w", f[1], err)
 		}
+		// Every region's own rules read national input (numbering's
+		// ParseIn): its international prefix and its national prefix.
+		rules := [2]int{planfmt.NoIndex, planfmt.NoIndex}
+		if f[1] != "001" {
+			if idd := m.GetInternationalPrefix(); idd != "" {
+				if rules[0], err = c.program(idd, ""); err != nil {
+					return nil, fmt.Errorf("region %s: international prefix: %w", f[1], err)
+				}
+			}
+			if npfp := m.GetNationalPrefixForParsing(); npfp != "" {
+				if rules[1], err = c.program(npfp, m.GetNationalPrefixTransformRule()); err != nil {
+					return nil, fmt.Errorf("region %s: %w", f[1], err)
+				}
+			}
+		}
+		dialling = append(dialling, rules)
 		dfas, leads = append(dfas, dfa), append(leads, lead)
 		cd.regions = append(cd.regions, len(regions))
 		regions = append(regions, r)
 		c.regionMeta = append(c.regionMeta, m)
 	}
-	if len(regions) >= planfmt.NoIndex || len(codeList) >= planfmt.NoIndex {
-		return nil, fmt.Errorf("%d regions, %d calling codes: too many", len(regions), len(codeList))
+	if len(regions) >= planfmt.NoIndex || len(codeList) >= planfmt.NoIndex || len(c.progs) >= planfmt.NoIndex {
+		return nil, fmt.Errorf("%d regions, %d calling codes, %d programs: too many", len(regions), len(codeList), len(c.progs))
 	}
+	var d writer
+	d.u32(uint32(len(regions)))
+	for _, rules := range dialling {
+		d.u16(uint16(rules[0]))
+		d.u16(uint16(rules[1]))
+	}
+	d.pad(4)
+	c.dialling = d.b
 	for _, p := range c.progs {
 		off, err := c.automaton(p.quick)
 		if err != nil {

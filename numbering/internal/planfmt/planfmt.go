@@ -51,6 +51,14 @@
 //
 // NationalPrefix: programs that strip a national prefix (see Inst).
 //
+// Dialling: the rules that read national input in each region (numbering's
+// ParseIn): uint32 regions R (the Codes section's R), then R pairs of
+// uint16 programs of the NationalPrefix section, by region record: the
+// region's international (IDD) prefix, matched at the start of the digits
+// dialled, and its national prefix for parsing with its transform rule;
+// NoIndex for a region without one (and for non-geographic regions). A plan
+// without the section reads international input only.
+//
 // Ranges, Geocoding, Timezones: prefix tables (see Table). Ranges' values
 // are uint32 pairs (network name string, MCCMNC string or NoString).
 // Geocoding's are uint32 strings of a string pool (laid out as the Strings
@@ -119,9 +127,9 @@ const (
 	SecGeocoding      = 7
 	SecTimezones      = 8
 	SecOrigin         = 9
-	// 10 is reserved for parsing with a default region.
-	SecFormats      = 11
-	SecShortNumbers = 12
+	SecDialling       = 10
+	SecFormats        = 11
+	SecShortNumbers   = 12
 )
 
 // OriginSize is the size of the Origin section: the 16-byte digest of the
@@ -151,6 +159,8 @@ func SectionName(id uint32) string {
 		return "time zones"
 	case SecOrigin:
 		return "origin"
+	case SecDialling:
+		return "dialling"
 	case SecShortNumbers:
 		return "short numbers"
 	case SecFormats:
