@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"unsafe"
 
 	"github.com/numenhq/numen/numbering"
@@ -14,7 +15,7 @@ import (
 
 const shortUsage = `Usage: numen short --country CC [NUMBER...]
 
-Tells, for each NUMBER dialled in the region CC (ISO 3166-1 alpha-2, upper
+Tells, for each NUMBER dialled in the region CC (ISO 3166-1 alpha-2, either
 case, such as DE), what libphonenumber's short-number data says of it, as
 one JSON object per line:
 
@@ -85,7 +86,7 @@ func (c *cli) short(args []string) int {
 		return exitError
 	}
 	out := bufio.NewWriterSize(c.stdout, 64<<10)
-	sw := shortWriter{plan: plan, region: *country, out: out, enc: json.NewEncoder(out)}
+	sw := shortWriter{plan: plan, region: strings.ToUpper(*country), out: out, enc: json.NewEncoder(out)}
 	sw.enc.SetEscapeHTML(false)
 	if len(numbers) > 0 {
 		for _, s := range numbers {

@@ -72,7 +72,7 @@ func TestShortErrors(t *testing.T) {
 	}{
 		{[]string{"short", "112"}, "--country is required"},
 		{[]string{"short", "--country", "XX", "112"}, `unknown --country "XX"`},
-		{[]string{"short", "--country=de", "112"}, `unknown --country "de"`},
+		{[]string{"short", "--country=D1", "112"}, `unknown --country "D1"`},
 		{[]string{"short", "--country"}, "flag needs an argument"},
 		{[]string{"short", "--region", "DE"}, "flag provided but not defined"},
 	} {
