@@ -338,6 +338,26 @@ func numenCheck(n int32) int32 {
 	return writeProgress(&pr)
 }
 
+// numen_check_in is numen_check for input written or dialled in the
+// region of the m bytes after the input (numbering.Plan.CheckIn); an
+// unknown region fails, naming it.
+//
+//go:wasmexport numen_check_in
+func numenCheckIn(n, m int32) int32 {
+	if !ready() {
+		return fail(notReady)
+	}
+	s, region, ok := splitInput(n, m)
+	if !ok {
+		return fail("numen: input length out of range")
+	}
+	pr, err := plan.CheckIn(s, region)
+	if err != nil {
+		return fail(err.Error())
+	}
+	return writeProgress(&pr)
+}
+
 // numen_route_map compiles the routing map of the buffer's first n bytes
 // (the JSON of GET /routing-map's "map", as the sidecar reads it) and
 // returns a handle for numen_route, or fails with every problem of the map.

@@ -160,6 +160,41 @@ func TestCheck(t *testing.T) {
 	}
 }
 
+func TestCheckIn(t *testing.T) {
+	want := openCore(t)
+	for _, region := range nationalCountries {
+		for _, in := range append(nationalInputs, "0", "01", "0151 2", "(201) 5", "00 44 2", "011 4", "+4", "(") {
+			n := put(in)
+			_, err := answer(numenCheckIn(n, putAfter(n, region)))
+			require.NoError(t, err, in)
+			exp, err := want.CheckIn(in, region)
+			require.NoError(t, err)
+			require.Equal(t, uint32(exp.State), words[0], "%q in %s", in, region)
+			require.Equal(t, uint32(exp.Reason), words[1], "%q in %s", in, region)
+			require.Equal(t, uint32(exp.Types), words[2], "%q in %s", in, region)
+			require.Equal(t, boolFlag(exp.Longer, 1), words[3], "%q in %s", in, region)
+			require.Equal(t, uint32(exp.CallingCode), words[4], "%q in %s", in, region)
+			require.Equal(t, exp.RegionSet(), words[6], "%q in %s", in, region)
+			var regions []string
+			for i := range int(words[5]) {
+				regions = append(regions, str(words[7+2*i], words[8+2*i]))
+			}
+			require.Equal(t, exp.Regions(), regions, "%q in %s", in, region)
+		}
+	}
+	n := put("0151 2")
+	_, err := answer(numenCheckIn(n, putAfter(n, "XX")))
+	require.ErrorContains(t, err, `unknown region "XX"`)
+	_, err = answer(numenCheckIn(-1, 2))
+	require.Error(t, err)
+	n = put("0151 2")
+	c := putAfter(n, "DE")
+	require.Zero(t, testing.AllocsPerRun(100, func() {
+		copy(io[:], "0151 2DE")
+		numenCheckIn(n, c)
+	}))
+}
+
 func TestVersionAndTables(t *testing.T) {
 	want := openCore(t, []compile.Section{compile.Timezones})
 	text, err := answer(numenVersion())
