@@ -173,9 +173,34 @@ func classify(p *numbering.Plan, text string) map[string]any {
 	return m
 }
 
+// classifyIn is numen.classify's object with a country, for package
+// numbering's ClassifyIn.
+func classifyIn(p *numbering.Plan, text, country string) map[string]any {
+	r, err := p.ClassifyIn(text, country)
+	if err != nil {
+		panic(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(r.AppendJSON(nil), &m); err != nil {
+		panic(err)
+	}
+	return m
+}
+
 // check is numen.check's object for package numbering's Check.
-func check(p *numbering.Plan, text string) map[string]any {
-	pr := p.Check(text)
+func check(p *numbering.Plan, text string) map[string]any { return progress(p.Check(text)) }
+
+// checkIn is numen.check's object with a country, for CheckIn.
+func checkIn(p *numbering.Plan, text, country string) map[string]any {
+	pr, err := p.CheckIn(text, country)
+	if err != nil {
+		panic(err)
+	}
+	return progress(pr)
+}
+
+// progress is numen.check's object for a Progress.
+func progress(pr numbering.Progress) map[string]any {
 	types := []any{}
 	for _, ty := range pr.Types.Types() {
 		types = append(types, ty.String())
