@@ -128,6 +128,111 @@ func (p *Plan) Check(s string) Progress {
 	return p.checkPartial(s, &buf, nd, plus, simple)
 }
 
+// CheckIn is Check for input written or dialled in region, an ISO 3166-1
+// alpha-2 code such as "DE" (either case), as ParseIn reads it: national
+// format with or without the region's national (trunk) prefix, the
+// region's international prefix and a calling code, or "+" and a calling
+// code, for which the region does not matter. Input is Valid exactly when
+// ValidateIn finds it valid. National input that is not yet valid is
+// Incomplete when more digits can make a valid number of the region's
+// calling code (read as ParseIn would read the whole number: "0151 2" in
+// DE can become a German mobile number, "(204) 5" in US a Canadian one),
+// with the types and regions it can still become and CallingCode set from
+// the region; Impossible otherwise. Digits that may still become the
+// region's international prefix ("0" in DE, "01" in US) are Incomplete
+// with no calling code, types or regions yet (the calling code is still
+// open, as after Check's "0"), and after the prefix the input reads as
+// after "+" in Check.
+//
+// An unknown region is a *RegionError (ErrUnknownRegion), a plan file
+// without the regions' dialling rules ErrNoDialling. CheckIn never panics
+// and does not allocate for a known region.
+func (p *Plan) CheckIn(s, region string) (Progress, error) {
+	rg, err := p.dialRegion(region)
+	if err != nil {
+		return Progress{}, err
+	}
+	var v Validity
+	cc, reason, _ := p.parseIn(s, rg, &v.Number)
+	p.validateParsed(&v, cc, reason)
+	if pr, ok := p.validProgress(&v); ok {
+		return pr, nil
+	}
+	var buf [maxDialled]byte
+	nd, plus, simple := collectSimple(s, &buf)
+	if !simple {
+		nd, plus, _, reason, _ = collect(s, &buf)
+		if reason == NotANumber && strings.TrimSpace(s) == "(" {
+			return Progress{State: Incomplete}, nil // "(030) ...", "(201) ..."
+		}
+		if reason != NoReason {
+			return p.checkPartial(s, &buf, 0, false, false), nil // Check's answer for what no digits follow
+		}
+	}
+	if nd > maxDigits+4 {
+		return Progress{State: Impossible, Reason: InputTooLong}, nil
+	}
+	digits := buf[:nd]
+	iddAlive := false
+	// As ParseIn reads it: the international prefix counts before a digit
+	// other than 0, and a calling code follows; after "+" too, as
+	// libphonenumber's second reading ("+00 49 ..." in DE).
+	if rg.idd != nil && (!plus || nd > 0 && digits[0] == '0') {
+		iddAlive = rg.idd.quick.alive(digits)
+		if end, ok := rg.idd.prefixLen(digits); ok && (end == len(digits) || digits[end] != '0') {
+			if end < len(digits) && iddAlive {
+				// A longer international prefix may be being typed
+				// ("001" of "0010" in BO): the calling code is open.
+				return Progress{State: Incomplete}, nil
+			}
+			n := copy(buf[:], digits[end:])
+			return p.checkPartial(s, &buf, n, true, true), nil
+		}
+	}
+	if iddAlive {
+		// The beginning of the international prefix ("0" of "00" in DE),
+		// which may also begin a national number: the calling code is
+		// still open, as after Check's "0".
+		return Progress{State: Incomplete}, nil
+	}
+	if plus {
+		return p.checkPartial(s, &buf, nd, true, true), nil
+	}
+	home := &p.codes[p.byCC[rg.cc]]
+	var alts [3][]byte
+	// The region's calling code without "+" or a prefix, which ParseIn
+	// takes when the number needs it ("49151..." in DE).
+	switch code := home.prefix[1:]; {
+	case len(digits) > len(code) && hasPrefix(digits, code):
+		alts[0] = digits[len(code):]
+	case len(digits) <= len(code) && string(digits) == code[:len(digits)]:
+		alts[0] = digits[:0] // the calling code's beginning: any number may follow
+	}
+	var stripped, local, localStripped [maxStripped]byte
+	if np := rg.natPrefix; np != nil && len(np.transform) > 0 && len(digits) > 0 {
+		// A rule with a transform may make a local number whole ("234
+		// 5678" in BM is +1 441 234 5678): the digits, and the digits
+		// without a national prefix, after the transform's first digits.
+		alts[1] = transformed(np, digits, &local)
+		if np.always || np.quick.longestPrefix(digits) > 0 {
+			if rest := stripPartial(np, digits, &stripped); rest != nil {
+				alts[2] = transformed(np, rest, &localStripped)
+			}
+		}
+	}
+	pr := p.checkNational(home, rg.natPrefix, digits, alts, &stripped)
+	if pr.State == Impossible {
+		longest := 0
+		for _, i := range home.regions {
+			longest = max(longest, p.regions[i].possMax)
+		}
+		if len(digits) > longest && (rg.natPrefix == nil || !rg.natPrefix.mayMatch(digits)) {
+			pr.Reason = TooLong
+		}
+	}
+	return pr, nil
+}
+
 // splitCode splits digits after "+" into the calling code and the national
 // digits; code is nil when no calling code is complete.
 func (p *Plan) splitCode(digits []byte) (code *callingCode, national []byte) {
@@ -165,7 +270,14 @@ func (p *Plan) mayBeValid(digits []byte, plus bool) bool {
 // checkValid is Check for input that Validate finds valid; ok is false
 // for other input.
 func (p *Plan) checkValid(s string) (Progress, bool) {
-	if v := p.Validate(s); v.Valid {
+	v := p.Validate(s)
+	return p.validProgress(&v)
+}
+
+// validProgress is Check's answer for a valid reading v of the input; ok is
+// false when v is not valid.
+func (p *Plan) validProgress(v *Validity) (Progress, bool) {
+	if v.Valid {
 		pr := Progress{State: Valid, Types: 1 << v.Type}
 		if v.Number.n > 0 {
 			code := &p.codes[p.byCC[v.Number.CountryCode()]]
@@ -234,13 +346,33 @@ func (p *Plan) checkPartial(s string, buf *[maxDialled]byte, nd int, plus, simpl
 		}
 		return Progress{State: Impossible, Reason: InvalidCountryCode}
 	}
+	var stripped [maxStripped]byte
+	pr := p.checkNational(code, code.strip, digits, [3][]byte{}, &stripped)
+	if pr.State == Impossible && pr.Reason == InvalidPrefix {
+		longest := 0
+		for _, i := range code.regions {
+			longest = max(longest, p.regions[i].possMax)
+		}
+		if len(digits) > longest {
+			pr.Reason = TooLong
+		}
+	}
+	return pr
+}
+
+// checkNational is Check's answer for the national digits of unfinished
+// input of calling code code: the regions of the code that numbers
+// beginning with them (as typed, or without a national prefix by rule np,
+// nil for none, or beginning with one of alts, the non-nil ones) can be
+// in, and their types; Impossible with InvalidPrefix when none can.
+// stripped is scratch space.
+func (p *Plan) checkNational(code *callingCode, np *nationalPrefix, digits []byte, alts [3][]byte, stripped *[maxStripped]byte) Progress {
 	pr := Progress{CallingCode: code.code, code: code}
 	// The national number as typed, and without a national prefix.
-	candidates := [3][]byte{digits, nil, nil}
-	if np := code.strip; np != nil {
+	candidates := [6][]byte{digits, nil, nil, alts[0], alts[1], alts[2]}
+	if np != nil {
 		if len(digits) > 0 && (np.always || np.quick.longestPrefix(digits) > 0) {
-			var stripped [maxStripped]byte // zeroed only here: most input has no prefix
-			candidates[1] = p.stripPartial(code, digits, &stripped)
+			candidates[1] = stripPartial(np, digits, stripped)
 		}
 		if np.quick.alive(digits) {
 			// The digits may be the beginning of a national prefix
@@ -276,17 +408,28 @@ func (p *Plan) checkPartial(s string, buf *[maxDialled]byte, nd int, plus, simpl
 	}
 	if types == 0 {
 		pr.State, pr.Reason, pr.regions = Impossible, InvalidPrefix, 0
-		longest := 0
-		for _, i := range code.regions {
-			longest = max(longest, p.regions[i].possMax)
-		}
-		if len(digits) > longest {
-			pr.Reason = TooLong
-		}
 		return pr
 	}
 	pr.State, pr.Types = Incomplete, types
 	return pr
+}
+
+// transformed writes into buf the digits of rule np's transform before its
+// first group, then digits, as the transform makes a whole local number
+// of them; nil when they do not fit.
+func transformed(np *nationalPrefix, digits []byte, buf *[maxStripped]byte) []byte {
+	n := 0
+	for _, c := range np.transform {
+		if c&planfmt.TransformGroup != 0 {
+			break
+		}
+		buf[n] = c
+		n++
+	}
+	if n+len(digits) > len(buf) {
+		return nil
+	}
+	return buf[:n+copy(buf[n:], digits)]
 }
 
 // beginsCallingCode reports whether digits (one or two) are the first
@@ -308,13 +451,12 @@ func (p *Plan) beginsCallingCode(digits []byte) bool {
 	return false
 }
 
-// stripPartial takes a national prefix off unfinished national digits, as
-// stripNationalPrefix would from the whole number, without the length and
-// viability checks that only a whole number can pass; nil when the rule
-// does not apply. The caller has checked that a prefix may begin them
-// (the rule's quick automaton, or a rule that always runs).
-func (p *Plan) stripPartial(cc *callingCode, national []byte, buf *[maxStripped]byte) []byte {
-	np := cc.strip
+// stripPartial takes a national prefix off unfinished national digits by
+// rule np, as stripNationalPrefix would from the whole number, without the
+// length and viability checks that only a whole number can pass; nil when
+// the rule does not apply. The caller has checked that a prefix may begin
+// them (the rule's quick automaton, or a rule that always runs).
+func stripPartial(np *nationalPrefix, national []byte, buf *[maxStripped]byte) []byte {
 	var st matchState
 	if !np.run(&st, national) || st.caps[1] == 0 && len(np.transform) == 0 {
 		return nil

@@ -124,3 +124,156 @@ func FuzzCheck(f *testing.F) {
 		_ = pr.Regions()
 	})
 }
+
+func TestCheckIn(t *testing.T) {
+	p := plan(t)
+	for _, tc := range []struct {
+		in, region string
+		state      InputState
+		reason     Reason
+		types      string // "" = not checked
+		regions    string // comma-joined; "" = none
+		code       int
+	}{
+		{"", "DE", Incomplete, NoReason, "", "", 0},
+		{"0", "DE", Incomplete, NoReason, "", "", 0}, // a national prefix, or "00": the calling code is open
+		{"0151 2", "DE", Incomplete, NoReason, "MOBILE", "DE", 49},
+		{"0151 23456789", "DE", Valid, NoReason, "MOBILE", "DE", 49},
+		{"151 234", "DE", Incomplete, NoReason, "MOBILE", "DE", 49}, // without the national prefix
+		{"0151 234567890", "DE", Impossible, InvalidPrefix, "", "", 49},
+		{"00", "DE", Incomplete, NoReason, "", "", 0},
+		{"00 33 6", "DE", Incomplete, NoReason, "MOBILE", "FR", 33}, // the international prefix, then as after "+"
+		{"00 999", "DE", Impossible, InvalidCountryCode, "", "", 0},
+		{"+44 20 79", "DE", Incomplete, NoReason, "LANDLINE", "GB", 44}, // "+": the region does not matter
+		{"(201) 555", "US", Incomplete, NoReason, "MOBILE_OR_LANDLINE", "US", 1},
+		{"(204) 5", "US", Incomplete, NoReason, "", "CA", 1}, // read in US, a Canadian number
+		{"(201) 555-0123", "US", Valid, NoReason, "MOBILE_OR_LANDLINE", "US", 1},
+		{"1 201 5", "US", Incomplete, NoReason, "", "US", 1}, // the national prefix 1
+		{"01", "US", Incomplete, NoReason, "", "", 0},        // the beginning of 011
+		{"011 44 20", "US", Incomplete, NoReason, "LANDLINE", "GB", 44},
+		{"02", "US", Impossible, InvalidPrefix, "", "", 1},
+		{"0 1", "US", Incomplete, NoReason, "", "", 0},
+		{"030 1", "de", Incomplete, NoReason, "LANDLINE", "DE", 49},
+		{"hello", "DE", Impossible, NotANumber, "", "", 0},
+		{"+", "DE", Incomplete, NoReason, "", "", 0},
+	} {
+		pr, err := p.CheckIn(tc.in, tc.region)
+		require.NoError(t, err)
+		require.Equal(t, tc.state, pr.State, "%q in %s: %+v", tc.in, tc.region, pr)
+		require.Equal(t, tc.reason, pr.Reason, "%q in %s", tc.in, tc.region)
+		if tc.types != "" {
+			require.Equal(t, tc.types, pr.Types.String(), "%q in %s", tc.in, tc.region)
+		}
+		require.Equal(t, tc.regions, strings.Join(pr.Regions(), ","), "%q in %s", tc.in, tc.region)
+		require.Equal(t, tc.code, pr.CallingCode, "%q in %s", tc.in, tc.region)
+	}
+	_, err := p.CheckIn("0151 2", "XX")
+	require.ErrorIs(t, err, ErrUnknownRegion)
+	require.ErrorContains(t, err, `"XX"`)
+}
+
+// TestCheckInPrefixesOfRegionalInput checks CheckIn on ParseIn's
+// differential corpus (national input of every region's example numbers,
+// read in the right region and in wrong ones): Valid exactly when
+// ValidateIn says valid, and every beginning of input valid in a region
+// Incomplete there (never Impossible), with the number's type and region.
+// Input with "+" and a calling code is answered as Check answers it.
+func TestCheckInPrefixesOfRegionalInput(t *testing.T) {
+	p := plan(t)
+	checked := 0
+	corpus := regionalCorpus()
+	for _, in := range corpus {
+		v, err := p.ValidateIn(in.s, in.region)
+		require.NoError(t, err)
+		pr, err := p.CheckIn(in.s, in.region)
+		require.NoError(t, err)
+		require.Equal(t, v.Valid, pr.State == Valid, "%q in %s: %+v, ValidateIn valid=%v", in.s, in.region, pr, v.Valid)
+		if trimmed := strings.TrimSpace(in.s); strings.HasPrefix(trimmed, "+") && !strings.HasPrefix(trimmed, "+0") && !v.Valid {
+			// ("+0" may be "+" before the region's international prefix,
+			// which ParseIn reads as libphonenumber does.)
+			require.Equal(t, p.Check(in.s), pr, "%q in %s", in.s, in.region)
+		}
+		if !v.Valid {
+			continue
+		}
+		region := v.Region
+		if region == "" {
+			region = nonGeoRegion
+		}
+		for i := range in.s { // at each character's start: beginnings as typed
+			if i == 0 || i <= len("tel:") && strings.HasPrefix(in.s, "tel:") {
+				continue // "tel:" before its digits is not a number, for Check too
+			}
+			pr, _ := p.CheckIn(in.s[:i], in.region)
+			switch {
+			case pr.State == Impossible:
+				t.Fatalf("%q of valid %q in %s (%v): impossible, %v", in.s[:i], in.s, in.region, v.Type, pr.Reason)
+			case pr.State == Incomplete && pr.CallingCode != 0 && pr.Types != 0 && !pr.Types.Has(v.Type) && v.Type != Unknown:
+				t.Fatalf("%q of valid %q in %s: types %v lack %v", in.s[:i], in.s, in.region, pr.Types, v.Type)
+			case pr.State == Incomplete && pr.CallingCode != 0 && pr.Types != 0 && !slices.Contains(pr.Regions(), region):
+				t.Fatalf("%q of valid %q in %s: regions %v lack %s", in.s[:i], in.s, in.region, pr.Regions(), region)
+			}
+			checked++
+		}
+	}
+	require.Greater(t, checked, 100_000)
+	t.Logf("%d inputs, %d beginnings of valid ones checked", len(corpus), checked)
+}
+
+func TestCheckInDoesNotAllocate(t *testing.T) {
+	p := plan(t)
+	for _, in := range []struct{ s, region string }{
+		{"0151 2", "DE"}, {"0151 23456789", "DE"}, {"00 33 6", "DE"}, {"(201) 555", "US"}, {"011 15 2345", "AR"},
+		{"+44 20 79", "FR"}, {"hello", "DE"}, {"02", "US"},
+	} {
+		if a := testing.AllocsPerRun(100, func() { _, _ = p.CheckIn(in.s, in.region) }); a != 0 {
+			t.Errorf("CheckIn(%q, %q) allocates %.1f times", in.s, in.region, a)
+		}
+	}
+}
+
+func FuzzCheckIn(f *testing.F) {
+	for _, s := range []string{"0151 2", "00 33 6", "(201) 5", "011 4", "0", "+", "011 15 2", "1-800-FLO", "0 1"} {
+		f.Add(s, "DE")
+		f.Add(s, "US")
+		f.Add(s, "AR")
+	}
+	p := plan(f)
+	f.Fuzz(func(t *testing.T, s, region string) {
+		pr, err := p.CheckIn(s, region)
+		v, verr := p.ValidateIn(s, region)
+		if (err == nil) != (verr == nil) {
+			t.Fatalf("%q in %q: CheckIn error %v, ValidateIn error %v", s, region, err, verr)
+		}
+		if err != nil {
+			return
+		}
+		if (pr.State == Valid) != v.Valid {
+			t.Fatalf("%q in %q: CheckIn %v, ValidateIn valid=%v", s, region, pr.State, v.Valid)
+		}
+		if (pr.State == Impossible) != (pr.Reason != NoReason) {
+			t.Fatalf("%q in %q: state %v with reason %v", s, region, pr.State, pr.Reason)
+		}
+		_ = pr.Regions()
+	})
+}
+
+// BenchmarkCheckIn checks the beginnings of a German mobile number as it
+// is typed, in international form (Check) and in national form in DE
+// (CheckIn).
+func BenchmarkCheckIn(b *testing.B) {
+	p := plan(b)
+	for _, bc := range []struct {
+		name, number string
+		check        func(string) Progress
+	}{
+		{"Check", "+49 151 23456789", p.Check},
+		{"CheckIn", "0151 23456789", func(s string) Progress { pr, _ := p.CheckIn(s, "DE"); return pr }},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			for i := 0; b.Loop(); i++ {
+				bc.check(bc.number[:1+i%len(bc.number)])
+			}
+		})
+	}
+}

@@ -33,6 +33,11 @@
 // on more than 100,000 inputs built from every example number of every
 // region and type, read in their region and in others.
 //
+// CheckIn is Check for input being typed in a region: "0151 2" in DE is
+// Incomplete (a German mobile number), valid exactly when ValidateIn says
+// so; every beginning of the valid inputs of that corpus is Incomplete in
+// its region.
+//
 // # Data
 //
 // A Plan is read from a compiled plan file: libphonenumber's metadata

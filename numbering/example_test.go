@@ -175,6 +175,28 @@ func ExamplePlan_Check() {
 	// +999               impossible types= regions=[] reason="invalid country code"
 }
 
+func ExamplePlan_CheckIn() {
+	plan, err := numbering.Load()
+	if err != nil {
+		log.Fatal(err)
+	}
+	// A German sign-up form, as the user types.
+	for _, in := range []string{"0", "0151 2", "0151 23456789", "0151 234567890", "00 44 20 79", "+33 6 12"} {
+		pr, err := plan.CheckIn(in, "DE")
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("%-16s %-10v types=%v regions=%v reason=%q\n", in, pr.State, pr.Types, pr.Regions(), pr.Reason)
+	}
+	// Output:
+	// 0                incomplete types= regions=[] reason=""
+	// 0151 2           incomplete types=MOBILE regions=[DE] reason=""
+	// 0151 23456789    valid      types=MOBILE regions=[DE] reason=""
+	// 0151 234567890   impossible types= regions=[] reason="invalid prefix"
+	// 00 44 20 79      incomplete types=LANDLINE regions=[GB] reason=""
+	// +33 6 12         incomplete types=MOBILE regions=[FR] reason=""
+}
+
 func ExamplePlan_ParseIn() {
 	plan, err := numbering.Load()
 	if err != nil {

@@ -229,6 +229,96 @@ func numenClassify(n int32) int32 {
 	return writeResult(&res)
 }
 
+// numen_classify_in classifies the number of the buffer's first n bytes
+// as written or dialled in the region of the m bytes after it (an ISO
+// 3166-1 alpha-2 code, numbering.Plan.ClassifyIn) and writes its record;
+// an unknown region fails, naming it.
+//
+//go:wasmexport numen_classify_in
+func numenClassifyIn(n, m int32) int32 {
+	if !ready() {
+		return fail(notReady)
+	}
+	s, region, ok := splitInput(n, m)
+	if !ok {
+		return fail("numen: input length out of range")
+	}
+	res, err := plan.ClassifyIn(s, region)
+	if err != nil {
+		return fail(err.Error())
+	}
+	return writeResult(&res)
+}
+
+// splitInput returns, in place, the buffer's first n bytes and the m bytes
+// after them: a number and a region code, which the callers read before
+// they write the answer.
+func splitInput(n, m int32) (s, region string, ok bool) {
+	if n < 0 || m < 0 || int64(n)+int64(m) > ioSize {
+		return "", "", false
+	}
+	return inPlace(0, n), inPlace(n, m), true
+}
+
+// inPlace returns the n bytes of the buffer at offset at as a string,
+// without copying them.
+func inPlace(at, n int32) string {
+	if n == 0 {
+		return ""
+	}
+	return unsafe.String(&io[at], int(n))
+}
+
+// numen_format writes the number of the buffer's first n bytes as people
+// write it: read in international format, or, when country >= 0, as
+// written or dialled in the region of the country bytes after it
+// (numbering.Plan.ParseIn); written in style (numbering.Style), or, when
+// from >= 0, as dialled from the region of the from bytes after those
+// (numbering.Plan.AppendFormatFrom). Input that cannot be read, an unknown
+// region and an unknown style fail with numbering's error, which names the
+// reason. It allocates only when it fails.
+//
+//go:wasmexport numen_format
+func numenFormat(n, country, style, from int32) int32 {
+	if !ready() {
+		return fail(notReady)
+	}
+	if n < 0 || country < -1 || from < -1 || int64(n)+int64(max(country, 0))+int64(max(from, 0)) > ioSize {
+		return fail("numen: input length out of range")
+	}
+	s := inPlace(0, n)
+	at := n + max(country, 0)
+	// The answer goes to the buffer's second half, past any input, and
+	// is moved to its start when the input has been read.
+	out := io[ioSize/2 : ioSize/2]
+	var b []byte
+	var err error
+	if from >= 0 {
+		// The region dialled from is checked before the input is read,
+		// as the country is: a bad option fails whatever the input.
+		if _, err = plan.AppendFormatFrom(out, numbering.Number{}, inPlace(at, from)); err != nil {
+			return fail(err.Error())
+		}
+	}
+	var num numbering.Number
+	if country >= 0 {
+		num, err = plan.ParseIn(s, inPlace(n, country))
+	} else {
+		num, err = plan.Parse(s)
+	}
+	if err == nil {
+		if from >= 0 {
+			b, err = plan.AppendFormatFrom(out, num, inPlace(at, from))
+		} else {
+			b, err = plan.AppendFormat(out, num, numbering.Style(style))
+		}
+	}
+	if err != nil {
+		return fail(err.Error())
+	}
+	return int32(copy(io[:], b))
+}
+
 // numen_check tells where the input of the buffer's first n bytes, being
 // typed, stands, and writes its record (record.go).
 //
@@ -245,6 +335,26 @@ func numenCheck(n int32) int32 {
 		s = ""
 	}
 	pr := plan.Check(s)
+	return writeProgress(&pr)
+}
+
+// numen_check_in is numen_check for input written or dialled in the
+// region of the m bytes after the input (numbering.Plan.CheckIn); an
+// unknown region fails, naming it.
+//
+//go:wasmexport numen_check_in
+func numenCheckIn(n, m int32) int32 {
+	if !ready() {
+		return fail(notReady)
+	}
+	s, region, ok := splitInput(n, m)
+	if !ok {
+		return fail("numen: input length out of range")
+	}
+	pr, err := plan.CheckIn(s, region)
+	if err != nil {
+		return fail(err.Error())
+	}
 	return writeProgress(&pr)
 }
 

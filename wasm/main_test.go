@@ -160,6 +160,41 @@ func TestCheck(t *testing.T) {
 	}
 }
 
+func TestCheckIn(t *testing.T) {
+	want := openCore(t)
+	for _, region := range nationalCountries {
+		for _, in := range append(nationalInputs, "0", "01", "0151 2", "(201) 5", "00 44 2", "011 4", "+4", "(") {
+			n := put(in)
+			_, err := answer(numenCheckIn(n, putAfter(n, region)))
+			require.NoError(t, err, in)
+			exp, err := want.CheckIn(in, region)
+			require.NoError(t, err)
+			require.Equal(t, uint32(exp.State), words[0], "%q in %s", in, region)
+			require.Equal(t, uint32(exp.Reason), words[1], "%q in %s", in, region)
+			require.Equal(t, uint32(exp.Types), words[2], "%q in %s", in, region)
+			require.Equal(t, boolFlag(exp.Longer, 1), words[3], "%q in %s", in, region)
+			require.Equal(t, uint32(exp.CallingCode), words[4], "%q in %s", in, region)
+			require.Equal(t, exp.RegionSet(), words[6], "%q in %s", in, region)
+			var regions []string
+			for i := range int(words[5]) {
+				regions = append(regions, str(words[7+2*i], words[8+2*i]))
+			}
+			require.Equal(t, exp.Regions(), regions, "%q in %s", in, region)
+		}
+	}
+	n := put("0151 2")
+	_, err := answer(numenCheckIn(n, putAfter(n, "XX")))
+	require.ErrorContains(t, err, `unknown region "XX"`)
+	_, err = answer(numenCheckIn(-1, 2))
+	require.Error(t, err)
+	n = put("0151 2")
+	c := putAfter(n, "DE")
+	require.Zero(t, testing.AllocsPerRun(100, func() {
+		copy(io[:], "0151 2DE")
+		numenCheckIn(n, c)
+	}))
+}
+
 func TestVersionAndTables(t *testing.T) {
 	want := openCore(t, []compile.Section{compile.Timezones})
 	text, err := answer(numenVersion())
@@ -245,4 +280,169 @@ func TestBadInput(t *testing.T) {
 	_, err = answer(numenClassify(put("+49 151 23456789")))
 	require.NoError(t, err)
 	require.Equal(t, uint32(flagValid), words[0]&flagValid)
+}
+
+// putAfter writes a region code after an input of n bytes, as numen.mjs
+// does, and returns its length.
+func putAfter(n int32, region string) int32 { return int32(copy(io[n:], region)) }
+
+// nationalInputs are numbers as people write them in a country, and input
+// that cannot be read there, with the countries to read them in.
+var nationalInputs = []string{
+	"0151 23456789", "030 1234567", "(030) 1234567", "15123456789", "00 33 1 23 45 67 89", "0049 151 23456789",
+	"+44 20 7946 0000", "(201) 555-0123", "011 44 20 7946 0000", "1 800 FLOWERS", "0800 123 4567", "011 15 2345-6789",
+	"044 55 1234 5678", "06 12 34 56 78", "02 1234 5678", "0", "", "hello", "0151 2", "+", "00", "0151 23456789 ext. 5",
+	"(0)20 7946 0000", "07911 123456", "112", "8 800 555 35 35", "0312 123 45 67", strings.Repeat("1", 300),
+}
+
+var nationalCountries = []string{"DE", "US", "GB", "FR", "AR", "MX", "IT", "BR", "RU", "TR", "JP", "AU", "IN", "CA", "de", "Us"}
+
+func TestClassifyIn(t *testing.T) {
+	want := openCore(t)
+	for _, region := range nationalCountries {
+		for _, in := range append(nationalInputs, inputs...) {
+			n := put(in)
+			_, err := answer(numenClassifyIn(n, putAfter(n, region)))
+			require.NoError(t, err, in)
+			exp, err := want.ClassifyIn(in, region)
+			require.NoError(t, err)
+			got := decodeResult(in)
+			require.Equal(t, exp.Number.String(), str(words[3], words[4]), "%s in %s", in, region)
+			for i, style := range []numbering.Style{numbering.International, numbering.National} {
+				b, _ := exp.AppendFormat(nil, style)
+				require.Equal(t, string(b), str(words[21+2*i], words[22+2*i]), "%s in %s", in, region)
+			}
+			exp.Number = numbering.Number{}
+			require.EqualExportedValues(t, exp, got, "%s in %s", in, region)
+		}
+	}
+	// An unknown region fails with numbering's error, which names it.
+	for _, region := range []string{"XX", "", "DEU", "d"} {
+		n := put("0151 23456789")
+		_, err := answer(numenClassifyIn(n, putAfter(n, region)))
+		_, exp := want.ClassifyIn("0151 23456789", region)
+		require.Error(t, exp)
+		require.EqualError(t, err, exp.Error(), region)
+		require.Contains(t, err.Error(), `"`+region+`"`)
+	}
+	_, err := answer(numenClassifyIn(3, -1))
+	require.Error(t, err)
+	_, err = answer(numenClassifyIn(ioSize, 1))
+	require.Error(t, err)
+}
+
+func TestFormat(t *testing.T) {
+	want := openCore(t)
+	styles := []numbering.Style{numbering.E164, numbering.International, numbering.National, numbering.RFC3966}
+	check := func(in string, country, from string, style numbering.Style) {
+		t.Helper()
+		n := put(in)
+		c, f := int32(-1), int32(-1)
+		if country != "" {
+			c = putAfter(n, country)
+		}
+		if from != "" {
+			f = putAfter(n+max(c, 0), from)
+		}
+		got, err := answer(numenFormat(n, c, int32(style), f))
+		// The Go library's answer, as numen format computes it.
+		var num numbering.Number
+		var expErr error
+		if from != "" {
+			_, expErr = want.AppendFormatFrom(nil, numbering.Number{}, from)
+		}
+		if expErr == nil {
+			if country != "" {
+				num, expErr = want.ParseIn(in, country)
+			} else {
+				num, expErr = want.Parse(in)
+			}
+		}
+		var exp string
+		if expErr == nil {
+			if from != "" {
+				exp, expErr = want.FormatFrom(num, from)
+			} else {
+				exp, expErr = want.Format(num, style)
+			}
+		}
+		if expErr != nil {
+			require.EqualError(t, err, expErr.Error(), "%q in %q from %q", in, country, from)
+			return
+		}
+		require.NoError(t, err, "%q in %q from %q", in, country, from)
+		require.Equal(t, exp, got, "%q in %q from %q %v", in, country, from, style)
+	}
+	formatted := 0
+	for _, in := range inputs {
+		for _, style := range styles {
+			check(in, "", "", style)
+		}
+		for _, from := range nationalCountries {
+			check(in, "", from, numbering.International)
+		}
+	}
+	for _, country := range nationalCountries {
+		for _, in := range append(nationalInputs, inputs...) {
+			for _, style := range styles {
+				check(in, country, "", style)
+				formatted++
+			}
+			for _, from := range []string{"FR", "US", "DE", "JP", "AU", "BR"} {
+				check(in, country, from, numbering.E164) // from overrides the style
+				formatted++
+			}
+		}
+	}
+	require.Greater(t, formatted, 4000)
+
+	// The reasons, as numbering words them; bad options first.
+	for _, c := range []struct{ in, country, from, msg string }{
+		{"0 1", "DE", "", `numbering: parsing "0 1" in DE: not a number`},
+		{"00 1", "DE", "", `numbering: parsing "00 1" in DE: too short`},
+		{"hello", "", "", `"hello"`},
+		{"+49 151 23456789", "XX", "", `unknown region "XX"`},
+		{"+49 151 23456789", "", "ZZ", `unknown region "ZZ"`},
+		{"hello", "DE", "ZZ", `unknown region "ZZ"`},
+	} {
+		n := put(c.in)
+		cl, f := int32(-1), int32(-1)
+		if c.country != "" {
+			cl = putAfter(n, c.country)
+		}
+		if c.from != "" {
+			f = putAfter(n+max(cl, 0), c.from)
+		}
+		_, err := answer(numenFormat(n, cl, int32(numbering.International), f))
+		require.ErrorContains(t, err, c.msg, "%+v", c)
+	}
+	_, err := answer(numenFormat(put("+4915123456789"), -1, 9, -1))
+	require.ErrorContains(t, err, "unknown format style")
+	_, err = answer(numenFormat(-1, -1, 0, -1))
+	require.Error(t, err)
+	_, err = answer(numenFormat(3, -2, 0, -1))
+	require.Error(t, err)
+}
+
+// TestFormatAllocs checks that formatting allocates nothing when the input
+// is read, with and without a country and a region dialled from.
+func TestFormatAllocs(t *testing.T) {
+	openCore(t)
+	n := put("0151 23456789")
+	c := putAfter(n, "DE")
+	f := putAfter(n+c, "FR")
+	for _, call := range []func() int32{
+		func() int32 { return numenFormat(n, c, int32(numbering.National), -1) },
+		func() int32 { return numenFormat(n, c, int32(numbering.International), f) },
+		func() int32 { return numenClassifyIn(n, c) },
+	} {
+		allocs := testing.AllocsPerRun(100, func() {
+			// The answer overwrites the input: write it again.
+			copy(io[:], "0151 23456789DEFR")
+			if call() < 0 {
+				panic(string(io[:64]))
+			}
+		})
+		require.Zero(t, allocs)
+	}
 }

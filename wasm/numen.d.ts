@@ -46,7 +46,7 @@ export interface CheckResult {
   types: readonly NTResult["number_type"][];
   /** ISO 3166-1 alpha-2 codes (or "001" for global services) the input can still be a number of. Frozen. */
   countries: readonly string[];
-  /** The calling code, once complete. */
+  /** The calling code, once complete (with a country: the country's, for national input). */
   calling_code: number | null;
   /** For valid input: more digits could make another valid number. */
   longer: boolean;
@@ -72,6 +72,31 @@ export interface RoutingMap {
   countries?: { countrycode: string; route: string }[];
 }
 
+/**
+ * Options of classify and check: national input read in a country. Without
+ * country (or with null), input is read in international format only.
+ */
+export interface CountryOptions {
+  /**
+   * ISO 3166-1 alpha-2 code (either case), such as "DE": national input is
+   * read as written or dialled there, as libphonenumber's
+   * parse(text, country) reads it ("0151 23456789", "00 33 1 23 45 67 89";
+   * "+" numbers whatever the country). An unknown country throws an Error
+   * naming it.
+   */
+  country?: string | null;
+}
+
+/** How format writes a number (libphonenumber's E.164, INTERNATIONAL, NATIONAL, RFC3966). */
+export type FormatStyle = "e164" | "international" | "national" | "rfc3966";
+
+export interface FormatOptions extends CountryOptions {
+  /** Default "international": "+49 151 23456789"; "national": "0151 23456789"; "e164": "+4915123456789"; "rfc3966": "tel:+49-151-23456789". */
+  style?: FormatStyle | null;
+  /** As dialled from this country (ISO 3166-1 alpha-2): "00 49 151 23456789" from FR, "011 49 ..." from US, the national format from DE. Overrides style. */
+  from?: string | null;
+}
+
 export interface Version {
   /** The version of numen.wasm. */
   program: string;
@@ -93,8 +118,21 @@ export declare class Numen {
   /** Adds a pack (by name, fetched from beside the module, or by URL relative to the module's folder); resolves to the packs loaded. */
   loadPack(pack: PackName | string | URL): Promise<readonly PackName[]>;
   version(): Version;
-  classify(text: string): NTResult;
-  check(text: string): CheckResult;
+  /** The NT result; with options.country, national input is read as written or dialled in that country. */
+  classify(text: string, options?: CountryOptions): NTResult;
+  /**
+   * Where input being typed stands; with options.country, read as classify reads it: "0151 2" in DE
+   * is incomplete (a German mobile number). While the input may still become the country's
+   * international prefix ("0" in DE, "01" in US) it is incomplete with no calling code yet.
+   */
+  check(text: string, options?: CountryOptions): CheckResult;
+  /**
+   * The number as people write it, in options.style or as dialled from options.from. Numbers that
+   * are not valid are formatted too (as libphonenumber does). Throws an Error naming the reason for
+   * input that cannot be read as a number ("numbering: parsing \"0 1\" in DE: not a number") or an
+   * unknown country; a TypeError for an unknown style or an option that is not a string.
+   */
+  format(text: string, options?: FormatOptions): string;
   /** Throws an Error listing every problem of a bad map. */
   route(text: string, routingMap: RoutingMap | string): RouteDecision;
 }

@@ -12,6 +12,7 @@ import "./wasm_exec.js"; // defines globalThis.Go, matching the Go toolchain tha
 const PACKS = Object.freeze(["networks", "regions", "timezones"]);
 const MAX_INPUT = 4096; // characters passed on; numbering refuses more than 250 bytes anyway
 const NONE = Object.freeze([]);
+const STYLES = Object.freeze(["e164", "international", "national", "rfc3966"]); // by numbering.Style
 
 const utf8 = new TextDecoder("utf-8");
 const encoder = new TextEncoder();
@@ -34,10 +35,21 @@ function ascii(mem, at, n) {
   return s;
 }
 
-function wantString(fn, text) {
+function wantString(fn, text, what = "") {
   if (typeof text !== "string") {
-    throw new TypeError(`numen.${fn}: want a string, have ${text === null ? "null" : typeof text}`);
+    throw new TypeError(`numen.${fn}: want a string${what}, have ${text === null ? "null" : typeof text}`);
   }
+}
+
+// optionString returns options[name]: undefined when it is absent (or null),
+// else a string, or throws a TypeError naming the option.
+function optionString(fn, options, name) {
+  const v = options?.[name];
+  if (v === undefined || v === null) {
+    return undefined;
+  }
+  wantString(fn, v, ` for ${name}`);
+  return v;
 }
 
 /** Numen: one loaded module and its numbering plan. */
@@ -135,6 +147,15 @@ export class Numen {
     return n;
   }
 
+  // _putAfter writes text into the exchange buffer at byte at, after an
+  // input _put wrote, and returns its length in bytes.
+  _putAfter(at, text) {
+    if (text.length > MAX_INPUT) {
+      text = text.slice(0, MAX_INPUT);
+    }
+    return encoder.encodeInto(text, this._ioBytes.subarray(at)).written;
+  }
+
   // _alloc copies bytes into a buffer of the module's.
   _alloc(bytes) {
     const at = this._x.numen_alloc(bytes.length);
@@ -225,12 +246,23 @@ export class Numen {
   /**
    * Classifies a number: the NT result object of the sidecar's
    * /nt-lookup (without id, cost, storage and timestamp), and the packs
-   * loaded ("packs"); fields a missing pack would give are null.
+   * loaded ("packs"); fields a missing pack would give are null. With
+   * options.country (ISO 3166-1 alpha-2, such as "DE"), national input is
+   * read as written or dialled there ("0151 23456789", "00 33 1 23 45 67
+   * 89"), as libphonenumber's parse(text, country) reads it; an unknown
+   * country throws an Error naming it.
    * @param {string} text
+   * @param {{country?: string}} [options]
    */
-  classify(text) {
+  classify(text, options) {
     wantString("classify", text);
-    this._check(this._x.numen_classify(this._put(text)));
+    const country = optionString("classify", options, "country");
+    if (country === undefined) {
+      this._check(this._x.numen_classify(this._put(text)));
+    } else {
+      const n = this._put(text);
+      this._check(this._x.numen_classify_in(n, this._putAfter(n, country)));
+    }
     const mem = this._bytes();
     const w = this._words;
     const flags = w[0];
@@ -266,13 +298,54 @@ export class Numen {
   }
 
   /**
-   * Tells where input being typed stands: {state: "valid" | "incomplete" |
-   * "impossible", types, countries, calling_code, longer, reason}.
+   * Writes a number as people write it: in options.style ("e164",
+   * "international" (the default), "national" or "rfc3966"), or, with
+   * options.from (a country), as dialled from there ("00 49 151 23456789"
+   * from FR, "011 49 ..." from US, the national format from DE), which
+   * overrides the style. The input is read in international format, or,
+   * with options.country, as written or dialled there (see classify).
+   * Numbers that are not valid are formatted too, as libphonenumber does;
+   * input that cannot be read as a number, an unknown country and an
+   * unknown style throw an Error naming the reason.
    * @param {string} text
+   * @param {{country?: string, style?: "e164" | "international" | "national" | "rfc3966", from?: string}} [options]
    */
-  check(text) {
+  format(text, options) {
+    wantString("format", text);
+    const country = optionString("format", options, "country");
+    const from = optionString("format", options, "from");
+    const styleName = optionString("format", options, "style") ?? "international";
+    const style = STYLES.indexOf(styleName.toLowerCase());
+    if (style < 0) {
+      throw new TypeError(`numen.format: unknown style ${JSON.stringify(styleName)}: want ${STYLES.map((s) => `"${s}"`).join(", ")}`);
+    }
+    const n = this._put(text);
+    const c = country === undefined ? -1 : this._putAfter(n, country);
+    const f = from === undefined ? -1 : this._putAfter(n + Math.max(c, 0), from);
+    return this._text(this._x.numen_format(n, c, style, f));
+  }
+
+  /**
+   * Tells where input being typed stands: {state: "valid" | "incomplete" |
+   * "impossible", types, countries, calling_code, longer, reason}. With
+   * options.country, the input is read as written or dialled there, as
+   * classify reads it: "0151 2" in DE is incomplete (a German mobile
+   * number), "00 44 2" a British one; the calling code is the country's
+   * from the first digit, except while the input may still become the
+   * country's international prefix ("0" in DE, "01" in US). An unknown
+   * country throws an Error naming it.
+   * @param {string} text
+   * @param {{country?: string}} [options]
+   */
+  check(text, options) {
     wantString("check", text);
-    this._check(this._x.numen_check(this._put(text)));
+    const country = optionString("check", options, "country");
+    if (country === undefined) {
+      this._check(this._x.numen_check(this._put(text)));
+    } else {
+      const n = this._put(text);
+      this._check(this._x.numen_check_in(n, this._putAfter(n, country)));
+    }
     this._bytes();
     const w = this._words;
     return {

@@ -13,7 +13,7 @@ import (
 // memory; a length of 0 is null (the API has no empty strings). numen.mjs
 // reads it; the two must change together.
 //
-// Classify (numen_classify), words:
+// Classify (numen_classify, numen_classify_in), words:
 //
 //	0      flags (flag* below)
 //	1      number type (numbering.Type)
@@ -32,7 +32,7 @@ import (
 // same for every answer that shares the list: numen.mjs caches the list's
 // array by it.
 //
-// Check (numen_check), words: 0 state (numbering.InputState), 1 reason,
+// Check (numen_check, numen_check_in), words: 0 state (numbering.InputState), 1 reason,
 // 2 types (numbering.TypeSet), 3 longer (0 or 1), 4 calling code, 5 region
 // count k, 6 the region set (Progress.RegionSet: with the calling code, the
 // identity of the list), then k region codes as pairs.

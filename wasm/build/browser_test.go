@@ -240,6 +240,45 @@ func TestBrowser(t *testing.T) {
 	require.NoError(t, err)
 	gotChecks := eval[[]map[string]any](t, ctx, `JSON.parse(`+quote(string(in))+`).map((n) => globalThis.numen.check(n))`)
 	diff(t, "check in Chromium", checks, gotChecks, func(s string) map[string]any { return check(e.full, s) })
+
+	// National input with a country, and format, in the page.
+	national := nationalInputs(e.full, numbers, 600)
+	in, err = json.Marshal(national)
+	require.NoError(t, err)
+	type countryAnswers struct {
+		Classify []map[string]any `json:"classify"`
+		Check    []map[string]any `json:"check"`
+		Formats  [][]string       `json:"formats"`
+	}
+	gotNational := eval[countryAnswers](t, ctx, `(() => { const rs = JSON.parse(`+quote(string(in))+`); return {
+		classify: rs.map(({s, country}) => globalThis.numen.classify(s, {country})),
+		check: rs.map(({s, country}) => globalThis.numen.check(s.slice(0, 6), {country})),
+		formats: rs.map(({s, country}) => [globalThis.numen.format(s, {country}), globalThis.numen.format(s, {country, style: "national"}),
+			globalThis.numen.format(s, {country, style: "rfc3966"}), globalThis.numen.format(s, {country, from: "US"})]),
+	}; })()`)
+	texts := make([]string, len(national))
+	for i, r := range national {
+		texts[i] = r.S + "\x00" + r.Country
+	}
+	diff(t, "classify with a country in Chromium", texts, gotNational.Classify, func(s string) map[string]any {
+		text, country, _ := strings.Cut(s, "\x00")
+		return classifyIn(e.full, text, country)
+	})
+	diff(t, "check with a country in Chromium", texts, gotNational.Check, func(s string) map[string]any {
+		text, country, _ := strings.Cut(s, "\x00")
+		return checkIn(e.full, text[:min(6, len(text))], country)
+	})
+	require.Len(t, gotNational.Formats, len(national))
+	for i, r := range national {
+		var want []string
+		for _, c := range []formatCase{{S: r.S, Country: r.Country}, {S: r.S, Country: r.Country, Style: "national"},
+			{S: r.S, Country: r.Country, Style: "rfc3966"}, {S: r.S, Country: r.Country, From: "US"}} {
+			a := formatIn(e.full, c)
+			require.Nil(t, a.Error, "%+v", c)
+			want = append(want, *a.OK)
+		}
+		require.Equal(t, want, gotNational.Formats[i], "%+v", r)
+	}
 	errs.check(t)
 }
 

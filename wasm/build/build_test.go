@@ -56,8 +56,9 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// sizeBudget is numen.wasm's gzip size limit: validity, type and country
-// in a page for less than a megabyte.
+// sizeBudget is the gzip size limit of numen.wasm, and of what a page
+// loads before it classifies (the module, the core plan and numen.mjs):
+// validity, type and country in a page for less than a megabyte.
 const sizeBudget = 1_000_000
 
 func TestBuild(t *testing.T) {
@@ -84,6 +85,16 @@ func TestBuild(t *testing.T) {
 	wasm := built[0]
 	require.Equal(t, "numen.wasm", wasm.Name)
 	assert.LessOrEqual(t, wasm.GZip, sizeBudget, "numen.wasm is %d bytes gzip", wasm.GZip)
+	// What a page loads before it can classify: the module, the core plan
+	// and numen.mjs (which carries wasm_exec.js), within the budget too.
+	page := wasm.GZip
+	for _, f := range built {
+		if f.Name == "numen-core.bin" || f.Name == "numen.mjs" {
+			page += f.GZip
+		}
+	}
+	assert.LessOrEqual(t, page, sizeBudget, "numen.wasm, numen-core.bin and numen.mjs are %d bytes gzip", page)
+	t.Logf("numen.wasm %d bytes gzip; with numen-core.bin and numen.mjs %d", wasm.GZip, page)
 
 	// numen.mjs carries wasm_exec.js in place of its import.
 	mjs, err := os.ReadFile(filepath.Join(dist, "numen.mjs"))
@@ -173,9 +184,34 @@ func classify(p *numbering.Plan, text string) map[string]any {
 	return m
 }
 
+// classifyIn is numen.classify's object with a country, for package
+// numbering's ClassifyIn.
+func classifyIn(p *numbering.Plan, text, country string) map[string]any {
+	r, err := p.ClassifyIn(text, country)
+	if err != nil {
+		panic(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(r.AppendJSON(nil), &m); err != nil {
+		panic(err)
+	}
+	return m
+}
+
 // check is numen.check's object for package numbering's Check.
-func check(p *numbering.Plan, text string) map[string]any {
-	pr := p.Check(text)
+func check(p *numbering.Plan, text string) map[string]any { return progress(p.Check(text)) }
+
+// checkIn is numen.check's object with a country, for CheckIn.
+func checkIn(p *numbering.Plan, text, country string) map[string]any {
+	pr, err := p.CheckIn(text, country)
+	if err != nil {
+		panic(err)
+	}
+	return progress(pr)
+}
+
+// progress is numen.check's object for a Progress.
+func progress(pr numbering.Progress) map[string]any {
 	types := []any{}
 	for _, ty := range pr.Types.Types() {
 		types = append(types, ty.String())

@@ -49,6 +49,98 @@ type nodeResult struct {
 	FirstMapAgain    map[string]any      `json:"firstMapAgain"`
 	ManyMaps         []map[string]any    `json:"manyMaps"`
 	LoadWithPacks    []map[string]any    `json:"loadWithPacks"`
+	NationalClassify []map[string]any    `json:"nationalClassify"`
+	NationalChecks   []map[string]any    `json:"nationalChecks"`
+	Formats          []formatAnswer      `json:"formats"`
+	FormatDefault    []string            `json:"formatDefault"`
+	NoCountry        [][]map[string]any  `json:"noCountry"`
+	CountryErrors    map[string]*jsError `json:"countryErrors"`
+}
+
+// regional is an input and the country numen.mjs reads it in; formatCase
+// adds format's options (omitted when empty: undefined in JavaScript).
+type regional struct {
+	S       string `json:"s"`
+	Country string `json:"country"`
+}
+
+type formatCase struct {
+	S       string `json:"s"`
+	Country string `json:"country,omitempty"`
+	Style   string `json:"style,omitempty"`
+	From    string `json:"from,omitempty"`
+}
+
+// formatAnswer is numen.format's string, or what it threw.
+type formatAnswer struct {
+	OK    *string  `json:"ok"`
+	Error *jsError `json:"error"`
+}
+
+// nationalInputs writes the valid numbers among numbers as people write
+// them in their country and as dialled from FR and US, each to be read in
+// the country it is written for, and every fifth national one in US too
+// (a wrong country): inputs across every country of the corpus.
+func nationalInputs(p *numbering.Plan, numbers []string, limit int) []regional {
+	var out []regional
+	for i, s := range numbers {
+		res := p.ClassifyString(s)
+		if !res.Valid || res.CountryCode == "" {
+			continue
+		}
+		national, err := p.Format(res.Number, numbering.National)
+		if err != nil {
+			panic(err)
+		}
+		out = append(out, regional{national, res.CountryCode})
+		for _, from := range []string{"FR", "US"} {
+			dialled, err := p.FormatFrom(res.Number, from)
+			if err != nil {
+				panic(err)
+			}
+			out = append(out, regional{dialled, from})
+		}
+		if i%5 == 0 {
+			out = append(out, regional{national, "US"})
+		}
+		if len(out) >= limit {
+			break
+		}
+	}
+	return out
+}
+
+// formatIn is numen.format's answer for package numbering's ParseIn (or
+// Parse, without a country), Format and FormatFrom.
+func formatIn(p *numbering.Plan, c formatCase) formatAnswer {
+	fail := func(err error) formatAnswer { return formatAnswer{Error: &jsError{"Error", err.Error()}} }
+	if c.From != "" {
+		if _, err := p.FormatFrom(numbering.Number{}, c.From); err != nil {
+			return fail(err)
+		}
+	}
+	var n numbering.Number
+	var err error
+	if c.Country != "" {
+		n, err = p.ParseIn(c.S, c.Country)
+	} else {
+		n, err = p.Parse(c.S)
+	}
+	if err != nil {
+		return fail(err)
+	}
+	var out string
+	if c.From != "" {
+		out, err = p.FormatFrom(n, c.From)
+	} else {
+		style := map[string]numbering.Style{"": numbering.International, "e164": numbering.E164, "international": numbering.International,
+			"national": numbering.National, "rfc3966": numbering.RFC3966}[c.Style]
+		out, err = p.Format(n, style)
+	}
+	if err != nil {
+		return fail(err)
+	}
+	return formatAnswer{OK: &out}
 }
 
 type jsError struct{ Name, Message string }
@@ -99,9 +191,30 @@ func testJavaScriptAPI(t *testing.T, dist string) {
 	require.Greater(t, len(numbers), 10000)
 	checks := prefixes(numbers[:800])
 	routeNumbers := numbers[:400]
+	national := nationalInputs(e.core, numbers, 1500)
+	require.GreaterOrEqual(t, len(national), 1500)
+	var nationalChecks []regional
+	for _, in := range national[:150] {
+		for i := range in.S {
+			nationalChecks = append(nationalChecks, regional{in.S[:i], in.Country})
+		}
+		nationalChecks = append(nationalChecks, in)
+	}
+	var formats []formatCase
+	for i, in := range national[:400] {
+		for _, style := range []string{"", "e164", "international", "national", "rfc3966"} {
+			formats = append(formats, formatCase{S: in.S, Country: in.Country, Style: style})
+		}
+		formats = append(formats, formatCase{S: in.S, Country: in.Country, From: []string{"FR", "US", "DE", "JP", "BR", "AU"}[i%6], Style: "national"})
+		formats = append(formats, formatCase{S: numbers[i], Style: []string{"e164", "national"}[i%2]}) // international input, no country
+	}
+	for _, s := range append(oddInputs, "0 1", "00", "0151 2", "hello", "011 44") {
+		formats = append(formats, formatCase{S: s, Country: "DE"}, formatCase{S: s, Country: "US", Style: "national"}, formatCase{S: s})
+	}
 	in, err := json.Marshal(map[string]any{
 		"numbers": numbers, "checks": checks, "odd": oddInputs,
 		"maps": routingMaps, "routeNumbers": routeNumbers, "badMap": badMap,
+		"national": national, "nationalChecks": nationalChecks, "formats": formats,
 	})
 	require.NoError(t, err)
 	dir := t.TempDir()
@@ -197,4 +310,72 @@ func testJavaScriptAPI(t *testing.T, dist string) {
 	assert.Equal(t, e.route(t, `{"defaultRoute": "GT1", "prefixes": [{"cns": "+4915107", "route": "GT2"}]}`, "+49 151 07123456"), got.ManyMaps[0])
 	assert.Equal(t, e.route(t, `{"defaultRoute": "GT1", "prefixes": [{"cns": "+4915199", "route": "GT2"}]}`, "+49 151 99123456"), got.ManyMaps[1])
 	assert.Equal(t, "GT2", got.ManyMaps[0]["route"])
+
+	// A country: national input, format.
+	texts := func(in []regional) []string {
+		out := make([]string, len(in))
+		for i, r := range in {
+			out[i] = r.S + "\x00" + r.Country
+		}
+		return out
+	}
+	diff(t, "classify with a country", texts(national), got.NationalClassify, func(s string) map[string]any {
+		text, country, _ := strings.Cut(s, "\x00")
+		return classifyIn(e.full, text, country) // the packs are loaded by then
+	})
+	diff(t, "check with a country", texts(nationalChecks), got.NationalChecks, func(s string) map[string]any {
+		text, country, _ := strings.Cut(s, "\x00")
+		return checkIn(e.core, text, country)
+	})
+	valid := 0
+	for _, r := range got.NationalClassify {
+		if r["is_valid"] == true {
+			valid++
+		}
+	}
+	assert.Greater(t, valid, len(national)*9/10, "national input read in its country is valid")
+	require.Len(t, got.Formats, len(formats))
+	bad, errs := 0, 0
+	for i, c := range formats {
+		want := formatIn(e.core, c)
+		if want.Error != nil {
+			errs++
+		}
+		if !assert.Equal(t, want, got.Formats[i], "format %+v", c) {
+			if bad++; bad > 5 {
+				break
+			}
+		}
+	}
+	assert.Greater(t, errs, 10, "input that cannot be read throws")
+	t.Logf("%d national inputs classified, %d checked, %d formatted (%d errors)", len(national), len(nationalChecks), len(formats), errs)
+	assert.Equal(t, []string{"+49 1512 3456789", "+49 1512 3456789", "01512 3456789"}, got.FormatDefault)
+	require.Len(t, got.NoCountry, 200)
+	for i, pair := range got.NoCountry {
+		delete(pair[0], "packs")
+		assert.Equal(t, classify(e.full, numbers[i]), pair[0], numbers[i])
+		assert.Equal(t, check(e.full, numbers[i]), pair[1], numbers[i])
+	}
+	_, unknownXX := e.core.ClassifyIn("0151 23456789", "XX")
+	_, unknownGermany := e.core.CheckIn("0151 2", "Germany")
+	_, unknownEmpty := e.core.ParseIn("0151 23456789", "")
+	_, unknownZZ := e.core.FormatFrom(numbering.Number{}, "ZZ")
+	_, unreadable := e.core.ParseIn("0 1", "DE")
+	_, noCountry := e.core.Parse("0151 23456789")
+	for name, want := range map[string]*jsError{
+		"classifyUnknown":       {"Error", unknownXX.Error()},
+		"checkUnknown":          {"Error", unknownGermany.Error()},
+		"formatUnknown":         {"Error", unknownEmpty.Error()},
+		"formatUnknownFrom":     {"Error", unknownZZ.Error()},
+		"formatUnreadable":      {"Error", unreadable.Error()},
+		"formatNoCountry":       {"Error", noCountry.Error()},
+		"formatStyle":           {"TypeError", `numen.format: unknown style "short": want "e164", "international", "national", "rfc3966"`},
+		"classifyNumberCountry": {"TypeError", "numen.classify: want a string for country, have number"},
+		"formatNumberFrom":      {"TypeError", "numen.format: want a string for from, have number"},
+		"formatText":            {"TypeError", "numen.format: want a string, have number"},
+	} {
+		assert.Equal(t, want, got.CountryErrors[name], name)
+	}
+	assert.Contains(t, got.CountryErrors["classifyUnknown"].Message, `"XX"`)
+	assert.Contains(t, got.CountryErrors["formatUnreadable"].Message, "not a number")
 }

@@ -80,4 +80,31 @@ out.manyMaps = [numen.route("+49 151 07123456", manyMap(7)), numen.route("+49 15
 const withPacks = await Numen.load(new URL("numen.wasm", base), { packs: ["networks", "regions", "timezones"] });
 out.loadWithPacks = input.numbers.slice(0, 500).map((n) => withPacks.classify(n));
 
+// National input with a country; format in every style and from countries.
+const attempt = (f) => {
+  try {
+    return { ok: f() };
+  } catch (err) {
+    return { error: { name: err.constructor.name, message: String(err.message) } };
+  }
+};
+out.nationalClassify = input.national.map(({ s, country }) => numen.classify(s, { country }));
+out.nationalChecks = input.nationalChecks.map(({ s, country }) => numen.check(s, { country }));
+out.formats = input.formats.map(({ s, country, style, from }) => attempt(() => numen.format(s, { country, style, from })));
+out.formatDefault = [numen.format("+49 151 23456789"), numen.format("+49 151 23456789", {}), numen.format("+49 151 23456789", { style: "NATIONAL" })];
+// Without a country (absent, undefined or null), today's answers.
+out.noCountry = input.numbers.slice(0, 200).map((n, i) => [numen.classify(n, [undefined, {}, { country: null }][i % 3]), numen.check(n, { country: undefined })]);
+out.countryErrors = {
+  classifyUnknown: await thrown(() => numen.classify("0151 23456789", { country: "XX" })),
+  checkUnknown: await thrown(() => numen.check("0151 2", { country: "Germany" })),
+  formatUnknown: await thrown(() => numen.format("0151 23456789", { country: "" })),
+  formatUnknownFrom: await thrown(() => numen.format("+4915123456789", { from: "ZZ" })),
+  formatUnreadable: await thrown(() => numen.format("0 1", { country: "DE" })),
+  formatNoCountry: await thrown(() => numen.format("0151 23456789")),
+  formatStyle: await thrown(() => numen.format("+4915123456789", { style: "short" })),
+  classifyNumberCountry: await thrown(() => numen.classify("0151 23456789", { country: 49 })),
+  formatNumberFrom: await thrown(() => numen.format("+4915123456789", { from: 33 })),
+  formatText: await thrown(() => numen.format(4915123456789)),
+};
+
 writeFileSync(outPath, JSON.stringify(out));
