@@ -87,22 +87,14 @@ func (c *cli) format(args []string) int {
 	if interactive {
 		fmt.Fprintln(c.stderr, "numen format: reading numbers from standard input, one per line (end with Ctrl-D)")
 	}
-	split := lineSplitter{max: maxLineLength}
-	sc := bufio.NewScanner(c.stdin)
-	sc.Buffer(make([]byte, scanBufferSize), scanBufferSize)
-	sc.Split(split.split)
-	for first := true; sc.Scan(); first = false {
-		line := sc.Bytes()
-		if first {
-			line = bytes.TrimPrefix(line, utf8BOM)
-		}
+	err = eachLine(c.stdin, func(line []byte, truncated bool, _ int64) error {
 		line = bytes.TrimSpace(line)
 		var err error
 		switch {
-		case split.truncated:
+		case truncated:
 			_, err = fmt.Fprintf(out, "error: %s\n", numbering.InputTooLong)
 		case len(line) == 0:
-			continue
+			return nil
 		default:
 			// The string shares the scanner's buffer, which the next Scan
 			// overwrites: line writes it out before then and keeps nothing.
@@ -112,14 +104,19 @@ func (c *cli) format(args []string) int {
 			err = out.Flush()
 		}
 		if err != nil {
-			return c.formatFailed(writeError(err))
+			return writeError(err)
 		}
+		return nil
+	})
+	var input *inputError
+	if err != nil && !errors.As(err, &input) {
+		return c.formatFailed(err)
 	}
 	if err := out.Flush(); err != nil {
 		return c.formatFailed(writeError(err))
 	}
-	if err := sc.Err(); err != nil {
-		return c.formatFailed(fmt.Errorf("reading standard input: %w", err))
+	if err != nil {
+		return c.formatFailed(err)
 	}
 	return exitOK
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -125,32 +126,59 @@ func (c *cli) classifyStdin(lc *lineClassifier) error {
 	if err := w.header(); err != nil {
 		return writeError(err)
 	}
+	var count int64
+	err := eachLine(c.stdin, func(line []byte, truncated bool, consumed int64) error {
+		wrote, err := lc.classify(line, truncated)
+		if err != nil {
+			return writeError(err)
+		}
+		if wrote {
+			count++
+			prog.update(consumed, count)
+		}
+		return nil
+	})
+	prog.finish()
+	var input *inputError
+	if err != nil && !errors.As(err, &input) {
+		return err
+	}
+	if err := w.flush(); err != nil {
+		return writeError(err)
+	}
+	return err // nil, or the input's error after what was read is out
+}
+
+// inputError is a failure to read the input (eachLine), as opposed to one
+// of writing the answers.
+type inputError struct{ err error }
+
+func (e *inputError) Error() string { return "reading standard input: " + e.err.Error() }
+func (e *inputError) Unwrap() error { return e.err }
+
+// eachLine calls fn with each line of r, read in constant memory by a
+// lineSplitter, as numen nt, format and short read their input: the first
+// line without its byte-order mark; truncated reports the start of a line
+// longer than maxLineLength (the rest is dropped); consumed counts the
+// input's bytes so far. line shares the scanner's buffer until fn returns.
+// An error of fn stops the reading and is returned; a failure to read is
+// an *inputError.
+func eachLine(r io.Reader, fn func(line []byte, truncated bool, consumed int64) error) error {
 	split := lineSplitter{max: maxLineLength}
-	sc := bufio.NewScanner(c.stdin)
+	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, scanBufferSize), scanBufferSize)
 	sc.Split(split.split)
-	var count int64
 	for first := true; sc.Scan(); first = false {
 		line := sc.Bytes()
 		if first {
 			line = bytes.TrimPrefix(line, utf8BOM)
 		}
-		wrote, err := lc.classify(line, split.truncated)
-		if err != nil {
-			prog.finish()
-			return writeError(err)
+		if err := fn(line, split.truncated, split.consumed); err != nil {
+			return err
 		}
-		if wrote {
-			count++
-			prog.update(split.consumed, count)
-		}
-	}
-	prog.finish()
-	if err := w.flush(); err != nil {
-		return writeError(err)
 	}
 	if err := sc.Err(); err != nil {
-		return fmt.Errorf("reading standard input: %w", err)
+		return &inputError{err}
 	}
 	return nil
 }

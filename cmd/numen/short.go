@@ -149,27 +149,13 @@ func (sw *shortWriter) write(s string, truncated bool) error {
 // stream answers standard input line by line in bounded memory, as numen
 // nt reads it (lineSplitter).
 func (sw *shortWriter) stream(in io.Reader) error {
-	split := lineSplitter{max: maxLineLength}
-	sc := bufio.NewScanner(in)
-	sc.Buffer(make([]byte, scanBufferSize), scanBufferSize)
-	sc.Split(split.split)
-	for first := true; sc.Scan(); first = false {
-		line := sc.Bytes()
-		if first {
-			line = bytes.TrimPrefix(line, utf8BOM)
-		}
+	return eachLine(in, func(line []byte, truncated bool, _ int64) error {
 		line = bytes.TrimSpace(line)
-		if len(line) == 0 && !split.truncated {
-			continue
+		if len(line) == 0 && !truncated {
+			return nil
 		}
 		// The string shares the scanner's buffer, which the next Scan
 		// overwrites: the answer is encoded before that.
-		if err := sw.write(unsafe.String(unsafe.SliceData(line), len(line)), split.truncated); err != nil {
-			return err
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("reading standard input: %w", err)
-	}
-	return nil
+		return sw.write(unsafe.String(unsafe.SliceData(line), len(line)), truncated)
+	})
 }
