@@ -36,7 +36,11 @@ func TestThreeNodesOnPostgreSQL(t *testing.T) {
 	}
 	database := pgtest.Database(t)
 	const key, secret = "cluster-test", "cluster-test-secret-0123456789"
-	hook := newReceiver(t, key, secret, 100*time.Millisecond)
+	// One callback at a time, 250 ms each: the 20 deliveries take 5 s
+	// however many workers the three nodes run, so that the kill below
+	// lands mid-delivery (at 100 ms each, in parallel, all 20 had been
+	// delivered by then under the race detector).
+	hook := newSerialReceiver(t, key, secret, 250*time.Millisecond)
 	receiver := hook.server
 
 	dir := t.TempDir()

@@ -154,12 +154,27 @@ type receiver struct {
 // newReceiver starts a receiver for key's callbacks, answering each after
 // delay (a slow receiver, so that a kill lands mid-delivery).
 func newReceiver(t *testing.T, key, secret string, delay time.Duration) *receiver {
+	return startReceiver(t, key, secret, delay, nil)
+}
+
+// newSerialReceiver is newReceiver answering one callback at a time, so
+// that n callbacks take at least n times delay however many senders
+// deliver at once.
+func newSerialReceiver(t *testing.T, key, secret string, delay time.Duration) *receiver {
+	return startReceiver(t, key, secret, delay, new(sync.Mutex))
+}
+
+func startReceiver(t *testing.T, key, secret string, delay time.Duration, serial *sync.Mutex) *receiver {
 	r := &receiver{received: map[string]int{}, webhookIDs: map[string]int{}}
 	r.server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		body, err := webhook.Verify(req, key, []string{secret}, 0)
 		if err != nil {
 			w.WriteHeader(http.StatusUnauthorized)
 			return
+		}
+		if serial != nil {
+			serial.Lock()
+			defer serial.Unlock()
 		}
 		time.Sleep(delay)
 		var batch struct {
