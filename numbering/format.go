@@ -224,19 +224,6 @@ func (p *Plan) AppendNationalWithCarrier(dst []byte, n Number, carrier string) (
 	return p.formats.appendNSN(dst, n.national(), &p.formats.codes[ci].national, which, carrier), nil
 }
 
-// regionIndex returns the index of a region by its ISO code in either case,
-// or -1.
-func (p *Plan) regionIndex(id string) int {
-	if len(id) != 2 {
-		return -1
-	}
-	a, b := id[0]&^0x20, id[1]&^0x20 // upper case for letters
-	if a < 'A' || a > 'Z' || b < 'A' || b > 'Z' {
-		return -1
-	}
-	return int(p.byRegion[int(a-'A')*26+int(b-'A')]) - 1
-}
-
 // formats is the Formats section (see planfmt), read in place.
 type formats struct {
 	codes     []codeFormats // by calling-code index; nil without the section

@@ -82,18 +82,11 @@ func (p *Plan) dialRegion(id string) (*region, error) {
 	if !p.dialling {
 		return nil, ErrNoDialling
 	}
-	var rg *region
-	if len(id) == 2 {
-		if a, b := id[0]&^0x20, id[1]&^0x20; a >= 'A' && a <= 'Z' && b >= 'A' && b <= 'Z' {
-			if i := p.byRegion[int(a-'A')*26+int(b-'A')]; i > 0 {
-				rg = &p.regions[i-1]
-			}
-		}
-	}
-	if rg == nil {
+	ri := p.regionIndex(id)
+	if ri < 0 {
 		return nil, &RegionError{Region: id}
 	}
-	return rg, nil
+	return &p.regions[ri], nil
 }
 
 // parseIn is ParseIn without allocation, with parse's results. It follows

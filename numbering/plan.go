@@ -526,6 +526,20 @@ func (p *Plan) readDialling(r *reader, progs []nationalPrefix) {
 
 func regionKey(id string) int { return int(id[0]-'A')*26 + int(id[1]-'A') }
 
+// regionIndex returns the index of a region by its ISO code in either case,
+// or -1: the region codes of ParseIn, the formatting methods and
+// ShortNumber.
+func (p *Plan) regionIndex(id string) int {
+	if len(id) != 2 {
+		return -1
+	}
+	a, b := id[0]&^0x20, id[1]&^0x20 // upper case for letters
+	if a < 'A' || a > 'Z' || b < 'A' || b > 'Z' {
+		return -1
+	}
+	return int(p.byRegion[int(a-'A')*26+int(b-'A')]) - 1
+}
+
 // regionByID returns the region with an ISO code, or nil.
 func (p *Plan) regionByID(id string) *region {
 	if len(id) != 2 || id[0] < 'A' || id[0] > 'Z' || id[1] < 'A' || id[1] > 'Z' {
