@@ -113,8 +113,14 @@ var (
 
 // parseSession verifies a session cookie's value against the accounts.
 func parseSession(value string, accounts map[string]*account.Account, now time.Time) (session, error) {
+	// Only the characters a cookie this code signs can hold: Go's base64
+	// decoders skip CR and LF, so without this one session would have
+	// many cookies ("…_\rFqq…" verifying as "…_Fqq…").
+	if len(value) > 1024 || strings.IndexFunc(value, notCookieByte) >= 0 {
+		return session{}, errSessionMalformed
+	}
 	parts := strings.Split(value, ".")
-	if len(parts) != 5 || parts[0] != "v1" || len(value) > 1024 {
+	if len(parts) != 5 || parts[0] != "v1" {
 		return session{}, errSessionMalformed
 	}
 	rawKey, err := base64.RawURLEncoding.DecodeString(parts[1])
@@ -146,6 +152,12 @@ func parseSession(value string, accounts map[string]*account.Account, now time.T
 		}
 	}
 	return session{}, errSessionSignature
+}
+
+// notCookieByte reports whether r is outside the characters of a session
+// cookie: base64url, digits and the dots between its parts.
+func notCookieByte(r rune) bool {
+	return !(r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.')
 }
 
 // csrf returns the token the session's forms carry.
