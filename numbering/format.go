@@ -355,8 +355,33 @@ func (p *Plan) readFormats(r *reader) {
 // chooseFormattingPatternForNumber and formatNsnUsingPattern; nsn as it is
 // when none fits.
 func (f *formats) appendNSN(dst, nsn []byte, l *formatList, which int, carrier string) []byte {
-	mask, chunk := uint16(0), -1
 	var bounds [planfmt.MaxAtoms + 1]uint8
+	rec, layout := f.choose(nsn, l, &bounds)
+	if rec == nil {
+		return append(dst, nsn...)
+	}
+	atoms := int(layout[0])
+	spans := layout[planfmt.FmtLayoutHead+atoms*planfmt.FmtAtomSize:]
+	for _, c := range f.template(rec, which) {
+		switch {
+		case c == planfmt.TemplateCarrier:
+			dst = append(dst, carrier...)
+		case c&planfmt.TemplateGroup != 0:
+			g := 2 * int(c&^planfmt.TemplateGroup-1)
+			first, n := int(spans[g]), int(spans[g+1])
+			dst = append(dst, nsn[bounds[first]:bounds[first+n]]...)
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return dst
+}
+
+// choose returns the record and layout of the first format of the list
+// that fits nsn (libphonenumber's chooseFormattingPatternForNumber), with
+// bounds set as matchLayout sets them; nil when none fits.
+func (f *formats) choose(nsn []byte, l *formatList, bounds *[planfmt.MaxAtoms + 1]uint8) (rec, layout []byte) {
+	mask, chunk := uint16(0), -1
 	for i := range l.count {
 		rec := f.records[(l.first+i)*planfmt.FmtRecordSize : (l.first+i+1)*planfmt.FmtRecordSize]
 		if len(nsn) < int(rec[planfmt.FmtMinDigits]) || len(nsn) > int(rec[planfmt.FmtMaxDigits]) {
@@ -371,26 +396,11 @@ func (f *formats) appendNSN(dst, nsn []byte, l *formatList, which int, carrier s
 			}
 		}
 		layout := f.section[planfmt.U32(rec, planfmt.FmtLayout):]
-		if !matchLayout(layout, nsn, &bounds) {
-			continue
+		if matchLayout(layout, nsn, bounds) {
+			return rec, layout
 		}
-		atoms := int(layout[0])
-		spans := layout[planfmt.FmtLayoutHead+atoms*planfmt.FmtAtomSize:]
-		for _, c := range f.template(rec, which) {
-			switch {
-			case c == planfmt.TemplateCarrier:
-				dst = append(dst, carrier...)
-			case c&planfmt.TemplateGroup != 0:
-				g := 2 * int(c&^planfmt.TemplateGroup-1)
-				first, n := int(spans[g]), int(spans[g+1])
-				dst = append(dst, nsn[bounds[first]:bounds[first+n]]...)
-			default:
-				dst = append(dst, c)
-			}
-		}
-		return dst
 	}
-	return append(dst, nsn...)
+	return nil, nil
 }
 
 // matchLayout reports whether nsn matches a format's layout (see planfmt)

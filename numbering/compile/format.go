@@ -10,6 +10,10 @@ import (
 	"github.com/nyaruka/phonenumbers/v2"
 )
 
+// firstGroupOnly is libphonenumber's FIRST_GROUP_ONLY_PREFIX_PATTERN: a
+// national-prefix formatting rule that writes no national prefix.
+var firstGroupOnly = regexp.MustCompile(`^\(?\$1\)?$`)
+
 // uniqueIDD is libphonenumber's test for an international prefix that is
 // one prefix, not a pattern of several ("00", "8~10"): only such a prefix
 // is written before numbers dialled from the region.
@@ -184,6 +188,9 @@ func (f *formatCompiler) record(nf *phonenumbers.NumberFormat) (formatRecord, er
 	}
 	if nf.GetNationalPrefixOptionalWhenFormatting() {
 		flags |= planfmt.FmtNPOptional
+	}
+	if rule := nf.GetNationalPrefixFormattingRule(); rule != "" && !nf.GetNationalPrefixOptionalWhenFormatting() && !firstGroupOnly.MatchString(rule) {
+		flags |= planfmt.FmtNPRequired
 	}
 	for k, text := range []string{format, national, carrier} {
 		if k == 2 && text == "" {
