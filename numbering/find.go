@@ -1328,23 +1328,117 @@ func (p *Plan) groupingValid(c *candidate, cand string, exact bool) bool {
 	} else {
 		formatted = formatted[:0]
 	}
-	var groups [planfmt.MaxGroups + 1][]byte
-	ng := 0
-	for len(formatted) > 0 || ng == 0 {
-		i := strings.IndexByte(string(formatted), '-')
-		if i < 0 || ng == len(groups)-1 {
-			groups[ng] = formatted
-			ng++
-			break
-		}
-		groups[ng] = formatted[:i]
-		ng++
-		formatted = formatted[i+1:]
-	}
+	var groups [maxFormatGroups][]byte
+	ng := splitGroups(formatted, &groups)
+	check := p.remainGrouped
 	if exact {
-		return p.exactlyPresent(c, normalized, groups[:ng])
+		check = p.exactlyPresent
 	}
-	return p.remainGrouped(c, normalized, groups[:ng])
+	if check(c, normalized, groups[:ng]) {
+		return true
+	}
+	// libphonenumber's alternate formats of the calling code: each whose
+	// leading digits start the number, its pattern replacing every match
+	// in the number (replaceAll).
+	if p.formats.codes == nil {
+		return false
+	}
+	l := &p.formats.codes[p.byCC[c.cc.code]].alt
+	nsn := c.n.national()
+	mask, chunk := uint16(0), -1
+	for i := range l.count {
+		rec := p.formats.records[(l.first+i)*planfmt.FmtRecordSize : (l.first+i+1)*planfmt.FmtRecordSize]
+		if rec[planfmt.FmtPlain+3]&planfmt.FmtLeading != 0 {
+			if k := i / planfmt.FmtChunk; k != chunk {
+				chunk, mask = k, l.chunks[k].prefixMatches(nsn)
+			}
+			if mask&(1<<(i%planfmt.FmtChunk)) == 0 {
+				continue
+			}
+		}
+		var abuf [2 * maxDigits]byte
+		alt := p.formats.appendReplaceAll(abuf[:0], nsn, rec)
+		for len(alt) > 0 && isPunctuation(alt[0]) {
+			alt = alt[1:] // RFC 3966 drops punctuation at the start
+		}
+		ng := splitGroups(alt, &groups)
+		if check(c, normalized, groups[:ng]) {
+			return true
+		}
+	}
+	return false
+}
+
+// maxFormatGroups bounds the groups of a formatted number that the
+// grouping checks compare; the last takes all that is left.
+const maxFormatGroups = 2 * planfmt.MaxGroups
+
+// splitGroups splits a formatted national number at its punctuation (RFC
+// 3966's "-" and what libphonenumber's separators are) into groups, and
+// returns how many. Empty text is one empty group.
+func splitGroups(b []byte, groups *[maxFormatGroups][]byte) int {
+	n := 0
+	for {
+		i := 0
+		for i < len(b) && !isPunctuation(b[i]) {
+			i++
+		}
+		if i == len(b) || n == len(groups)-1 {
+			groups[n] = b
+			return n + 1
+		}
+		groups[n] = b[:i]
+		n++
+		for i < len(b) && isPunctuation(b[i]) {
+			i++
+		}
+		b = b[i:]
+		if len(b) == 0 {
+			return n
+		}
+	}
+}
+
+// appendReplaceAll appends nsn with every match of the format's pattern
+// replaced by its plain template, as Java's Matcher.replaceAll does: from
+// the start, the leftmost match (the variable atom as long as it can be),
+// digits between matches as they are.
+func (f *formats) appendReplaceAll(dst, nsn, rec []byte) []byte {
+	layout := f.section[planfmt.U32(rec, planfmt.FmtLayout):]
+	atoms, fixed, variable := int(layout[0]), int(layout[2]), int(layout[3])
+	spans := layout[planfmt.FmtLayoutHead+atoms*planfmt.FmtAtomSize:]
+	tpl := f.template(rec, planfmt.FmtPlain)
+	var bounds [planfmt.MaxAtoms + 1]uint8
+	for s := 0; s < len(nsn); {
+		most, least := 0, 0
+		if variable != planfmt.NoAtom {
+			a := layout[planfmt.FmtLayoutHead+variable*planfmt.FmtAtomSize:]
+			least, most = int(a[2]), int(a[3])
+		}
+		matched := false
+		for v := min(most, len(nsn)-s-fixed); v >= least; v-- {
+			if matchLayout(layout, nsn[s:s+fixed+v], &bounds) {
+				matched = true
+				break
+			}
+		}
+		if !matched {
+			dst = append(dst, nsn[s])
+			s++
+			continue
+		}
+		for _, c := range tpl {
+			if c&planfmt.TemplateGroup != 0 && c != planfmt.TemplateCarrier {
+				g := 2 * int(c&^planfmt.TemplateGroup-1)
+				first, n := int(spans[g]), int(spans[g+1])
+				dst = append(dst, nsn[s+int(bounds[first]):s+int(bounds[first+n])]...)
+			} else if c != planfmt.TemplateCarrier {
+				dst = append(dst, c)
+			}
+		}
+		s += int(bounds[atoms])
+	}
+	return dst
 }
 
 // remainGrouped is libphonenumber's allNumberGroupsRemainGrouped.

@@ -233,7 +233,7 @@ type formats struct {
 	templates []byte
 }
 
-type codeFormats struct{ national, intl formatList }
+type codeFormats struct{ national, intl, alt formatList }
 
 // formatList is a calling code's national or international formats.
 type formatList struct {
@@ -246,7 +246,16 @@ type formatList struct {
 func (p *Plan) readFormats(r *reader) {
 	nCodes, nRegions, nRecords := int(r.u32(0)), int(r.u32(4)), int(r.u32(8))
 	tplAt, tplLen, autoAt, autoLen := int(r.u32(12)), int(r.u32(16)), int(r.u32(20)), int(r.u32(24))
+	codeSize, lists := int(r.u32(28)), 3
 	if r.err != nil {
+		return
+	}
+	switch codeSize {
+	case 0:
+		codeSize, lists = planfmt.FmtCodeSizeNoAlt, 2
+	case planfmt.FmtCodeSize:
+	default:
+		r.fail(28, "code records of %d bytes, want %d", codeSize, planfmt.FmtCodeSize)
 		return
 	}
 	if nCodes != len(p.codes) || nRegions != len(p.regions) {
@@ -255,7 +264,7 @@ func (p *Plan) readFormats(r *reader) {
 	}
 	f := formats{section: r.b}
 	codesAt := planfmt.FmtHeaderSize
-	iddAt := codesAt + nCodes*planfmt.FmtCodeSize
+	iddAt := codesAt + nCodes*codeSize
 	recordsAt := iddAt + nRegions*planfmt.FmtRegionSize
 	f.idd = r.slice(iddAt, nRegions*planfmt.FmtRegionSize)
 	f.records = r.slice(recordsAt, nRecords*planfmt.FmtRecordSize)
@@ -313,7 +322,7 @@ func (p *Plan) readFormats(r *reader) {
 	f.codes = make([]codeFormats, nCodes)
 	// One array holds every list's chunk automata: one allocation.
 	total := 0
-	for i := range 2 * nCodes {
+	for i := range lists * nCodes {
 		total += (int(r.u16(codesAt+8*i+2)) + planfmt.FmtChunk - 1) / planfmt.FmtChunk
 	}
 	if r.err != nil {
@@ -321,8 +330,8 @@ func (p *Plan) readFormats(r *reader) {
 	}
 	all := make([]automaton, total)
 	for i := range f.codes {
-		at := codesAt + i*planfmt.FmtCodeSize
-		for j, l := range []*formatList{&f.codes[i].national, &f.codes[i].intl} {
+		at := codesAt + i*codeSize
+		for j, l := range []*formatList{&f.codes[i].national, &f.codes[i].intl, &f.codes[i].alt}[:lists] {
 			l.first, l.count = int(r.u16(at+8*j)), int(r.u16(at+8*j+2))
 			chunks := int(r.u32(at + 8*j + 4))
 			if r.err != nil {

@@ -38,6 +38,7 @@ import (
 	"github.com/nyaruka/phonenumbers/v2/metadata"
 	"golang.org/x/text/language"
 	"golang.org/x/text/language/display"
+	"google.golang.org/protobuf/proto"
 )
 
 const phonenumbersModule = "github.com/nyaruka/phonenumbers/v2"
@@ -288,16 +289,21 @@ func Generate(moduleDir string, curated, sources fs.FS, mccmncList, providersXML
 	if err != nil {
 		return nil, fmt.Errorf("libphonenumber short-number metadata: %w", err)
 	}
+	alternate, err := readAlternateFormats(filepath.Join(moduleDir, "data", "alternateformats_metadata.xml.gz"))
+	if err != nil {
+		return nil, fmt.Errorf("libphonenumber alternate formats: %w", err)
+	}
 	plan, err := compile.Plan(compile.Input{
-		Metadata:       coll,
-		ShortNumbers:   short,
-		Libphonenumber: metadata.Version,
-		Countries:      countries,
-		Carriers:       carrier,
-		MCCMNC:         mccmnc,
-		Networks:       networks,
-		Geocoding:      geo,
-		Timezones:      tz,
+		Metadata:         coll,
+		ShortNumbers:     short,
+		AlternateFormats: alternate,
+		Libphonenumber:   metadata.Version,
+		Countries:        countries,
+		Carriers:         carrier,
+		MCCMNC:           mccmnc,
+		Networks:         networks,
+		Geocoding:        geo,
+		Timezones:        tz,
 	})
 	if err != nil {
 		return nil, err
@@ -321,6 +327,33 @@ func Generate(moduleDir string, curated, sources fs.FS, mccmncList, providersXML
 	fmt.Fprintf(&v, "const MCCMNCListVersion = %q\n", mccmncListVersion)
 	files = append(files, File{Name: "version.go", Data: v.Bytes()})
 	return files, nil
+}
+
+// readAlternateFormats reads libphonenumber's alternate formats as
+// phonenumbers ships them (a gzipped PhoneMetadataCollection, whatever the
+// file name says), which its number matcher reads and Numen compiles into
+// the plan's formats.
+func readAlternateFormats(path string) (*phonenumbers.PhoneMetadataCollection, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		return nil, err
+	}
+	raw, err := io.ReadAll(zr)
+	if err != nil {
+		return nil, err
+	}
+	coll := &phonenumbers.PhoneMetadataCollection{}
+	if err := proto.Unmarshal(raw, coll); err != nil {
+		return nil, err
+	}
+	if len(coll.GetMetadata()) == 0 {
+		return nil, fmt.Errorf("%s: no metadata", path)
+	}
+	return coll, nil
 }
 
 // readPrefixMap decodes one of phonenumbers' serialized prefix maps (see its

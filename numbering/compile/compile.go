@@ -51,6 +51,10 @@ type Input struct {
 	// ShortNumbers is libphonenumber's short-number metadata
 	// (phonenumbers.ShortNumberMetadataCollection). Optional.
 	ShortNumbers *phonenumbers.PhoneMetadataCollection
+	// AlternateFormats is libphonenumber's alternate-formats metadata
+	// (PhoneNumberAlternateFormats, by calling code), whose formats the
+	// number matcher accepts too at its grouping leniencies. Optional.
+	AlternateFormats *phonenumbers.PhoneMetadataCollection
 }
 
 // maxStates bounds the work on one automaton; the largest region needs a
@@ -59,7 +63,12 @@ const maxStates = planfmt.MaxStates - 1
 
 // Plan compiles a plan file from in.
 func Plan(in Input) ([]byte, error) {
-	c := &compiler{strings: newStringPool()}
+	c := &compiler{strings: newStringPool(), altFormats: map[int32][]*phonenumbers.NumberFormat{}}
+	if in.AlternateFormats != nil {
+		for _, m := range in.AlternateFormats.GetMetadata() {
+			c.altFormats[m.GetCountryCode()] = m.GetNumberFormat()
+		}
+	}
 	if in.Metadata == nil || len(in.Countries) == 0 {
 		return nil, fmt.Errorf("compile: metadata and countries are required")
 	}
@@ -127,6 +136,8 @@ type compiler struct {
 	// The metadata formats come from: each calling code's main region's,
 	// in the order of the Codes section, and each region's.
 	codeMeta, regionMeta []*phonenumbers.PhoneMetadata
+	// altFormats are the alternate formats of each calling code.
+	altFormats map[int32][]*phonenumbers.NumberFormat
 }
 
 // program returns the index of the program of a rule (a pattern and its

@@ -28,7 +28,9 @@ func (c *compiler) formats() ([]byte, error) {
 		first, count int
 		chunks       []uint32 // automaton offsets; NoOffset for a chunk without leading digits
 	}
-	addList := func(region string, formats []*phonenumbers.NumberFormat) (list, error) {
+	// alternate lists use the first leading-digits pattern, as the
+	// matcher does; the others the last, the most detailed.
+	addList := func(region string, formats []*phonenumbers.NumberFormat, alternate bool) (list, error) {
 		l := list{first: len(f.records)}
 		for i, nf := range formats {
 			rec, err := f.record(nf)
@@ -44,8 +46,10 @@ func (c *compiler) formats() ([]byte, error) {
 			has := false
 			for i, nf := range chunk {
 				if ld := nf.GetLeadingDigitsPattern(); len(ld) > 0 {
-					// libphonenumber uses the last pattern, the most detailed.
 					patterns[i], has = ld[len(ld)-1], true
+					if alternate {
+						patterns[i] = ld[0]
+					}
 				}
 			}
 			if !has {
@@ -60,19 +64,23 @@ func (c *compiler) formats() ([]byte, error) {
 		}
 		return l, nil
 	}
-	var national, intl []list
+	var national, intl, alt []list
 	for _, m := range c.codeMeta {
-		n, err := addList(m.GetId(), m.GetNumberFormat())
+		n, err := addList(m.GetId(), m.GetNumberFormat(), false)
 		if err != nil {
 			return nil, err
 		}
 		i := n
 		if len(m.GetIntlNumberFormat()) > 0 {
-			if i, err = addList(m.GetId(), m.GetIntlNumberFormat()); err != nil {
+			if i, err = addList(m.GetId(), m.GetIntlNumberFormat(), false); err != nil {
 				return nil, err
 			}
 		}
-		national, intl = append(national, n), append(intl, i)
+		a, err := addList(m.GetId()+" (alternate)", c.altFormats[m.GetCountryCode()], true)
+		if err != nil {
+			return nil, err
+		}
+		national, intl, alt = append(national, n), append(intl, i), append(alt, a)
 	}
 	if len(f.records) >= 1<<16 {
 		return nil, fmt.Errorf("%d formats, at most %d", len(f.records), 1<<16-1)
@@ -83,9 +91,10 @@ func (c *compiler) formats() ([]byte, error) {
 	w.u32(uint32(len(c.regionMeta)))
 	w.u32(uint32(len(f.records)))
 	header := len(w.b)
-	for len(w.b) < planfmt.FmtHeaderSize {
+	for len(w.b) < planfmt.FmtHeaderSize-4 {
 		w.u32(0)
 	}
+	w.u32(planfmt.FmtCodeSize)
 	codesAt := len(w.b)
 	for range c.codeMeta {
 		w.bytes(make([]byte, planfmt.FmtCodeSize))
@@ -105,7 +114,7 @@ func (c *compiler) formats() ([]byte, error) {
 	recordsAt := len(w.b)
 	w.bytes(make([]byte, planfmt.FmtRecordSize*len(f.records)))
 	for i := range c.codeMeta {
-		for j, l := range []list{national[i], intl[i]} {
+		for j, l := range []list{national[i], intl[i], alt[i]} {
 			at := codesAt + i*planfmt.FmtCodeSize + 8*j
 			w.b[at], w.b[at+1] = byte(l.first), byte(l.first>>8)
 			w.b[at+2], w.b[at+3] = byte(l.count), byte(l.count>>8)

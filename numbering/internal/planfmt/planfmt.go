@@ -428,12 +428,20 @@ func U32(b []byte, off int) uint32 {
 //	header (FmtHeaderSize bytes): uint32 calling codes C (as in Codes),
 //	  uint32 regions R (as in Codes), uint32 format records F, uint32
 //	  templates offset, uint32 templates length, uint32 automata offset
-//	  (a multiple of WideRow), uint32 automata length, uint32 zero
-//	C code records (FmtCodeSize bytes): the national list and the
-//	  international list, each uint16 first record, uint16 count, then
-//	  uint32 chunk table offset (in the section), national list first. A
-//	  calling code whose metadata has no international formats has its
-//	  national list again as international list.
+//	  (a multiple of WideRow), uint32 automata length, uint32 the size
+//	  of a code record (0 in files written before alternate formats:
+//	  FmtCodeSizeNoAlt)
+//	C code records (FmtCodeSize bytes): the national list, the
+//	  international list and the alternate list, each uint16 first
+//	  record, uint16 count, then uint32 chunk table offset (in the
+//	  section), in that order. A calling code whose metadata has no
+//	  international formats has its national list again as international
+//	  list. The alternate list holds libphonenumber's alternate formats
+//	  (PhoneNumberAlternateFormats), which its number matcher accepts at
+//	  the grouping leniencies; their automata hold each format's first
+//	  leading-digits pattern, the one the matcher reads, and their
+//	  patterns may match a part of a number (the matcher formats with
+//	  replaceAll).
 //	R region records (FmtRegionSize bytes): the international prefix that
 //	  numbers dialled from the region start with (libphonenumber's
 //	  preferred one, else its only one), NUL-padded ASCII; all NUL when the
@@ -470,15 +478,17 @@ func U32(b []byte, off int) uint32 {
 //	automata: digit automata, as in the Automata section.
 const (
 	FmtHeaderSize = 32
-	FmtCodeSize   = 16
-	FmtRegionSize = 8
-	FmtRecordSize = 16
-	FmtChunk      = MaxPatterns
-	FmtLayoutHead = 4
-	FmtAtomSize   = 4
-	NoAtom        = 0xFF
-	MaxAtoms      = 32 // atoms of a layout
-	MaxGroups     = 9  // groups of a layout ($1 to $9)
+	FmtCodeSize   = 24
+	// FmtCodeSizeNoAlt is the code record of files without alternate lists.
+	FmtCodeSizeNoAlt = 16
+	FmtRegionSize    = 8
+	FmtRecordSize    = 16
+	FmtChunk         = MaxPatterns
+	FmtLayoutHead    = 4
+	FmtAtomSize      = 4
+	NoAtom           = 0xFF
+	MaxAtoms         = 32 // atoms of a layout
+	MaxGroups        = 9  // groups of a layout ($1 to $9)
 )
 
 // Format record fields and flags.
