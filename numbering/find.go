@@ -1300,8 +1300,9 @@ func (p *Plan) nationalPrefixPresentIfRequired(c *candidate, cand string) bool {
 	return ok
 }
 
-// maxGroups bounds the digit groups of a candidate that the grouping
-// checks read: a candidate has at most maxCandidate bytes.
+// maxGroups bounds the digit groups of a candidate or a formatted number
+// that the grouping checks read: a candidate has at most maxCandidate
+// bytes.
 const maxGroups = maxCandidate/2 + 1
 
 // groupingValid is libphonenumber's checkNumberGroupingIsValid with
@@ -1320,16 +1321,35 @@ func (p *Plan) groupingValid(c *candidate, cand string, exact bool) bool {
 		nn += utf8.EncodeRune(norm[nn:], r)
 	}
 	normalized := norm[:nn]
-	var fbuf [64]byte
-	formatted, _ := p.AppendFormat(fbuf[:0], c.n, RFC3966)
-	// "tel:+49-30-123456": the groups after the calling code.
-	if i := strings.IndexByte(string(formatted), '-'); i >= 0 {
-		formatted = formatted[i+1:]
+	var groups [maxGroups][]byte
+	var ng int
+	if allZeros(c.n.national()) {
+		// libphonenumber formats a number whose national number is the
+		// integer 0 as its raw input, the candidate: the groups are what
+		// lies between its dashes after the first, up to a ";".
+		raw := cand
+		if i := strings.IndexByte(raw, ';'); i >= 0 {
+			raw = raw[:i]
+		}
+		raw = raw[strings.IndexByte(raw, '-')+1:]
+		for ng < len(groups)-1 {
+			i := strings.IndexByte(raw, '-')
+			if i < 0 {
+				break
+			}
+			groups[ng] = []byte(raw[:i]) // rare: may allocate
+			ng++
+			raw = raw[i+1:]
+		}
+		groups[ng] = []byte(raw)
+		ng++
 	} else {
-		formatted = formatted[:0]
+		var fbuf [64]byte
+		formatted, _ := p.AppendFormat(fbuf[:0], c.n, RFC3966)
+		// "tel:+49-30-123456": the groups after the calling code.
+		formatted = formatted[bytes.IndexByte(formatted, '-')+1:]
+		ng = splitGroups(formatted, &groups)
 	}
-	var groups [maxFormatGroups][]byte
-	ng := splitGroups(formatted, &groups)
 	check := p.remainGrouped
 	if exact {
 		check = p.exactlyPresent
@@ -1361,7 +1381,7 @@ func (p *Plan) groupingValid(c *candidate, cand string, exact bool) bool {
 		for len(alt) > 0 && isPunctuation(alt[0]) {
 			alt = alt[1:] // RFC 3966 drops punctuation at the start
 		}
-		ng := splitGroups(alt, &groups)
+		ng = splitGroups(alt, &groups)
 		if check(c, normalized, groups[:ng]) {
 			return true
 		}
@@ -1369,14 +1389,10 @@ func (p *Plan) groupingValid(c *candidate, cand string, exact bool) bool {
 	return false
 }
 
-// maxFormatGroups bounds the groups of a formatted number that the
-// grouping checks compare; the last takes all that is left.
-const maxFormatGroups = 2 * planfmt.MaxGroups
-
 // splitGroups splits a formatted national number at its punctuation (RFC
 // 3966's "-" and what libphonenumber's separators are) into groups, and
 // returns how many. Empty text is one empty group.
-func splitGroups(b []byte, groups *[maxFormatGroups][]byte) int {
+func splitGroups(b []byte, groups *[maxGroups][]byte) int {
 	n := 0
 	for {
 		i := 0
@@ -1462,6 +1478,15 @@ func (p *Plan) remainGrouped(c *candidate, norm []byte, groups [][]byte) bool {
 		}
 	}
 	return strings.Contains(string(norm[from:]), c.ext)
+}
+
+func allZeros(b []byte) bool {
+	for _, c := range b {
+		if c != '0' {
+			return false
+		}
+	}
+	return true
 }
 
 // exactlyPresent is libphonenumber's allNumberGroupsAreExactlyPresent.

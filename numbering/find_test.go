@@ -156,3 +156,108 @@ func TestFindDifferential(t *testing.T) {
 		t.Errorf("%d differences (by leniency %v)", diffs, byLeniency)
 	}
 }
+
+// FuzzFind feeds arbitrary text to Find: it must not panic, its matches
+// must be in order, apart, within the text and equal to its bytes, and
+// they must be phonenumbers' matches, but for the differences
+// FuzzFind feeds arbitrary text to Find: it must not panic, its matches
+// must be in order, apart, within the text and equal to its bytes, and
+// they must be phonenumbers' matches, but for the differences that
+// findException excuses.
+func FuzzFind(f *testing.F) {
+	for _, s := range []string{
+		"Call 030 1234567 or +49 151 23456789.", "(650) 253-0000 ext. 12", "+1 650 253 0000 x 45#",
+		"on 3/10/2011 at 2012-01-02 08:00", "211-227 (2003)", "abc8005001234def", "0800 123 456 | +44 20 7946 0000",
+		"(530) 583-6985 x302/x2303", "٠١٢٣٤٥٦٧٨٩ ١٢٣", "＋４９ １５１ ２３４５６７８９", "tel:+33-6-12-34-56-78;ext=5",
+		"0xx11 5555 1234", "12345 - 332-445-1234", "3324451234 8002341234", "651-234-2345/332-445-1234",
+		"+49 (0) 30 1234567 доб. 3", "1-800-FLOWERS", "", "+", "((((1", "1" + strings.Repeat(" 1", 40),
+	} {
+		for l := range 4 {
+			f.Add(s, uint8(l), uint8(l))
+		}
+	}
+	p := plan(f)
+	regions := []string{"US", "DE", "GB", "BR", "IN", "JP", "AR", "RU", ""}
+	f.Fuzz(func(t *testing.T, text string, region, leniency uint8) {
+		rg := regions[int(region)%len(regions)]
+		l := Leniency(leniency % 4)
+		got := numenFind(t, p, text, rg, l)
+		end := 0
+		for _, m := range got {
+			if m.Start < end || m.End <= m.Start || m.End > len(text) || text[m.Start:m.End] != m.Raw {
+				t.Fatalf("Find(%q, %q, %v): match %v after offset %d", text, rg, l, m, end)
+			}
+			end = m.End
+		}
+		want := referenceFind(text, rg, l)
+		if !slices.Equal(got, want) {
+			if why := findException(text, rg, l, got, want); why == "" {
+				t.Fatalf("Find(%q, %q, %v):\n got %v\nwant %v", text, rg, l, got, want)
+			}
+		}
+	})
+}
+
+// findExceptions are the known, reasoned differences between Find and
+// phonenumbers: a difference is excused when every match that only one of
+// them reports fits the same exception.
+var findExceptions = []struct {
+	why string
+	// cause tells the matches the difference comes from; the matches
+	// only one side reports must each be one of them or follow the first
+	// (after which the two resume their search at different places).
+	cause func(m foundMatch) bool
+}{
+	{
+		// phonenumbers keeps a national number as an integer and a count
+		// of leading zeros, which it caps at 10 "defensively"; its length
+		// checks then see a shorter number than was written, and may take
+		// it, or a part of it, for a number. Numen keeps the digits. No
+		// valid number has so many zeros.
+		"a national number with more than 10 leading zeros",
+		func(m foundMatch) bool { return strings.Contains(digitsOf(m.Raw), "00000000000") },
+	},
+}
+
+func digitsOf(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if d, ok := ndValue(r); ok {
+			b.WriteByte(d)
+		}
+	}
+	return b.String()
+}
+
+// findException explains a difference between Find and phonenumbers that
+// is known and reasoned; "" for any other.
+func findException(text, region string, l Leniency, got, want []foundMatch) string {
+	var only []foundMatch
+	for _, m := range got {
+		if !slices.Contains(want, m) {
+			only = append(only, m)
+		}
+	}
+	for _, m := range want {
+		if !slices.Contains(got, m) {
+			only = append(only, m)
+		}
+	}
+	slices.SortFunc(only, func(a, b foundMatch) int { return a.Start - b.Start })
+	for _, e := range findExceptions {
+		var causes []foundMatch
+		for _, m := range only {
+			if e.cause(m) {
+				causes = append(causes, m)
+			}
+		}
+		all := len(causes) > 0
+		for _, m := range only {
+			all = all && m.End > causes[0].Start
+		}
+		if all {
+			return e.why
+		}
+	}
+	return ""
+}
