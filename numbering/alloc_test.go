@@ -1,6 +1,7 @@
 package numbering
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/numenhq/numen/numbering/internal/planfmt"
@@ -116,6 +117,33 @@ func TestParseInDoesNotAllocate(t *testing.T) {
 		if _, err := p.ParseIn(s, region); err == nil {
 			if allocs := testing.AllocsPerRun(100, func() { _, _ = p.ParseIn(s, region) }); allocs != 0 {
 				t.Errorf("ParseIn(%q, %s) allocates %.1f times", s, region, allocs)
+			}
+		}
+	}
+}
+
+// TestFindDoesNotAllocate proves scanning allocation-free: a Find costs
+// the iterator it returns (its closures, at most findAllocs allocations),
+// and nothing per byte, per candidate or per match, at any leniency, for
+// text without numbers (but with digits: prices, dates, percentages) and
+// text full of numbers alike.
+func TestFindDoesNotAllocate(t *testing.T) {
+	const findAllocs = 3
+	p := plan(t)
+	prose := "The quick brown fox jumps over the lazy dog; déjà vu, naïve café — 3 dogs, 12% off, $5, 3/10/2011 at 2012-01-02 08:00. "
+	withNumbers := "Call 030 1234567 or +44 20 7946 0000 (office); mobile 0151 23456789 ext. 12, fax (089) 1234-5678, 0800 123 4567. "
+	for _, text := range []string{prose, withNumbers} {
+		for l := LeniencyPossible; l <= LeniencyExactGrouping; l++ {
+			count := func(text string) float64 {
+				return testing.AllocsPerRun(20, func() {
+					seq, _ := p.Find(text, "DE", l)
+					for range seq {
+					}
+				})
+			}
+			short, long := count(text), count(strings.Repeat(text, 50))
+			if short > findAllocs || long != short {
+				t.Errorf("Find(%.20q..., %v) allocates %.1f times, %.1f for 50 times the text; want at most %d, the same", text, l, short, long, findAllocs)
 			}
 		}
 	}

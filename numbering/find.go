@@ -1321,8 +1321,11 @@ func (p *Plan) groupingValid(c *candidate, cand string, exact bool) bool {
 		nn += utf8.EncodeRune(norm[nn:], r)
 	}
 	normalized := norm[:nn]
-	var groups [maxGroups][]byte
+	// The number's groups: spans of text.
+	var spans [maxGroups][2]uint16
 	var ng int
+	var tbuf [maxCandidate]byte
+	var text []byte
 	if allZeros(c.n.national()) {
 		// libphonenumber formats a number whose national number is the
 		// integer 0 as its raw input, the candidate: the groups are what
@@ -1332,29 +1335,15 @@ func (p *Plan) groupingValid(c *candidate, cand string, exact bool) bool {
 			raw = raw[:i]
 		}
 		raw = raw[strings.IndexByte(raw, '-')+1:]
-		for ng < len(groups)-1 {
-			i := strings.IndexByte(raw, '-')
-			if i < 0 {
-				break
-			}
-			groups[ng] = []byte(raw[:i]) // rare: may allocate
-			ng++
-			raw = raw[i+1:]
-		}
-		groups[ng] = []byte(raw)
-		ng++
+		text = tbuf[:copy(tbuf[:], raw)]
+		ng = splitGroups(text, func(c byte) bool { return c == '-' }, false, &spans)
 	} else {
-		var fbuf [64]byte
-		formatted, _ := p.AppendFormat(fbuf[:0], c.n, RFC3966)
+		formatted, _ := p.AppendFormat(tbuf[:0], c.n, RFC3966)
 		// "tel:+49-30-123456": the groups after the calling code.
-		formatted = formatted[bytes.IndexByte(formatted, '-')+1:]
-		ng = splitGroups(formatted, &groups)
+		text = formatted[bytes.IndexByte(formatted, '-')+1:]
+		ng = splitGroups(text, isPunctuation, true, &spans)
 	}
-	check := p.remainGrouped
-	if exact {
-		check = p.exactlyPresent
-	}
-	if check(c, normalized, groups[:ng]) {
+	if p.grouped(c, normalized, text, spans[:ng], exact) {
 		return true
 	}
 	// libphonenumber's alternate formats of the calling code: each whose
@@ -1376,43 +1365,40 @@ func (p *Plan) groupingValid(c *candidate, cand string, exact bool) bool {
 				continue
 			}
 		}
-		var abuf [2 * maxDigits]byte
-		alt := p.formats.appendReplaceAll(abuf[:0], nsn, rec)
+		alt := p.formats.appendReplaceAll(tbuf[:0], nsn, rec)
 		for len(alt) > 0 && isPunctuation(alt[0]) {
 			alt = alt[1:] // RFC 3966 drops punctuation at the start
 		}
-		ng = splitGroups(alt, &groups)
-		if check(c, normalized, groups[:ng]) {
+		ng = splitGroups(alt, isPunctuation, true, &spans)
+		if p.grouped(c, normalized, alt, spans[:ng], exact) {
 			return true
 		}
 	}
 	return false
 }
 
-// splitGroups splits a formatted national number at its punctuation (RFC
-// 3966's "-" and what libphonenumber's separators are) into groups, and
-// returns how many. Empty text is one empty group.
-func splitGroups(b []byte, groups *[maxGroups][]byte) int {
-	n := 0
-	for {
-		i := 0
-		for i < len(b) && !isPunctuation(b[i]) {
-			i++
+// splitGroups splits text at its separators into groups, written to
+// spans, and returns how many: as strings.Split, or, with runs, at runs
+// of separators, as RFC 3966 writes libphonenumber's separators ("-").
+// The last group takes what is left when spans are full.
+func splitGroups(text []byte, sep func(byte) bool, runs bool, spans *[maxGroups][2]uint16) int {
+	n, from := 0, 0
+	for i := 0; i < len(text) && n < len(spans)-1; i++ {
+		if !sep(text[i]) {
+			continue
 		}
-		if i == len(b) || n == len(groups)-1 {
-			groups[n] = b
-			return n + 1
-		}
-		groups[n] = b[:i]
+		spans[n] = [2]uint16{uint16(from), uint16(i)}
 		n++
-		for i < len(b) && isPunctuation(b[i]) {
+		for runs && i+1 < len(text) && sep(text[i+1]) {
 			i++
 		}
-		b = b[i:]
-		if len(b) == 0 {
-			return n
-		}
+		from = i + 1
 	}
+	if runs && from == len(text) && n > 0 {
+		return n // no empty group after separators at the end
+	}
+	spans[n] = [2]uint16{uint16(from), uint16(len(text))}
+	return n + 1
 }
 
 // appendReplaceAll appends nsn with every match of the format's pattern
@@ -1424,13 +1410,13 @@ func (f *formats) appendReplaceAll(dst, nsn, rec []byte) []byte {
 	atoms, fixed, variable := int(layout[0]), int(layout[2]), int(layout[3])
 	spans := layout[planfmt.FmtLayoutHead+atoms*planfmt.FmtAtomSize:]
 	tpl := f.template(rec, planfmt.FmtPlain)
+	least, most := 0, 0
+	if variable != planfmt.NoAtom {
+		a := layout[planfmt.FmtLayoutHead+variable*planfmt.FmtAtomSize:]
+		least, most = int(a[2]), int(a[3])
+	}
 	var bounds [planfmt.MaxAtoms + 1]uint8
 	for s := 0; s < len(nsn); {
-		most, least := 0, 0
-		if variable != planfmt.NoAtom {
-			a := layout[planfmt.FmtLayoutHead+variable*planfmt.FmtAtomSize:]
-			least, most = int(a[2]), int(a[3])
-		}
 		matched := false
 		for v := min(most, len(nsn)-s-fixed); v >= least; v-- {
 			if matchLayout(layout, nsn[s:s+fixed+v], &bounds) {
@@ -1444,11 +1430,13 @@ func (f *formats) appendReplaceAll(dst, nsn, rec []byte) []byte {
 			continue
 		}
 		for _, c := range tpl {
-			if c&planfmt.TemplateGroup != 0 && c != planfmt.TemplateCarrier {
+			switch {
+			case c == planfmt.TemplateCarrier:
+			case c&planfmt.TemplateGroup != 0:
 				g := 2 * int(c&^planfmt.TemplateGroup-1)
 				first, n := int(spans[g]), int(spans[g+1])
 				dst = append(dst, nsn[s+int(bounds[first]):s+int(bounds[first+n])]...)
-			} else if c != planfmt.TemplateCarrier {
+			default:
 				dst = append(dst, c)
 			}
 		}
@@ -1457,14 +1445,24 @@ func (f *formats) appendReplaceAll(dst, nsn, rec []byte) []byte {
 	return dst
 }
 
+// grouped is exactlyPresent or remainGrouped for the number's groups, the
+// spans of text.
+func (p *Plan) grouped(c *candidate, norm, text []byte, groups [][2]uint16, exact bool) bool {
+	if exact {
+		return p.exactlyPresent(c, norm, text, groups)
+	}
+	return p.remainGrouped(c, norm, text, groups)
+}
+
 // remainGrouped is libphonenumber's allNumberGroupsRemainGrouped.
-func (p *Plan) remainGrouped(c *candidate, norm []byte, groups [][]byte) bool {
+func (p *Plan) remainGrouped(c *candidate, norm, text []byte, groups [][2]uint16) bool {
 	from := 0
 	if c.src != fromDefaultCountry {
 		code := c.n.digits[:c.n.ccLen]
 		from = bytes.Index(norm, code) + len(code)
 	}
-	for i, g := range groups {
+	for i, sp := range groups {
+		g := text[sp[0]:sp[1]]
 		idx := bytes.Index(norm[from:], g)
 		if idx < 0 {
 			return false
@@ -1477,20 +1475,11 @@ func (p *Plan) remainGrouped(c *candidate, norm []byte, groups [][]byte) bool {
 			}
 		}
 	}
-	return strings.Contains(string(norm[from:]), c.ext)
-}
-
-func allZeros(b []byte) bool {
-	for _, c := range b {
-		if c != '0' {
-			return false
-		}
-	}
-	return true
+	return bytes.Contains(norm[from:], []byte(c.ext))
 }
 
 // exactlyPresent is libphonenumber's allNumberGroupsAreExactlyPresent.
-func (p *Plan) exactlyPresent(c *candidate, norm []byte, groups [][]byte) bool {
+func (p *Plan) exactlyPresent(c *candidate, norm, text []byte, groups [][2]uint16) bool {
 	// The candidate's groups of digits, as Java's split("\\D+"): an empty
 	// first group when it starts with a non-digit, none at the end.
 	var spans [maxGroups][2]int
@@ -1520,19 +1509,29 @@ func (p *Plan) exactlyPresent(c *candidate, norm []byte, groups [][]byte) bool {
 		spans[0] = [2]int{0, 0}
 		n = 1
 	}
-	group := func(i int) []byte { return norm[spans[i][0]:spans[i][1]] }
+	cgroup := func(i int) []byte { return norm[spans[i][0]:spans[i][1]] }
+	group := func(i int) []byte { return text[groups[i][0]:groups[i][1]] }
 	ci := n - 1
 	if c.ext != "" {
 		ci = n - 2
 	}
-	if n == 1 || ci >= 0 && bytes.Contains(group(ci), c.n.national()) {
+	if n == 1 || ci >= 0 && bytes.Contains(cgroup(ci), c.n.national()) {
 		return true
 	}
 	for fi := len(groups) - 1; fi > 0 && ci >= 0; fi-- {
-		if !bytes.Equal(group(ci), groups[fi]) {
+		if !bytes.Equal(cgroup(ci), group(fi)) {
 			return false
 		}
 		ci--
 	}
-	return ci >= 0 && bytes.HasSuffix(group(ci), groups[0])
+	return ci >= 0 && bytes.HasSuffix(cgroup(ci), group(0))
+}
+
+func allZeros(b []byte) bool {
+	for _, c := range b {
+		if c != '0' {
+			return false
+		}
+	}
+	return true
 }
