@@ -6,7 +6,7 @@ package data
 const LibphonenumberVersion = "v9.0.38"
 
 // TablesDigest identifies the compiled plan: the first 12 hex digits of its digest.
-const TablesDigest = "521a6ecd29c4"
+const TablesDigest = "7532c68dbb7c"
 
 // MCCMNCListVersion is the version of the npm package mcc-mnc-list the MCCMNC tables were built from.
 const MCCMNCListVersion = "1.1.11"

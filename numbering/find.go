@@ -1470,7 +1470,7 @@ func (p *Plan) remainGrouped(c *candidate, norm, text []byte, groups [][2]uint16
 		from += idx + len(g)
 		if i == 0 && from < len(norm) {
 			r, _ := utf8.DecodeRune(norm[from:])
-			if p.regions[c.cc.regions[0]].natPrefix != nil && unicode.IsDigit(r) {
+			if p.formats.codes[p.byCC[c.cc.code]].ndd && unicode.IsDigit(r) {
 				return bytes.HasPrefix(norm[from-len(g):], c.n.national())
 			}
 		}

@@ -233,7 +233,10 @@ type formats struct {
 	templates []byte
 }
 
-type codeFormats struct{ national, intl, alt formatList }
+type codeFormats struct {
+	national, intl, alt formatList
+	ndd                 bool // the main region has a national prefix (planfmt.FmtCodeNDD)
+}
 
 // formatList is a calling code's national or international formats.
 type formatList struct {
@@ -322,8 +325,10 @@ func (p *Plan) readFormats(r *reader) {
 	f.codes = make([]codeFormats, nCodes)
 	// One array holds every list's chunk automata: one allocation.
 	total := 0
-	for i := range lists * nCodes {
-		total += (int(r.u16(codesAt+8*i+2)) + planfmt.FmtChunk - 1) / planfmt.FmtChunk
+	for i := range nCodes {
+		for j := range lists {
+			total += (int(r.u16(codesAt+i*codeSize+8*j+2)) + planfmt.FmtChunk - 1) / planfmt.FmtChunk
+		}
 	}
 	if r.err != nil {
 		return
@@ -331,6 +336,9 @@ func (p *Plan) readFormats(r *reader) {
 	all := make([]automaton, total)
 	for i := range f.codes {
 		at := codesAt + i*codeSize
+		if lists == 3 {
+			f.codes[i].ndd = r.u32(at+planfmt.FmtCodeFlags)&planfmt.FmtCodeNDD != 0
+		}
 		for j, l := range []*formatList{&f.codes[i].national, &f.codes[i].intl, &f.codes[i].alt}[:lists] {
 			l.first, l.count = int(r.u16(at+8*j)), int(r.u16(at+8*j+2))
 			chunks := int(r.u32(at + 8*j + 4))

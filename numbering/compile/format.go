@@ -10,6 +10,12 @@ import (
 	"github.com/nyaruka/phonenumbers/v2"
 )
 
+// nationalPrefix is libphonenumber's getNddPrefixForRegion(region, true)
+// for the region of m: its national prefix without "~".
+func nationalPrefix(m *phonenumbers.PhoneMetadata) string {
+	return strings.ReplaceAll(m.GetNationalPrefix(), "~", "")
+}
+
 // firstGroupOnly is libphonenumber's FIRST_GROUP_ONLY_PREFIX_PATTERN: a
 // national-prefix formatting rule that writes no national prefix.
 var firstGroupOnly = regexp.MustCompile(`^\(?\$1\)?$`)
@@ -114,6 +120,9 @@ func (c *compiler) formats() ([]byte, error) {
 	recordsAt := len(w.b)
 	w.bytes(make([]byte, planfmt.FmtRecordSize*len(f.records)))
 	for i := range c.codeMeta {
+		if nationalPrefix(c.codeMeta[i]) != "" {
+			putAt(w.b, codesAt+i*planfmt.FmtCodeSize+planfmt.FmtCodeFlags, planfmt.FmtCodeNDD)
+		}
 		for j, l := range []list{national[i], intl[i], alt[i]} {
 			at := codesAt + i*planfmt.FmtCodeSize + 8*j
 			w.b[at], w.b[at+1] = byte(l.first), byte(l.first>>8)

@@ -436,7 +436,10 @@ func U32(b []byte, off int) uint32 {
 //	  record, uint16 count, then uint32 chunk table offset (in the
 //	  section), in that order. A calling code whose metadata has no
 //	  international formats has its national list again as international
-//	  list. The alternate list holds libphonenumber's alternate formats
+//	  list. Then a uint32 of flags: FmtCodeNDD when the main region has
+//	  a national prefix (libphonenumber's getNddPrefixForRegion is not
+//	  empty; its national prefix for parsing may be set without one).
+//	  The alternate list holds libphonenumber's alternate formats
 //	  (PhoneNumberAlternateFormats), which its number matcher accepts at
 //	  the grouping leniencies; their automata hold each format's first
 //	  leading-digits pattern, the one the matcher reads, and their
@@ -478,7 +481,7 @@ func U32(b []byte, off int) uint32 {
 //	automata: digit automata, as in the Automata section.
 const (
 	FmtHeaderSize = 32
-	FmtCodeSize   = 24
+	FmtCodeSize   = 28
 	// FmtCodeSizeNoAlt is the code record of files without alternate lists.
 	FmtCodeSizeNoAlt = 16
 	FmtRegionSize    = 8
@@ -508,6 +511,9 @@ const (
 	// found in text in national format must carry the prefix
 	// (libphonenumber's isNationalPrefixPresentIfRequired).
 	FmtNPRequired = 1 << 2
+
+	FmtCodeFlags = 24     // offset of a code record's flags
+	FmtCodeNDD   = 1 << 0 // the code's main region has a national prefix
 )
 
 // Template bytes beyond ASCII.
