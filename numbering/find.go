@@ -552,7 +552,7 @@ func matchExtension(text string, i int) int {
 // auto-dialling ",," and ";" forms) match all of text from i: the offset
 // len(text) when one does.
 func extension(text string, i int, whole bool) int {
-	if i >= len(text) {
+	if i >= len(text) || !extensionStart[text[i]] {
 		return -1
 	}
 	// ;ext=(\d{1,20})
@@ -603,6 +603,35 @@ func extension(text string, i int, whole bool) int {
 	}
 	return -1
 }
+
+// extensionStart marks the bytes an extension can start with: separators
+// before a label, the labels' first letters and symbols, ";" and ",", and
+// the first bytes of other characters (no-break space, full-width and
+// Cyrillic labels).
+var extensionStart = func() (t [256]bool) {
+	for _, c := range []byte(" \t,;-#~eExXaAiI") {
+		t[c] = true
+	}
+	for c := utf8.RuneSelf; c < 256; c++ {
+		t[c] = true
+	}
+	return t
+}()
+
+// extensionChar marks the bytes of which an extension has at least one: a
+// label's letters and symbols, ";", ",", and the bytes of other characters.
+var extensionChar = func() (t [256]bool) {
+	for _, c := range []byte("#~;,") {
+		t[c] = true
+	}
+	for c := 'a'; c <= 'z'; c++ {
+		t[c], t[c-'a'+'A'] = true, true
+	}
+	for c := utf8.RuneSelf; c < 256; c++ {
+		t[c] = true
+	}
+	return t
+}()
 
 func boolInt(b bool) int {
 	if b {
@@ -1141,8 +1170,12 @@ func viable(s string) bool {
 // extension pattern for parsing, which must end s, starts, and where its
 // digits start; -1 when s has none.
 func leftmostExtension(s string) (start, digits int) {
-	if len(s) == 0 {
-		return -1, -1
+	has := false
+	for i := 0; i < len(s) && !has; i++ {
+		has = extensionChar[s[i]]
+	}
+	if !has {
+		return -1, -1 // the common case: digits and punctuation only
 	}
 	for i := 0; i < len(s); i++ {
 		if !utf8.RuneStart(s[i]) {
