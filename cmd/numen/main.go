@@ -101,6 +101,7 @@ Commands:
   nt        classify phone numbers (from arguments or standard input)
   format    write phone numbers as people write them (international,
             national, E.164, RFC 3966, or as dialled from a region)
+  find      find the phone numbers in text (files or standard input)
   route     decide the route of HLR lookups, with routing maps and coverage
   short     short and emergency numbers dialled in a region (--country CC)
   serve     serve the lookup API (/api/v2); --demo runs it on a simulator
@@ -149,6 +150,8 @@ func (c *cli) run(args []string) int {
 		return c.nt(rest)
 	case "format":
 		return c.format(rest)
+	case "find":
+		return c.find(rest)
 	case "route":
 		return c.route(rest)
 	case "short":
@@ -181,6 +184,8 @@ func (c *cli) help(args []string) int {
 		fmt.Fprint(c.stdout, ntUsage)
 	case len(args) == 1 && args[0] == "format":
 		fmt.Fprint(c.stdout, formatUsage)
+	case len(args) == 1 && args[0] == "find":
+		fmt.Fprint(c.stdout, findUsage)
 	case len(args) == 1 && args[0] == "route":
 		fmt.Fprint(c.stdout, routeUsage)
 	case len(args) == 1 && args[0] == "short":
