@@ -107,6 +107,34 @@
 // that formatting needs no regular expressions. A plan compiled without
 // them formats only E.164 and says so (ErrNoFormats).
 //
+// # Numbers in text
+//
+// Plan.Find iterates over the phone numbers in a text, as libphonenumber's
+// PhoneNumberMatcher (findNumbers) finds them, for a default region and at
+// one of its leniencies (LeniencyPossible, LeniencyValid,
+// LeniencyStrictGrouping, LeniencyExactGrouping; ParseLeniency reads their
+// names):
+//
+//	matches, err := plan.Find("Call 030 1234567 or +44 20 7946 0000.", "DE", numbering.LeniencyValid)
+//	for m := range matches {
+//		// m.Start, m.End: byte offsets; m.Raw: "030 1234567"; m.Result: as ClassifyIn
+//	}
+//
+// Each Match has the byte offsets of the number in the text (those
+// phonenumbers reports; Java's libphonenumber counts UTF-16 units), the
+// text as written, an extension included, and the number classified. The
+// matcher's regular expressions (its candidate pattern, dates, time
+// stamps, page ranges, brackets, the places a second number may begin,
+// extensions) are written out as code that runs no regular expression; its
+// leniency checks use the plan's formats, a flag for formats whose
+// national-prefix rule requires the prefix, and libphonenumber's
+// alternate formats, compiled into the plan for the grouping leniencies.
+// libphonenumber's bound on candidates tried (maxTries) is unbounded, as
+// in findNumbers by default: every candidate costs bounded work. The
+// tests compare Find with phonenumbers' FindNumbersWithLeniency on
+// generated texts and under fuzzing; the differences they allow are
+// listed, with their reasons, in find_test.go.
+//
 // # Short numbers
 //
 // Plan.ShortNumber answers libphonenumber's ShortNumberInfo questions for
@@ -204,6 +232,10 @@
 // any style and AppendFormatFrom about the same, without allocating.
 // ShortNumber walks the region's short-number automaton once for the
 // number and once for the emergency answers, and does not allocate either.
+// Find scans text for digits a byte at a time and reads each stretch of
+// digits and punctuation it stops at once or a few times (its parts); it
+// allocates nothing per byte or match, and searches text 30 to 40 times
+// faster than phonenumbers.
 //
 // # Thread safety
 //
