@@ -708,7 +708,7 @@ func slashDate(s string) bool {
 		if j >= len(s) || s[j] != '/' || mid == 0 || mid > 2 || mid == 2 && s[i+1] > '3' {
 			continue
 		}
-		if j+2 < len(s)+0 && isASCIIDigit(s[j+1]) && isASCIIDigit(s[j+2]) {
+		if j+2 < len(s) && isASCIIDigit(s[j+1]) && isASCIIDigit(s[j+2]) {
 			return true
 		}
 	}
@@ -746,7 +746,12 @@ func timeStamp(s string) bool {
 		return false
 	}
 	sep()
-	return digit('0', '9') && digit('0', '9') && digit('0', '9') && digit('1', '2')
+	for range 3 {
+		if !digit('0', '9') {
+			return false
+		}
+	}
+	return digit('1', '2')
 }
 
 // matchingBrackets reports whether the brackets of s pair as
