@@ -158,8 +158,9 @@ type finder struct {
 	l    Leniency
 }
 
-// Candidates are at most this long (libphonenumber's MAX_INPUT_STRING_LENGTH
-// for parsing): longer ones never parse.
+// maxCandidate is the longest candidate that can be a number
+// (libphonenumber's MAX_INPUT_STRING_LENGTH for parsing): longer ones are
+// still split into parts, which may be.
 const maxCandidate = maxInputLength
 
 // find finds the first match at or after byte index into m.
@@ -446,7 +447,7 @@ func isAfterLabel(r rune) bool { return r == ' ' || r == 0xA0 || r == '\t' || r 
 func isBlank(r rune) bool      { return r == ' ' || r == 0xA0 || r == '\t' }
 func isLabelStop(r rune) bool  { return r == ':' || r == '.' || r == 0xFF0E }
 
-// labelEnds lists, in the order the pattern tries them, the offsets where
+// explicitLabelEnds lists, in the order the pattern tries them, the offsets where
 // an explicit extension label (libphonenumber's EXPLICIT_EXT_LABELS) at i
 // may end; n is how many.
 func explicitLabelEnds(text string, i int, ends *[8]int) (n int) {
