@@ -302,3 +302,45 @@ func findException(text, region string, l Leniency, got, want []foundMatch) stri
 	}
 	return ""
 }
+
+// TestFindEveryRegion searches, in every region, a text of the region's
+// example numbers of every type, written nationally, internationally, as
+// bare digits, regrouped and with an extension, at the four leniencies:
+// the same matches as phonenumbers.
+func TestFindEveryRegion(t *testing.T) {
+	p := plan(t)
+	regions := dialRegions()
+	step := 1
+	if raceDetector || testing.Short() {
+		step = 5
+	}
+	searches, matches := 0, 0
+	for i := 0; i < len(regions); i += step {
+		r := regions[i]
+		var parts []string
+		for ty := phonenumbers.FIXED_LINE; ty <= phonenumbers.VOICEMAIL; ty++ {
+			num := phonenumbers.GetExampleNumberForTypeInRegion(r, ty)
+			if num == nil {
+				continue
+			}
+			nat := phonenumbers.Format(num, phonenumbers.NATIONAL)
+			d := digitsOf(nat)
+			if len(d) >= 6 {
+				d = d[:2] + " " + d[2:5] + "-" + d[5:]
+			}
+			parts = append(parts, "call "+nat+" now", phonenumbers.Format(num, phonenumbers.INTERNATIONAL),
+				phonenumbers.GetNationalSignificantNumber(num), d, nat+" ext. 5")
+		}
+		text := strings.Join(parts, "; ")
+		for l := LeniencyPossible; l <= LeniencyExactGrouping; l++ {
+			want := referenceFind(text, r, l)
+			got := numenFind(t, p, text, r, l)
+			searches++
+			matches += len(want)
+			if !slices.Equal(got, want) && findException(text, r, l, got, want) == "" {
+				t.Errorf("Find(%q, %q, %v):\n got %v\nwant %v", text, r, l, got, want)
+			}
+		}
+	}
+	t.Logf("%d searches, %d matches of phonenumbers", searches, matches)
+}
