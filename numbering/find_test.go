@@ -202,7 +202,7 @@ func FuzzFind(f *testing.F) {
 		}
 	}
 	p := plan(f)
-	regions := []string{"US", "DE", "GB", "BR", "IN", "JP", "AR", "RU", ""}
+	regions := []string{"US", "DE", "GB", "BR", "IN", "JP", "AR", "RU", "", "IT", "MX", "FR", "CN", "KR", "AU", "NZ", "CO", "ID", "LU", "SE"}
 	f.Fuzz(func(t *testing.T, text string, region, leniency uint8) {
 		rg := regions[int(region)%len(regions)]
 		l := Leniency(leniency % 4)
