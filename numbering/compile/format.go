@@ -23,6 +23,8 @@ func (c *compiler) formats() ([]byte, error) {
 	type list struct {
 		first, count int
 		chunks       []uint32 // automaton offsets; NoOffset for a chunk without leading digits
+		levels       int      // as-you-type levels of leading digits
+		aytChunks    []uint32 // levels * chunks automaton offsets, level major
 	}
 	addList := func(region string, formats []*phonenumbers.NumberFormat) (list, error) {
 		l := list{first: len(f.records)}
@@ -53,6 +55,35 @@ func (c *compiler) formats() ([]byte, error) {
 				return l, fmt.Errorf("region %s leading digits: %w", region, err)
 			}
 			l.chunks = append(l.chunks, off)
+		}
+		// As you type, libphonenumber narrows the formats by their
+		// leading-digits pattern number len(national)-3, or their last.
+		if len(formats) > planfmt.AYTMaxFormats {
+			return l, fmt.Errorf("region %s: %d formats, at most %d", region, len(formats), planfmt.AYTMaxFormats)
+		}
+		for _, nf := range formats {
+			l.levels = max(l.levels, len(nf.GetLeadingDigitsPattern()))
+		}
+		for k := range l.levels {
+			for at := 0; at < len(formats); at += planfmt.FmtChunk {
+				chunk := formats[at:min(at+planfmt.FmtChunk, len(formats))]
+				patterns := make([]string, len(chunk))
+				has := false
+				for i, nf := range chunk {
+					if ld := nf.GetLeadingDigitsPattern(); len(ld) > 0 {
+						patterns[i], has = ld[min(k, len(ld)-1)], true
+					}
+				}
+				if !has {
+					l.aytChunks = append(l.aytChunks, planfmt.NoOffset)
+					continue
+				}
+				off, err := f.automaton(patterns)
+				if err != nil {
+					return l, fmt.Errorf("region %s leading digits: %w", region, err)
+				}
+				l.aytChunks = append(l.aytChunks, off)
+			}
 		}
 		return l, nil
 	}
@@ -128,6 +159,25 @@ func (c *compiler) formats() ([]byte, error) {
 	putAt(w.b, header+8, uint32(len(w.b)))
 	putAt(w.b, header+12, uint32(len(f.automata.b)))
 	w.bytes(f.automata.b)
+
+	// The as-you-type table.
+	w.pad(4)
+	putAt(w.b, planfmt.FmtAYT, uint32(len(w.b)))
+	for _, r := range f.records {
+		w.b = append(w.b, byte(r.aytTemplate), byte(r.aytTemplate>>8), byte(r.aytTemplate>>16), byte(r.aytDigits), r.aytFlags, 0, 0, 0)
+	}
+	aytCodesAt := len(w.b)
+	w.bytes(make([]byte, planfmt.FmtAYTCodeSize*len(c.codeMeta)))
+	for i := range c.codeMeta {
+		for j, l := range []list{national[i], intl[i]} {
+			at := aytCodesAt + i*planfmt.FmtAYTCodeSize + 8*j
+			putAt(w.b, at, uint32(l.levels))
+			putAt(w.b, at+4, uint32(len(w.b)))
+			for _, off := range l.aytChunks {
+				w.u32(off)
+			}
+		}
+	}
 	return w.b, nil
 }
 
@@ -149,6 +199,11 @@ type formatRecord struct {
 	layout    uint32    // offset in layouts
 	digits    [2]int    // the fewest and most digits its layout matches
 	templates [3]uint32 // uint16 offset | uint8 length << 16 | uint8 flags << 24
+	// As you type (see planfmt): the formatting template (uint16 offset |
+	// uint8 length << 16, 0 for none), the digits it holds, the flags.
+	aytTemplate uint32
+	aytDigits   int
+	aytFlags    byte
 }
 
 func (f *formatCompiler) record(nf *phonenumbers.NumberFormat) (formatRecord, error) {
@@ -198,7 +253,81 @@ func (f *formatCompiler) record(nf *phonenumbers.NumberFormat) (formatRecord, er
 	r.templates[0] |= flags << 24
 	r.templates[1] |= uint32(r.digits[0]) << 24
 	r.templates[2] |= uint32(r.digits[1]) << 24
+	if err := f.asYouType(&r, nf); err != nil {
+		return r, err
+	}
 	return r, nil
+}
+
+// validPunctuation is libphonenumber's VALID_PUNCTUATION, as a character
+// class body.
+const validPunctuation = `-x\x{2010}-\x{2015}\x{2212}\x{30FC}\x{FF0D}-\x{FF0F} \x{00A0}\x{00AD}\x{200B}\x{2060}\x{3000}()\x{FF08}\x{FF09}\x{FF3B}\x{FF3D}.\[\]/~\x{2053}\x{223C}\x{FF5E}`
+
+var (
+	// eligibleFormat is libphonenumber's test of a format the
+	// as-you-type formatter may use: groups separated by punctuation,
+	// the first group first.
+	eligibleFormat = regexp.MustCompile(`^(?:[` + validPunctuation + `]*\$1[` + validPunctuation + `]*(?:\$\d[` + validPunctuation + `]*)*)$`)
+	// firstGroupOnly is libphonenumber's test of a national-prefix
+	// formatting rule that adds nothing but parentheses.
+	firstGroupOnly = regexp.MustCompile(`^\(?\$1\)?$`)
+)
+
+// longestNumber is what libphonenumber's as-you-type formatter matches a
+// format's pattern against to make its template.
+const longestNumber = "999999999999999"
+
+// asYouType sets r's as-you-type fields for format nf: its flags, and the
+// template libphonenumber's AsYouTypeFormatter.getFormattingTemplate makes,
+// the format applied to the longest match of the pattern within
+// longestNumber, computed here as libphonenumber computes it.
+func (f *formatCompiler) asYouType(r *formatRecord, nf *phonenumbers.NumberFormat) error {
+	rule := nf.GetNationalPrefixFormattingRule()
+	if rule == "" || firstGroupOnly.MatchString(rule) {
+		r.aytFlags |= planfmt.AYTFirstGroupOnly
+	}
+	if strings.ContainsAny(rule, "- ") {
+		r.aytFlags |= planfmt.AYTSeparator
+	}
+	if !eligibleFormat.MatchString(nf.GetFormat()) {
+		return nil // never used as you type: no template
+	}
+	r.aytFlags |= planfmt.AYTEligible
+	re, err := regexp.Compile(nf.GetPattern())
+	if err != nil {
+		return err
+	}
+	number := re.FindString(longestNumber)
+	if number == "" {
+		return nil // no template: the pattern needs digits other than 9
+	}
+	text := re.ReplaceAllString(number, nf.GetFormat())
+	var b []byte
+	for i := 0; i < len(text); i++ {
+		switch c := text[i]; {
+		case c == '9':
+			b = append(b, planfmt.TemplateDigit)
+		case c < ' ' || c > '~' || c >= '0' && c <= '9':
+			return fmt.Errorf("as-you-type template %q of format %q: not ASCII punctuation", text, nf.GetFormat())
+		default:
+			b = append(b, c)
+		}
+	}
+	if len(b) == 0 || len(b) > 255 {
+		return fmt.Errorf("as-you-type template %q: %d bytes", text, len(b))
+	}
+	off, ok := f.templateAt[string(b)]
+	if !ok {
+		off = uint32(len(f.templates))
+		f.templateAt[string(b)] = off
+		f.templates = append(f.templates, b...)
+	}
+	if off >= 1<<16 {
+		return fmt.Errorf("templates beyond %d bytes", 1<<16)
+	}
+	r.aytTemplate = off | uint32(len(b))<<16
+	r.aytDigits = len(number)
+	return nil
 }
 
 // replaceFirstGroup replaces the first "$n" of format with rule, in which

@@ -428,7 +428,9 @@ func U32(b []byte, off int) uint32 {
 //	header (FmtHeaderSize bytes): uint32 calling codes C (as in Codes),
 //	  uint32 regions R (as in Codes), uint32 format records F, uint32
 //	  templates offset, uint32 templates length, uint32 automata offset
-//	  (a multiple of WideRow), uint32 automata length, uint32 zero
+//	  (a multiple of WideRow), uint32 automata length, uint32 offset of
+//	  the as-you-type table (0 in files written before it, which then
+//	  format only whole numbers)
 //	C code records (FmtCodeSize bytes): the national list and the
 //	  international list, each uint16 first record, uint16 count, then
 //	  uint32 chunk table offset (in the section), national list first. A
@@ -468,6 +470,23 @@ func U32(b []byte, off int) uint32 {
 //	templates: ASCII bytes, TemplateGroup|n for the text of group n,
 //	  TemplateCarrier for the carrier code.
 //	automata: digit automata, as in the Automata section.
+//	as-you-type table (at a multiple of 4), what libphonenumber's
+//	AsYouTypeFormatter reads of the formats:
+//	  F records (FmtAYTRecordSize bytes), one per format record: uint16
+//	  the offset of its formatting template (in the templates), uint8
+//	  its length (0 for a format that cannot give one), uint8 the digits
+//	  of the longest number the pattern matches in "999999999999999",
+//	  uint8 flags (AYTEligible, AYTFirstGroupOnly, AYTSeparator), three
+//	  zero bytes. The template is the format applied to that number,
+//	  with TemplateDigit for each of its digits.
+//	  C code records (FmtAYTCodeSize bytes): for the national list, then
+//	  the international one, uint32 levels L and uint32 the offset (in
+//	  the section) of L * chunks uint32 automaton offsets (in the
+//	  automata; NoOffset for a chunk without leading digits), level
+//	  major: level k holds, for a format of n leading-digits patterns,
+//	  its pattern min(k, n-1), the one libphonenumber tries on a
+//	  national number of k+3 digits and, at the last level, on longer
+//	  ones. L is 0 for a list without leading digits.
 const (
 	FmtHeaderSize = 32
 	FmtCodeSize   = 16
@@ -479,7 +498,25 @@ const (
 	NoAtom        = 0xFF
 	MaxAtoms      = 32 // atoms of a layout
 	MaxGroups     = 9  // groups of a layout ($1 to $9)
+
+	FmtAYT           = 28 // header: uint32 offset of the as-you-type table
+	FmtAYTRecordSize = 8
+	FmtAYTCodeSize   = 16
+	// AYTMaxFormats bounds the formats of one list, so that the
+	// formats an as-you-type formatter still considers fit a uint64.
+	AYTMaxFormats = 64
 )
+
+// As-you-type record flags.
+const (
+	AYTEligible       = 1 << 0 // the format is groups and punctuation, $1 first: libphonenumber's eligible format
+	AYTFirstGroupOnly = 1 << 1 // the national-prefix formatting rule is empty, "$1" or "($1)"
+	AYTSeparator      = 1 << 2 // the national-prefix formatting rule has a space or a hyphen
+)
+
+// TemplateDigit stands for a digit still to come in an as-you-type
+// template.
+const TemplateDigit = 0xFE
 
 // Format record fields and flags.
 const (
