@@ -1,6 +1,7 @@
 package numbering
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -13,6 +14,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/numenhq/numen/data"
+	"github.com/numenhq/numen/numbering/internal/planfmt"
 	"github.com/nyaruka/phonenumbers/v2"
 )
 
@@ -354,6 +357,30 @@ func TestNewAsYouTypeRegions(t *testing.T) {
 		if !errors.Is(err, ErrUnknownRegion) || !errors.As(err, &re) || re.Region != region {
 			t.Errorf("%q: %v, want a RegionError", region, err)
 		}
+	}
+}
+
+// TestAsYouTypeWithoutItsData opens a plan file written before the
+// as-you-type table: it formats whole numbers, and NewAsYouType says
+// what is missing.
+func TestAsYouTypeWithoutItsData(t *testing.T) {
+	b := bytes.Clone(data.Plan())
+	fmtAt, _ := sectionOf(t, b, planfmt.SecFormats)
+	put32(b, fmtAt+planfmt.FmtAYT, 0)
+	reseal(b, true)
+	p, err := OpenBytes(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := p.Parse("+4930123456")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, err := p.Format(n, National); err != nil || s != "030 123456" {
+		t.Errorf("Format: %q, %v", s, err)
+	}
+	if _, err := p.NewAsYouType("DE"); !errors.Is(err, ErrNoAsYouType) {
+		t.Errorf("NewAsYouType: %v, want ErrNoAsYouType", err)
 	}
 }
 
