@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"regexp"
 	"slices"
@@ -69,7 +70,7 @@ var lpnMetadata = sync.OnceValue(func() map[string]*phonenumbers.PhoneMetadata {
 // region's international prefix, the international format as printed),
 // with "+" and no region, and from other regions (their international
 // prefix; the national digits in the calling code's other regions); and
-// random keys in random regions.
+// random keys in random regions, alone and after prefixes.
 var aytSequences = sync.OnceValue(func() []aytSequence {
 	regions := make([]string, 0, 256)
 	for r := range phonenumbers.GetSupportedRegions() {
@@ -149,6 +150,37 @@ var aytSequences = sync.OnceValue(func() []aytSequence {
 		}
 		add(region, string(keys), "random keys")
 	}
+	// Random digits after a prefix that leads the formatter somewhere: "+"
+	// and a calling code, the region's national prefix, its or another
+	// region's international prefix and a calling code (and the national
+	// prefix after it), the region's calling code without "+".
+	codes := slices.Sorted(maps.Keys(phonenumbers.GetSupportedCallingCodes()))
+	anyCode := func() string { return strconv.Itoa(codes[rng.IntN(len(codes))]) }
+	for range 10000 {
+		region := regions[rng.IntN(len(regions))]
+		m := lpnMetadata()[region]
+		var prefix string
+		switch rng.IntN(5) {
+		case 0:
+			prefix = "+" + anyCode()
+		case 1:
+			prefix = m.GetNationalPrefix()
+		case 2:
+			prefix = concreteIDD(region) + anyCode()
+		case 3:
+			prefix = concreteIDD(regions[rng.IntN(len(regions))]) + anyCode()
+			if rng.IntN(2) == 0 {
+				prefix += m.GetNationalPrefix()
+			}
+		case 4:
+			prefix = strconv.Itoa(int(m.GetCountryCode()))
+		}
+		keys := []rune(prefix)
+		for range rng.IntN(18) {
+			keys = append(keys, rune('0'+rng.IntN(10)))
+		}
+		add(region, string(keys), "random digits after a prefix")
+	}
 	return out
 })
 
@@ -203,7 +235,7 @@ func TestAsYouTypeMatchesPhonenumbers(t *testing.T) {
 	seqs := aytSequences()
 	examples := 0
 	for _, s := range seqs {
-		if s.how != "random keys" {
+		if !strings.HasPrefix(s.how, "random") {
 			examples++
 		}
 	}
