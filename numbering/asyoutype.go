@@ -116,7 +116,7 @@ func (f *AsYouType) Reset() {
 	f.tmpl, f.out, f.last, f.layout = f.tmpl[:0], f.out[:0], 0, noLayout
 	f.list, f.possible = nil, 0
 	f.able, f.typedFmt, f.complete, f.expectCC, f.spaceNP = true, false, false, false, false
-	f.pr = Progress{State: Incomplete}
+	f.pr = f.check() // of nothing typed: incomplete
 }
 
 // Input appends one typed character and returns the text the field shows
