@@ -392,7 +392,7 @@ func (f *formats) readAsYouType(r, autos *reader, aytAt, nRecords int) {
 			if r.err != nil {
 				return
 			}
-			if l.count > planfmt.AYTMaxFormats || l.levels > 16 {
+			if l.count > planfmt.AYTMaxFormats || l.levels > planfmt.AYTMaxLevels {
 				r.fail(at, "calling code %d: %d formats, %d levels of leading digits", i, l.count, l.levels)
 				return
 			}

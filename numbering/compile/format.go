@@ -66,6 +66,9 @@ func (c *compiler) formats() ([]byte, error) {
 		for _, nf := range formats {
 			l.levels = max(l.levels, len(nf.GetLeadingDigitsPattern())-1)
 		}
+		if l.levels > planfmt.AYTMaxLevels {
+			return l, fmt.Errorf("region %s: %d leading-digits patterns, at most %d", region, l.levels+1, planfmt.AYTMaxLevels+1)
+		}
 		for k := range l.levels {
 			for at := 0; at < len(formats); at += planfmt.FmtChunk {
 				chunk := formats[at:min(at+planfmt.FmtChunk, len(formats))]

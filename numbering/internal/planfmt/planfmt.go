@@ -506,6 +506,8 @@ const (
 	// AYTMaxFormats bounds the formats of one list, so that the
 	// formats an as-you-type formatter still considers fit a uint64.
 	AYTMaxFormats = 64
+	// AYTMaxLevels bounds the levels of a list's as-you-type table.
+	AYTMaxLevels = 16
 )
 
 // As-you-type record flags.
