@@ -152,25 +152,36 @@ func (p *Plan) CheckIn(s, region string) (Progress, error) {
 	if err != nil {
 		return Progress{}, err
 	}
+	return p.checkIn(s, rg), nil
+}
+
+// checkIn is CheckIn for a region of the plan.
+func (p *Plan) checkIn(s string, rg *region) Progress {
 	var v Validity
 	cc, reason, _ := p.parseIn(s, rg, &v.Number)
 	p.validateParsed(&v, cc, reason)
 	if pr, ok := p.validProgress(&v); ok {
-		return pr, nil
+		return pr
 	}
+	return p.checkInPartial(s, rg)
+}
+
+// checkInPartial is checkIn for input that is not valid as it stands.
+func (p *Plan) checkInPartial(s string, rg *region) Progress {
 	var buf [maxDialled]byte
+	var reason Reason
 	nd, plus, simple := collectSimple(s, &buf)
 	if !simple {
 		nd, plus, _, reason, _ = collect(s, &buf)
 		if reason == NotANumber && strings.TrimSpace(s) == "(" {
-			return Progress{State: Incomplete}, nil // "(030) ...", "(201) ..."
+			return Progress{State: Incomplete} // "(030) ...", "(201) ..."
 		}
 		if reason != NoReason {
-			return p.checkPartial(s, &buf, 0, false, false), nil // Check's answer for what no digits follow
+			return p.checkPartial(s, &buf, 0, false, false) // Check's answer for what no digits follow
 		}
 	}
 	if nd > maxDigits+4 {
-		return Progress{State: Impossible, Reason: InputTooLong}, nil
+		return Progress{State: Impossible, Reason: InputTooLong}
 	}
 	digits := buf[:nd]
 	iddAlive := false
@@ -183,20 +194,20 @@ func (p *Plan) CheckIn(s, region string) (Progress, error) {
 			if end < len(digits) && iddAlive {
 				// A longer international prefix may be being typed
 				// ("001" of "0010" in BO): the calling code is open.
-				return Progress{State: Incomplete}, nil
+				return Progress{State: Incomplete}
 			}
 			n := copy(buf[:], digits[end:])
-			return p.checkPartial(s, &buf, n, true, true), nil
+			return p.checkPartial(s, &buf, n, true, true)
 		}
 	}
 	if iddAlive {
 		// The beginning of the international prefix ("0" of "00" in DE),
 		// which may also begin a national number: the calling code is
 		// still open, as after Check's "0".
-		return Progress{State: Incomplete}, nil
+		return Progress{State: Incomplete}
 	}
 	if plus {
-		return p.checkPartial(s, &buf, nd, true, true), nil
+		return p.checkPartial(s, &buf, nd, true, true)
 	}
 	home := &p.codes[p.byCC[rg.cc]]
 	var alts [3][]byte
@@ -230,7 +241,7 @@ func (p *Plan) CheckIn(s, region string) (Progress, error) {
 			pr.Reason = TooLong
 		}
 	}
-	return pr, nil
+	return pr
 }
 
 // splitCode splits digits after "+" into the calling code and the national

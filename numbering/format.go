@@ -231,6 +231,7 @@ type formats struct {
 	records   []byte        // planfmt.FmtRecordSize bytes per format
 	section   []byte        // layouts lie at offsets in it
 	templates []byte
+	ayt       []byte // planfmt.FmtAYTRecordSize bytes per format; nil without the as-you-type table
 }
 
 type codeFormats struct {
@@ -242,6 +243,12 @@ type codeFormats struct {
 type formatList struct {
 	first, count int
 	chunks       []automaton // per planfmt.FmtChunk formats; the zero automaton for a chunk without leading digits
+	// levels and aytChunks are the as-you-type leading digits (see
+	// planfmt): levels times the chunks, level major.
+	levels    int
+	aytChunks []automaton
+	leading   uint64   // bit i: format i has leading digits
+	early     []uint64 // per level k, bit i: format i has more than k+1 patterns
 }
 
 // readFormats reads the Formats section and checks every offset, layout
@@ -249,16 +256,18 @@ type formatList struct {
 func (p *Plan) readFormats(r *reader) {
 	nCodes, nRegions, nRecords := int(r.u32(0)), int(r.u32(4)), int(r.u32(8))
 	tplAt, tplLen, autoAt, autoLen := int(r.u32(12)), int(r.u32(16)), int(r.u32(20)), int(r.u32(24))
-	codeSize, lists := int(r.u32(28)), 3
+	codeSize, lists := int(r.u32(planfmt.FmtCodeSizeWord)), 3
+	codesAt, aytAt := planfmt.FmtHeaderSize, 0
 	if r.err != nil {
 		return
 	}
 	switch codeSize {
-	case 0:
-		codeSize, lists = planfmt.FmtCodeSizeNoAlt, 2
+	case 0: // written before alternate formats and the as-you-type table
+		codeSize, lists, codesAt = planfmt.FmtCodeSizeNoAlt, 2, planfmt.FmtHeaderSizeNoAlt
 	case planfmt.FmtCodeSize:
+		aytAt = int(r.u32(planfmt.FmtAYT))
 	default:
-		r.fail(28, "code records of %d bytes, want %d", codeSize, planfmt.FmtCodeSize)
+		r.fail(planfmt.FmtCodeSizeWord, "code records of %d bytes, want %d", codeSize, planfmt.FmtCodeSize)
 		return
 	}
 	if nCodes != len(p.codes) || nRegions != len(p.regions) {
@@ -266,7 +275,6 @@ func (p *Plan) readFormats(r *reader) {
 		return
 	}
 	f := formats{section: r.b}
-	codesAt := planfmt.FmtHeaderSize
 	iddAt := codesAt + nCodes*codeSize
 	recordsAt := iddAt + nRegions*planfmt.FmtRegionSize
 	f.idd = r.slice(iddAt, nRegions*planfmt.FmtRegionSize)
@@ -362,7 +370,80 @@ func (p *Plan) readFormats(r *reader) {
 			}
 		}
 	}
+	if aytAt != 0 && r.err == nil {
+		f.readAsYouType(r, autos, aytAt, nRecords)
+		if r.err != nil || autos.err != nil {
+			r.err = firstErr(r.err, autos.err)
+			return
+		}
+	}
 	p.formats = f
+}
+
+// readAsYouType reads the as-you-type table at aytAt (see planfmt) into f,
+// checking its templates and automata.
+func (f *formats) readAsYouType(r, autos *reader, aytAt, nRecords int) {
+	f.ayt = r.slice(aytAt, nRecords*planfmt.FmtAYTRecordSize)
+	if r.err != nil {
+		return
+	}
+	for i := range nRecords {
+		rec := f.ayt[i*planfmt.FmtAYTRecordSize:]
+		off, n := int(planfmt.U16(rec, 0)), int(rec[2])
+		if off+n > len(f.templates) {
+			r.fail(aytAt+i*planfmt.FmtAYTRecordSize, "format %d: as-you-type template of %d bytes at %d, beyond the %d bytes of templates", i, n, off, len(f.templates))
+			return
+		}
+		for _, c := range f.templates[off : off+n] {
+			if c != planfmt.TemplateDigit && !isPunctuation(c) {
+				r.fail(aytAt+i*planfmt.FmtAYTRecordSize, "format %d: as-you-type template byte %#x", i, c)
+				return
+			}
+		}
+	}
+	codesAt := aytAt + nRecords*planfmt.FmtAYTRecordSize
+	total := 0
+	for i := range f.codes {
+		for j, l := range []*formatList{&f.codes[i].national, &f.codes[i].intl} {
+			at := codesAt + i*planfmt.FmtAYTCodeSize + 8*j
+			l.levels = int(r.u32(at))
+			if r.err != nil {
+				return
+			}
+			if l.count > planfmt.AYTMaxFormats || l.levels > planfmt.AYTMaxLevels {
+				r.fail(at, "calling code %d: %d formats, %d levels of leading digits", i, l.count, l.levels)
+				return
+			}
+			total += l.levels * len(l.chunks)
+			l.early = make([]uint64, l.levels)
+			for k := range l.count {
+				if f.records[(l.first+k)*planfmt.FmtRecordSize+planfmt.FmtPlain+3]&planfmt.FmtLeading != 0 {
+					l.leading |= 1 << k
+				}
+				n := int(f.ayt[(l.first+k)*planfmt.FmtAYTRecordSize+5])
+				for level := range min(n-1, l.levels) {
+					l.early[level] |= 1 << k
+				}
+			}
+		}
+	}
+	all := make([]automaton, total)
+	for i := range f.codes {
+		for j, l := range []*formatList{&f.codes[i].national, &f.codes[i].intl} {
+			at := codesAt + i*planfmt.FmtAYTCodeSize + 8*j
+			table := int(r.u32(at + 4))
+			n := l.levels * len(l.chunks)
+			l.aytChunks, all = all[:n:n], all[n:]
+			for k := range l.aytChunks {
+				if off := r.u32(table + 4*k); off != planfmt.NoOffset {
+					l.aytChunks[k] = readAutomaton(autos, off, "leading digits")
+				}
+			}
+			if r.err != nil || autos.err != nil {
+				return
+			}
+		}
+	}
 }
 
 // appendNSN appends the national significant number nsn formatted with the
@@ -377,21 +458,7 @@ func (f *formats) appendNSN(dst, nsn []byte, l *formatList, which int, carrier s
 	if rec == nil {
 		return append(dst, nsn...)
 	}
-	atoms := int(layout[0])
-	spans := layout[planfmt.FmtLayoutHead+atoms*planfmt.FmtAtomSize:]
-	for _, c := range f.template(rec, which) {
-		switch {
-		case c == planfmt.TemplateCarrier:
-			dst = append(dst, carrier...)
-		case c&planfmt.TemplateGroup != 0:
-			g := 2 * int(c&^planfmt.TemplateGroup-1)
-			first, n := int(spans[g]), int(spans[g+1])
-			dst = append(dst, nsn[bounds[first]:bounds[first+n]]...)
-		default:
-			dst = append(dst, c)
-		}
-	}
-	return dst
+	return appendTemplate(dst, f.template(rec, which), layout, nsn, &bounds, carrier)
 }
 
 // choose returns the record and layout of the first format of the list
@@ -418,6 +485,26 @@ func (f *formats) choose(nsn []byte, l *formatList, bounds *[planfmt.MaxAtoms + 
 		}
 	}
 	return nil, nil
+}
+
+// appendTemplate appends nsn written with a template, its groups where
+// matchLayout found layout's atoms (bounds).
+func appendTemplate(dst, template, layout, nsn []byte, bounds *[planfmt.MaxAtoms + 1]uint8, carrier string) []byte {
+	atoms := int(layout[0])
+	spans := layout[planfmt.FmtLayoutHead+atoms*planfmt.FmtAtomSize:]
+	for _, c := range template {
+		switch {
+		case c == planfmt.TemplateCarrier:
+			dst = append(dst, carrier...)
+		case c&planfmt.TemplateGroup != 0:
+			g := 2 * int(c&^planfmt.TemplateGroup-1)
+			first, n := int(spans[g]), int(spans[g+1])
+			dst = append(dst, nsn[bounds[first]:bounds[first+n]]...)
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return dst
 }
 
 // matchLayout reports whether nsn matches a format's layout (see planfmt)

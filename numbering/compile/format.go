@@ -33,6 +33,8 @@ func (c *compiler) formats() ([]byte, error) {
 	type list struct {
 		first, count int
 		chunks       []uint32 // automaton offsets; NoOffset for a chunk without leading digits
+		levels       int      // as-you-type levels of leading digits
+		aytChunks    []uint32 // levels * chunks automaton offsets, level major
 	}
 	// alternate lists use the first leading-digits pattern, as the
 	// matcher does; the others the last, the most detailed.
@@ -68,6 +70,40 @@ func (c *compiler) formats() ([]byte, error) {
 			}
 			l.chunks = append(l.chunks, off)
 		}
+		// As you type, libphonenumber narrows the formats by their
+		// leading-digits pattern number len(national)-3, or their last.
+		if len(formats) > planfmt.AYTMaxFormats {
+			return l, fmt.Errorf("region %s: %d formats, at most %d", region, len(formats), planfmt.AYTMaxFormats)
+		}
+		// The chunks' automata hold the last patterns; level k holds
+		// pattern k of the formats that have more than k+1.
+		for _, nf := range formats {
+			l.levels = max(l.levels, len(nf.GetLeadingDigitsPattern())-1)
+		}
+		if l.levels > planfmt.AYTMaxLevels {
+			return l, fmt.Errorf("region %s: %d leading-digits patterns, at most %d", region, l.levels+1, planfmt.AYTMaxLevels+1)
+		}
+		for k := range l.levels {
+			for at := 0; at < len(formats); at += planfmt.FmtChunk {
+				chunk := formats[at:min(at+planfmt.FmtChunk, len(formats))]
+				patterns := make([]string, len(chunk))
+				has := false
+				for i, nf := range chunk {
+					if ld := nf.GetLeadingDigitsPattern(); len(ld) > k+1 {
+						patterns[i], has = ld[k], true
+					}
+				}
+				if !has {
+					l.aytChunks = append(l.aytChunks, planfmt.NoOffset)
+					continue
+				}
+				off, err := f.automaton(patterns)
+				if err != nil {
+					return l, fmt.Errorf("region %s leading digits: %w", region, err)
+				}
+				l.aytChunks = append(l.aytChunks, off)
+			}
+		}
 		return l, nil
 	}
 	var national, intl, alt []list
@@ -97,10 +133,11 @@ func (c *compiler) formats() ([]byte, error) {
 	w.u32(uint32(len(c.regionMeta)))
 	w.u32(uint32(len(f.records)))
 	header := len(w.b)
-	for len(w.b) < planfmt.FmtHeaderSize-4 {
+	for len(w.b) < planfmt.FmtCodeSizeWord {
 		w.u32(0)
 	}
 	w.u32(planfmt.FmtCodeSize)
+	w.u32(0) // FmtAYT, set below
 	codesAt := len(w.b)
 	for range c.codeMeta {
 		w.bytes(make([]byte, planfmt.FmtCodeSize))
@@ -150,6 +187,25 @@ func (c *compiler) formats() ([]byte, error) {
 	putAt(w.b, header+8, uint32(len(w.b)))
 	putAt(w.b, header+12, uint32(len(f.automata.b)))
 	w.bytes(f.automata.b)
+
+	// The as-you-type table.
+	w.pad(4)
+	putAt(w.b, planfmt.FmtAYT, uint32(len(w.b)))
+	for _, r := range f.records {
+		w.b = append(w.b, byte(r.aytTemplate), byte(r.aytTemplate>>8), byte(r.aytTemplate>>16), byte(r.aytDigits), r.aytFlags, byte(r.aytLeading), 0, 0)
+	}
+	aytCodesAt := len(w.b)
+	w.bytes(make([]byte, planfmt.FmtAYTCodeSize*len(c.codeMeta)))
+	for i := range c.codeMeta {
+		for j, l := range []list{national[i], intl[i]} {
+			at := aytCodesAt + i*planfmt.FmtAYTCodeSize + 8*j
+			putAt(w.b, at, uint32(l.levels))
+			putAt(w.b, at+4, uint32(len(w.b)))
+			for _, off := range l.aytChunks {
+				w.u32(off)
+			}
+		}
+	}
 	return w.b, nil
 }
 
@@ -171,6 +227,12 @@ type formatRecord struct {
 	layout    uint32    // offset in layouts
 	digits    [2]int    // the fewest and most digits its layout matches
 	templates [3]uint32 // uint16 offset | uint8 length << 16 | uint8 flags << 24
+	// As you type (see planfmt): the formatting template (uint16 offset |
+	// uint8 length << 16, 0 for none), the digits it holds, the flags.
+	aytTemplate uint32
+	aytDigits   int
+	aytFlags    byte
+	aytLeading  int // leading-digits patterns
 }
 
 func (f *formatCompiler) record(nf *phonenumbers.NumberFormat) (formatRecord, error) {
@@ -223,7 +285,82 @@ func (f *formatCompiler) record(nf *phonenumbers.NumberFormat) (formatRecord, er
 	r.templates[0] |= flags << 24
 	r.templates[1] |= uint32(r.digits[0]) << 24
 	r.templates[2] |= uint32(r.digits[1]) << 24
+	if err := f.asYouType(&r, nf); err != nil {
+		return r, err
+	}
 	return r, nil
+}
+
+// validPunctuation is libphonenumber's VALID_PUNCTUATION, as a character
+// class body.
+const validPunctuation = `-x\x{2010}-\x{2015}\x{2212}\x{30FC}\x{FF0D}-\x{FF0F} \x{00A0}\x{00AD}\x{200B}\x{2060}\x{3000}()\x{FF08}\x{FF09}\x{FF3B}\x{FF3D}.\[\]/~\x{2053}\x{223C}\x{FF5E}`
+
+var (
+	// eligibleFormat is libphonenumber's test of a format the
+	// as-you-type formatter may use: groups separated by punctuation,
+	// the first group first.
+	eligibleFormat = regexp.MustCompile(`^(?:[` + validPunctuation + `]*\$1[` + validPunctuation + `]*(?:\$\d[` + validPunctuation + `]*)*)$`)
+)
+
+// longestNumber is what libphonenumber's as-you-type formatter matches a
+// format's pattern against to make its template.
+const longestNumber = "999999999999999"
+
+// asYouType sets r's as-you-type fields for format nf: its flags, and the
+// template libphonenumber's AsYouTypeFormatter.getFormattingTemplate makes,
+// the format applied to the longest match of the pattern within
+// longestNumber, computed here as libphonenumber computes it.
+func (f *formatCompiler) asYouType(r *formatRecord, nf *phonenumbers.NumberFormat) error {
+	r.aytLeading = len(nf.GetLeadingDigitsPattern())
+	if r.aytLeading > 255 {
+		return fmt.Errorf("%d leading-digits patterns", r.aytLeading)
+	}
+	rule := nf.GetNationalPrefixFormattingRule()
+	if rule == "" || firstGroupOnly.MatchString(rule) {
+		r.aytFlags |= planfmt.AYTFirstGroupOnly
+	}
+	if strings.ContainsAny(rule, "- ") {
+		r.aytFlags |= planfmt.AYTSeparator
+	}
+	if !eligibleFormat.MatchString(nf.GetFormat()) {
+		return nil // never used as you type: no template
+	}
+	r.aytFlags |= planfmt.AYTEligible
+	re, err := regexp.Compile(nf.GetPattern())
+	if err != nil {
+		return err
+	}
+	number := re.FindString(longestNumber)
+	if number == "" {
+		return nil // no template: the pattern needs digits other than 9
+	}
+	text := re.ReplaceAllString(number, nf.GetFormat())
+	var b []byte
+	for i := 0; i < len(text); i++ {
+		switch c := text[i]; {
+		case c == '9':
+			b = append(b, planfmt.TemplateDigit)
+		case c < ' ' || c > '~' || c >= '0' && c <= '9':
+			return fmt.Errorf("as-you-type template %q of format %q: not ASCII punctuation", text, nf.GetFormat())
+		default:
+			b = append(b, c)
+		}
+	}
+	if len(b) == 0 || len(b) > 255 {
+		return fmt.Errorf("as-you-type template %q: %d bytes", text, len(b))
+	}
+	off, ok := f.templateAt[string(b)]
+	if !ok {
+		off = uint32(len(f.templates))
+		f.templateAt[string(b)] = off
+		f.templates = append(f.templates, b...)
+	}
+	if off >= 1<<16 {
+		return fmt.Errorf("templates beyond %d bytes", 1<<16)
+	}
+	r.aytTemplate = off | uint32(len(b))<<16
+	r.aytDigits = len(number)
+	return nil
 }
 
 // replaceFirstGroup replaces the first "$n" of format with rule, in which

@@ -429,8 +429,12 @@ func U32(b []byte, off int) uint32 {
 //	  uint32 regions R (as in Codes), uint32 format records F, uint32
 //	  templates offset, uint32 templates length, uint32 automata offset
 //	  (a multiple of WideRow), uint32 automata length, uint32 the size
-//	  of a code record (0 in files written before alternate formats:
-//	  FmtCodeSizeNoAlt)
+//	  of a code record (FmtCodeSizeWord; 0 in files written before
+//	  alternate formats: FmtCodeSizeNoAlt), then, where that word is not
+//	  0, uint32 the offset of the as-you-type table (FmtAYT; 0 for none).
+//	  Files with word 28 zero have a header of FmtHeaderSizeNoAlt bytes
+//	  and neither alternate lists nor the as-you-type table; they format
+//	  whole numbers only.
 //	C code records (FmtCodeSize bytes): the national list, the
 //	  international list and the alternate list, each uint16 first
 //	  record, uint16 count, then uint32 chunk table offset (in the
@@ -479,9 +483,30 @@ func U32(b []byte, off int) uint32 {
 //	templates: ASCII bytes, TemplateGroup|n for the text of group n,
 //	  TemplateCarrier for the carrier code.
 //	automata: digit automata, as in the Automata section.
+//	as-you-type table (at a multiple of 4), what libphonenumber's
+//	AsYouTypeFormatter reads of the formats:
+//	  F records (FmtAYTRecordSize bytes), one per format record: uint16
+//	  the offset of its formatting template (in the templates), uint8
+//	  its length (0 for a format that cannot give one), uint8 the digits
+//	  of the longest number the pattern matches in "999999999999999",
+//	  uint8 flags (AYTEligible, AYTFirstGroupOnly, AYTSeparator), uint8
+//	  its leading-digits patterns n, two zero bytes. The template is the
+//	  format applied to that number, with TemplateDigit for each of its
+//	  digits.
+//	  C code records (FmtAYTCodeSize bytes): for the national list, then
+//	  the international one, uint32 levels L and uint32 the offset (in
+//	  the section) of L * chunks uint32 automaton offsets (in the
+//	  automata; NoOffset for a chunk without such patterns), level
+//	  major. libphonenumber tries pattern min(k, n-1) of a format on a
+//	  national number of k+3 digits: the chunk's automaton above holds
+//	  pattern n-1, and level k, for k < L, pattern k of the formats with
+//	  n > k+1. L is the most patterns of a format of the list, less one.
 const (
-	FmtHeaderSize = 32
-	FmtCodeSize   = 28
+	FmtHeaderSize = 36
+	// FmtHeaderSizeNoAlt is the header of files without alternate lists
+	// (word 28 zero), which have no as-you-type table either.
+	FmtHeaderSizeNoAlt = 32
+	FmtCodeSize        = 28
 	// FmtCodeSizeNoAlt is the code record of files without alternate lists.
 	FmtCodeSizeNoAlt = 16
 	FmtRegionSize    = 8
@@ -492,7 +517,28 @@ const (
 	NoAtom           = 0xFF
 	MaxAtoms         = 32 // atoms of a layout
 	MaxGroups        = 9  // groups of a layout ($1 to $9)
+
+	FmtCodeSizeWord  = 28 // header: uint32 the size of a code record (0: FmtCodeSizeNoAlt)
+	FmtAYT           = 32 // header: uint32 offset of the as-you-type table
+	FmtAYTRecordSize = 8
+	FmtAYTCodeSize   = 16
+	// AYTMaxFormats bounds the formats of one list, so that the
+	// formats an as-you-type formatter still considers fit a uint64.
+	AYTMaxFormats = 64
+	// AYTMaxLevels bounds the levels of a list's as-you-type table.
+	AYTMaxLevels = 16
 )
+
+// As-you-type record flags.
+const (
+	AYTEligible       = 1 << 0 // the format is groups and punctuation, $1 first: libphonenumber's eligible format
+	AYTFirstGroupOnly = 1 << 1 // the national-prefix formatting rule is empty, "$1" or "($1)"
+	AYTSeparator      = 1 << 2 // the national-prefix formatting rule has a space or a hyphen
+)
+
+// TemplateDigit stands for a digit still to come in an as-you-type
+// template.
+const TemplateDigit = 0xFE
 
 // Format record fields and flags.
 const (
