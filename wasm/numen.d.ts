@@ -97,6 +97,65 @@ export interface FormatOptions extends CountryOptions {
   from?: string | null;
 }
 
+/** How sure find must be that a match is a number (libphonenumber's Leniency), in either case. */
+export type Leniency =
+  | "possible" | "valid" | "strict_grouping" | "exact_grouping"
+  | "POSSIBLE" | "VALID" | "STRICT_GROUPING" | "EXACT_GROUPING";
+
+export interface FindOptions extends CountryOptions {
+  /**
+   * "possible": numbers of a possible length; "valid" (the default): valid numbers;
+   * "strict_grouping": valid, with digits grouped as the number's formats group them (or not at
+   * all); "exact_grouping": grouped exactly as formatted.
+   */
+  leniency?: Leniency | null;
+}
+
+/** A number find found: where it is in the text, and what classify says of it. */
+export interface PhoneMatch extends NTResult {
+  /** The index of its first character in the text (UTF-16 code units, as String.prototype.slice takes it). */
+  start: number;
+  /** The index after its last character. */
+  end: number;
+  /** text.slice(start, end). */
+  raw: string;
+}
+
+/**
+ * An as-you-type formatter for a phone number field (numen.asYouType(country)), as
+ * libphonenumber-js's AsYouType. Its state lives in the module; a page may make any number of
+ * them (the module keeps 1,024 and remakes a dropped one from what was typed).
+ */
+export declare class AsYouType {
+  /** The country national input is read in ("" for international input only). */
+  readonly country: string;
+  /**
+   * Appends text, character by character as if typed, and returns what the field shows:
+   * "+49 1512 3456789", "0151 23456789" in DE; the input as typed where it cannot be formatted.
+   */
+  input(text: string): string;
+  /** Forgets what was typed. */
+  reset(): void;
+  /** What was typed since the last reset (the concatenation of the inputs). */
+  getChars(): string;
+  /** What the field shows: input's last answer ("" after reset). */
+  getText(): string;
+  /** Where the input stands, as numen.check(getChars(), {country}). */
+  check(): CheckResult;
+  /** check().state === "valid". */
+  isValid(): boolean;
+  /** The number typed so far in E.164 once it reads as a number, else null. */
+  number(): string | null;
+  /** number() as libphonenumber-js's getNumberValue: undefined when there is none. */
+  getNumberValue(): string | undefined;
+  /** The caret's index in getText() after the first rawIndex characters of getChars(). */
+  formattedPosition(rawIndex: number): number;
+  /** The number of characters of getChars() before index formattedIndex of getText(). */
+  rawPosition(formattedIndex: number): number;
+  /** Frees the module's formatter now (else it is freed when this object is collected). */
+  free(): void;
+}
+
 export interface Version {
   /** The version of numen.wasm. */
   program: string;
@@ -133,6 +192,17 @@ export declare class Numen {
    * unknown country; a TypeError for an unknown style or an option that is not a string.
    */
   format(text: string, options?: FormatOptions): string;
+  /** The countries of the plan (ISO 3166-1 alpha-2, sorted): the values the country options take (libphonenumber-js's getCountries). */
+  getCountries(): string[];
+  /** A country's calling code: "49" for "DE" (libphonenumber-js's getCountryCallingCode). Throws an Error for an unknown country. */
+  getCountryCallingCode(country: string): string;
+  /**
+   * The phone numbers in a text, in order (libphonenumber-js's findPhoneNumbersInText). Throws an
+   * Error for an unknown country or leniency, or a text over 524,288 bytes of UTF-8.
+   */
+  find(text: string, options?: FindOptions): PhoneMatch[];
+  /** A formatter for a phone number field; country reads national input ("" or none: "+" input only). */
+  asYouType(country?: string | null): AsYouType;
   /** Throws an Error listing every problem of a bad map. */
   route(text: string, routingMap: RoutingMap | string): RouteDecision;
 }

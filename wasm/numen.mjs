@@ -263,6 +263,12 @@ export class Numen {
       const n = this._put(text);
       this._check(this._x.numen_classify_in(n, this._putAfter(n, country)));
     }
+    return this._result(text);
+  }
+
+  // _result reads a classification's record (record.go) from the exchange
+  // buffer into the NT result object; text is the input classified.
+  _result(text) {
     const mem = this._bytes();
     const w = this._words;
     const flags = w[0];
@@ -346,6 +352,11 @@ export class Numen {
       const n = this._put(text);
       this._check(this._x.numen_check_in(n, this._putAfter(n, country)));
     }
+    return this._progress();
+  }
+
+  // _progress reads a check's record from the exchange buffer.
+  _progress() {
     this._bytes();
     const w = this._words;
     return {
@@ -399,6 +410,102 @@ export class Numen {
   }
 
   /**
+   * The countries the plan knows (ISO 3166-1 alpha-2 codes, sorted), as
+   * libphonenumber-js's getCountries: the country options of asYouType,
+   * classify, check, format and find.
+   * @returns {readonly string[]}
+   */
+  getCountries() {
+    return Object.keys(this._callingCodes()).sort();
+  }
+
+  /**
+   * A country's calling code ("49" for "DE", either case), as
+   * libphonenumber-js's getCountryCallingCode; an unknown country throws
+   * an Error naming it.
+   * @param {string} country
+   * @returns {string}
+   */
+  getCountryCallingCode(country) {
+    wantString("getCountryCallingCode", country);
+    const cc = this._callingCodes()[country.toUpperCase()];
+    if (cc === undefined) {
+      throw new Error(`numen.getCountryCallingCode: unknown country ${JSON.stringify(country)}`);
+    }
+    return String(cc);
+  }
+
+  // _callingCodes returns the calling code of each country, read once.
+  _callingCodes() {
+    this._countryCodes ??= JSON.parse(this._text(this._x.numen_countries()));
+    return this._countryCodes;
+  }
+
+  /**
+   * Finds the phone numbers in a text, as libphonenumber's
+   * findNumbers (libphonenumber-js's findPhoneNumbersInText) finds them:
+   * an array of matches in the order of the text, each {start, end, raw,
+   * ...the fields classify gives for raw}, start and end being indexes of
+   * the text (UTF-16 code units, as text.slice(start, end) takes them).
+   * options.country reads national numbers as written there (without it,
+   * only numbers in international format are found); options.leniency is
+   * "possible", "valid" (the default), "strict_grouping" or
+   * "exact_grouping", in either case. An unknown country or leniency, and
+   * a text over 524,288 bytes of UTF-8, throw an Error naming them.
+   * @param {string} text
+   * @param {{country?: string, leniency?: string}} [options]
+   */
+  find(text, options) {
+    wantString("find", text);
+    const country = optionString("find", options, "country");
+    const leniency = optionString("find", options, "leniency") ?? "valid";
+    this._bytes();
+    const limit = this._ioSize >> 1;
+    const { read, written: n } = encoder.encodeInto(text, this._ioBytes.subarray(0, limit));
+    if (read < text.length) {
+      throw new Error(`numen.find: a text of ${text.length} characters is too long: the limit is ${limit} bytes of UTF-8`);
+    }
+    const c = country === undefined ? -1 : this._putAfter(n, country);
+    const l = this._putAfter(n + Math.max(c, 0), leniency);
+    const count = this._check(this._x.numen_find(n, c, l));
+    const matches = new Array(count);
+    for (let i = 0; i < count; i++) {
+      const k = this._check(this._x.numen_find_match(i)) >> 2;
+      this._bytes(); // the memory may have grown
+      const w = this._words;
+      const start = w[k - 2];
+      const end = w[k - 1];
+      const raw = text.slice(start, end);
+      matches[i] = { start, end, raw, ...this._result(raw) };
+    }
+    return matches;
+  }
+
+  /**
+   * An as-you-type formatter for a phone number field, as
+   * libphonenumber-js's new AsYouType(country): input(text) appends what
+   * was typed and returns the text the field shows ("+49 1512 3456789",
+   * "0151 23456789" in DE). country (ISO 3166-1 alpha-2) reads national
+   * input as written there; without it, only input in international
+   * format ("+...") is formatted. An unknown country throws an Error naming
+   * it.
+   * @param {string} [country]
+   * @returns {AsYouType}
+   */
+  asYouType(country) {
+    if (country !== undefined && country !== null) {
+      wantString("asYouType", country, " for country");
+    }
+    return new AsYouType(this, country ?? "");
+  }
+
+  // _aytNew returns the handle of a new formatter for a country.
+  _aytNew(country) {
+    this._bytes();
+    return this._check(this._x.numen_ayt_new(this._putAfter(0, country)));
+  }
+
+  /**
    * Decides the route of a number's lookup with an account's routing map
    * (the JSON of GET /routing-map, as an object or a string), over the
    * platform's default rules and coverage: the decision object of
@@ -423,6 +530,182 @@ export class Numen {
       }
     }
     return JSON.parse(this._text(this._x.numen_route(handle, this._put(text))));
+  }
+}
+
+// STALE is the module's answer for a formatter it dropped (typing.go):
+// the AsYouType object makes a new one and types its input again.
+const STALE = -2147483648;
+
+// formatters frees the module's formatter of an AsYouType object that was
+// garbage collected; it holds the handle's cell, not the object.
+const formatters = typeof FinalizationRegistry === "function"
+  ? new FinalizationRegistry(({ x, cell }) => x.numen_ayt_free(cell.h))
+  : null;
+
+const SURROGATE = /[\uD800-\uDFFF]/;
+
+// runes returns the number of code points in s[0:units]; units, the number
+// of UTF-16 code units in the first n code points of s.
+function runes(s, units) {
+  let n = 0;
+  for (let i = 0; i < units && i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0xdc00 || c > 0xdfff || i === 0 || (s.charCodeAt(i - 1) & 0xfc00) !== 0xd800) {
+      n++;
+    }
+  }
+  return n;
+}
+
+function units(s, n) {
+  let i = 0;
+  for (let k = 0; k < n && i < s.length; k++) {
+    const c = s.codePointAt(i);
+    i += c > 0xffff ? 2 : 1;
+  }
+  return i;
+}
+
+/**
+ * An as-you-type formatter (Numen.asYouType): its state lives in the
+ * module; this object keeps what was typed, to type it again should the
+ * module have dropped its formatter (it keeps 1,024).
+ */
+export class AsYouType {
+  constructor(numen, country) {
+    this._numen = numen;
+    this._x = numen._x;
+    this._cell = { h: numen._aytNew(country) };
+    this._typed = "";
+    this._text = "";
+    /** The country the formatter reads national input in; "" for none. */
+    this.country = country;
+    formatters?.register(this, { x: this._x, cell: this._cell }, this);
+  }
+
+  // _call calls a formatter function of the module with the handle, after
+  // making the formatter anew when the module dropped it.
+  _call(fn, a, b) {
+    let r = fn(this._cell.h, a, b);
+    if (r === STALE) {
+      this._cell.h = this._numen._aytNew(this.country);
+      if (this._typed !== "") {
+        this._numen._check(this._x.numen_ayt_input(this._cell.h, this._numen._put(this._typed)));
+      }
+      r = fn(this._cell.h, a, b);
+    }
+    return this._numen._check(r);
+  }
+
+  /**
+   * Appends text, character by character as if typed, and returns the text
+   * the field shows: formatted as libphonenumber's AsYouTypeFormatter
+   * formats it, or as typed where it cannot format.
+   * @param {string} text
+   * @returns {string}
+   */
+  input(text) {
+    wantString("AsYouType.input", text);
+    const numen = this._numen;
+    const x = this._x;
+    const n = this._call((h) => x.numen_ayt_input(h, numen._put(text)));
+    this._typed += text;
+    numen._bytes(); // the memory may have grown
+    const io = numen._ioBytes;
+    let s = "";
+    for (let i = 0; i < n; i++) {
+      const c = io[i];
+      if (c >= 0x80) {
+        s = utf8.decode(io.subarray(0, n));
+        break;
+      }
+      s += String.fromCharCode(c);
+    }
+    this._text = s;
+    return s;
+  }
+
+  /** Empties the field's state, as a new formatter's. */
+  reset() {
+    const x = this._x;
+    this._call((h) => x.numen_ayt_reset(h));
+    this._typed = "";
+    this._text = "";
+  }
+
+  /** What was typed since the last reset, as given to input. */
+  getChars() {
+    return this._typed;
+  }
+
+  /** The text the field shows (the last answer of input). */
+  getText() {
+    return this._text;
+  }
+
+  /**
+   * Where the input stands, as numen.check(typed, {country}) answers:
+   * {state, types, countries, calling_code, longer, reason}.
+   * @returns {import("./numen.d.ts").CheckResult}
+   */
+  check() {
+    const x = this._x;
+    this._call((h) => x.numen_ayt_check(h));
+    return this._numen._progress();
+  }
+
+  /** Whether the input is a valid number (check().state === "valid"). */
+  isValid() {
+    return this.check().state === "valid";
+  }
+
+  /** The number typed so far in E.164 ("+4915123456789") once it can be read as one, else null. */
+  number() {
+    const x = this._x;
+    const n = this._call((h) => x.numen_ayt_number(h));
+    return n === 0 ? null : ascii(this._numen._bytes(), this._numen._io, n);
+  }
+
+  /** number(), as libphonenumber-js's getNumberValue names it: undefined when there is none. */
+  getNumberValue() {
+    return this.number() ?? undefined;
+  }
+
+  /**
+   * The caret's place in the field's text (a string index) after the
+   * first rawIndex characters typed (an index of getChars()): where to put
+   * the caret after the field is formatted again.
+   * @param {number} rawIndex
+   */
+  formattedPosition(rawIndex) {
+    const x = this._x;
+    const typed = this._typed;
+    const r = SURROGATE.test(typed) ? runes(typed, rawIndex) : rawIndex;
+    const pos = this._call((h) => x.numen_ayt_position(h, Math.max(0, r | 0), 0));
+    return SURROGATE.test(this._text) ? units(this._text, pos) : pos;
+  }
+
+  /**
+   * The number of characters typed (an index of getChars()) before the
+   * place formattedIndex of the field's text: the caret's place in what
+   * was typed.
+   * @param {number} formattedIndex
+   */
+  rawPosition(formattedIndex) {
+    const x = this._x;
+    const text = this._text;
+    const r = SURROGATE.test(text) ? runes(text, formattedIndex) : formattedIndex;
+    const pos = this._call((h) => x.numen_ayt_position(h, Math.max(0, r | 0), 1));
+    return SURROGATE.test(this._typed) ? units(this._typed, pos) : pos;
+  }
+
+  /** Frees the module's formatter now, not when this object is collected; the object then answers as a new one. */
+  free() {
+    formatters?.unregister(this);
+    this._x.numen_ayt_free(this._cell.h);
+    this._typed = "";
+    this._text = "";
   }
 }
 
