@@ -189,7 +189,7 @@ func Build(o Options) ([]File, error) {
 	// The JavaScript package and the demo, as they are in wasm/, but for
 	// numen.mjs, which takes wasm_exec.js in: a page loading it waits for
 	// one request less.
-	for _, name := range []string{"numen.mjs", "numen.d.ts", "package.json", "README.md", "web/index.html", "web/demo.mjs", "web/demo.css"} {
+	for _, name := range []string{"numen.mjs", "numen.d.ts", "package.json", "README.md", "web/index.html", "web/demo.mjs", "web/demo.css", "web/snippet.html"} {
 		b, err := os.ReadFile(filepath.Join(o.Root, "wasm", name))
 		if err != nil {
 			return nil, err

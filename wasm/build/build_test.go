@@ -80,7 +80,7 @@ func TestBuild(t *testing.T) {
 	}
 	assert.ElementsMatch(t, []string{
 		"numen.wasm", "wasm_exec.js", "numen-core.bin", "numen-networks.bin", "numen-regions.bin", "numen-timezones.bin",
-		"numen.mjs", "numen.d.ts", "package.json", "README.md", "index.html", "demo.mjs", "demo.css",
+		"numen.mjs", "numen.d.ts", "package.json", "README.md", "index.html", "demo.mjs", "demo.css", "snippet.html",
 	}, names)
 	wasm := built[0]
 	require.Equal(t, "numen.wasm", wasm.Name)
