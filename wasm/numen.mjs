@@ -7,7 +7,9 @@
 // and cached until the plan changes, so that a classification costs a few
 // hundred nanoseconds, not the tens of microseconds a syscall/js call would.
 
-import "./wasm_exec.js"; // defines globalThis.Go, matching the Go toolchain that built numen.wasm
+// The Go runtime's loader: go run ./wasm/build puts the Go distribution's
+// wasm_exec.js in place of this line, in this module's scope (no globals).
+import { Go } from "./wasm_exec.js";
 
 const PACKS = Object.freeze(["networks", "regions", "timezones"]);
 const MAX_INPUT = 4096; // characters passed on; numbering refuses more than 250 bytes anyway
