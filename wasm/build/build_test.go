@@ -166,9 +166,23 @@ func serve(t *testing.T, dist string) string {
 	require.NoError(t, err)
 	mux := http.NewServeMux()
 	mux.Handle("/wasm/", http.StripPrefix("/wasm", p))
+	// A module of bad bytes, served as WebAssembly: Numen.load must say so.
+	mux.HandleFunc("/bad/numen.wasm", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/wasm")
+		w.Write([]byte("\x00asm\x01\x00\x00\x00\xffnot a section"))
+	})
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	return srv.URL
+}
+
+// closedURL returns the URL of a loopback port nothing listens on.
+func closedURL(t *testing.T) string {
+	t.Helper()
+	srv := httptest.NewServer(http.NotFoundHandler())
+	url := srv.URL
+	srv.Close()
+	return url
 }
 
 // expect holds the Go answers the module's are compared with.
