@@ -172,7 +172,13 @@ export interface LoadOptions {
 }
 
 export declare class Numen {
-  /** Loads numen.wasm and its core plan; resolves when ready. */
+  /**
+   * Loads numen.wasm and its core plan; resolves when ready. Rejects with an Error naming the URL and
+   * the cause when the module or the plan cannot be fetched (HTTP status, network error), compiled or
+   * opened ("numen: fetching the module https://…/numen.wasm: HTTP 404 Not Found"); the fetch's or
+   * the compiler's own error is its cause. Under a Content-Security-Policy, script-src needs
+   * 'wasm-unsafe-eval'. Loading defines no global variables.
+   */
   static load(wasmURL?: string | URL, options?: LoadOptions): Promise<Numen>;
   /** Adds a pack (by name, fetched from beside the module, or by URL relative to the module's folder); resolves to the packs loaded. */
   loadPack(pack: PackName | string | URL): Promise<readonly PackName[]>;
@@ -203,7 +209,12 @@ export declare class Numen {
   find(text: string, options?: FindOptions): PhoneMatch[];
   /** A formatter for a phone number field; country reads national input ("" or none: "+" input only). */
   asYouType(country?: string | null): AsYouType;
-  /** Throws an Error listing every problem of a bad map. */
+  /**
+   * Throws an Error listing every problem of a bad map. A map is compiled once: a string is
+   * remembered by its text, an object by its identity (read at its first use: to change the map,
+   * pass a new object). The module keeps the 64 maps used last and compiles an older one again when
+   * it comes back. A map's JSON is at most 1,048,576 bytes of UTF-8; a larger one throws saying so.
+   */
   route(text: string, routingMap: RoutingMap | string): RouteDecision;
 }
 

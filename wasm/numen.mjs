@@ -7,22 +7,57 @@
 // and cached until the plan changes, so that a classification costs a few
 // hundred nanoseconds, not the tens of microseconds a syscall/js call would.
 
-import "./wasm_exec.js"; // defines globalThis.Go, matching the Go toolchain that built numen.wasm
+// The Go runtime's loader: go run ./wasm/build puts the Go distribution's
+// wasm_exec.js in place of this line, in this module's scope (no globals).
+import { Go } from "./wasm_exec.js";
 
 const PACKS = Object.freeze(["networks", "regions", "timezones"]);
 const MAX_INPUT = 4096; // characters passed on; numbering refuses more than 250 bytes anyway
+const MAX_MAPS = 64; // compiled routing maps the module keeps (maxMaps in main.go)
+const MAX_FILE = 64 << 20; // bytes of a plan or pack the module takes (numen_alloc)
 const NONE = Object.freeze([]);
 const STYLES = Object.freeze(["e164", "international", "national", "rfc3966"]); // by numbering.Style
 
 const utf8 = new TextDecoder("utf-8");
 const encoder = new TextEncoder();
 
-async function fetchBytes(url, what) {
-  const resp = await fetch(url);
-  if (!resp.ok) {
-    throw new Error(`numen: fetching the ${what} ${url}: HTTP ${resp.status}`);
+// fetchOK fetches url and returns the response, or throws an Error that
+// names what was fetched, its URL and why it failed (the fetch's own error
+// is its cause).
+async function fetchOK(url, what) {
+  let resp;
+  try {
+    resp = await fetch(url);
+  } catch (err) {
+    throw new Error(`numen: fetching the ${what} ${url}: ${err.message}`, { cause: err });
   }
-  return new Uint8Array(await resp.arrayBuffer());
+  if (!resp.ok) {
+    throw new Error(`numen: fetching the ${what} ${url}: HTTP ${resp.status}${resp.statusText ? ` ${resp.statusText}` : ""}`);
+  }
+  return resp;
+}
+
+async function fetchBytes(url, what) {
+  const resp = await fetchOK(url, what);
+  try {
+    return new Uint8Array(await resp.arrayBuffer());
+  } catch (err) {
+    throw new Error(`numen: fetching the ${what} ${url}: ${err.message}`, { cause: err });
+  }
+}
+
+// instantiate compiles and instantiates the module of a response:
+// streaming when it is served as application/wasm, else from its bytes.
+// What fails to compile throws an Error naming the URL.
+async function instantiate(resp, url, imports) {
+  try {
+    if (WebAssembly.instantiateStreaming && /^application\/wasm\b/i.test(resp.headers.get("Content-Type") ?? "")) {
+      return (await WebAssembly.instantiateStreaming(resp, imports)).instance;
+    }
+    return (await WebAssembly.instantiate(await resp.arrayBuffer(), imports)).instance;
+  } catch (err) {
+    throw new Error(`numen: loading the module ${url}: ${err.message}`, { cause: err });
+  }
 }
 
 // ascii returns n bytes of ASCII at mem[at] as a string: for a short
@@ -56,31 +91,23 @@ function optionString(fn, options, name) {
 export class Numen {
   /**
    * Loads numen.wasm and the core plan beside it (numen-core.bin) and
-   * returns a ready instance.
+   * returns a ready instance. It rejects with an Error naming the URL and
+   * the cause when the module or the plan cannot be fetched (an HTTP
+   * status, a network error), compiled or opened.
    * @param {string|URL} [wasmURL] where numen.wasm is; the plan and packs are looked up beside it
    * @param {{plan?: string|URL, packs?: string[]}} [options]
    */
   static async load(wasmURL = new URL("./numen.wasm", import.meta.url), options = {}) {
     const base = new URL(".", new URL(wasmURL, globalThis.location?.href ?? import.meta.url));
     const go = new Go();
-    const wasm = fetch(wasmURL).then((resp) => {
-      if (!resp.ok) {
-        throw new Error(`numen: fetching the module ${wasmURL}: HTTP ${resp.status}`);
-      }
-      return resp;
-    });
-    const plan = fetchBytes(options.plan ?? new URL("numen-core.bin", base), "plan");
+    const wasm = fetchOK(wasmURL, "module");
+    const planURL = options.plan ?? new URL("numen-core.bin", base);
+    const plan = fetchBytes(planURL, "plan");
     plan.catch(() => {}); // awaited below; not an unhandled rejection meanwhile
-    let instance;
-    if (WebAssembly.instantiateStreaming) {
-      ({ instance } = await WebAssembly.instantiateStreaming(wasm, go.importObject));
-    } else {
-      const resp = await wasm;
-      ({ instance } = await WebAssembly.instantiate(await resp.arrayBuffer(), go.importObject));
-    }
+    const instance = await instantiate(await wasm, wasmURL, go.importObject);
     go.run(instance); // runs main up to its select{}: the exports are ready when it returns
     const numen = new Numen(instance, base);
-    numen._open(await plan);
+    numen._open(await plan, planURL);
     for (const p of options.packs ?? []) {
       await numen.loadPack(p);
     }
@@ -97,7 +124,9 @@ export class Numen {
     this._strings = new Map(); // address -> {len, s}
     this._lists = new Map(); // identity -> {count, arr}
     this._regionLists = new Map(); // calling code -> region set -> array
-    this._maps = new Map(); // routing map JSON -> handle, oldest first (the module keeps 64)
+    this._maps = new Map(); // routing map JSON -> handle, oldest first
+    this._mapObjects = new WeakMap(); // routing map object -> handle
+    this._newestMap = 0; // the handle of the map compiled last
     const tables = JSON.parse(this._text(this._x.numen_tables()));
     this._types = tables.types;
     this._reasons = tables.reasons;
@@ -156,18 +185,32 @@ export class Numen {
     return encoder.encodeInto(text, this._ioBytes.subarray(at)).written;
   }
 
-  // _alloc copies bytes into a buffer of the module's.
-  _alloc(bytes) {
-    const at = this._x.numen_alloc(bytes.length);
+  // _alloc copies a file's bytes into a buffer of the module's.
+  _alloc(bytes, what, url) {
+    const at = bytes.length > MAX_FILE ? 0 : this._x.numen_alloc(bytes.length);
     if (at === 0) {
-      throw new Error(`numen: cannot take ${bytes.length} bytes`);
+      throw new Error(`numen: the ${what} ${url} is ${bytes.length} bytes: the module takes 1 byte to ${MAX_FILE} bytes (64 MiB)`);
     }
     this._bytes().set(bytes, at);
   }
 
-  _open(bytes) {
-    this._alloc(bytes);
-    this._check(this._x.numen_open());
+  _open(bytes, url) {
+    this._alloc(bytes, "plan", url);
+    this._opened("plan", url, this._x.numen_open());
+  }
+
+  // _opened throws the module's error of opening a plan or pack, naming
+  // its URL, or drops what was decoded from the plan before.
+  _opened(what, url, n) {
+    if (n < 0) {
+      let msg;
+      try {
+        this._text(n);
+      } catch (err) {
+        msg = err.message;
+      }
+      throw new Error(`numen: opening the ${what} ${url}: ${msg}`);
+    }
     this._changed();
   }
 
@@ -232,9 +275,8 @@ export class Numen {
     } else {
       throw new TypeError(`numen.loadPack: unknown pack ${JSON.stringify(pack) ?? String(pack)}: want ${PACKS.map((p) => `"${p}"`).join(", ")} or a pack's URL`);
     }
-    this._alloc(await fetchBytes(url, "pack"));
-    this._check(this._x.numen_pack());
-    this._changed();
+    this._alloc(await fetchBytes(url, "pack"), "pack", url);
+    this._opened("pack", url, this._x.numen_pack());
     return this._packs;
   }
 
@@ -510,26 +552,66 @@ export class Numen {
    * (the JSON of GET /routing-map, as an object or a string), over the
    * platform's default rules and coverage: the decision object of
    * GET /route. A map with problems throws an Error listing every one.
+   * A map is compiled once: a string is remembered by its text, an object
+   * by its identity (read at its first use: to change the map, pass a new
+   * object). The module keeps the 64 maps used last and compiles an older
+   * one again when it comes back; a map's JSON is at most 1,048,576 bytes
+   * of UTF-8 (1 MiB).
    * @param {string} text
    * @param {object|string} routingMap
    */
   route(text, routingMap) {
     wantString("route", text);
-    const json = typeof routingMap === "string" ? routingMap : JSON.stringify(routingMap ?? {});
-    let handle = this._maps.get(json);
-    if (handle === undefined) {
-      if (json.length > this._ioSize / 4) {
-        throw new Error(`numen.route: a routing map of ${json.length} characters is too large`);
-      }
-      this._bytes();
-      const n = encoder.encodeInto(json, this._ioBytes).written;
-      handle = this._check(this._x.numen_route_map(n));
-      this._maps.set(json, handle);
-      if (this._maps.size > 64) {
-        this._maps.delete(this._maps.keys().next().value); // the module forgot it too
+    const handle = this._mapHandle(routingMap ?? {});
+    return JSON.parse(this._text(this._x.numen_route(handle, this._put(text))));
+  }
+
+  // _mapHandle returns the module's handle of a routing map, compiling it
+  // when it is new or the module has dropped it (it keeps MAX_MAPS).
+  _mapHandle(routingMap) {
+    const isObject = typeof routingMap === "object";
+    if (isObject) {
+      const handle = this._mapObjects.get(routingMap);
+      if (handle !== undefined && this._kept(handle)) {
+        return handle;
       }
     }
-    return JSON.parse(this._text(this._x.numen_route(handle, this._put(text))));
+    const json = isObject ? JSON.stringify(routingMap) : String(routingMap);
+    let handle = this._maps.get(json);
+    if (handle === undefined || !this._kept(handle)) {
+      handle = this._compileMap(json);
+      this._maps.delete(json);
+      this._maps.set(json, handle);
+      if (this._maps.size > MAX_MAPS) {
+        this._maps.delete(this._maps.keys().next().value); // the module dropped it too
+      }
+    }
+    if (isObject) {
+      this._mapObjects.set(routingMap, handle);
+    }
+    return handle;
+  }
+
+  // _kept reports whether the module still has the map of a handle: it
+  // numbers maps in order and keeps the last MAX_MAPS.
+  _kept(handle) {
+    return handle > this._newestMap - MAX_MAPS;
+  }
+
+  // _compileMap compiles a routing map's JSON and returns its handle.
+  _compileMap(json) {
+    let bytes = null; // encoded here only when it may not fit
+    if (json.length * 3 > this._ioSize) {
+      bytes = encoder.encode(json);
+      if (bytes.length > this._ioSize) {
+        throw new Error(`numen.route: the routing map is ${bytes.length} bytes of JSON: the limit is ${this._ioSize} bytes (1 MiB)`);
+      }
+    }
+    this._bytes();
+    const n = bytes === null ? encoder.encodeInto(json, this._ioBytes).written : (this._ioBytes.set(bytes), bytes.length);
+    const handle = this._check(this._x.numen_route_map(n));
+    this._newestMap = handle;
+    return handle;
   }
 }
 
