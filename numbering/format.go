@@ -429,8 +429,19 @@ func (f *formats) readAsYouType(r, autos *reader, aytAt, nRecords int) {
 // chooseFormattingPatternForNumber and formatNsnUsingPattern; nsn as it is
 // when none fits.
 func (f *formats) appendNSN(dst, nsn []byte, l *formatList, which int, carrier string) []byte {
-	mask, chunk := uint16(0), -1
 	var bounds [planfmt.MaxAtoms + 1]uint8
+	rec, layout := f.choose(nsn, l, &bounds)
+	if rec == nil {
+		return append(dst, nsn...)
+	}
+	return appendTemplate(dst, f.template(rec, which), layout, nsn, &bounds, carrier)
+}
+
+// choose returns the record and layout of the first format of the list
+// that fits nsn (libphonenumber's chooseFormattingPatternForNumber), with
+// bounds set as matchLayout sets them; nil when none fits.
+func (f *formats) choose(nsn []byte, l *formatList, bounds *[planfmt.MaxAtoms + 1]uint8) (rec, layout []byte) {
+	mask, chunk := uint16(0), -1
 	for i := range l.count {
 		rec := f.records[(l.first+i)*planfmt.FmtRecordSize : (l.first+i+1)*planfmt.FmtRecordSize]
 		if len(nsn) < int(rec[planfmt.FmtMinDigits]) || len(nsn) > int(rec[planfmt.FmtMaxDigits]) {
@@ -445,12 +456,11 @@ func (f *formats) appendNSN(dst, nsn []byte, l *formatList, which int, carrier s
 			}
 		}
 		layout := f.section[planfmt.U32(rec, planfmt.FmtLayout):]
-		if !matchLayout(layout, nsn, &bounds) {
-			continue
+		if matchLayout(layout, nsn, bounds) {
+			return rec, layout
 		}
-		return appendTemplate(dst, f.template(rec, which), layout, nsn, &bounds, carrier)
 	}
-	return append(dst, nsn...)
+	return nil, nil
 }
 
 // appendTemplate appends nsn written with a template, its groups where

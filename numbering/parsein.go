@@ -109,38 +109,65 @@ func (p *Plan) parseIn(s string, rg *region, n *Number) (cc *callingCode, reason
 		// nothing stands between them ("01", not "0 1").
 		return nil, NotANumber, -1
 	}
+	cc, reason, _ = p.parseDigits(n, digits, plus, letters, rg)
+	return cc, reason, -1
+}
+
+// ccSource says where a reading found the calling code, as
+// libphonenumber's CountryCodeSource: after a "+", after the region's
+// international prefix, as the region's own code written without either,
+// or not at all (the default region's).
+type ccSource uint8
+
+const (
+	fromDefaultCountry ccSource = iota
+	fromPlus
+	fromIDD
+	fromWithoutPlus
+)
+
+// parseDigits is parseIn once the digits are read: plus says whether a
+// "+" came before them. rg may be nil (no default region): then only
+// numbers after a "+" are read.
+func (p *Plan) parseDigits(n *Number, digits []byte, plus, letters bool, rg *region) (cc *callingCode, reason Reason, src ccSource) {
 	if plus {
 		if len(digits) <= minNationalDigits {
-			return nil, TooShort, -1 // libphonenumber: too short after the "+"
+			return nil, TooShort, fromPlus // libphonenumber: too short after the "+"
 		}
 		if cc, reason = p.international(n, digits, letters); reason != InvalidCountryCode {
-			return cc, reason, -1
+			return cc, reason, fromPlus
+		}
+		if rg == nil {
+			return nil, InvalidCountryCode, fromPlus
 		}
 		// libphonenumber tries once more without the plus sign, and keeps
 		// that reading only when it finds a calling code: "+0049 ..." in
 		// DE, or "+" before the region's own international prefix.
-		if cc, reason = p.dialled(n, digits, rg, letters, true); reason == NoReason && cc == nil {
-			return nil, InvalidCountryCode, -1
+		if cc, reason, src = p.dialled(n, digits, rg, letters, true); reason == NoReason && cc == nil {
+			return nil, InvalidCountryCode, src
 		}
-		return cc, reason, -1
+		return cc, reason, src
 	}
-	cc, reason = p.dialled(n, digits, rg, letters, false)
-	return cc, reason, -1
+	if rg == nil {
+		return nil, InvalidCountryCode, fromDefaultCountry
+	}
+	return p.dialled(n, digits, rg, letters, false)
 }
 
 // dialled reads digits dialled in region rg without a plus sign into n.
 // With codeOnly (libphonenumber's second reading of a "+" number) it stops
 // before a national number of the region, returning cc nil and NoReason.
-func (p *Plan) dialled(n *Number, digits []byte, rg *region, letters, codeOnly bool) (cc *callingCode, reason Reason) {
+func (p *Plan) dialled(n *Number, digits []byte, rg *region, letters, codeOnly bool) (cc *callingCode, reason Reason, src ccSource) {
 	if rg.idd != nil {
 		// The international prefix counts only before a digit other
 		// than 0, as calling codes never start with 0.
 		if end, ok := rg.idd.prefixLen(digits); ok && (end == len(digits) || digits[end] != '0') {
 			rest := digits[end:]
 			if len(rest) <= minNationalDigits {
-				return nil, TooShort
+				return nil, TooShort, fromIDD
 			}
-			return p.international(n, rest, letters)
+			cc, reason = p.international(n, rest, letters)
+			return cc, reason, fromIDD
 		}
 	}
 	home := &p.codes[p.byCC[rg.cc]]
@@ -158,13 +185,13 @@ func (p *Plan) dialled(n *Number, digits []byte, rg *region, letters, codeOnly b
 			}
 		}
 		if !rg.possible(digits) && rg.possible(national) || rg.testLength(len(digits)) == TooLong {
-			return home, p.national(n, home, national, &p.regions[home.regions[0]], home.strip, letters)
+			return home, p.national(n, home, national, &p.regions[home.regions[0]], home.strip, letters), fromWithoutPlus
 		}
 	}
 	if codeOnly {
-		return nil, NoReason
+		return nil, NoReason, fromDefaultCountry
 	}
-	return home, p.national(n, home, digits, rg, rg.natPrefix, letters)
+	return home, p.national(n, home, digits, rg, rg.natPrefix, letters), fromDefaultCountry
 }
 
 // adjacentDigits reports whether the first two digits of s follow each

@@ -240,6 +240,9 @@ func (f *formatCompiler) record(nf *phonenumbers.NumberFormat) (formatRecord, er
 	if nf.GetNationalPrefixOptionalWhenFormatting() {
 		flags |= planfmt.FmtNPOptional
 	}
+	if rule := nf.GetNationalPrefixFormattingRule(); rule != "" && !nf.GetNationalPrefixOptionalWhenFormatting() && !firstGroupOnly.MatchString(rule) {
+		flags |= planfmt.FmtNPRequired
+	}
 	for k, text := range []string{format, national, carrier} {
 		if k == 2 && text == "" {
 			continue

@@ -530,6 +530,11 @@ const (
 
 	FmtLeading    = 1 << 0 // the format has leading digits: check its chunk's automaton
 	FmtNPOptional = 1 << 1 // national_prefix_optional_when_formatting
+	// FmtNPRequired: the national-prefix formatting rule writes more than
+	// the first group (a national prefix) and is not optional, so a number
+	// found in text in national format must carry the prefix
+	// (libphonenumber's isNationalPrefixPresentIfRequired).
+	FmtNPRequired = 1 << 2
 )
 
 // Template bytes beyond ASCII.
