@@ -131,7 +131,7 @@ export declare class AsYouType {
   readonly country: string;
   /**
    * Appends text, character by character as if typed, and returns what the field shows:
-   * "+49 1512 3456789", "0151 23456789" in DE; the input as typed where it cannot be formatted.
+   * "+49 1512 3456789", "01512 3456789" in DE; the input as typed where it cannot be formatted.
    */
   input(text: string): string;
   /** Forgets what was typed. */

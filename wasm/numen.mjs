@@ -527,7 +527,7 @@ export class Numen {
    * An as-you-type formatter for a phone number field, as
    * libphonenumber-js's new AsYouType(country): input(text) appends what
    * was typed and returns the text the field shows ("+49 1512 3456789",
-   * "0151 23456789" in DE). country (ISO 3166-1 alpha-2) reads national
+   * "01512 3456789" in DE). country (ISO 3166-1 alpha-2) reads national
    * input as written there; without it, only input in international
    * format ("+...") is formatted. An unknown country throws an Error naming
    * it.

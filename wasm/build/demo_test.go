@@ -287,8 +287,7 @@ func TestDemoFind(t *testing.T) {
 	total := 0
 	for _, country := range []string{"", "DE", "US", "GB", "FR", "IN"} {
 		for _, leniency := range []string{"possible", "valid", "strict_grouping", "EXACT_GROUPING"} {
-			var got []map[string]any
-			got = eval[[]map[string]any](t, ctx, `globalThis.numen.find(`+quote(page)+`, {country: `+quote(country)+` || null, leniency: `+quote(leniency)+`})`)
+			got := eval[[]map[string]any](t, ctx, `globalThis.numen.find(`+quote(page)+`, {country: `+quote(country)+` || null, leniency: `+quote(leniency)+`})`)
 			l, err := numbering.ParseLeniency(leniency)
 			require.NoError(t, err)
 			seq, err := e.core.Find(page, country, l)
