@@ -18,6 +18,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
@@ -356,6 +357,29 @@ func must[T any](v T, err error) T {
 func sliceUTF16(s string, start, end int) string {
 	u := utf16.Encode([]rune(s))
 	return string(utf16.Decode(u[start:end]))
+}
+
+// TestDemoCountry: the demo's country is the region of the browser's
+// language ("de-DE": Germany), with the names in that language.
+func TestDemoCountry(t *testing.T) {
+	ctx := chromium(t)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate("about:blank")))
+	ua := eval[string](t, ctx, `navigator.userAgent`)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		// The browser's language, as a German user's browser sends it.
+		_, err := chromedp.Call(ctx, emulation.SetUserAgentOverride, emulation.SetUserAgentOverrideParams{UserAgent: ua, AcceptLanguage: "de-DE,de"})
+		if err == nil {
+			_, err = chromedp.Call(ctx, emulation.SetLocaleOverride, emulation.SetLocaleOverrideParams{Locale: "de-DE"})
+		}
+		return err
+	})))
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.Navigate(serve(t, dist)+"/wasm/"),
+		chromedp.WaitVisible(chromedp.CSS(`body[data-ready="true"]`)),
+	))
+	assert.Equal(t, "de-DE", eval[string](t, ctx, `navigator.language`))
+	assert.Equal(t, "DE", eval[string](t, ctx, `document.getElementById("country").value`))
+	assert.Equal(t, "Deutschland (+49)", eval[string](t, ctx, `document.getElementById("country").selectedOptions[0].text`))
 }
 
 // TestDemoLoadError: when the module or the plan cannot be fetched, the

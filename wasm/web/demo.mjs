@@ -26,7 +26,7 @@ globalThis.numen = numen; // for the console, and for the browser tests
 // --- The country: from the browser's language ("de-DE": DE), else none.
 
 function defaultCountry(countries) {
-  for (const tag of navigator.languages ?? [navigator.language]) {
+  for (const tag of [navigator.language, ...(navigator.languages ?? [])]) {
     try {
       const region = new Intl.Locale(tag).maximize().region;
       if (region && countries.includes(region)) {
