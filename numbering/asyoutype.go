@@ -116,7 +116,7 @@ func (f *AsYouType) Reset() {
 	f.tmpl, f.out, f.last, f.layout = f.tmpl[:0], f.out[:0], 0, noLayout
 	f.list, f.possible = nil, 0
 	f.able, f.typedFmt, f.complete, f.expectCC, f.spaceNP = true, false, false, false, false
-	f.pr = Progress{State: Incomplete}
+	f.pr = f.check() // of nothing typed: incomplete
 }
 
 // Input appends one typed character and returns the text the field shows
@@ -160,7 +160,9 @@ func (f *AsYouType) Number() (Number, bool) {
 // FormattedPos maps a caret after the first raw typed characters to its
 // position in Text, in runes: after the same digit, as libphonenumber's
 // GetRememberedPosition answers for the character remembered with
-// InputDigitAndRememberPosition. raw is clamped to the characters typed.
+// InputDigitAndRememberPosition (a digit of another script shown as typed
+// is that digit here; libphonenumber looks for its ASCII digit and finds
+// none). raw is clamped to the characters typed.
 // While the field shows the input as typed (after a separator typed by the
 // person), the position is raw itself, as libphonenumber's.
 func (f *AsYouType) FormattedPos(raw int) int {
@@ -174,11 +176,22 @@ func (f *AsYouType) FormattedPos(raw int) int {
 	for b := f.out; ai < raw && len(b) > 0; oi++ {
 		r, n := utf8.DecodeRune(b)
 		b = b[n:]
-		if r == rune(f.acc[ai]) {
+		if sameKey(r, f.acc[ai]) {
 			ai++
 		}
 	}
 	return oi
+}
+
+// sameKey reports whether r in the text is the digit or plus sign c of
+// the input: the text shows digits typed in other scripts as typed before
+// it formats them.
+func sameKey(r rune, c byte) bool {
+	if r == rune(c) {
+		return true
+	}
+	d, ok := typedDigit(r)
+	return ok && d == c || r == '\uFF0B' && c == '+'
 }
 
 // RawPos maps a caret at position formatted of Text (in runes) to the
@@ -194,7 +207,7 @@ func (f *AsYouType) RawPos(formatted int) int {
 	for b, oi := f.out, 0; oi < formatted && len(b) > 0; oi++ {
 		r, n := utf8.DecodeRune(b)
 		b = b[n:]
-		if ai < len(f.acc) && r == rune(f.acc[ai]) {
+		if ai < len(f.acc) && sameKey(r, f.acc[ai]) {
 			ai++
 		}
 	}
@@ -377,19 +390,27 @@ func (f *AsYouType) availableFormats() {
 // matches its beginning.
 func (f *AsYouType) narrow() {
 	l := f.list
-	if l == nil || l.levels == 0 {
+	if l == nil || l.leading == 0 {
 		return
 	}
-	level := min(max(len(f.nn)-minLeadingDigits, 0), l.levels-1)
-	chunks := l.aytChunks[level*len(l.chunks) : (level+1)*len(l.chunks)]
-	for c := range chunks {
+	const chunkMask = 1<<planfmt.FmtChunk - 1
+	level := max(len(f.nn)-minLeadingDigits, 0)
+	for c := range l.chunks {
 		shift := c * planfmt.FmtChunk
-		lead := l.leading >> shift & (1<<planfmt.FmtChunk - 1)
+		lead := l.leading >> shift & chunkMask
 		if f.possible>>shift&lead == 0 {
 			continue
 		}
-		keep := uint64(chunks[c].prefixMatches(f.nn)) | ^lead&(1<<planfmt.FmtChunk-1)
-		f.possible &^= (^keep & (1<<planfmt.FmtChunk - 1)) << shift
+		// The last patterns, and the earlier ones where a format has one
+		// for this length.
+		match := uint64(l.chunks[c].prefixMatches(f.nn))
+		if level < l.levels {
+			if early := l.early[level] >> shift & chunkMask; early != 0 {
+				match = match&^early | uint64(l.aytChunks[level*len(l.chunks)+c].prefixMatches(f.nn))&early
+			}
+		}
+		keep := match | ^lead&chunkMask
+		f.possible &^= (^keep & chunkMask) << shift
 	}
 }
 

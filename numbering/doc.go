@@ -107,6 +107,26 @@
 // that formatting needs no regular expressions. A plan compiled without
 // them formats only E.164 and says so (ErrNoFormats).
 //
+// # Formatting as you type
+//
+// Plan.NewAsYouType returns a formatter for an input field of a region (or
+// of "+" input only): AsYouType.Input takes one typed character and
+// answers, in one call, the text the field shows, libphonenumber's
+// AsYouTypeFormatter's character for character ("650", "650-2",
+// "(650) 253-00" in US; "00 33 6 12" in FR), and the check of the input
+// so far, CheckIn's Progress (valid; incomplete, with the types and
+// regions it can still become; impossible, with the reason).
+// FormattedPos and RawPos map a caret between the typed characters and
+// the text, so that a field can be edited in the middle: map the caret
+// back, edit the raw input, Reset and type it again. The templates
+// libphonenumber builds from each format (the format applied to the
+// longest number its pattern matches) are computed when the plan is
+// compiled, with the leading-digits patterns it tries for each length of
+// the national number, so that typing runs no regular expressions. The
+// tests type every example number of every region, nationally and
+// internationally, and random keys, into both formatters and compare
+// every keystroke.
+//
 // # Short numbers
 //
 // Plan.ShortNumber answers libphonenumber's ShortNumberInfo questions for
@@ -202,6 +222,10 @@
 // takes about 240 ns and Validate about 160 ns, 150 times faster than
 // phonenumbers; none of them allocates. AppendFormat takes about 100 ns in
 // any style and AppendFormatFrom about the same, without allocating.
+// AsYouType.Input takes about 250 ns a key typed nationally and 190 ns in
+// "+" form, the check of the input included (phonenumbers' formatter,
+// without a check: 640 and 510 ns), and allocates nothing once the
+// formatter is made; an AsYouType is for one field at a time.
 // ShortNumber walks the region's short-number automaton once for the
 // number and once for the emergency answers, and does not allocate either.
 //
@@ -209,4 +233,6 @@
 //
 // A Plan is immutable after Load: all methods are safe for concurrent use.
 // Results share strings and slices with the Plan; do not modify them.
+// An AsYouType holds the input of one field: use each from one goroutine
+// at a time.
 package numbering

@@ -244,7 +244,8 @@ type formatList struct {
 	// planfmt): levels times the chunks, level major.
 	levels    int
 	aytChunks []automaton
-	leading   uint64 // bit i: format i has leading digits
+	leading   uint64   // bit i: format i has leading digits
+	early     []uint64 // per level k, bit i: format i has more than k+1 patterns
 }
 
 // readFormats reads the Formats section and checks every offset, layout
@@ -391,14 +392,19 @@ func (f *formats) readAsYouType(r, autos *reader, aytAt, nRecords int) {
 			if r.err != nil {
 				return
 			}
-			if l.count > planfmt.AYTMaxFormats || l.levels > 16 {
+			if l.count > planfmt.AYTMaxFormats || l.levels > planfmt.AYTMaxLevels {
 				r.fail(at, "calling code %d: %d formats, %d levels of leading digits", i, l.count, l.levels)
 				return
 			}
 			total += l.levels * len(l.chunks)
+			l.early = make([]uint64, l.levels)
 			for k := range l.count {
 				if f.records[(l.first+k)*planfmt.FmtRecordSize+planfmt.FmtPlain+3]&planfmt.FmtLeading != 0 {
 					l.leading |= 1 << k
+				}
+				n := int(f.ayt[(l.first+k)*planfmt.FmtAYTRecordSize+5])
+				for level := range min(n-1, l.levels) {
+					l.early[level] |= 1 << k
 				}
 			}
 		}

@@ -157,6 +157,31 @@ func TestCorruptPlanFiles(t *testing.T) {
 			reseal(b, true)
 			return b
 		}, "format 0: template of"},
+		{"as-you-type table beyond the section", func(b []byte) []byte {
+			put32(b, fmtAt+planfmt.FmtAYT, 0x7FFFFFF0)
+			reseal(b, true)
+			return b
+		}, "number formats"},
+		{"as-you-type template beyond the templates", func(b []byte) []byte {
+			ayt := fmtAt + int(planfmt.U32(b, fmtAt+planfmt.FmtAYT))
+			binary.LittleEndian.PutUint16(b[ayt:], 0xFFFF)
+			b[ayt+2] = 9
+			reseal(b, true)
+			return b
+		}, "format 0: as-you-type template of 9 bytes"},
+		{"as-you-type template of a letter", func(b []byte) []byte {
+			ayt := fmtAt + int(planfmt.U32(b, fmtAt+planfmt.FmtAYT))
+			tpl := fmtAt + int(planfmt.U32(b, fmtAt+12)) + int(binary.LittleEndian.Uint16(b[ayt:]))
+			b[tpl] = 'A'
+			reseal(b, true)
+			return b
+		}, "as-you-type template byte 0x41"},
+		{"as-you-type levels", func(b []byte) []byte {
+			ayt := fmtAt + int(planfmt.U32(b, fmtAt+planfmt.FmtAYT))
+			put32(b, ayt+int(planfmt.U32(b, fmtAt+8))*planfmt.FmtAYTRecordSize, 1000)
+			reseal(b, true)
+			return b
+		}, "1000 levels of leading digits"},
 		{"format automaton of missing states", func(b []byte) []byte {
 			autos := fmtAt + int(planfmt.U32(b, fmtAt+20))
 			put32(b, autos, 0)

@@ -61,8 +61,13 @@ func (c *compiler) formats() ([]byte, error) {
 		if len(formats) > planfmt.AYTMaxFormats {
 			return l, fmt.Errorf("region %s: %d formats, at most %d", region, len(formats), planfmt.AYTMaxFormats)
 		}
+		// The chunks' automata hold the last patterns; level k holds
+		// pattern k of the formats that have more than k+1.
 		for _, nf := range formats {
-			l.levels = max(l.levels, len(nf.GetLeadingDigitsPattern()))
+			l.levels = max(l.levels, len(nf.GetLeadingDigitsPattern())-1)
+		}
+		if l.levels > planfmt.AYTMaxLevels {
+			return l, fmt.Errorf("region %s: %d leading-digits patterns, at most %d", region, l.levels+1, planfmt.AYTMaxLevels+1)
 		}
 		for k := range l.levels {
 			for at := 0; at < len(formats); at += planfmt.FmtChunk {
@@ -70,8 +75,8 @@ func (c *compiler) formats() ([]byte, error) {
 				patterns := make([]string, len(chunk))
 				has := false
 				for i, nf := range chunk {
-					if ld := nf.GetLeadingDigitsPattern(); len(ld) > 0 {
-						patterns[i], has = ld[min(k, len(ld)-1)], true
+					if ld := nf.GetLeadingDigitsPattern(); len(ld) > k+1 {
+						patterns[i], has = ld[k], true
 					}
 				}
 				if !has {
@@ -164,7 +169,7 @@ func (c *compiler) formats() ([]byte, error) {
 	w.pad(4)
 	putAt(w.b, planfmt.FmtAYT, uint32(len(w.b)))
 	for _, r := range f.records {
-		w.b = append(w.b, byte(r.aytTemplate), byte(r.aytTemplate>>8), byte(r.aytTemplate>>16), byte(r.aytDigits), r.aytFlags, 0, 0, 0)
+		w.b = append(w.b, byte(r.aytTemplate), byte(r.aytTemplate>>8), byte(r.aytTemplate>>16), byte(r.aytDigits), r.aytFlags, byte(r.aytLeading), 0, 0)
 	}
 	aytCodesAt := len(w.b)
 	w.bytes(make([]byte, planfmt.FmtAYTCodeSize*len(c.codeMeta)))
@@ -204,6 +209,7 @@ type formatRecord struct {
 	aytTemplate uint32
 	aytDigits   int
 	aytFlags    byte
+	aytLeading  int // leading-digits patterns
 }
 
 func (f *formatCompiler) record(nf *phonenumbers.NumberFormat) (formatRecord, error) {
@@ -285,6 +291,10 @@ const longestNumber = "999999999999999"
 // the format applied to the longest match of the pattern within
 // longestNumber, computed here as libphonenumber computes it.
 func (f *formatCompiler) asYouType(r *formatRecord, nf *phonenumbers.NumberFormat) error {
+	r.aytLeading = len(nf.GetLeadingDigitsPattern())
+	if r.aytLeading > 255 {
+		return fmt.Errorf("%d leading-digits patterns", r.aytLeading)
+	}
 	rule := nf.GetNationalPrefixFormattingRule()
 	if rule == "" || firstGroupOnly.MatchString(rule) {
 		r.aytFlags |= planfmt.AYTFirstGroupOnly

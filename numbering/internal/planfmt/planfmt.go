@@ -476,17 +476,18 @@ func U32(b []byte, off int) uint32 {
 //	  the offset of its formatting template (in the templates), uint8
 //	  its length (0 for a format that cannot give one), uint8 the digits
 //	  of the longest number the pattern matches in "999999999999999",
-//	  uint8 flags (AYTEligible, AYTFirstGroupOnly, AYTSeparator), three
-//	  zero bytes. The template is the format applied to that number,
-//	  with TemplateDigit for each of its digits.
+//	  uint8 flags (AYTEligible, AYTFirstGroupOnly, AYTSeparator), uint8
+//	  its leading-digits patterns n, two zero bytes. The template is the
+//	  format applied to that number, with TemplateDigit for each of its
+//	  digits.
 //	  C code records (FmtAYTCodeSize bytes): for the national list, then
 //	  the international one, uint32 levels L and uint32 the offset (in
 //	  the section) of L * chunks uint32 automaton offsets (in the
-//	  automata; NoOffset for a chunk without leading digits), level
-//	  major: level k holds, for a format of n leading-digits patterns,
-//	  its pattern min(k, n-1), the one libphonenumber tries on a
-//	  national number of k+3 digits and, at the last level, on longer
-//	  ones. L is 0 for a list without leading digits.
+//	  automata; NoOffset for a chunk without such patterns), level
+//	  major. libphonenumber tries pattern min(k, n-1) of a format on a
+//	  national number of k+3 digits: the chunk's automaton above holds
+//	  pattern n-1, and level k, for k < L, pattern k of the formats with
+//	  n > k+1. L is the most patterns of a format of the list, less one.
 const (
 	FmtHeaderSize = 32
 	FmtCodeSize   = 16
@@ -505,6 +506,8 @@ const (
 	// AYTMaxFormats bounds the formats of one list, so that the
 	// formats an as-you-type formatter still considers fit a uint64.
 	AYTMaxFormats = 64
+	// AYTMaxLevels bounds the levels of a list's as-you-type table.
+	AYTMaxLevels = 16
 )
 
 // As-you-type record flags.
