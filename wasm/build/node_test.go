@@ -125,7 +125,9 @@ func nationalInputs(p *numbering.Plan, numbers []string, limit int) []regional {
 // formatIn is numen.format's answer for package numbering's ParseIn (or
 // Parse, without a country), Format and FormatFrom.
 func formatIn(p *numbering.Plan, c formatCase) formatAnswer {
-	fail := func(err error) formatAnswer { return formatAnswer{Error: &jsError{Name: "Error", Message: err.Error()}} }
+	fail := func(err error) formatAnswer {
+		return formatAnswer{Error: &jsError{Name: "Error", Message: err.Error()}}
+	}
 	if c.From != "" {
 		if _, err := p.FormatFrom(numbering.Number{}, c.From); err != nil {
 			return fail(err)
