@@ -127,7 +127,15 @@ func Build(o Options) ([]File, error) {
 		version = "devel"
 	}
 	wasmPath := filepath.Join(o.Out, "numen.wasm")
-	cmd := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w -X main.version="+version, "-o", wasmPath, "./wasm")
+	// The Go runtime is built without inlining (-gcflags=runtime=-l): its
+	// code is most of the module, and inlined copies of its helpers
+	// compress badly. Measured with as-you-type and find in the module,
+	// it makes numen.wasm 27 KB smaller with Brotli (-4%) and 19 KB with
+	// gzip; what a page does per number allocates nothing and does not
+	// move (classify, check, as-you-type: the same CPU time in Node),
+	// loading a plan neither, and the first route() (the routing platform
+	// built, allocation-heavy) takes about 2 ms more.
+	cmd := exec.Command("go", "build", "-trimpath", "-gcflags=runtime=-l", "-ldflags", "-s -w -X main.version="+version, "-o", wasmPath, "./wasm")
 	cmd.Dir = o.Root
 	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
 	cmd.Stdout, cmd.Stderr = log, log
