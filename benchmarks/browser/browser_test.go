@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/andybalholm/brotli"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
@@ -35,7 +36,7 @@ var libPin = npmpkg.Pin{
 
 const libBundle = "bundle/libphonenumber-max.js"
 
-var wasmOpt = flag.Bool("wasm-opt", false, "build numen.wasm with wasm-opt -Oz (Debian's binaryen)")
+var wasmOpt = flag.Bool("wasm-opt", false, "build numen.wasm with wasm-opt -O1 (Debian's binaryen)")
 
 // libs are the libraries compared, as the page names them.
 var libs = []string{"numen", "libphonenumber-js"}
@@ -100,18 +101,25 @@ func newEnv() (*env, error) {
 	if err != nil {
 		return nil, err
 	}
-	zipped := gzipBytes(bundle)
+	// libphonenumber-js is served as Numen's package is: Brotli to
+	// browsers that take it, else gzip.
+	zipped, brotlied := gzipBytes(bundle), brotliBytes(bundle)
 	mux := http.NewServeMux()
 	mux.Handle("/wasm/", http.StripPrefix("/wasm", pkg))
 	mux.HandleFunc("/lib/libphonenumber-max.js", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-cache")
-		if webpkg.AcceptsGzip(r.Header.Values("Accept-Encoding")) {
+		w.Header().Set("Vary", "Accept-Encoding")
+		switch accept := r.Header.Values("Accept-Encoding"); {
+		case webpkg.AcceptsBrotli(accept):
+			w.Header().Set("Content-Encoding", "br")
+			w.Write(brotlied)
+		case webpkg.AcceptsGzip(accept):
 			w.Header().Set("Content-Encoding", "gzip")
 			w.Write(zipped)
-			return
+		default:
+			w.Write(bundle)
 		}
-		w.Write(bundle)
 	})
 	mux.Handle("/", http.FileServer(http.Dir("page")))
 	srv := httptest.NewServer(mux)
@@ -347,6 +355,14 @@ func libBundleJS() ([]byte, error) {
 		return nil, err
 	}
 	return npmpkg.File(tgz, libBundle)
+}
+
+func brotliBytes(b []byte) []byte {
+	var out bytes.Buffer
+	bw := brotli.NewWriterOptions(&out, brotli.WriterOptions{Quality: brotli.BestCompression, LGWin: 24})
+	bw.Write(b)
+	bw.Close()
+	return out.Bytes()
 }
 
 func gzipBytes(b []byte) []byte {
