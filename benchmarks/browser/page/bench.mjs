@@ -67,7 +67,7 @@ globalThis.bench = {
     const words = ["Call", "on 17.05.2024 at 14:30, price 129.99 EUR, order 4711, or", "fax", "(office hours 9-17), mobile"];
     const parts = [];
     for (let i = 0; i < 80 && i < numbers.length; i++) {
-      parts.push(words[i % words.length], i % 3 === 2 ? `0151 ${2345670 + i}` : numbers[i], i % 5 === 4 ? ".\n" : ";");
+      parts.push(words[i % words.length], i % 3 === 2 ? `0151 ${23456700 + i}` : numbers[i], i % 5 === 4 ? ".\n" : ";");
     }
     page = parts.join(" ");
     return typed.length;
