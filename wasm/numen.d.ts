@@ -127,6 +127,8 @@ export interface PhoneMatch extends NTResult {
  * them (the module keeps 1,024 and remakes a dropped one from what was typed).
  */
 export declare class AsYouType {
+  /** Made by numen.asYouType(country). */
+  private constructor();
   /** The country national input is read in ("" for international input only). */
   readonly country: string;
   /**

@@ -73,5 +73,5 @@ func TestTypeScript(t *testing.T) {
 		}
 	}
 	require.NoError(t, sc.Err())
-	assert.Equal(t, 5, marked)
+	assert.Equal(t, 6, marked)
 }
