@@ -32,8 +32,10 @@ var typedCorpus = sync.OnceValue(func() map[string][]typedNumber {
 // key, so ns/op is the time per character typed, a number's Reset (Clear)
 // spread over its keys. impl=numen is AsYouType.Input, which answers the
 // field's text and the check of the input so far (Progress) at every key;
-// impl=phonenumbers is AsYouTypeFormatter.InputDigit, the text only. Each
-// side has one formatter per region, made before the timer starts.
+// impl=numen-checkin is CheckIn alone on the same input after each key,
+// the share of the check in impl=numen; impl=phonenumbers is
+// AsYouTypeFormatter.InputDigit, the text only. Each side has one
+// formatter per region, made before the timer starts.
 func BenchmarkAsYouType(b *testing.B) {
 	for _, form := range []string{"national", "international"} {
 		b.Run("form="+form+"/impl=numen", func(b *testing.B) {
@@ -67,6 +69,27 @@ func BenchmarkAsYouType(b *testing.B) {
 					}
 					f = formatters[num]
 					f.Reset()
+				}
+			}
+			clock.report(b)
+		})
+		b.Run("form="+form+"/impl=numen-checkin", func(b *testing.B) {
+			p, c := plan(b), typedCorpus()[form]
+			inputs := make([]string, len(c))
+			for i, n := range c {
+				inputs[i] = string(n.keys) // ASCII: one byte a key
+			}
+			b.ReportAllocs()
+			clock := startCPUClock()
+			b.ResetTimer()
+			num, key := 0, 0
+			for range b.N {
+				progressSink, errSink = p.CheckIn(inputs[num][:key+1], c[num].region)
+				if key++; key == len(c[num].keys) {
+					key = 0
+					if num++; num == len(c) {
+						num = 0
+					}
 				}
 			}
 			clock.report(b)

@@ -554,3 +554,49 @@ func FuzzAsYouType(f *testing.F) {
 		}
 	})
 }
+
+// TestAsYouTypeCheckShortcut compares AsYouType's check, which skips
+// reading the input as a whole number when it has too few digits to be
+// valid, with CheckIn on random digits around that bound, with and
+// without "+", in every region: the shortcut must never change the
+// answer.
+func TestAsYouTypeCheckShortcut(t *testing.T) {
+	p := plan(t)
+	rng := rand.New(rand.NewPCG(3, 5))
+	var formatters []*AsYouType
+	var ids []string
+	for i := range p.regions {
+		if id := p.regions[i].id; id != nonGeoRegion {
+			f, err := p.NewAsYouType(id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			formatters, ids = append(formatters, f), append(ids, id)
+		}
+	}
+	for range 300000 {
+		k := rng.IntN(len(formatters))
+		f := formatters[k]
+		b := make([]byte, rng.IntN(max(f.minValid, 1)+6))
+		for i := range b {
+			b[i] = byte('0' + rng.IntN(10))
+			if i < 4 && rng.IntN(2) == 0 {
+				b[i] = "01"[rng.IntN(2)]
+			}
+		}
+		if len(b) > 0 && rng.IntN(2) == 0 {
+			b[0] = '+'
+		}
+		f.raw, f.ascii = b, true
+		if got, want := f.check(), must(p.CheckIn(string(b), ids[k])); got != want {
+			t.Fatalf("%q in %s: %+v, CheckIn %+v (minValid %d)", b, ids[k], got, want, f.minValid)
+		}
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}

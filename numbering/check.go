@@ -163,7 +163,13 @@ func (p *Plan) checkIn(s string, rg *region) Progress {
 	if pr, ok := p.validProgress(&v); ok {
 		return pr
 	}
+	return p.checkInPartial(s, rg)
+}
+
+// checkInPartial is checkIn for input that is not valid as it stands.
+func (p *Plan) checkInPartial(s string, rg *region) Progress {
 	var buf [maxDialled]byte
+	var reason Reason
 	nd, plus, simple := collectSimple(s, &buf)
 	if !simple {
 		nd, plus, _, reason, _ = collect(s, &buf)

@@ -222,9 +222,9 @@
 // takes about 240 ns and Validate about 160 ns, 150 times faster than
 // phonenumbers; none of them allocates. AppendFormat takes about 100 ns in
 // any style and AppendFormatFrom about the same, without allocating.
-// AsYouType.Input takes about 250 ns a key typed nationally and 190 ns in
+// AsYouType.Input takes about 230 ns a key typed nationally and 150 ns in
 // "+" form, the check of the input included (phonenumbers' formatter,
-// without a check: 640 and 510 ns), and allocates nothing once the
+// without a check: 600 and 550 ns), and allocates nothing once the
 // formatter is made; an AsYouType is for one field at a time.
 // ShortNumber walks the region's short-number automaton once for the
 // number and once for the emergency answers, and does not allocate either.

@@ -323,6 +323,30 @@ func (np *nationalPrefix) strip(rg *region, national []byte, buf *[maxStripped]b
 	return out, true
 }
 
+// addedDigits returns the most digits the rule's transform can add to a
+// national number: its literal digits, when it names one group (which
+// gives back digits the match took off; every rule of libphonenumber's
+// metadata names at most one); maxStripped, more than any number has,
+// when it names several, which may overlap or repeat. A nil rule adds
+// none.
+func (np *nationalPrefix) addedDigits() int {
+	if np == nil {
+		return 0
+	}
+	n, groups := 0, 0
+	for _, c := range np.transform {
+		if c&planfmt.TransformGroup == 0 {
+			n++
+		} else {
+			groups++
+		}
+	}
+	if groups > 1 {
+		return maxStripped
+	}
+	return n
+}
+
 // mayMatch reports whether the rule may take something off national, as
 // its literals or its quick automaton say (a rule that always runs may).
 func (np *nationalPrefix) mayMatch(national []byte) bool {
