@@ -15,6 +15,7 @@ const PACKS = Object.freeze(["networks", "regions", "timezones"]);
 const MAX_INPUT = 4096; // characters passed on; numbering refuses more than 250 bytes anyway
 const MAX_MAPS = 64; // compiled routing maps the module keeps (maxMaps in main.go)
 const MAX_FILE = 64 << 20; // bytes of a plan or pack the module takes (numen_alloc)
+const NO_MAP = Object.freeze({}); // route's map when none is given: the platform's rules only
 const NONE = Object.freeze([]);
 const STYLES = Object.freeze(["e164", "international", "national", "rfc3966"]); // by numbering.Style
 
@@ -562,7 +563,7 @@ export class Numen {
    */
   route(text, routingMap) {
     wantString("route", text);
-    const handle = this._mapHandle(routingMap ?? {});
+    const handle = this._mapHandle(routingMap ?? NO_MAP);
     return JSON.parse(this._text(this._x.numen_route(handle, this._put(text))));
   }
 

@@ -49,6 +49,7 @@ type nodeResult struct {
 	FirstMapAgain    map[string]any      `json:"firstMapAgain"`
 	ManyMaps         []map[string]any    `json:"manyMaps"`
 	ObjectMaps       struct {
+		NoMap                           []map[string]any
 		Routed                          []string
 		BeforeChange, AfterChange, Copy string
 	} `json:"objectMaps"`
@@ -348,6 +349,8 @@ func testJavaScriptAPI(t *testing.T, dist string) {
 	assert.Equal(t, "GT2", got.ManyMaps[0]["route"])
 	// Maps as objects, by identity: 70 (more than the module keeps), then
 	// the first and the last again; one changed after its first use.
+	noMap := e.route(t, `{}`, "+49 151 00123456")
+	assert.Equal(t, []map[string]any{noMap, noMap}, got.ObjectMaps.NoMap, "no map: the platform's rules")
 	require.Len(t, got.ObjectMaps.Routed, 72)
 	for i, r := range got.ObjectMaps.Routed {
 		assert.Equal(t, "GT2", r, "map object %d", i)

@@ -16,8 +16,8 @@
 // Accept-Encoding on every file that has a twin); strong ETags, one per
 // encoding, with Cache-Control: no-cache (the names carry no version, so
 // browsers revalidate); Access-Control-Allow-Origin: * so that pages of
-// other origins can import the module; and, on HTML pages (the demo), the
-// strict Content-Security-Policy the module works under (CSP). Unknown
+// other origins can import the module; and, on the demo page (index.html),
+// the strict Content-Security-Policy the module works under (CSP). Unknown
 // paths are 404 and other methods 405, each with a JSON body
 // {"errors": ["..."]}.
 package webpkg
@@ -55,7 +55,7 @@ const (
 // required are the files a page cannot do without.
 var required = []string{"numen.wasm", "numen.mjs", "numen-core.bin"}
 
-// CSP is the Content-Security-Policy of the HTML pages the handler serves:
+// CSP is the Content-Security-Policy of the demo page the handler serves:
 // scripts of the package's own origin only, and WebAssembly compiled from
 // bytes ('wasm-unsafe-eval', which WebAssembly.instantiateStreaming needs
 // under any script-src; it allows no JavaScript eval). Numen's module works
@@ -214,7 +214,7 @@ func (p *Package) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Access-Control-Allow-Origin", "*")
-	if strings.HasSuffix(name, ".html") {
+	if name == "index.html" { // the demo page; other HTML files are fragments to copy
 		h.Set("Content-Security-Policy", CSP)
 	}
 	body, tag := f.raw, f.etag

@@ -88,7 +88,7 @@ routedObjects.push(numen.route("+49 151 00123456", objects[0]).route, numen.rout
 const changed = manyMap(42);
 const beforeChange = numen.route("+49 151 42123456", changed).route;
 changed.prefixes[0].route = "DS7";
-out.objectMaps = { routed: routedObjects, beforeChange, afterChange: numen.route("+49 151 42123456", changed).route, copy: numen.route("+49 151 42123456", structuredClone(changed)).route };
+out.objectMaps = { noMap: [numen.route("+49 151 00123456"), numen.route("+49 151 00123456", null)], routed: routedObjects, beforeChange, afterChange: numen.route("+49 151 42123456", changed).route, copy: numen.route("+49 151 42123456", structuredClone(changed)).route };
 out.mapLimits = {
   huge: await thrown(() => numen.route("+4915123456789", { defaultRoute: "GT1", note: "x".repeat(1 << 20) })),
   hugeText: await thrown(() => numen.route("+4915123456789", JSON.stringify({ defaultRoute: "GT1", note: "\u00e9".repeat(600_000) }))),
