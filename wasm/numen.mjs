@@ -690,6 +690,9 @@ export class AsYouType {
    */
   input(text) {
     wantString("AsYouType.input", text);
+    if (text.length > MAX_INPUT) {
+      throw new Error(`numen: AsYouType.input takes at most ${MAX_INPUT} characters a call, not ${text.length}`);
+    }
     const numen = this._numen;
     const x = this._x;
     const n = this._call((h) => x.numen_ayt_input(h, numen._put(text)));

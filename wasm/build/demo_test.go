@@ -316,15 +316,16 @@ func TestDemoFind(t *testing.T) {
 
 	// Errors name what was wrong.
 	for js, want := range map[string]string{
-		`numen.find("x", {country: "XX"})`:      `unknown region "XX"`,
-		`numen.find("x", {leniency: "sloppy"})`: "sloppy",
-		`numen.find("1".repeat(600000))`:        "the limit is 524288 bytes",
-		`numen.find(5)`:                         "want a string",
-		`numen.find("x", {leniency: 3})`:        "for leniency",
-		`numen.asYouType("XX")`:                 `unknown region "XX"`,
-		`numen.getCountryCallingCode("XX")`:     `unknown country "XX"`,
-		`numen.asYouType("DE").input(null)`:     "want a string",
-		`numen.asYouType(49)`:                   "for country",
+		`numen.find("x", {country: "XX"})`:              `unknown region "XX"`,
+		`numen.find("x", {leniency: "sloppy"})`:         "sloppy",
+		`numen.find("1".repeat(600000))`:                "the limit is 524288 bytes",
+		`numen.find(5)`:                                 "want a string",
+		`numen.find("x", {leniency: 3})`:                "for leniency",
+		`numen.asYouType("XX")`:                         `unknown region "XX"`,
+		`numen.getCountryCallingCode("XX")`:             `unknown country "XX"`,
+		`numen.asYouType("DE").input(null)`:             "want a string",
+		`numen.asYouType(49)`:                           "for country",
+		`numen.asYouType("DE").input("1".repeat(5000))`: "takes at most 4096 characters a call, not 5000",
 	} {
 		msg := eval[string](t, ctx, `(() => { try { `+js+`; return "no error"; } catch (err) { return err.message; } })()`)
 		assert.Contains(t, msg, want, js)
