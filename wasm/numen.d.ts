@@ -97,6 +97,67 @@ export interface FormatOptions extends CountryOptions {
   from?: string | null;
 }
 
+/** How sure find must be that a match is a number (libphonenumber's Leniency), in either case. */
+export type Leniency =
+  | "possible" | "valid" | "strict_grouping" | "exact_grouping"
+  | "POSSIBLE" | "VALID" | "STRICT_GROUPING" | "EXACT_GROUPING";
+
+export interface FindOptions extends CountryOptions {
+  /**
+   * "possible": numbers of a possible length; "valid" (the default): valid numbers;
+   * "strict_grouping": valid, with digits grouped as the number's formats group them (or not at
+   * all); "exact_grouping": grouped exactly as formatted.
+   */
+  leniency?: Leniency | null;
+}
+
+/** A number find found: where it is in the text, and what classify says of it. */
+export interface PhoneMatch extends NTResult {
+  /** The index of its first character in the text (UTF-16 code units, as String.prototype.slice takes it). */
+  start: number;
+  /** The index after its last character. */
+  end: number;
+  /** text.slice(start, end). */
+  raw: string;
+}
+
+/**
+ * An as-you-type formatter for a phone number field (numen.asYouType(country)), as
+ * libphonenumber-js's AsYouType. Its state lives in the module; a page may make any number of
+ * them (the module keeps 1,024 and remakes a dropped one from what was typed).
+ */
+export declare class AsYouType {
+  /** Made by numen.asYouType(country). */
+  private constructor();
+  /** The country national input is read in ("" for international input only). */
+  readonly country: string;
+  /**
+   * Appends text, character by character as if typed, and returns what the field shows:
+   * "+49 1512 3456789", "01512 3456789" in DE; the input as typed where it cannot be formatted.
+   */
+  input(text: string): string;
+  /** Forgets what was typed. */
+  reset(): void;
+  /** What was typed since the last reset (the concatenation of the inputs). */
+  getChars(): string;
+  /** What the field shows: input's last answer ("" after reset). */
+  getText(): string;
+  /** Where the input stands, as numen.check(getChars(), {country}). */
+  check(): CheckResult;
+  /** check().state === "valid". */
+  isValid(): boolean;
+  /** The number typed so far in E.164 once it reads as a number, else null. */
+  number(): string | null;
+  /** number() as libphonenumber-js's getNumberValue: undefined when there is none. */
+  getNumberValue(): string | undefined;
+  /** The caret's index in getText() after the first rawIndex characters of getChars(). */
+  formattedPosition(rawIndex: number): number;
+  /** The number of characters of getChars() before index formattedIndex of getText(). */
+  rawPosition(formattedIndex: number): number;
+  /** Frees the module's formatter now (else it is freed when this object is collected). */
+  free(): void;
+}
+
 export interface Version {
   /** The version of numen.wasm. */
   program: string;
@@ -113,7 +174,13 @@ export interface LoadOptions {
 }
 
 export declare class Numen {
-  /** Loads numen.wasm and its core plan; resolves when ready. */
+  /**
+   * Loads numen.wasm and its core plan; resolves when ready. Rejects with an Error naming the URL and
+   * the cause when the module or the plan cannot be fetched (HTTP status, network error), compiled or
+   * opened ("numen: fetching the module https://…/numen.wasm: HTTP 404 Not Found"); the fetch's or
+   * the compiler's own error is its cause. Under a Content-Security-Policy, script-src needs
+   * 'wasm-unsafe-eval'. Loading defines no global variables.
+   */
   static load(wasmURL?: string | URL, options?: LoadOptions): Promise<Numen>;
   /** Adds a pack (by name, fetched from beside the module, or by URL relative to the module's folder); resolves to the packs loaded. */
   loadPack(pack: PackName | string | URL): Promise<readonly PackName[]>;
@@ -133,7 +200,23 @@ export declare class Numen {
    * unknown country; a TypeError for an unknown style or an option that is not a string.
    */
   format(text: string, options?: FormatOptions): string;
-  /** Throws an Error listing every problem of a bad map. */
+  /** The countries of the plan (ISO 3166-1 alpha-2, sorted): the values the country options take (libphonenumber-js's getCountries). */
+  getCountries(): string[];
+  /** A country's calling code: "49" for "DE" (libphonenumber-js's getCountryCallingCode). Throws an Error for an unknown country. */
+  getCountryCallingCode(country: string): string;
+  /**
+   * The phone numbers in a text, in order (libphonenumber-js's findPhoneNumbersInText). Throws an
+   * Error for an unknown country or leniency, or a text over 524,288 bytes of UTF-8.
+   */
+  find(text: string, options?: FindOptions): PhoneMatch[];
+  /** A formatter for a phone number field; country reads national input ("" or none: "+" input only). */
+  asYouType(country?: string | null): AsYouType;
+  /**
+   * Throws an Error listing every problem of a bad map. A map is compiled once: a string is
+   * remembered by its text, an object by its identity (read at its first use: to change the map,
+   * pass a new object). The module keeps the 64 maps used last and compiles an older one again when
+   * it comes back. A map's JSON is at most 1,048,576 bytes of UTF-8; a larger one throws saying so.
+   */
   route(text: string, routingMap: RoutingMap | string): RouteDecision;
 }
 

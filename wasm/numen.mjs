@@ -7,22 +7,58 @@
 // and cached until the plan changes, so that a classification costs a few
 // hundred nanoseconds, not the tens of microseconds a syscall/js call would.
 
-import "./wasm_exec.js"; // defines globalThis.Go, matching the Go toolchain that built numen.wasm
+// The Go runtime's loader: go run ./wasm/build puts the Go distribution's
+// wasm_exec.js in place of this line, in this module's scope (no globals).
+import { Go } from "./wasm_exec.js";
 
 const PACKS = Object.freeze(["networks", "regions", "timezones"]);
 const MAX_INPUT = 4096; // characters passed on; numbering refuses more than 250 bytes anyway
+const MAX_MAPS = 64; // compiled routing maps the module keeps (maxMaps in main.go)
+const MAX_FILE = 64 << 20; // bytes of a plan or pack the module takes (numen_alloc)
+const NO_MAP = Object.freeze({}); // route's map when none is given: the platform's rules only
 const NONE = Object.freeze([]);
 const STYLES = Object.freeze(["e164", "international", "national", "rfc3966"]); // by numbering.Style
 
 const utf8 = new TextDecoder("utf-8");
 const encoder = new TextEncoder();
 
-async function fetchBytes(url, what) {
-  const resp = await fetch(url);
-  if (!resp.ok) {
-    throw new Error(`numen: fetching the ${what} ${url}: HTTP ${resp.status}`);
+// fetchOK fetches url and returns the response, or throws an Error that
+// names what was fetched, its URL and why it failed (the fetch's own error
+// is its cause).
+async function fetchOK(url, what) {
+  let resp;
+  try {
+    resp = await fetch(url);
+  } catch (err) {
+    throw new Error(`numen: fetching the ${what} ${url}: ${err.message}`, { cause: err });
   }
-  return new Uint8Array(await resp.arrayBuffer());
+  if (!resp.ok) {
+    throw new Error(`numen: fetching the ${what} ${url}: HTTP ${resp.status}${resp.statusText ? ` ${resp.statusText}` : ""}`);
+  }
+  return resp;
+}
+
+async function fetchBytes(url, what) {
+  const resp = await fetchOK(url, what);
+  try {
+    return new Uint8Array(await resp.arrayBuffer());
+  } catch (err) {
+    throw new Error(`numen: fetching the ${what} ${url}: ${err.message}`, { cause: err });
+  }
+}
+
+// instantiate compiles and instantiates the module of a response:
+// streaming when it is served as application/wasm, else from its bytes.
+// What fails to compile throws an Error naming the URL.
+async function instantiate(resp, url, imports) {
+  try {
+    if (WebAssembly.instantiateStreaming && /^application\/wasm\b/i.test(resp.headers.get("Content-Type") ?? "")) {
+      return (await WebAssembly.instantiateStreaming(resp, imports)).instance;
+    }
+    return (await WebAssembly.instantiate(await resp.arrayBuffer(), imports)).instance;
+  } catch (err) {
+    throw new Error(`numen: loading the module ${url}: ${err.message}`, { cause: err });
+  }
 }
 
 // ascii returns n bytes of ASCII at mem[at] as a string: for a short
@@ -56,31 +92,23 @@ function optionString(fn, options, name) {
 export class Numen {
   /**
    * Loads numen.wasm and the core plan beside it (numen-core.bin) and
-   * returns a ready instance.
+   * returns a ready instance. It rejects with an Error naming the URL and
+   * the cause when the module or the plan cannot be fetched (an HTTP
+   * status, a network error), compiled or opened.
    * @param {string|URL} [wasmURL] where numen.wasm is; the plan and packs are looked up beside it
    * @param {{plan?: string|URL, packs?: string[]}} [options]
    */
   static async load(wasmURL = new URL("./numen.wasm", import.meta.url), options = {}) {
     const base = new URL(".", new URL(wasmURL, globalThis.location?.href ?? import.meta.url));
     const go = new Go();
-    const wasm = fetch(wasmURL).then((resp) => {
-      if (!resp.ok) {
-        throw new Error(`numen: fetching the module ${wasmURL}: HTTP ${resp.status}`);
-      }
-      return resp;
-    });
-    const plan = fetchBytes(options.plan ?? new URL("numen-core.bin", base), "plan");
+    const wasm = fetchOK(wasmURL, "module");
+    const planURL = options.plan ?? new URL("numen-core.bin", base);
+    const plan = fetchBytes(planURL, "plan");
     plan.catch(() => {}); // awaited below; not an unhandled rejection meanwhile
-    let instance;
-    if (WebAssembly.instantiateStreaming) {
-      ({ instance } = await WebAssembly.instantiateStreaming(wasm, go.importObject));
-    } else {
-      const resp = await wasm;
-      ({ instance } = await WebAssembly.instantiate(await resp.arrayBuffer(), go.importObject));
-    }
+    const instance = await instantiate(await wasm, wasmURL, go.importObject);
     go.run(instance); // runs main up to its select{}: the exports are ready when it returns
     const numen = new Numen(instance, base);
-    numen._open(await plan);
+    numen._open(await plan, planURL);
     for (const p of options.packs ?? []) {
       await numen.loadPack(p);
     }
@@ -97,7 +125,9 @@ export class Numen {
     this._strings = new Map(); // address -> {len, s}
     this._lists = new Map(); // identity -> {count, arr}
     this._regionLists = new Map(); // calling code -> region set -> array
-    this._maps = new Map(); // routing map JSON -> handle, oldest first (the module keeps 64)
+    this._maps = new Map(); // routing map JSON -> handle, oldest first
+    this._mapObjects = new WeakMap(); // routing map object -> handle
+    this._newestMap = 0; // the handle of the map compiled last
     const tables = JSON.parse(this._text(this._x.numen_tables()));
     this._types = tables.types;
     this._reasons = tables.reasons;
@@ -156,18 +186,32 @@ export class Numen {
     return encoder.encodeInto(text, this._ioBytes.subarray(at)).written;
   }
 
-  // _alloc copies bytes into a buffer of the module's.
-  _alloc(bytes) {
-    const at = this._x.numen_alloc(bytes.length);
+  // _alloc copies a file's bytes into a buffer of the module's.
+  _alloc(bytes, what, url) {
+    const at = bytes.length > MAX_FILE ? 0 : this._x.numen_alloc(bytes.length);
     if (at === 0) {
-      throw new Error(`numen: cannot take ${bytes.length} bytes`);
+      throw new Error(`numen: the ${what} ${url} is ${bytes.length} bytes: the module takes 1 byte to ${MAX_FILE} bytes (64 MiB)`);
     }
     this._bytes().set(bytes, at);
   }
 
-  _open(bytes) {
-    this._alloc(bytes);
-    this._check(this._x.numen_open());
+  _open(bytes, url) {
+    this._alloc(bytes, "plan", url);
+    this._opened("plan", url, this._x.numen_open());
+  }
+
+  // _opened throws the module's error of opening a plan or pack, naming
+  // its URL, or drops what was decoded from the plan before.
+  _opened(what, url, n) {
+    if (n < 0) {
+      let msg;
+      try {
+        this._text(n);
+      } catch (err) {
+        msg = err.message;
+      }
+      throw new Error(`numen: opening the ${what} ${url}: ${msg}`);
+    }
     this._changed();
   }
 
@@ -232,9 +276,8 @@ export class Numen {
     } else {
       throw new TypeError(`numen.loadPack: unknown pack ${JSON.stringify(pack) ?? String(pack)}: want ${PACKS.map((p) => `"${p}"`).join(", ")} or a pack's URL`);
     }
-    this._alloc(await fetchBytes(url, "pack"));
-    this._check(this._x.numen_pack());
-    this._changed();
+    this._alloc(await fetchBytes(url, "pack"), "pack", url);
+    this._opened("pack", url, this._x.numen_pack());
     return this._packs;
   }
 
@@ -263,6 +306,12 @@ export class Numen {
       const n = this._put(text);
       this._check(this._x.numen_classify_in(n, this._putAfter(n, country)));
     }
+    return this._result(text);
+  }
+
+  // _result reads a classification's record (record.go) from the exchange
+  // buffer into the NT result object; text is the input classified.
+  _result(text) {
     const mem = this._bytes();
     const w = this._words;
     const flags = w[0];
@@ -346,6 +395,11 @@ export class Numen {
       const n = this._put(text);
       this._check(this._x.numen_check_in(n, this._putAfter(n, country)));
     }
+    return this._progress();
+  }
+
+  // _progress reads a check's record from the exchange buffer.
+  _progress() {
     this._bytes();
     const w = this._words;
     return {
@@ -399,30 +453,345 @@ export class Numen {
   }
 
   /**
+   * The countries the plan knows (ISO 3166-1 alpha-2 codes, sorted), as
+   * libphonenumber-js's getCountries: the country options of asYouType,
+   * classify, check, format and find.
+   * @returns {readonly string[]}
+   */
+  getCountries() {
+    return Object.keys(this._callingCodes()).sort();
+  }
+
+  /**
+   * A country's calling code ("49" for "DE", either case), as
+   * libphonenumber-js's getCountryCallingCode; an unknown country throws
+   * an Error naming it.
+   * @param {string} country
+   * @returns {string}
+   */
+  getCountryCallingCode(country) {
+    wantString("getCountryCallingCode", country);
+    const cc = this._callingCodes()[country.toUpperCase()];
+    if (cc === undefined) {
+      throw new Error(`numen.getCountryCallingCode: unknown country ${JSON.stringify(country)}`);
+    }
+    return String(cc);
+  }
+
+  // _callingCodes returns the calling code of each country, read once.
+  _callingCodes() {
+    this._countryCodes ??= JSON.parse(this._text(this._x.numen_countries()));
+    return this._countryCodes;
+  }
+
+  /**
+   * Finds the phone numbers in a text, as libphonenumber's
+   * findNumbers (libphonenumber-js's findPhoneNumbersInText) finds them:
+   * an array of matches in the order of the text, each {start, end, raw,
+   * ...the fields classify gives for raw}, start and end being indexes of
+   * the text (UTF-16 code units, as text.slice(start, end) takes them).
+   * options.country reads national numbers as written there (without it,
+   * only numbers in international format are found); options.leniency is
+   * "possible", "valid" (the default), "strict_grouping" or
+   * "exact_grouping", in either case. An unknown country or leniency, and
+   * a text over 524,288 bytes of UTF-8, throw an Error naming them.
+   * @param {string} text
+   * @param {{country?: string, leniency?: string}} [options]
+   */
+  find(text, options) {
+    wantString("find", text);
+    const country = optionString("find", options, "country");
+    const leniency = optionString("find", options, "leniency") ?? "valid";
+    this._bytes();
+    const limit = this._ioSize >> 1;
+    const { read, written: n } = encoder.encodeInto(text, this._ioBytes.subarray(0, limit));
+    if (read < text.length) {
+      throw new Error(`numen.find: a text of ${text.length} characters is too long: the limit is ${limit} bytes of UTF-8`);
+    }
+    const c = country === undefined ? -1 : this._putAfter(n, country);
+    const l = this._putAfter(n + Math.max(c, 0), leniency);
+    const count = this._check(this._x.numen_find(n, c, l));
+    const matches = new Array(count);
+    for (let i = 0; i < count; i++) {
+      const k = this._check(this._x.numen_find_match(i)) >> 2;
+      this._bytes(); // the memory may have grown
+      const w = this._words;
+      const start = w[k - 2];
+      const end = w[k - 1];
+      const raw = text.slice(start, end);
+      matches[i] = { start, end, raw, ...this._result(raw) };
+    }
+    return matches;
+  }
+
+  /**
+   * An as-you-type formatter for a phone number field, as
+   * libphonenumber-js's new AsYouType(country): input(text) appends what
+   * was typed and returns the text the field shows ("+49 1512 3456789",
+   * "01512 3456789" in DE). country (ISO 3166-1 alpha-2) reads national
+   * input as written there; without it, only input in international
+   * format ("+...") is formatted. An unknown country throws an Error naming
+   * it.
+   * @param {string} [country]
+   * @returns {AsYouType}
+   */
+  asYouType(country) {
+    if (country !== undefined && country !== null) {
+      wantString("asYouType", country, " for country");
+    }
+    return new AsYouType(this, country ?? "");
+  }
+
+  // _aytNew returns the handle of a new formatter for a country.
+  _aytNew(country) {
+    this._bytes();
+    return this._check(this._x.numen_ayt_new(this._putAfter(0, country)));
+  }
+
+  /**
    * Decides the route of a number's lookup with an account's routing map
    * (the JSON of GET /routing-map, as an object or a string), over the
    * platform's default rules and coverage: the decision object of
    * GET /route. A map with problems throws an Error listing every one.
+   * A map is compiled once: a string is remembered by its text, an object
+   * by its identity (read at its first use: to change the map, pass a new
+   * object). The module keeps the 64 maps used last and compiles an older
+   * one again when it comes back; a map's JSON is at most 1,048,576 bytes
+   * of UTF-8 (1 MiB).
    * @param {string} text
    * @param {object|string} routingMap
    */
   route(text, routingMap) {
     wantString("route", text);
-    const json = typeof routingMap === "string" ? routingMap : JSON.stringify(routingMap ?? {});
-    let handle = this._maps.get(json);
-    if (handle === undefined) {
-      if (json.length > this._ioSize / 4) {
-        throw new Error(`numen.route: a routing map of ${json.length} characters is too large`);
-      }
-      this._bytes();
-      const n = encoder.encodeInto(json, this._ioBytes).written;
-      handle = this._check(this._x.numen_route_map(n));
-      this._maps.set(json, handle);
-      if (this._maps.size > 64) {
-        this._maps.delete(this._maps.keys().next().value); // the module forgot it too
+    const handle = this._mapHandle(routingMap ?? NO_MAP);
+    return JSON.parse(this._text(this._x.numen_route(handle, this._put(text))));
+  }
+
+  // _mapHandle returns the module's handle of a routing map, compiling it
+  // when it is new or the module has dropped it (it keeps MAX_MAPS).
+  _mapHandle(routingMap) {
+    const isObject = typeof routingMap === "object";
+    if (isObject) {
+      const handle = this._mapObjects.get(routingMap);
+      if (handle !== undefined && this._kept(handle)) {
+        return handle;
       }
     }
-    return JSON.parse(this._text(this._x.numen_route(handle, this._put(text))));
+    const json = isObject ? JSON.stringify(routingMap) : String(routingMap);
+    let handle = this._maps.get(json);
+    if (handle === undefined || !this._kept(handle)) {
+      handle = this._compileMap(json);
+      this._maps.delete(json);
+      this._maps.set(json, handle);
+      if (this._maps.size > MAX_MAPS) {
+        this._maps.delete(this._maps.keys().next().value); // the module dropped it too
+      }
+    }
+    if (isObject) {
+      this._mapObjects.set(routingMap, handle);
+    }
+    return handle;
+  }
+
+  // _kept reports whether the module still has the map of a handle: it
+  // numbers maps in order and keeps the last MAX_MAPS.
+  _kept(handle) {
+    return handle > this._newestMap - MAX_MAPS;
+  }
+
+  // _compileMap compiles a routing map's JSON and returns its handle.
+  _compileMap(json) {
+    let bytes = null; // encoded here only when it may not fit
+    if (json.length * 3 > this._ioSize) {
+      bytes = encoder.encode(json);
+      if (bytes.length > this._ioSize) {
+        throw new Error(`numen.route: the routing map is ${bytes.length} bytes of JSON: the limit is ${this._ioSize} bytes (1 MiB)`);
+      }
+    }
+    this._bytes();
+    const n = bytes === null ? encoder.encodeInto(json, this._ioBytes).written : (this._ioBytes.set(bytes), bytes.length);
+    const handle = this._check(this._x.numen_route_map(n));
+    this._newestMap = handle;
+    return handle;
+  }
+}
+
+// STALE is the module's answer for a formatter it dropped (typing.go):
+// the AsYouType object makes a new one and types its input again.
+const STALE = -2147483648;
+
+// formatters frees the module's formatter of an AsYouType object that was
+// garbage collected; it holds the handle's cell, not the object.
+const formatters = typeof FinalizationRegistry === "function"
+  ? new FinalizationRegistry(({ x, cell }) => x.numen_ayt_free(cell.h))
+  : null;
+
+const SURROGATE = /[\uD800-\uDFFF]/;
+
+// runes returns the number of code points in s[0:units]; units, the number
+// of UTF-16 code units in the first n code points of s.
+function runes(s, units) {
+  let n = 0;
+  for (let i = 0; i < units && i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0xdc00 || c > 0xdfff || i === 0 || (s.charCodeAt(i - 1) & 0xfc00) !== 0xd800) {
+      n++;
+    }
+  }
+  return n;
+}
+
+function units(s, n) {
+  let i = 0;
+  for (let k = 0; k < n && i < s.length; k++) {
+    const c = s.codePointAt(i);
+    i += c > 0xffff ? 2 : 1;
+  }
+  return i;
+}
+
+/**
+ * An as-you-type formatter (Numen.asYouType): its state lives in the
+ * module; this object keeps what was typed, to type it again should the
+ * module have dropped its formatter (it keeps 1,024).
+ */
+export class AsYouType {
+  constructor(numen, country) {
+    this._numen = numen;
+    this._x = numen._x;
+    this._cell = { h: numen._aytNew(country) };
+    this._typed = "";
+    this._text = "";
+    /** The country the formatter reads national input in; "" for none. */
+    this.country = country;
+    formatters?.register(this, { x: this._x, cell: this._cell }, this);
+  }
+
+  // _call calls a formatter function of the module with the handle, after
+  // making the formatter anew when the module dropped it.
+  _call(fn, a, b) {
+    let r = fn(this._cell.h, a, b);
+    if (r === STALE) {
+      this._cell.h = this._numen._aytNew(this.country);
+      if (this._typed !== "") {
+        this._numen._check(this._x.numen_ayt_input(this._cell.h, this._numen._put(this._typed)));
+      }
+      r = fn(this._cell.h, a, b);
+    }
+    return this._numen._check(r);
+  }
+
+  /**
+   * Appends text, character by character as if typed, and returns the text
+   * the field shows: formatted as libphonenumber's AsYouTypeFormatter
+   * formats it, or as typed where it cannot format.
+   * @param {string} text
+   * @returns {string}
+   */
+  input(text) {
+    wantString("AsYouType.input", text);
+    if (text.length > MAX_INPUT) {
+      throw new Error(`numen: AsYouType.input takes at most ${MAX_INPUT} characters a call, not ${text.length}`);
+    }
+    const numen = this._numen;
+    const x = this._x;
+    const n = this._call((h) => x.numen_ayt_input(h, numen._put(text)));
+    this._typed += text;
+    numen._bytes(); // the memory may have grown
+    const io = numen._ioBytes;
+    let s = "";
+    for (let i = 0; i < n; i++) {
+      const c = io[i];
+      if (c >= 0x80) {
+        s = utf8.decode(io.subarray(0, n));
+        break;
+      }
+      s += String.fromCharCode(c);
+    }
+    this._text = s;
+    return s;
+  }
+
+  /** Empties the field's state, as a new formatter's. */
+  reset() {
+    const x = this._x;
+    this._call((h) => x.numen_ayt_reset(h));
+    this._typed = "";
+    this._text = "";
+  }
+
+  /** What was typed since the last reset, as given to input. */
+  getChars() {
+    return this._typed;
+  }
+
+  /** The text the field shows (the last answer of input). */
+  getText() {
+    return this._text;
+  }
+
+  /**
+   * Where the input stands, as numen.check(typed, {country}) answers:
+   * {state, types, countries, calling_code, longer, reason}.
+   * @returns {import("./numen.d.ts").CheckResult}
+   */
+  check() {
+    const x = this._x;
+    this._call((h) => x.numen_ayt_check(h));
+    return this._numen._progress();
+  }
+
+  /** Whether the input is a valid number (check().state === "valid"). */
+  isValid() {
+    return this.check().state === "valid";
+  }
+
+  /** The number typed so far in E.164 ("+4915123456789") once it can be read as one, else null. */
+  number() {
+    const x = this._x;
+    const n = this._call((h) => x.numen_ayt_number(h));
+    return n === 0 ? null : ascii(this._numen._bytes(), this._numen._io, n);
+  }
+
+  /** number(), as libphonenumber-js's getNumberValue names it: undefined when there is none. */
+  getNumberValue() {
+    return this.number() ?? undefined;
+  }
+
+  /**
+   * The caret's place in the field's text (a string index) after the
+   * first rawIndex characters typed (an index of getChars()): where to put
+   * the caret after the field is formatted again.
+   * @param {number} rawIndex
+   */
+  formattedPosition(rawIndex) {
+    const x = this._x;
+    const typed = this._typed;
+    const r = SURROGATE.test(typed) ? runes(typed, rawIndex) : rawIndex;
+    const pos = this._call((h) => x.numen_ayt_position(h, Math.max(0, r | 0), 0));
+    return SURROGATE.test(this._text) ? units(this._text, pos) : pos;
+  }
+
+  /**
+   * The number of characters typed (an index of getChars()) before the
+   * place formattedIndex of the field's text: the caret's place in what
+   * was typed.
+   * @param {number} formattedIndex
+   */
+  rawPosition(formattedIndex) {
+    const x = this._x;
+    const text = this._text;
+    const r = SURROGATE.test(text) ? runes(text, formattedIndex) : formattedIndex;
+    const pos = this._call((h) => x.numen_ayt_position(h, Math.max(0, r | 0), 1));
+    return SURROGATE.test(this._typed) ? units(this._typed, pos) : pos;
+  }
+
+  /** Frees the module's formatter now, not when this object is collected; the object then answers as a new one. */
+  free() {
+    formatters?.unregister(this);
+    this._x.numen_ayt_free(this._cell.h);
+    this._typed = "";
+    this._text = "";
   }
 }
 

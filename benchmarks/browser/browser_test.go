@@ -1,17 +1,13 @@
 package browser
 
 import (
-	"archive/tar"
 	"bytes"
 	"compress/gzip"
 	"context"
-	"crypto/sha512"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -21,23 +17,26 @@ import (
 	"testing"
 	"time"
 
+	"github.com/andybalholm/brotli"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 	"github.com/numenhq/numen/benchmarks"
+	"github.com/numenhq/numen/internal/npmpkg"
 	"github.com/numenhq/numen/wasm/webpkg"
 )
 
 // libphonenumber-js, pinned by version and tarball integrity; its UMD
 // bundle with the full metadata ("max") is what the page loads.
-const (
-	libPackage   = "libphonenumber-js"
-	libVersion   = "1.13.16"
-	libIntegrity = "sha512-tIOCM9yx2Go6d5/ZANe0K+G4AZek1Ymx81HxQpf19Sri4zMP95eQbKdnUGHAvFQ4nx0PeLhFqvAfisTADXj3tQ=="
-	libBundle    = "package/bundle/libphonenumber-max.js"
-)
+var libPin = npmpkg.Pin{
+	Name:      "libphonenumber-js",
+	Version:   "1.13.16",
+	Integrity: "sha512-tIOCM9yx2Go6d5/ZANe0K+G4AZek1Ymx81HxQpf19Sri4zMP95eQbKdnUGHAvFQ4nx0PeLhFqvAfisTADXj3tQ==",
+}
 
-var wasmOpt = flag.Bool("wasm-opt", false, "build numen.wasm with wasm-opt -Oz (Debian's binaryen)")
+const libBundle = "bundle/libphonenumber-max.js"
+
+var wasmOpt = flag.Bool("wasm-opt", false, "build numen.wasm with wasm-opt -O1 (Debian's binaryen)")
 
 // libs are the libraries compared, as the page names them.
 var libs = []string{"numen", "libphonenumber-js"}
@@ -102,18 +101,25 @@ func newEnv() (*env, error) {
 	if err != nil {
 		return nil, err
 	}
-	zipped := gzipBytes(bundle)
+	// libphonenumber-js is served as Numen's package is: Brotli to
+	// browsers that take it, else gzip.
+	zipped, brotlied := gzipBytes(bundle), brotliBytes(bundle)
 	mux := http.NewServeMux()
 	mux.Handle("/wasm/", http.StripPrefix("/wasm", pkg))
 	mux.HandleFunc("/lib/libphonenumber-max.js", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-cache")
-		if webpkg.AcceptsGzip(r.Header.Values("Accept-Encoding")) {
+		w.Header().Set("Vary", "Accept-Encoding")
+		switch accept := r.Header.Values("Accept-Encoding"); {
+		case webpkg.AcceptsBrotli(accept):
+			w.Header().Set("Content-Encoding", "br")
+			w.Write(brotlied)
+		case webpkg.AcceptsGzip(accept):
 			w.Header().Set("Content-Encoding", "gzip")
 			w.Write(zipped)
-			return
+		default:
+			w.Write(bundle)
 		}
-		w.Write(bundle)
 	})
 	mux.Handle("/", http.FileServer(http.Dir("page")))
 	srv := httptest.NewServer(mux)
@@ -260,6 +266,36 @@ func BenchmarkCheck(b *testing.B) {
 	loop(b, "check")
 }
 
+// BenchmarkAsYouType: one key typed into a phone field (the corpus'
+// numbers, "+" and digits, one after the other): Numen's
+// asYouType().input, libphonenumber-js's AsYouType.input, which both
+// return the field's text.
+func BenchmarkAsYouType(b *testing.B) {
+	loop(b, "asYouType")
+}
+
+// BenchmarkFind: the numbers of a page of text (about 4 KB, 80 numbers
+// among dates, prices and order numbers) found: Numen's find (with every
+// match's classify fields), libphonenumber-js's findPhoneNumbersInText.
+func BenchmarkFind(b *testing.B) {
+	e := setup(b)
+	numbers := corpus()
+	for _, lib := range libs {
+		b.Run("lib="+lib, func(b *testing.B) {
+			b.StopTimer()
+			e.open(b)
+			call[readyResult](b, e, "ready", lib)
+			call[int](b, e, "setCorpus", numbers)
+			b.SetBytes(int64(call[int](b, e, "pageLength"))) // characters, all ASCII: MB/s
+			call[loopResult](b, e, "find", lib, 20)          // warm-up
+			b.StartTimer()
+			r := call[loopResult](b, e, "find", lib, b.N)
+			b.StopTimer()
+			b.ReportMetric(r.NS, "ns/op")
+		})
+	}
+}
+
 func loop(b *testing.B, fn string) {
 	e := setup(b)
 	numbers := corpus()
@@ -272,7 +308,7 @@ func loop(b *testing.B, fn string) {
 			// Warm-up: the JIT's tiers, and every input once (Numen
 			// decodes each string of its answers once).
 			warm := 5 * len(numbers)
-			if fn == "check" {
+			if fn == "check" || fn == "asYouType" {
 				warm = 2 * typed
 			}
 			call[loopResult](b, e, fn, lib, warm)
@@ -301,74 +337,35 @@ func TestPage(t *testing.T) {
 		if n := call[int](t, e, "setCorpus", numbers); n < 10*len(numbers) {
 			t.Errorf("%d typed inputs from %d numbers", n, len(numbers))
 		}
-		for _, fn := range []string{"classify", "check"} {
+		for _, fn := range []string{"classify", "check", "asYouType"} {
 			if r := call[loopResult](t, e, fn, lib, len(numbers)); r.Sum < float64(len(numbers)) || r.NS <= 0 {
 				t.Errorf("%s %s: %+v", lib, fn, r)
 			}
 		}
+		found := call[loopResult](t, e, "find", lib, 1)
+		if found.Sum < 40 || found.NS <= 0 {
+			t.Errorf("%s find: %+v", lib, found)
+		}
+		t.Logf("%s: %v numbers found in a page of %d characters", lib, found.Sum, call[int](t, e, "pageLength"))
 	}
 }
 
-// libBundleJS returns libphonenumber-js's max bundle: from the user's
-// cache when an earlier run left the pinned tarball there, else fetched
-// with npm pack. The tarball is checked against the pinned integrity.
+// libBundleJS returns libphonenumber-js's max bundle, from the pinned
+// tarball.
 func libBundleJS() ([]byte, error) {
-	name := libPackage + "-" + libVersion + ".tgz"
-	cached := ""
-	if dir, err := os.UserCacheDir(); err == nil {
-		cached = filepath.Join(dir, "numen", name)
-		if tgz, err := os.ReadFile(cached); err == nil {
-			if js, err := readBundle(tgz); err == nil {
-				return js, nil
-			}
-		}
-	}
-	tmp, err := os.MkdirTemp("", "numen-npm-")
+	tgz, err := libPin.Tarball()
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(tmp)
-	cmd := exec.Command("npm", "pack", "--silent", "--pack-destination", tmp, libPackage+"@"+libVersion)
-	cmd.Dir = tmp
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("npm pack %s@%s (needs npm and the npm registry; .ci/deps installs npm): %v\n%s", libPackage, libVersion, err, out)
-	}
-	tgz, err := os.ReadFile(filepath.Join(tmp, name))
-	if err != nil {
-		return nil, err
-	}
-	js, err := readBundle(tgz)
-	if err != nil {
-		return nil, err
-	}
-	if cached != "" && os.MkdirAll(filepath.Dir(cached), 0o755) == nil {
-		_ = os.WriteFile(cached, tgz, 0o644) // best effort: the next run fetches again
-	}
-	return js, nil
+	return npmpkg.File(tgz, libBundle)
 }
 
-func readBundle(tgz []byte) ([]byte, error) {
-	sum := sha512.Sum512(tgz)
-	if got := "sha512-" + base64.StdEncoding.EncodeToString(sum[:]); got != libIntegrity {
-		return nil, fmt.Errorf("%s@%s: integrity %s, want %s", libPackage, libVersion, got, libIntegrity)
-	}
-	zr, err := gzip.NewReader(bytes.NewReader(tgz))
-	if err != nil {
-		return nil, err
-	}
-	tr := tar.NewReader(zr)
-	for {
-		h, err := tr.Next()
-		if errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("%s@%s: no %s in the tarball", libPackage, libVersion, libBundle)
-		}
-		if err != nil {
-			return nil, err
-		}
-		if h.Name == libBundle {
-			return io.ReadAll(io.LimitReader(tr, 16<<20))
-		}
-	}
+func brotliBytes(b []byte) []byte {
+	var out bytes.Buffer
+	bw := brotli.NewWriterOptions(&out, brotli.WriterOptions{Quality: brotli.BestCompression, LGWin: 24})
+	bw.Write(b)
+	bw.Close()
+	return out.Bytes()
 }
 
 func gzipBytes(b []byte) []byte {

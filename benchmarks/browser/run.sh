@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Runs the browser benchmarks (BenchmarkReady, BenchmarkClassify,
-# BenchmarkCheck: Numen and libphonenumber-js/max in one page of headless
-# Chromium) COUNT times, writes them to benchmarks/results/browser.txt and
-# compares the two libraries with benchstat; then prints the sizes of the
+# Runs the browser benchmarks (BenchmarkReady, BenchmarkReadySlowLink,
+# BenchmarkClassify, BenchmarkCheck, ...: Numen and libphonenumber-js/max
+# in one page of headless Chromium) COUNT times, writes them to
+# benchmarks/results/browser.txt and compares the two libraries with benchstat; then prints the sizes of the
 # browser package, built as go run ./wasm/build builds it, with wasm-opt
-# -Oz (Debian's binaryen) and without, into benchmarks/results/browser-sizes.txt.
+# -O1 (Debian's binaryen) and without, into benchmarks/results/browser-sizes.txt.
 # Usage: benchmarks/browser/run.sh [COUNT]   (default 6)
 set -euo pipefail
 cd "$(dirname "$0")/../.."

@@ -125,53 +125,37 @@ func TestBrowser(t *testing.T) {
 	assert.Equal(t, "numen test, "+data.Version(), text(t, ctx, "version"))
 	assert.Equal(t, "none loaded", text(t, ctx, "packs"))
 
-	// Typing, key by key: after every key the page shows where the input
-	// stands, as numbering.Check says; at the end, what it is.
+	// Numbers typed into the demo's field as international input (key
+	// by key, and what the page shows at each key: demo_test.go).
 	typed := func(number string) {
 		t.Helper()
-		eval[chromedp.Void](t, ctx, `(() => { const n = document.getElementById("number"); n.value = ""; n.dispatchEvent(new Event("input")); })()`)
+		f := field{t, ctx}
+		f.country("")
 		for i := range len(number) {
-			require.NoError(t, chromedp.Do(ctx, chromedp.SendKeys(chromedp.ID("number"), number[i:i+1])))
-			sofar := number[:i+1]
-			require.Equal(t, sofar, eval[string](t, ctx, `document.getElementById("number").value`))
-			want := e.core.Check(sofar)
-			state, err := chromedp.Run(ctx, chromedp.AttributeValue(chromedp.ID("state"), "data-state"))
-			require.NoError(t, err)
-			assert.Equal(t, want.State.String(), state.Value, "state after typing %q", sofar)
-			line := text(t, ctx, "state")
-			switch want.State {
-			case numbering.Impossible:
-				assert.Contains(t, line, ": "+want.Reason.String(), "after typing %q", sofar)
-			case numbering.Incomplete:
-				if want.Types != 0 {
-					var names []string
-					for _, ty := range want.Types.Types() {
-						names = append(names, ty.String())
-					}
-					assert.Contains(t, line, "can still be "+strings.Join(names, ", "), "after typing %q", sofar)
-				}
-			}
-			if regions := want.Regions(); len(regions) > 0 {
-				assert.Contains(t, line, "("+strings.Join(regions, ", ")+")", "after typing %q", sofar)
+			if c := number[i]; c == '+' || c >= '0' && c <= '9' {
+				f.keys(number[i : i+1])
 			}
 		}
 	}
+	// The number's fields, shown once it is valid (the status line says
+	// what it is before: demo_test.go).
 	fields := func(p *numbering.Plan, number string) {
 		t.Helper()
 		r := p.ClassifyString(number)
-		assert.Equal(t, shown(r.Number.String()), text(t, ctx, "e164"), number)
-		if r.Valid {
-			assert.Equal(t, "yes", text(t, ctx, "valid"), number)
-			assert.Equal(t, r.Type.String(), text(t, ctx, "type"), number)
-		} else {
-			assert.Equal(t, "no ("+r.Reason.String()+")", text(t, ctx, "valid"), number)
+		if !r.Valid {
+			for _, id := range []string{"e164", "type", "country-name", "network", "mccmnc", "regions", "timezones"} {
+				assert.Equal(t, "—", text(t, ctx, id), "%s of %s", id, number)
+			}
+			return
 		}
+		assert.Equal(t, r.Number.String(), text(t, ctx, "e164"), number)
+		assert.Equal(t, r.Type.String(), text(t, ctx, "type"), number)
 		code := r.CountryCode
 		if code == "" {
 			code = "global"
 		}
 		if r.CountryName != "" {
-			assert.Equal(t, r.CountryName+" ("+code+", "+r.CountryPrefix+")", text(t, ctx, "country"), number)
+			assert.Equal(t, r.CountryName+" ("+code+", "+r.CountryPrefix+")", text(t, ctx, "country-name"), number)
 		}
 		assert.Equal(t, shown(r.Network), text(t, ctx, "network"), number)
 		assert.Equal(t, shown(r.MCCMNC), text(t, ctx, "mccmnc"), number)

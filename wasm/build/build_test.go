@@ -8,6 +8,7 @@ package main
 // that cannot find them fails, naming what is missing.
 
 import (
+	"bytes"
 	"compress/gzip"
 	"encoding/json"
 	"fmt"
@@ -19,6 +20,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/andybalholm/brotli"
 	"github.com/numenhq/numen/benchmarks"
 	"github.com/numenhq/numen/data"
 	"github.com/numenhq/numen/numbering"
@@ -58,8 +60,13 @@ func TestMain(m *testing.M) {
 
 // sizeBudget is the gzip size limit of numen.wasm, and of what a page
 // loads before it classifies (the module, the core plan and numen.mjs):
-// validity, type and country in a page for less than a megabyte.
-const sizeBudget = 1_000_000
+// validity, type, country and formatting in a page for less than a
+// megabyte; brotliBudget is the same files' limit as Brotli twins, which
+// browsers take over HTTPS (and from loopback).
+const (
+	sizeBudget   = 1_000_000
+	brotliBudget = 750_000
+)
 
 func TestBuild(t *testing.T) {
 	var names []string
@@ -76,33 +83,46 @@ func TestBuild(t *testing.T) {
 		unz, err := io.ReadAll(zr)
 		require.NoError(t, err)
 		assert.Equal(t, raw, unz, "%s.gz holds %s", f.Name, f.Name)
+		br, err := os.ReadFile(filepath.Join(dist, f.Name+".br"))
+		require.NoError(t, err)
+		assert.Len(t, br, f.Brotli, f.Name)
+		unbr, err := io.ReadAll(brotli.NewReader(bytes.NewReader(br)))
+		require.NoError(t, err)
+		assert.Equal(t, raw, unbr, "%s.br holds %s", f.Name, f.Name)
+		if f.Size > 1000 {
+			assert.Less(t, f.Brotli, f.GZip, "%s: Brotli is smaller than gzip", f.Name)
+		}
 		assert.Zero(t, f.Unoptimized, "no wasm-opt was asked for")
 	}
 	assert.ElementsMatch(t, []string{
-		"numen.wasm", "wasm_exec.js", "numen-core.bin", "numen-networks.bin", "numen-regions.bin", "numen-timezones.bin",
-		"numen.mjs", "numen.d.ts", "package.json", "README.md", "index.html", "demo.mjs", "demo.css",
+		"numen.wasm", "numen-core.bin", "numen-networks.bin", "numen-regions.bin", "numen-timezones.bin",
+		"numen.mjs", "numen.d.ts", "package.json", "README.md", "index.html", "demo.mjs", "demo.css", "snippet.html",
 	}, names)
 	wasm := built[0]
 	require.Equal(t, "numen.wasm", wasm.Name)
 	assert.LessOrEqual(t, wasm.GZip, sizeBudget, "numen.wasm is %d bytes gzip", wasm.GZip)
 	// What a page loads before it can classify: the module, the core plan
 	// and numen.mjs (which carries wasm_exec.js), within the budget too.
-	page := wasm.GZip
+	page, pageBrotli := 0, 0
 	for _, f := range built {
-		if f.Name == "numen-core.bin" || f.Name == "numen.mjs" {
+		if coreFiles[f.Name] {
 			page += f.GZip
+			pageBrotli += f.Brotli
 		}
 	}
 	assert.LessOrEqual(t, page, sizeBudget, "numen.wasm, numen-core.bin and numen.mjs are %d bytes gzip", page)
-	t.Logf("numen.wasm %d bytes gzip; with numen-core.bin and numen.mjs %d", wasm.GZip, page)
+	assert.LessOrEqual(t, pageBrotli, brotliBudget, "numen.wasm, numen-core.bin and numen.mjs are %d bytes Brotli", pageBrotli)
+	t.Logf("numen.wasm %d bytes gzip, %d Brotli; with numen-core.bin and numen.mjs %d gzip, %d Brotli", wasm.GZip, wasm.Brotli, page, pageBrotli)
 
-	// numen.mjs carries wasm_exec.js in place of its import.
+	// numen.mjs carries wasm_exec.js in place of its import, in its own
+	// scope; the package has no wasm_exec.js of its own.
 	mjs, err := os.ReadFile(filepath.Join(dist, "numen.mjs"))
 	require.NoError(t, err)
-	runtimeJS, err := os.ReadFile(filepath.Join(dist, "wasm_exec.js"))
+	runtimeJS, err := goRuntimeJS()
 	require.NoError(t, err)
-	assert.Contains(t, string(mjs), string(runtimeJS))
+	assert.Contains(t, string(mjs), runtimeStart+string(runtimeJS))
 	assert.NotContains(t, string(mjs), runtimeImport)
+	assert.NoFileExists(t, filepath.Join(dist, "wasm_exec.js"))
 	_, err = inlineRuntime([]byte("export const x = 1;\n"), runtimeJS)
 	assert.ErrorContains(t, err, "wasm/numen.mjs has no line starting "+runtimeImport)
 
@@ -146,9 +166,23 @@ func serve(t *testing.T, dist string) string {
 	require.NoError(t, err)
 	mux := http.NewServeMux()
 	mux.Handle("/wasm/", http.StripPrefix("/wasm", p))
+	// A module of bad bytes, served as WebAssembly: Numen.load must say so.
+	mux.HandleFunc("/bad/numen.wasm", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/wasm")
+		w.Write([]byte("\x00asm\x01\x00\x00\x00\xffnot a section"))
+	})
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	return srv.URL
+}
+
+// closedURL returns the URL of a loopback port nothing listens on.
+func closedURL(t *testing.T) string {
+	t.Helper()
+	srv := httptest.NewServer(http.NotFoundHandler())
+	url := srv.URL
+	srv.Close()
+	return url
 }
 
 // expect holds the Go answers the module's are compared with.

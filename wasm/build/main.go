@@ -32,13 +32,18 @@ func main() {
 		os.Exit(1)
 	}
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(w, "file\tbytes\tgzip -9\t\n")
+	fmt.Fprintf(w, "file\tbytes\tgzip\tbrotli\t\n")
+	core := File{Name: "core: numen.wasm + numen-core.bin + numen.mjs"}
 	for _, f := range files {
-		fmt.Fprintf(w, "%s\t%d\t%d\t\n", f.Name, f.Size, f.GZip)
+		fmt.Fprintf(w, "%s\t%d\t%d\t%d\t\n", f.Name, f.Size, f.GZip, f.Brotli)
 		if f.Unoptimized > 0 {
-			fmt.Fprintf(w, "(numen.wasm before wasm-opt)\t%d\t%d\t\n", f.Unoptimized, f.UnoptimizedGZip)
+			fmt.Fprintf(w, "(numen.wasm before wasm-opt)\t%d\t%d\t%d\t\n", f.Unoptimized, f.UnoptimizedGZip, f.UnoptimizedBrotli)
+		}
+		if coreFiles[f.Name] {
+			core.Size, core.GZip, core.Brotli = core.Size+f.Size, core.GZip+f.GZip, core.Brotli+f.Brotli
 		}
 	}
+	fmt.Fprintf(w, "%s\t%d\t%d\t%d\t\n", core.Name, core.Size, core.GZip, core.Brotli)
 	w.Flush()
 	if _, err := exec.LookPath("wasm-opt"); err != nil && !*noOpt {
 		fmt.Println("(wasm-opt is not on PATH: numen.wasm is as go build made it; Debian's binaryen has it)")

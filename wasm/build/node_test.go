@@ -48,6 +48,19 @@ type nodeResult struct {
 	BadMapJSON       *jsError            `json:"badMapJSON"`
 	FirstMapAgain    map[string]any      `json:"firstMapAgain"`
 	ManyMaps         []map[string]any    `json:"manyMaps"`
+	ObjectMaps       struct {
+		NoMap                           []map[string]any
+		Routed                          []string
+		BeforeChange, AfterChange, Copy string
+	} `json:"objectMaps"`
+	MapLimits struct {
+		Huge, HugeText *jsError
+		JustUnder      string
+	} `json:"mapLimits"`
+	RouteTiming struct {
+		ObjectUs, StringUs, FreshJSONUs float64
+		Same                            bool
+	} `json:"routeTiming"`
 	LoadWithPacks    []map[string]any    `json:"loadWithPacks"`
 	NationalClassify []map[string]any    `json:"nationalClassify"`
 	NationalChecks   []map[string]any    `json:"nationalChecks"`
@@ -113,7 +126,9 @@ func nationalInputs(p *numbering.Plan, numbers []string, limit int) []regional {
 // formatIn is numen.format's answer for package numbering's ParseIn (or
 // Parse, without a country), Format and FormatFrom.
 func formatIn(p *numbering.Plan, c formatCase) formatAnswer {
-	fail := func(err error) formatAnswer { return formatAnswer{Error: &jsError{"Error", err.Error()}} }
+	fail := func(err error) formatAnswer {
+		return formatAnswer{Error: &jsError{Name: "Error", Message: err.Error()}}
+	}
 	if c.From != "" {
 		if _, err := p.FormatFrom(numbering.Number{}, c.From); err != nil {
 			return fail(err)
@@ -143,7 +158,10 @@ func formatIn(p *numbering.Plan, c formatCase) formatAnswer {
 	return formatAnswer{OK: &out}
 }
 
-type jsError struct{ Name, Message string }
+type jsError struct {
+	Name, Message string
+	Cause         string `json:",omitempty"`
+}
 
 type version struct {
 	Program, Data string
@@ -162,7 +180,7 @@ func TestJavaScriptAPI(t *testing.T) {
 	testJavaScriptAPI(t, dist)
 }
 
-// TestWasmOpt builds the package with wasm-opt -Oz, as go run ./wasm/build
+// TestWasmOpt builds the package with wasm-opt -O1, as go run ./wasm/build
 // does when Debian's binaryen is installed (.ci/deps installs it), and
 // runs the JavaScript API's test on it: the optimizer must not change an
 // answer.
@@ -177,7 +195,8 @@ func TestWasmOpt(t *testing.T) {
 	wasm := files[0]
 	require.Equal(t, "numen.wasm", wasm.Name)
 	assert.Positive(t, wasm.Unoptimized)
-	assert.Less(t, wasm.Size, wasm.Unoptimized, "wasm-opt -Oz makes the module smaller")
+	assert.Less(t, wasm.GZip, wasm.UnoptimizedGZip, "wasm-opt makes the module smaller with gzip")
+	assert.Less(t, wasm.Brotli, wasm.UnoptimizedBrotli, "wasm-opt makes the module smaller with Brotli")
 	assert.LessOrEqual(t, wasm.GZip, sizeBudget)
 	testJavaScriptAPI(t, out)
 }
@@ -215,6 +234,7 @@ func testJavaScriptAPI(t *testing.T, dist string) {
 		"numbers": numbers, "checks": checks, "odd": oddInputs,
 		"maps": routingMaps, "routeNumbers": routeNumbers, "badMap": badMap,
 		"national": national, "nationalChecks": nationalChecks, "formats": formats,
+		"closed": closedURL(t),
 	})
 	require.NoError(t, err)
 	dir := t.TempDir()
@@ -228,15 +248,31 @@ func testJavaScriptAPI(t *testing.T, dist string) {
 	var got nodeResult
 	require.NoError(t, json.Unmarshal(b, &got))
 
-	// Loading.
-	assert.Equal(t, &jsError{"Error", "numen: fetching the module " + base + "nothing.wasm: HTTP 404"}, got.LoadErrors["missingModule"])
-	assert.Equal(t, &jsError{"Error", "numen: fetching the plan " + base + "nothing.bin: HTTP 404"}, got.LoadErrors["missingPlan"])
+	// Loading: every failure names the URL and the cause.
+	assert.Equal(t, &jsError{Name: "Error", Message: "numen: fetching the module " + base + "nothing.wasm: HTTP 404 Not Found"}, got.LoadErrors["missingModule"])
+	assert.Equal(t, &jsError{Name: "Error", Message: "numen: fetching the plan " + base + "nothing.bin: HTTP 404 Not Found"}, got.LoadErrors["missingPlan"])
 	tz, err := os.ReadFile(filepath.Join(dist, "numen-timezones.bin"))
 	require.NoError(t, err)
 	_, planErr := numbering.OpenBytes(tz)
 	require.Error(t, planErr)
-	assert.Equal(t, &jsError{"Error", planErr.Error()}, got.LoadErrors["packAsPlan"])
-	assert.Equal(t, &jsError{"TypeError", `numen.loadPack: unknown pack "colours": want "networks", "regions", "timezones" or a pack's URL`}, got.LoadErrors["unknownPack"])
+	assert.Equal(t, &jsError{Name: "Error", Message: "numen: opening the plan " + base + "numen-timezones.bin: " + planErr.Error()}, got.LoadErrors["packAsPlan"])
+	assert.Equal(t, &jsError{Name: "TypeError", Message: `numen.loadPack: unknown pack "colours": want "networks", "regions", "timezones" or a pack's URL`}, got.LoadErrors["unknownPack"])
+	for name, prefix := range map[string]string{
+		"network":     "numen: fetching the module http://127.0.0.1:",
+		"networkPlan": "numen: fetching the plan http://127.0.0.1:",
+		"badModule":   "numen: loading the module " + strings.TrimSuffix(base, "/wasm/") + "/bad/numen.wasm: WebAssembly.instantiateStreaming(): ",
+		"notModule":   "numen: loading the module " + base + "numen-core.bin: WebAssembly.instantiate(): ",
+	} {
+		e := got.LoadErrors[name]
+		if assert.NotNil(t, e, name) {
+			assert.Equal(t, "Error", e.Name, name)
+			assert.True(t, strings.HasPrefix(e.Message, prefix), "%s: %q, want it to start with %q", name, e.Message, prefix)
+			assert.NotEmpty(t, e.Cause, "%s: the error has its cause", name)
+		}
+	}
+	assert.Contains(t, got.LoadErrors["network"].Message, "/numen.wasm: fetch failed")
+	assert.Contains(t, got.LoadErrors["networkPlan"].Message, "/numen-core.bin: fetch failed")
+	assert.Equal(t, &jsError{Name: "Error", Message: "numen: the plan data:application/octet-stream, is 0 bytes: the module takes 1 byte to 67108864 bytes (64 MiB)"}, got.LoadErrors["emptyPlan"])
 	assert.Equal(t, version{"test", data.Version(), []string{}}, got.Version)
 
 	// Classification and checks, core plan.
@@ -255,7 +291,7 @@ func testJavaScriptAPI(t *testing.T, dist string) {
 		"checkObject":    "numen.check: want a string, have object",
 		"routeArray":     "numen.route: want a string, have object",
 	} {
-		assert.Equal(t, &jsError{"TypeError", msg}, got.TypeErrors[name], name)
+		assert.Equal(t, &jsError{Name: "TypeError", Message: msg}, got.TypeErrors[name], name)
 	}
 	diff(t, "classify (odd)", oddInputs, got.Odd, func(s string) map[string]any { return classify(e.core, s) })
 	diff(t, "check (odd)", oddInputs, got.OddChecks, func(s string) map[string]any { return check(e.core, s) })
@@ -270,8 +306,9 @@ func testJavaScriptAPI(t *testing.T, dist string) {
 	require.NoError(t, err)
 	_, packErr := numbering.OpenBytes(core, numbering.WithPack(core))
 	require.Error(t, packErr)
-	assert.Equal(t, &jsError{"Error", packErr.Error()}, got.PackErrors["corePlanAsPack"])
-	assert.Equal(t, &jsError{"Error", "numen: fetching the pack " + base + "nothing.bin: HTTP 404"}, got.PackErrors["missing"])
+	assert.Equal(t, &jsError{Name: "Error", Message: "numen: opening the pack " + base + "numen-core.bin: " + packErr.Error()}, got.PackErrors["corePlanAsPack"])
+	assert.Equal(t, &jsError{Name: "Error", Message: "numen: fetching the pack " + base + "nothing.bin: HTTP 404 Not Found"}, got.PackErrors["missing"])
+	assert.True(t, strings.HasPrefix(got.PackErrors["garbage"].Message, "numen: opening the pack "+base+"numen.mjs: "), got.PackErrors["garbage"].Message)
 	assert.Equal(t, "Error", got.PackErrors["garbage"].Name)
 	assert.Contains(t, got.PackErrors["garbage"].Message, "not a numbering plan file (pack 1)")
 	assert.Empty(t, got.PacksAfterErrors)
@@ -299,18 +336,35 @@ func testJavaScriptAPI(t *testing.T, dist string) {
 	require.NoError(t, err)
 	_, mapErr := e.platform.Resolver(pm)
 	require.Error(t, mapErr)
-	assert.Equal(t, &jsError{"Error", mapErr.Error()}, got.BadMap)
+	assert.Equal(t, &jsError{Name: "Error", Message: mapErr.Error()}, got.BadMap)
 	assert.Contains(t, got.BadMap.Message, "XX9")
 	assert.Contains(t, got.BadMap.Message, "ZZ")
 	assert.Contains(t, got.BadMap.Message, "NOPE")
 	_, jsonErr := routing.ParseMap([]byte("{"))
 	require.Error(t, jsonErr)
-	assert.Equal(t, &jsError{"Error", jsonErr.Error()}, got.BadMapJSON)
+	assert.Equal(t, &jsError{Name: "Error", Message: jsonErr.Error()}, got.BadMapJSON)
 	assert.Equal(t, e.route(t, routingMaps[0], routeNumbers[0]), got.FirstMapAgain)
 	assert.Equal(t, e.route(t, `{"defaultRoute": "GT1", "prefixes": [{"cns": "+4915107", "route": "GT2"}]}`, "+49 151 07123456"), got.ManyMaps[0])
 	assert.Equal(t, e.route(t, `{"defaultRoute": "GT1", "prefixes": [{"cns": "+4915199", "route": "GT2"}]}`, "+49 151 99123456"), got.ManyMaps[1])
 	assert.Equal(t, "GT2", got.ManyMaps[0]["route"])
-
+	// Maps as objects, by identity: 70 (more than the module keeps), then
+	// the first and the last again; one changed after its first use.
+	noMap := e.route(t, `{}`, "+49 151 00123456")
+	assert.Equal(t, []map[string]any{noMap, noMap}, got.ObjectMaps.NoMap, "no map: the platform's rules")
+	require.Len(t, got.ObjectMaps.Routed, 72)
+	for i, r := range got.ObjectMaps.Routed {
+		assert.Equal(t, "GT2", r, "map object %d", i)
+	}
+	assert.Equal(t, "GT2", got.ObjectMaps.BeforeChange)
+	assert.Equal(t, "GT2", got.ObjectMaps.AfterChange, "an object map is read at its first use")
+	assert.Equal(t, "DS7", got.ObjectMaps.Copy, "a new object is read anew")
+	// Limits, stated in the errors.
+	assert.Equal(t, &jsError{Name: "Error", Message: "numen.route: the routing map is 1048608 bytes of JSON: the limit is 1048576 bytes (1 MiB)"}, got.MapLimits.Huge)
+	assert.Equal(t, &jsError{Name: "Error", Message: "numen.route: the routing map is 1200032 bytes of JSON: the limit is 1048576 bytes (1 MiB)"}, got.MapLimits.HugeText)
+	assert.Equal(t, "GT2", got.MapLimits.JustUnder, "a map of 1,000,064 bytes is under the limit")
+	assert.True(t, got.RouteTiming.Same)
+	t.Logf("route() with a map of 1,000 prefixes: %.2f µs per call as the same object, %.2f µs as a string, %.1f µs as JSON made anew (the cost of every call before)",
+		got.RouteTiming.ObjectUs, got.RouteTiming.StringUs, got.RouteTiming.FreshJSONUs)
 	// A country: national input, format.
 	texts := func(in []regional) []string {
 		out := make([]string, len(in))
@@ -363,16 +417,16 @@ func testJavaScriptAPI(t *testing.T, dist string) {
 	_, unreadable := e.core.ParseIn("0 1", "DE")
 	_, noCountry := e.core.Parse("0151 23456789")
 	for name, want := range map[string]*jsError{
-		"classifyUnknown":       {"Error", unknownXX.Error()},
-		"checkUnknown":          {"Error", unknownGermany.Error()},
-		"formatUnknown":         {"Error", unknownEmpty.Error()},
-		"formatUnknownFrom":     {"Error", unknownZZ.Error()},
-		"formatUnreadable":      {"Error", unreadable.Error()},
-		"formatNoCountry":       {"Error", noCountry.Error()},
-		"formatStyle":           {"TypeError", `numen.format: unknown style "short": want "e164", "international", "national", "rfc3966"`},
-		"classifyNumberCountry": {"TypeError", "numen.classify: want a string for country, have number"},
-		"formatNumberFrom":      {"TypeError", "numen.format: want a string for from, have number"},
-		"formatText":            {"TypeError", "numen.format: want a string, have number"},
+		"classifyUnknown":       {Name: "Error", Message: unknownXX.Error()},
+		"checkUnknown":          {Name: "Error", Message: unknownGermany.Error()},
+		"formatUnknown":         {Name: "Error", Message: unknownEmpty.Error()},
+		"formatUnknownFrom":     {Name: "Error", Message: unknownZZ.Error()},
+		"formatUnreadable":      {Name: "Error", Message: unreadable.Error()},
+		"formatNoCountry":       {Name: "Error", Message: noCountry.Error()},
+		"formatStyle":           {Name: "TypeError", Message: `numen.format: unknown style "short": want "e164", "international", "national", "rfc3966"`},
+		"classifyNumberCountry": {Name: "TypeError", Message: "numen.classify: want a string for country, have number"},
+		"formatNumberFrom":      {Name: "TypeError", Message: "numen.format: want a string for from, have number"},
+		"formatText":            {Name: "TypeError", Message: "numen.format: want a string, have number"},
 	} {
 		assert.Equal(t, want, got.CountryErrors[name], name)
 	}

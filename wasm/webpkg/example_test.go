@@ -73,7 +73,6 @@ func writeMinimalPackage(dir string) {
 	files := map[string][]byte{
 		"numen.wasm":         []byte("\x00asm\x01\x00\x00\x00"),
 		"numen.mjs":          []byte("export class Numen {}\n"),
-		"wasm_exec.js":       []byte("globalThis.Go = class {};\n"),
 		"numen-core.bin":     core,
 		"numen-networks.bin": networks,
 	}

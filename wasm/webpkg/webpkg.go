@@ -8,14 +8,18 @@
 // Open reads the whole folder into memory and checks it first: the module
 // must be WebAssembly, the core plan and every pack must open together
 // (numbering.OpenBytes with WithPack: a damaged or mismatched plan is an
-// error, not wrong answers in a browser), and every gzip twin (NAME.gz)
-// must decompress to its file. The handler then answers GET and HEAD with
-// the right media types (application/wasm, text/javascript, ...), the gzip
-// twin to clients that accept gzip, strong ETags with Cache-Control:
-// no-cache (the names carry no version, so browsers revalidate), and
-// Access-Control-Allow-Origin: * so that pages of other origins can import
-// the module. Unknown paths are 404 and other methods 405, each with a JSON
-// body {"errors": ["..."]}.
+// error, not wrong answers in a browser), and every compressed twin, Brotli
+// (NAME.br) and gzip (NAME.gz), must decompress to its file. The handler
+// then answers GET and HEAD with the right media types (application/wasm,
+// text/javascript, ...); the Brotli twin to clients that accept br, else
+// the gzip twin to clients that accept gzip (Content-Encoding, and Vary:
+// Accept-Encoding on every file that has a twin); strong ETags, one per
+// encoding, with Cache-Control: no-cache (the names carry no version, so
+// browsers revalidate); Access-Control-Allow-Origin: * so that pages of
+// other origins can import the module; and, on the demo page (index.html),
+// the strict Content-Security-Policy the module works under (CSP). Unknown
+// paths are 404 and other methods 405, each with a JSON body
+// {"errors": ["..."]}.
 package webpkg
 
 import (
@@ -29,11 +33,13 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/andybalholm/brotli"
 	"github.com/numenhq/numen/numbering"
 	"github.com/numenhq/numen/numbering/textfmt"
 )
@@ -47,7 +53,14 @@ const (
 )
 
 // required are the files a page cannot do without.
-var required = []string{"numen.wasm", "numen.mjs", "wasm_exec.js", "numen-core.bin"}
+var required = []string{"numen.wasm", "numen.mjs", "numen-core.bin"}
+
+// CSP is the Content-Security-Policy of the demo page the handler serves:
+// scripts of the package's own origin only, and WebAssembly compiled from
+// bytes ('wasm-unsafe-eval', which WebAssembly.instantiateStreaming needs
+// under any script-src; it allows no JavaScript eval). Numen's module works
+// under it; the demo page is served with it.
+const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'"
 
 // Package is a browser package read into memory, ready to serve. It is an
 // http.Handler for paths relative to the package ("/numen.wasm"; "/" is
@@ -64,8 +77,10 @@ type file struct {
 	ctype  string
 	raw    []byte
 	gz     []byte // the gzip twin; nil without one
+	br     []byte // the Brotli twin; nil without one
 	etag   string
 	gzEtag string
+	brEtag string
 }
 
 // Open reads and checks the package in dir.
@@ -116,17 +131,20 @@ func Open(dir string) (*Package, error) {
 		return nil, err
 	}
 	for name, b := range contents {
-		if base, ok := strings.CutSuffix(name, ".gz"); ok {
+		if base, ext, ok := twinOf(name); ok {
 			if raw, ok := contents[base]; ok {
-				if err := sameAfterGunzip(b, raw); err != nil {
+				if err := sameAfterDecompressing(ext, b, raw); err != nil {
 					return nil, fmt.Errorf("browser package: %s is not %s compressed: %w", filepath.Join(dir, name), base, err)
 				}
-				continue // served in place of base to clients that take gzip
+				continue // served in place of base to clients that take its encoding
 			}
 		}
 		f := &file{name: name, ctype: mediaType(name), raw: b, etag: etag(b, "")}
 		if z, ok := contents[name+".gz"]; ok {
 			f.gz, f.gzEtag = z, etag(b, "-gz")
+		}
+		if z, ok := contents[name+".br"]; ok {
+			f.br, f.brEtag = z, etag(b, "-br")
 		}
 		p.files[name] = f
 	}
@@ -196,10 +214,18 @@ func (p *Package) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Access-Control-Allow-Origin", "*")
+	if name == "index.html" { // the demo page; other HTML files are fragments to copy
+		h.Set("Content-Security-Policy", CSP)
+	}
 	body, tag := f.raw, f.etag
-	if f.gz != nil {
+	if f.gz != nil || f.br != nil {
 		h.Add("Vary", "Accept-Encoding")
-		if AcceptsGzip(r.Header.Values("Accept-Encoding")) {
+		accept := r.Header.Values("Accept-Encoding")
+		switch {
+		case f.br != nil && AcceptsBrotli(accept):
+			body, tag = f.br, f.brEtag
+			h.Set("Content-Encoding", "br")
+		case f.gz != nil && AcceptsGzip(accept):
 			body, tag = f.gz, f.gzEtag
 			h.Set("Content-Encoding", "gzip")
 		}
@@ -219,26 +245,36 @@ func writeError(w http.ResponseWriter, status int, msg string) {
 // AcceptsGzip reports whether Accept-Encoding header values admit gzip:
 // gzip, x-gzip or * listed without q=0 (RFC 9110, section 12.5.3). An
 // explicit gzip;q=0 refuses it even when * is admitted.
-func AcceptsGzip(values []string) bool {
-	star, gz := false, 0 // gz: 0 unnamed, 1 admitted, -1 refused
+func AcceptsGzip(values []string) bool { return accepts(values, "gzip", "x-gzip") }
+
+// AcceptsBrotli reports whether Accept-Encoding header values admit
+// Brotli: br or * listed without q=0; an explicit br;q=0 refuses it even
+// when * is admitted. Brotli is served before gzip whatever the q values
+// say, being the smaller.
+func AcceptsBrotli(values []string) bool { return accepts(values, "br") }
+
+// accepts reports whether Accept-Encoding header values admit a coding,
+// by any of its names.
+func accepts(values []string, names ...string) bool {
+	star, named := false, 0 // named: 0 not named, 1 admitted, -1 refused
 	for _, v := range values {
 		for item := range strings.SplitSeq(v, ",") {
 			coding, params, _ := strings.Cut(item, ";")
 			coding = strings.ToLower(strings.TrimSpace(coding))
 			ok := qualityAbove0(params)
-			switch coding {
-			case "gzip", "x-gzip":
+			switch {
+			case slices.Contains(names, coding):
 				if ok {
-					gz = max(gz, 1)
+					named = max(named, 1)
 				} else {
-					gz = -1
+					named = -1
 				}
-			case "*":
+			case coding == "*":
 				star = star || ok
 			}
 		}
 	}
-	return gz == 1 || (gz == 0 && star)
+	return named == 1 || (named == 0 && star)
 }
 
 // qualityAbove0 reads the q parameter of an Accept-Encoding item: absent,
@@ -273,6 +309,8 @@ func mediaType(name string) string {
 		return "text/markdown; charset=utf-8"
 	case strings.HasSuffix(name, ".gz"):
 		return "application/gzip"
+	case strings.HasSuffix(name, ".br"):
+		return "application/x-brotli"
 	}
 	return "application/octet-stream"
 }
@@ -282,11 +320,27 @@ func etag(b []byte, suffix string) string {
 	return `"` + hex.EncodeToString(sum[:12]) + suffix + `"`
 }
 
-// sameAfterGunzip checks that z decompresses to raw.
-func sameAfterGunzip(z, raw []byte) error {
-	zr, err := gzip.NewReader(bytes.NewReader(z))
-	if err != nil {
-		return err
+// twinOf splits the name of a compressed twin ("numen.wasm.br") into its
+// file's name and its extension (".br" or ".gz").
+func twinOf(name string) (base, ext string, ok bool) {
+	for _, ext := range []string{".gz", ".br"} {
+		if base, ok := strings.CutSuffix(name, ext); ok {
+			return base, ext, true
+		}
+	}
+	return "", "", false
+}
+
+// sameAfterDecompressing checks that z, gzip (ext ".gz") or Brotli (".br"),
+// decompresses to raw.
+func sameAfterDecompressing(ext string, z, raw []byte) error {
+	var zr io.Reader = brotli.NewReader(bytes.NewReader(z))
+	if ext == ".gz" {
+		r, err := gzip.NewReader(bytes.NewReader(z))
+		if err != nil {
+			return err
+		}
+		zr = r
 	}
 	got, err := io.ReadAll(io.LimitReader(zr, int64(len(raw))+1))
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/andybalholm/brotli"
 	"github.com/numenhq/numen/data"
 	"github.com/numenhq/numen/numbering/compile"
 	"github.com/stretchr/testify/assert"
@@ -32,7 +33,6 @@ func writePackage(t *testing.T) string {
 	files := map[string][]byte{
 		"numen.wasm":          append([]byte("\x00asm\x01\x00\x00\x00"), bytes.Repeat([]byte{0}, 5000)...),
 		"numen.mjs":           []byte("export class Numen {}\n"),
-		"wasm_exec.js":        []byte("globalThis.Go = class {};\n"),
 		"index.html":          []byte("<!doctype html><title>demo</title>\n"),
 		"numen.d.ts":          []byte("export declare class Numen {}\n"),
 		"numen-core.bin":      core,
@@ -44,6 +44,9 @@ func writePackage(t *testing.T) string {
 		if name != "index.html" {
 			require.NoError(t, os.WriteFile(filepath.Join(dir, name+".gz"), gz(b), 0o644))
 		}
+		if name != "index.html" && name != "numen.d.ts" { // numen.d.ts: a file with a gzip twin only
+			require.NoError(t, os.WriteFile(filepath.Join(dir, name+".br"), br(b), 0o644))
+		}
 	}
 	return dir
 }
@@ -53,6 +56,14 @@ func gz(b []byte) []byte {
 	zw := gzip.NewWriter(&out)
 	zw.Write(b)
 	zw.Close()
+	return out.Bytes()
+}
+
+func br(b []byte) []byte {
+	var out bytes.Buffer
+	bw := brotli.NewWriterLevel(&out, 4) // fast: the tests need valid twins, not small ones
+	bw.Write(b)
+	bw.Close()
 	return out.Bytes()
 }
 
@@ -80,11 +91,32 @@ func TestServe(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"networks", "timezones"}, p.Packs())
 	assert.NotContains(t, p.Files(), "numen.wasm.gz", "a twin is served in place of its file, not under its own name")
+	assert.NotContains(t, p.Files(), "numen.wasm.br")
 	assert.Contains(t, p.Files(), "numen.wasm")
 	wasm, err := os.ReadFile(filepath.Join(dir, "numen.wasm"))
 	require.NoError(t, err)
 
-	resp := get(t, p, "GET", "/numen.wasm", "Accept-Encoding", "br, gzip;q=0.8")
+	// Brotli first, to any client that takes it, whatever the q values.
+	var brTag string
+	for _, accept := range []string{"gzip, deflate, br, zstd", "br", "gzip;q=1, br;q=0.1", "*"} {
+		resp := get(t, p, "GET", "/numen.wasm", "Accept-Encoding", accept)
+		assert.Equal(t, 200, resp.StatusCode)
+		assert.Equal(t, "br", resp.Header.Get("Content-Encoding"), accept)
+		assert.Equal(t, "Accept-Encoding", resp.Header.Get("Vary"))
+		assert.Equal(t, "application/wasm", resp.Header.Get("Content-Type"))
+		got, err := io.ReadAll(brotli.NewReader(bytes.NewReader(body(t, resp))))
+		require.NoError(t, err)
+		assert.Equal(t, wasm, got)
+		brTag = resp.Header.Get("Etag")
+	}
+	resp := get(t, p, "GET", "/numen.wasm", "Accept-Encoding", "br", "If-None-Match", brTag)
+	assert.Equal(t, http.StatusNotModified, resp.StatusCode)
+	// A file with a gzip twin only is sent gzip-compressed to a client that takes both.
+	resp = get(t, p, "GET", "/numen.d.ts", "Accept-Encoding", "gzip, br")
+	assert.Equal(t, "gzip", resp.Header.Get("Content-Encoding"))
+	assert.Equal(t, "Accept-Encoding", resp.Header.Get("Vary"))
+
+	resp = get(t, p, "GET", "/numen.wasm", "Accept-Encoding", "br;q=0, gzip;q=0.8")
 	assert.Equal(t, 200, resp.StatusCode)
 	assert.Equal(t, "application/wasm", resp.Header.Get("Content-Type"))
 	assert.Equal(t, "gzip", resp.Header.Get("Content-Encoding"))
@@ -97,6 +129,7 @@ func TestServe(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, wasm, got)
 	gzTag := resp.Header.Get("Etag")
+	assert.NotEqual(t, brTag, gzTag)
 
 	resp = get(t, p, "GET", "/numen.wasm")
 	assert.Equal(t, "", resp.Header.Get("Content-Encoding"))
@@ -106,8 +139,11 @@ func TestServe(t *testing.T) {
 
 	resp = get(t, p, "GET", "/numen.wasm", "If-None-Match", tag)
 	assert.Equal(t, http.StatusNotModified, resp.StatusCode)
-	resp = get(t, p, "GET", "/numen.wasm", "Accept-Encoding", "gzip;q=0, *")
-	assert.Equal(t, "", resp.Header.Get("Content-Encoding"), "gzip;q=0 refuses gzip")
+	resp = get(t, p, "GET", "/numen.wasm", "Accept-Encoding", "gzip;q=0, br;q=0, *")
+	assert.Equal(t, "", resp.Header.Get("Content-Encoding"), "gzip;q=0 refuses gzip, br;q=0 Brotli")
+	resp = get(t, p, "GET", "/numen.wasm", "Accept-Encoding", "identity")
+	assert.Equal(t, "", resp.Header.Get("Content-Encoding"))
+	assert.Equal(t, "Accept-Encoding", resp.Header.Get("Vary"))
 	resp = get(t, p, "GET", "/numen.wasm", "Range", "bytes=0-3")
 	assert.Equal(t, http.StatusPartialContent, resp.StatusCode)
 	assert.Equal(t, []byte("\x00asm"), body(t, resp))
@@ -120,6 +156,8 @@ func TestServe(t *testing.T) {
 	assert.Equal(t, "text/html; charset=utf-8", resp.Header.Get("Content-Type"))
 	assert.Contains(t, string(body(t, resp)), "<title>demo</title>")
 	assert.Empty(t, resp.Header.Get("Vary"), "index.html has no twin")
+	assert.Equal(t, "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'", resp.Header.Get("Content-Security-Policy"), "the demo page runs under the strict policy")
+	assert.Empty(t, get(t, p, "GET", "/numen.mjs").Header.Get("Content-Security-Policy"), "only pages have a policy")
 
 	for _, path := range []string{"/nothing.js", "/numen.wasm/x", "/../go.mod", "/.hidden"} {
 		resp = get(t, p, "GET", path)
@@ -170,6 +208,12 @@ func TestOpenErrors(t *testing.T) {
 		}, "numen-core.bin with the packs networks, regions, timezones:"},
 		{"twin of other bytes", func(dir string) { write(dir, "numen.mjs.gz", gz([]byte("export {};"))) }, "numen.mjs.gz is not numen.mjs compressed: it decompresses to other bytes"},
 		{"twin not gzip", func(dir string) { write(dir, "numen.mjs.gz", []byte("plain")) }, "numen.mjs.gz is not numen.mjs compressed"},
+		{"Brotli twin of other bytes", func(dir string) { write(dir, "numen.wasm.br", br([]byte("\x00asm"))) }, "numen.wasm.br is not numen.wasm compressed: it decompresses to other bytes"},
+		{"Brotli twin not Brotli", func(dir string) { write(dir, "numen-core.bin.br", []byte("plain")) }, "numen-core.bin.br is not numen-core.bin compressed"},
+		{"Brotli twin cut short", func(dir string) {
+			b, _ := os.ReadFile(filepath.Join(dir, "numen-core.bin.br"))
+			write(dir, "numen-core.bin.br", b[:len(b)/2])
+		}, "numen-core.bin.br is not numen-core.bin compressed"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := writePackage(t)
@@ -196,7 +240,8 @@ func flip(dir, name string, at int) {
 	}
 	b[at] ^= 0x20
 	write(dir, name, b)
-	write(dir, name+".gz", gz(b)) // the twin matches: the damage is in the plan
+	write(dir, name+".gz", gz(b)) // the twins match: the damage is in the plan
+	write(dir, name+".br", br(b))
 }
 
 func TestAcceptsGzip(t *testing.T) {
@@ -242,6 +287,42 @@ func FuzzAcceptsGzip(f *testing.F) {
 		}
 		if strings.TrimSpace(header) == "" && AcceptsGzip([]string{header}) {
 			t.Errorf("%q admits gzip", header)
+		}
+	})
+}
+
+func TestAcceptsBrotli(t *testing.T) {
+	for _, tc := range []struct {
+		header string
+		want   bool
+	}{
+		{"", false},
+		{"br", true},
+		{"BR", true},
+		{"gzip, deflate, br, zstd", true},
+		{"gzip, deflate", false},
+		{"br;q=0", false},
+		{"br;q=0, *", false},
+		{"*", true},
+		{"*;q=0", false},
+		{"gzip;q=0, *", true},
+		{"brotli", false},
+		{"x-br", false},
+	} {
+		assert.Equal(t, tc.want, AcceptsBrotli([]string{tc.header}), "%q", tc.header)
+	}
+}
+
+// FuzzAcceptsBrotli: no panic, and an explicit br;q=0 at the end always
+// refuses Brotli.
+func FuzzAcceptsBrotli(f *testing.F) {
+	for _, s := range []string{"br", "*;q=0.5", "br;q=0, *", "gzip, br;;q=,", ";;,,"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, header string) {
+		AcceptsBrotli([]string{header})
+		if AcceptsBrotli([]string{header + ", br;q=0"}) {
+			t.Errorf("%q, br;q=0 admits Brotli", header)
 		}
 	})
 }

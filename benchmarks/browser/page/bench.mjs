@@ -10,6 +10,8 @@ let numen = null;
 let lib = null;
 let corpus = [];
 let typed = [];
+let keyed = []; // the corpus' numbers as typed into a field: "+" and digits
+let page = ""; // a page of text with numbers in it
 
 // loadScript adds a classic script (the UMD bundle) and waits for it.
 function loadScript(src) {
@@ -58,7 +60,71 @@ globalThis.bench = {
         typed.push(n.slice(0, i));
       }
     }
+    keyed = numbers.map((n) => n.replace(/[^+0-9]/g, ""));
+    // A page of text (about 4 KB): numbers in prose, beside dates, prices
+    // and order numbers, some in international format, some as written
+    // in Germany.
+    const words = ["Call", "on 17.05.2024 at 14:30, price 129.99 EUR, order 4711, or", "fax", "(office hours 9-17), mobile"];
+    const parts = [];
+    for (let i = 0; i < 80 && i < numbers.length; i++) {
+      parts.push(words[i % words.length], i % 3 === 2 ? `0151 ${23456700 + i}` : numbers[i], i % 5 === 4 ? ".\n" : ";");
+    }
+    page = parts.join(" ");
     return typed.length;
+  },
+
+  // pageLength is the length of the page of text find reads.
+  pageLength() {
+    return page.length;
+  },
+
+  // asYouType types n keys into a phone field's formatter, number after
+  // number of the corpus (each in international format, "+" and digits),
+  // and returns the time per key: Numen's asYouType().input, or
+  // libphonenumber-js's new AsYouType().input, each of which returns the
+  // field's text.
+  asYouType(which, n) {
+    let sum = 0;
+    const c = keyed;
+    const t0 = performance.now();
+    if (which === "numen") {
+      const f = numen.asYouType();
+      for (let i = 0, j = 0; i < n; j = j + 1 === c.length ? 0 : j + 1) {
+        const s = c[j];
+        f.reset();
+        for (let k = 0; k < s.length && i < n; k++, i++) {
+          sum += f.input(s[k]).length;
+        }
+      }
+    } else {
+      const f = new lib.AsYouType();
+      for (let i = 0, j = 0; i < n; j = j + 1 === c.length ? 0 : j + 1) {
+        const s = c[j];
+        f.reset();
+        for (let k = 0; k < s.length && i < n; k++, i++) {
+          sum += f.input(s[k]).length;
+        }
+      }
+    }
+    return { ns: ((performance.now() - t0) * 1e6) / n, sum };
+  },
+
+  // find finds the numbers of the page of text, n times, with Germany as
+  // the default country: Numen's find, or libphonenumber-js's
+  // findPhoneNumbersInText (both at the "valid" leniency).
+  find(which, n) {
+    let sum = 0;
+    const t0 = performance.now();
+    if (which === "numen") {
+      for (let i = 0; i < n; i++) {
+        sum += numen.find(page, { country: "DE" }).length;
+      }
+    } else {
+      for (let i = 0; i < n; i++) {
+        sum += lib.findPhoneNumbersInText(page, "DE").length;
+      }
+    }
+    return { ns: ((performance.now() - t0) * 1e6) / n, sum };
   },
 
   // classify answers n numbers of the corpus, round and round: Numen's

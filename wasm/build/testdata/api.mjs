@@ -14,13 +14,13 @@ const { Numen } = await import(pathToFileURL(`${dist}/numen.mjs`).href);
 const input = JSON.parse(readFileSync(inPath, "utf8"));
 const out = {};
 
-// thrown runs f and returns what it threw: {name, message}, or null.
+// thrown runs f and returns what it threw: {name, message, cause}, or null.
 async function thrown(f) {
   try {
     await f();
     return null;
   } catch (err) {
-    return { name: err.constructor.name, message: String(err.message) };
+    return { name: err.constructor.name, message: String(err.message), cause: err.cause === undefined ? undefined : String(err.cause) };
   }
 }
 
@@ -29,6 +29,11 @@ out.loadErrors = {
   missingPlan: await thrown(() => Numen.load(new URL("numen.wasm", base), { plan: new URL("nothing.bin", base) })),
   packAsPlan: await thrown(() => Numen.load(new URL("numen.wasm", base), { plan: new URL("numen-timezones.bin", base) })),
   unknownPack: await thrown(() => Numen.load(new URL("numen.wasm", base), { packs: ["colours"] })),
+  network: await thrown(() => Numen.load(new URL("numen.wasm", input.closed))),
+  networkPlan: await thrown(() => Numen.load(new URL("numen.wasm", base), { plan: new URL("numen-core.bin", input.closed) })),
+  badModule: await thrown(() => Numen.load(new URL("/bad/numen.wasm", base), { plan: new URL("numen-core.bin", base) })),
+  notModule: await thrown(() => Numen.load(new URL("numen-core.bin", base))),
+  emptyPlan: await thrown(() => Numen.load(new URL("numen.wasm", base), { plan: "data:application/octet-stream," })),
 };
 
 const numen = await Numen.load(new URL("numen.wasm", base));
@@ -75,6 +80,38 @@ for (let i = 0; i < 100; i++) {
 }
 out.firstMapAgain = numen.route(input.routeNumbers[0], input.maps[0]);
 out.manyMaps = [numen.route("+49 151 07123456", manyMap(7)), numen.route("+49 151 99123456", manyMap(99))];
+// Objects by identity: more than the module keeps, then the first again.
+const objects = Array.from({ length: 70 }, (_, i) => manyMap(i));
+const routedObjects = objects.map((m, i) => numen.route(`+49 151 ${String(i).padStart(2, "0")}123456`, m).route);
+routedObjects.push(numen.route("+49 151 00123456", objects[0]).route, numen.route("+49 151 69123456", objects[69]).route);
+// An object is read at its first use: a change after it is not seen.
+const changed = manyMap(42);
+const beforeChange = numen.route("+49 151 42123456", changed).route;
+changed.prefixes[0].route = "DS7";
+out.objectMaps = { noMap: [numen.route("+49 151 00123456"), numen.route("+49 151 00123456", null)], routed: routedObjects, beforeChange, afterChange: numen.route("+49 151 42123456", changed).route, copy: numen.route("+49 151 42123456", structuredClone(changed)).route };
+out.mapLimits = {
+  huge: await thrown(() => numen.route("+4915123456789", { defaultRoute: "GT1", note: "x".repeat(1 << 20) })),
+  hugeText: await thrown(() => numen.route("+4915123456789", JSON.stringify({ defaultRoute: "GT1", note: "\u00e9".repeat(600_000) }))),
+  justUnder: numen.route("+4915123456789", JSON.stringify({ defaultRoute: "GT1", prefixes: [{ cns: "+4915", route: "GT2" }] }) + " ".repeat(1_000_000)).route,
+};
+// route() per call with a map of 1,000 prefixes: as the same object each
+// time, and as its JSON made anew each time (what every call cost before
+// maps were remembered by identity).
+const bigMap = { defaultRoute: "GT1", prefixes: Array.from({ length: 1000 }, (_, i) => ({ cns: `+49151${String(i).padStart(3, "0")}`, route: i % 2 ? "GT2" : "DS7" })) };
+const perCall = (f, n) => {
+  for (let i = 0; i < n; i++) f(i); // warm-up
+  const t0 = performance.now();
+  for (let i = 0; i < n; i++) f(i);
+  return ((performance.now() - t0) * 1000) / n;
+};
+const routeNumber = (i) => `+49151${String(i % 1000).padStart(3, "0")}12345`;
+const bigJSON = JSON.stringify(bigMap);
+out.routeTiming = {
+  objectUs: perCall((i) => numen.route(routeNumber(i), bigMap), 20000),
+  stringUs: perCall((i) => numen.route(routeNumber(i), bigJSON), 20000),
+  freshJSONUs: perCall((i) => numen.route(routeNumber(i), JSON.stringify(bigMap)), 2000),
+  same: numen.route(routeNumber(7), bigMap).route === numen.route(routeNumber(7), bigJSON).route,
+};
 
 // Packs loaded at load time.
 const withPacks = await Numen.load(new URL("numen.wasm", base), { packs: ["networks", "regions", "timezones"] });
