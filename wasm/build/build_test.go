@@ -114,6 +114,14 @@ func TestBuild(t *testing.T) {
 	assert.LessOrEqual(t, pageBrotli, brotliBudget, "numen.wasm, numen-core.bin and numen.mjs are %d bytes Brotli", pageBrotli)
 	t.Logf("numen.wasm %d bytes gzip, %d Brotli; with numen-core.bin and numen.mjs %d gzip, %d Brotli", wasm.GZip, wasm.Brotli, page, pageBrotli)
 
+	// The module never gives an overlay, so none of numbering's overlay
+	// reader is linked (111 KB of it): its messages are not in the module.
+	module, err := os.ReadFile(filepath.Join(dist, "numen.wasm"))
+	require.NoError(t, err)
+	for _, msg := range []string{"an overlay needs at least one", "one line per prefix"} {
+		assert.NotContains(t, string(module), msg, "numen.wasm links numbering's overlay code")
+	}
+
 	// numen.mjs carries wasm_exec.js in place of its import, in its own
 	// scope; the package has no wasm_exec.js of its own.
 	mjs, err := os.ReadFile(filepath.Join(dist, "numen.mjs"))
