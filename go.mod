@@ -3,6 +3,7 @@ module github.com/numenhq/numen
 go 1.26.0
 
 require (
+	github.com/andybalholm/brotli v1.3.0
 	github.com/armon/go-radix v1.0.0
 	github.com/chromedp/cdproto v0.159.0
 	github.com/chromedp/chromedp v0.23.0
@@ -25,7 +26,6 @@ require (
 )
 
 require (
-	github.com/andybalholm/brotli v1.3.0 // indirect
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/dustin/go-humanize v1.1.0 // indirect
