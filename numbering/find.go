@@ -1075,7 +1075,7 @@ func (p *Plan) parseCandidate(s string, rg *region, c *candidate) bool {
 		case letters:
 			continue
 		default:
-			v, ok := ndValue(r)
+			v, ok := decimalDigit(r)
 			if !ok {
 				continue
 			}
@@ -1100,34 +1100,6 @@ func countASCIILetters(s string) int {
 		}
 	}
 	return n
-}
-
-// ndValue returns the ASCII digit of a decimal digit of any script, as
-// libphonenumber (Java's Character.digit) reads it.
-func ndValue(r rune) (byte, bool) {
-	if r >= '0' && r <= '9' {
-		return byte(r), true
-	}
-	if r < utf8.RuneSelf {
-		return 0, false
-	}
-	for _, rg := range unicode.Nd.R16 {
-		if r < rune(rg.Lo) {
-			return 0, false
-		}
-		if r <= rune(rg.Hi) {
-			return byte('0' + (r-rune(rg.Lo))%10), true
-		}
-	}
-	for _, rg := range unicode.Nd.R32 {
-		if r < rune(rg.Lo) {
-			return 0, false
-		}
-		if r <= rune(rg.Hi) {
-			return byte('0' + (r-rune(rg.Lo))%10), true
-		}
-	}
-	return 0, false
 }
 
 // isAlphaFold reports whether r is in [A-Za-z] read ignoring case, as
@@ -1258,7 +1230,7 @@ func (p *Plan) onlyValidXChars(c *candidate, cand string) bool {
 func digitsEqual(s, want string) bool {
 	k := 0
 	for _, r := range s {
-		d, ok := ndValue(r)
+		d, ok := decimalDigit(r)
 		if !ok {
 			continue
 		}
@@ -1326,7 +1298,7 @@ func (p *Plan) nationalPrefixPresentIfRequired(c *candidate, cand string) bool {
 	var buf [maxCandidate]byte
 	nd := 0
 	for _, r := range cand {
-		if d, ok := ndValue(r); ok && nd < len(buf) {
+		if d, ok := decimalDigit(r); ok && nd < len(buf) {
 			buf[nd] = d
 			nd++
 		}
@@ -1352,7 +1324,7 @@ func (p *Plan) groupingValid(c *candidate, cand string, exact bool) bool {
 	var norm [maxCandidate]byte // the candidate with its digits in ASCII
 	nn := 0
 	for _, r := range cand {
-		if d, ok := ndValue(r); ok {
+		if d, ok := decimalDigit(r); ok {
 			norm[nn] = d
 			nn++
 			continue

@@ -250,7 +250,7 @@ var findExceptions = []struct {
 // inside one candidate of the matcher: digits, punctuation and leads only.
 func sameStretch(s string) bool {
 	for _, r := range s {
-		if _, ok := ndValue(r); !ok && !isPunct(r) && !isLead(r) {
+		if _, ok := decimalDigit(r); !ok && !isPunct(r) && !isLead(r) {
 			return false
 		}
 	}
@@ -260,7 +260,7 @@ func sameStretch(s string) bool {
 func digitsOf(s string) string {
 	var b strings.Builder
 	for _, r := range s {
-		if d, ok := ndValue(r); ok {
+		if d, ok := decimalDigit(r); ok {
 			b.WriteByte(d)
 		}
 	}

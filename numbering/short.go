@@ -247,8 +247,8 @@ func (sr *shortRegion) emergency(s string) (exact, connects bool) {
 
 // decimalDigit returns the ASCII digit of a decimal digit of any script
 // (Unicode's Nd), as libphonenumber's digit normalisation reads it. Parse
-// takes fewer scripts (digitValue); the emergency matching takes all, as
-// libphonenumber's does.
+// takes fewer scripts (digitValue); the emergency matching and Find take
+// all, as libphonenumber's do.
 func decimalDigit(r rune) (byte, bool) {
 	if r < utf8.RuneSelf {
 		return byte(r), r >= '0' && r <= '9'

@@ -48,27 +48,18 @@ func (c *compiler) formats() ([]byte, error) {
 			f.records = append(f.records, rec)
 		}
 		l.count = len(formats)
-		for at := 0; at < len(formats); at += planfmt.FmtChunk {
-			chunk := formats[at:min(at+planfmt.FmtChunk, len(formats))]
-			patterns := make([]string, len(chunk))
-			has := false
-			for i, nf := range chunk {
-				if ld := nf.GetLeadingDigitsPattern(); len(ld) > 0 {
-					patterns[i], has = ld[len(ld)-1], true
-					if alternate {
-						patterns[i] = ld[0]
-					}
-				}
+		var err error
+		l.chunks, err = f.chunkAutomata(l.chunks, region, formats, func(ld []string) (string, bool) {
+			if len(ld) == 0 {
+				return "", false
 			}
-			if !has {
-				l.chunks = append(l.chunks, planfmt.NoOffset)
-				continue
+			if alternate {
+				return ld[0], true
 			}
-			off, err := f.automaton(patterns)
-			if err != nil {
-				return l, fmt.Errorf("region %s leading digits: %w", region, err)
-			}
-			l.chunks = append(l.chunks, off)
+			return ld[len(ld)-1], true
+		})
+		if err != nil {
+			return l, err
 		}
 		// As you type, libphonenumber narrows the formats by their
 		// leading-digits pattern number len(national)-3, or their last.
@@ -84,24 +75,14 @@ func (c *compiler) formats() ([]byte, error) {
 			return l, fmt.Errorf("region %s: %d leading-digits patterns, at most %d", region, l.levels+1, planfmt.AYTMaxLevels+1)
 		}
 		for k := range l.levels {
-			for at := 0; at < len(formats); at += planfmt.FmtChunk {
-				chunk := formats[at:min(at+planfmt.FmtChunk, len(formats))]
-				patterns := make([]string, len(chunk))
-				has := false
-				for i, nf := range chunk {
-					if ld := nf.GetLeadingDigitsPattern(); len(ld) > k+1 {
-						patterns[i], has = ld[k], true
-					}
+			l.aytChunks, err = f.chunkAutomata(l.aytChunks, region, formats, func(ld []string) (string, bool) {
+				if len(ld) > k+1 {
+					return ld[k], true
 				}
-				if !has {
-					l.aytChunks = append(l.aytChunks, planfmt.NoOffset)
-					continue
-				}
-				off, err := f.automaton(patterns)
-				if err != nil {
-					return l, fmt.Errorf("region %s leading digits: %w", region, err)
-				}
-				l.aytChunks = append(l.aytChunks, off)
+				return "", false
+			})
+			if err != nil {
+				return l, err
 			}
 		}
 		return l, nil
@@ -426,6 +407,33 @@ func (f *formatCompiler) template(text string, groups int) (uint32, error) {
 		return 0, fmt.Errorf("templates beyond %d bytes", 1<<16)
 	}
 	return off | uint32(len(b))<<16, nil
+}
+
+// chunkAutomata appends to offs, for each chunk of FmtChunk formats, the
+// offset of the automaton of the leading-digits patterns pick chooses
+// (one per format; false for none), NoOffset for a chunk where it chooses
+// none.
+func (f *formatCompiler) chunkAutomata(offs []uint32, region string, formats []*phonenumbers.NumberFormat, pick func(ld []string) (string, bool)) ([]uint32, error) {
+	for at := 0; at < len(formats); at += planfmt.FmtChunk {
+		chunk := formats[at:min(at+planfmt.FmtChunk, len(formats))]
+		patterns := make([]string, len(chunk))
+		has := false
+		for i, nf := range chunk {
+			if p, ok := pick(nf.GetLeadingDigitsPattern()); ok {
+				patterns[i], has = p, true
+			}
+		}
+		if !has {
+			offs = append(offs, planfmt.NoOffset)
+			continue
+		}
+		off, err := f.automaton(patterns)
+		if err != nil {
+			return offs, fmt.Errorf("region %s leading digits: %w", region, err)
+		}
+		offs = append(offs, off)
+	}
+	return offs, nil
 }
 
 // automaton compiles one chunk's leading-digits patterns ("" for a format
