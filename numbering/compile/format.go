@@ -327,19 +327,11 @@ func (f *formatCompiler) asYouType(r *formatRecord, nf *phonenumbers.NumberForma
 			b = append(b, c)
 		}
 	}
-	if len(b) == 0 || len(b) > 255 {
-		return fmt.Errorf("as-you-type template %q: %d bytes", text, len(b))
+	at, err := f.intern(b, "as-you-type template", text)
+	if err != nil {
+		return err
 	}
-	off, ok := f.templateAt[string(b)]
-	if !ok {
-		off = uint32(len(f.templates))
-		f.templateAt[string(b)] = off
-		f.templates = append(f.templates, b...)
-	}
-	if off >= 1<<16 {
-		return fmt.Errorf("templates beyond %d bytes", 1<<16)
-	}
-	r.aytTemplate = off | uint32(len(b))<<16
+	r.aytTemplate = at
 	r.aytDigits = len(number)
 	return nil
 }
@@ -394,8 +386,14 @@ func (f *formatCompiler) template(text string, groups int) (uint32, error) {
 			b = append(b, c)
 		}
 	}
+	return f.intern(b, "template", text)
+}
+
+// intern adds the template b (written from text; what names it in an
+// error) to the templates once, and returns its offset | its length<<16.
+func (f *formatCompiler) intern(b []byte, what, text string) (uint32, error) {
 	if len(b) == 0 || len(b) > 255 {
-		return 0, fmt.Errorf("template %q: %d bytes", text, len(b))
+		return 0, fmt.Errorf("%s %q: %d bytes", what, text, len(b))
 	}
 	off, ok := f.templateAt[string(b)]
 	if !ok {
