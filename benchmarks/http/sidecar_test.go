@@ -123,7 +123,7 @@ func newHandler(b testing.TB, plan *numbering.Plan, v variant) http.Handler {
 			}
 			b.Cleanup(func() { os.RemoveAll(dir) })
 		}
-		st, err := sqlitestore.Open(dir)
+		st, err := sqlitestore.Open(context.Background(), dir)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -133,7 +133,7 @@ func newHandler(b testing.TB, plan *numbering.Plan, v variant) http.Handler {
 		if os.Getenv(pgtest.EnvVar) == "" {
 			b.Skipf("store=postgres needs a PostgreSQL server: export %s=$(.ci/postgres start)", pgtest.EnvVar)
 		}
-		st, err := pgstore.Open(context.Background(), pgtest.Database(b), pgstore.Options{})
+		st, err := pgstore.Open(context.Background(), pgtest.Database(b))
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -177,7 +177,7 @@ func TestThreeNodesOnPostgreSQL(t *testing.T) {
 
 	// Every sync answer and every accepted number stored exactly once,
 	// charged once.
-	db, err := pgstore.Open(ctx, database, pgstore.Options{Writers: 1})
+	db, err := pgstore.Open(ctx, database, pgstore.WithWriters(1))
 	require.NoError(t, err)
 	defer db.Close()
 	bodies, err := db.Bodies(ctx, append(append([]string{}, syncIDs...), accepted...))

@@ -34,7 +34,7 @@ func runData(t *testing.T, args ...string) (int, string) {
 // of account's reports.
 func storedResults(t *testing.T, dir, account string) int64 {
 	t.Helper()
-	s, err := sqlitestore.Open(dir)
+	s, err := sqlitestore.Open(context.Background(), dir)
 	require.NoError(t, err)
 	defer s.Close()
 	reports, err := s.Reports(context.Background(), account)

@@ -138,7 +138,7 @@ func TestServeDemo(t *testing.T) {
 
 	// Graceful stop, then every answered lookup is in the database.
 	require.NoError(t, r.stop())
-	db, err := sqlitestore.Open(data)
+	db, err := sqlitestore.Open(context.Background(), data)
 	require.NoError(t, err)
 	defer db.Close()
 	reports, err := db.Reports(ctx, key)

@@ -134,9 +134,9 @@ func newFixture(t *testing.T, urls []string, mutate func(*Options, *account.Acco
 	require.NoError(t, err)
 	var st store.Database
 	if onPostgres {
-		st, err = pgstore.Open(context.Background(), pgtest.Database(t), pgstore.Options{})
+		st, err = pgstore.Open(context.Background(), pgtest.Database(t))
 	} else {
-		st, err = sqlitestore.Open(t.TempDir())
+		st, err = sqlitestore.Open(context.Background(), t.TempDir())
 	}
 	require.NoError(t, err)
 	backends := []engine.RouteBackends{

@@ -120,7 +120,7 @@ func (w *discardWriter) Write(b []byte) (int, error) { return len(b), nil }
 //
 //	go test -run '^$' -bench BenchmarkReportPage -count 6 ./engine/httpapi
 func BenchmarkReportPage(b *testing.B) {
-	st, err := sqlitestore.Open(b.TempDir())
+	st, err := sqlitestore.Open(context.Background(), b.TempDir())
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -17,7 +17,7 @@ import (
 // JSON, as the store keeps it, plus a newline, and it is what json.Marshal
 // makes of the result (the answer before the result was encoded once).
 func TestAnswerIsTheRecordedResult(t *testing.T) {
-	st, err := sqlitestore.Open(t.TempDir())
+	st, err := sqlitestore.Open(context.Background(), t.TempDir())
 	require.NoError(t, err)
 	defer st.Close()
 	s := newServer(t, nil)

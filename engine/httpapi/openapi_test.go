@@ -993,7 +993,7 @@ func TestOpenAPIDescribesLiveResponses(t *testing.T) {
 	// The reports: a server without a store has none; one with a store
 	// lists and downloads them.
 	expect(main, "GET", "/api/v2/reports", "", sign, 404)
-	st, err := sqlitestore.Open(t.TempDir())
+	st, err := sqlitestore.Open(context.Background(), t.TempDir())
 	require.NoError(t, err)
 	defer st.Close()
 	stored := newServer(t, func(cfg *Config, a *account.Account) { cfg.Store = st })

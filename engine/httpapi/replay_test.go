@@ -143,7 +143,7 @@ func TestDigestReplayMemoryFull(t *testing.T) {
 func TestDigestReplayAcrossNodesOnPostgreSQL(t *testing.T) {
 	dsn := pgtest.Database(t)
 	open := func() *pgstore.Store {
-		st, err := pgstore.Open(context.Background(), dsn, pgstore.Options{})
+		st, err := pgstore.Open(context.Background(), dsn)
 		require.NoError(t, err)
 		return st
 	}

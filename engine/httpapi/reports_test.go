@@ -28,7 +28,7 @@ import (
 )
 
 func TestReportPages(t *testing.T) {
-	st, err := sqlitestore.Open(t.TempDir())
+	st, err := sqlitestore.Open(context.Background(), t.TempDir())
 	require.NoError(t, err)
 	defer st.Close()
 	s := newServer(t, func(cfg *Config, a *account.Account) { cfg.Store = st })
@@ -88,7 +88,7 @@ func TestReportPages(t *testing.T) {
 // well; /healthz reports the damage from then on.
 func TestDamagedDatabaseAbortsDownload(t *testing.T) {
 	dir := t.TempDir()
-	st, err := sqlitestore.Open(dir)
+	st, err := sqlitestore.Open(context.Background(), dir)
 	require.NoError(t, err)
 	const n = 20000
 	from := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
@@ -115,7 +115,7 @@ func TestDamagedDatabaseAbortsDownload(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, f.Close())
 
-	st, err = sqlitestore.Open(dir)
+	st, err = sqlitestore.Open(context.Background(), dir)
 	require.NoError(t, err)
 	defer st.Close()
 	s := newServer(t, func(cfg *Config, a *account.Account) { cfg.Store = st; cfg.Health = st.Ping })
@@ -148,7 +148,7 @@ func TestDamagedDatabaseAbortsDownload(t *testing.T) {
 // The report pages count against the account's rate limit, and a failed
 // sign-in there is logged and counted like a failed API request.
 func TestReportPagesRateLimitAndFailedSignIns(t *testing.T) {
-	st, err := sqlitestore.Open(t.TempDir())
+	st, err := sqlitestore.Open(context.Background(), t.TempDir())
 	require.NoError(t, err)
 	defer st.Close()
 	s := newServer(t, func(cfg *Config, a *account.Account) { cfg.Store = st; a.RateLimit, a.RateBurst = 0.001, 2 })

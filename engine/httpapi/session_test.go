@@ -13,7 +13,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/numenhq/numen/engine/account"
-	"github.com/numenhq/numen/engine/store"
 )
 
 func sessionAccounts() map[string]*account.Account {
@@ -202,22 +201,5 @@ func FuzzReportQuery(f *testing.F) {
 		again, err := reportQuery(queryValues(&q))
 		require.NoError(t, err, "%q", raw)
 		require.Equal(t, q, again, "%q", raw)
-	})
-}
-
-// FuzzCursor: a page cursor from outside (the after parameter) is one the
-// store made or ErrBadCursor, never a panic.
-func FuzzCursor(f *testing.F) {
-	q := store.Query{Desc: true}
-	f.Add(store.NextCursor(&q, "", 1795571875000, "2s0xubhztm1n"))
-	f.Add("e30")
-	f.Add("!!!")
-	f.Fuzz(func(t *testing.T, after string) {
-		for _, d := range []store.Dialect{store.SQLite, store.Postgres} {
-			_, _, err := store.SelectSQL(d, "id", "acct", "S-2026-11", &q, after, 50, store.PlanAuto)
-			if err != nil {
-				require.ErrorIs(t, err, store.ErrBadCursor)
-			}
-		}
 	})
 }

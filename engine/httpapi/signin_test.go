@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"html"
@@ -92,7 +93,7 @@ func cookieNamed(resp *http.Response, name string) *http.Cookie {
 // storedServer is a server with a SQLite store and NT results of several
 // countries for key.
 func storedServer(t *testing.T, mutate func(cfg *Config, a *account.Account)) *server {
-	st, err := sqlitestore.Open(t.TempDir())
+	st, err := sqlitestore.Open(context.Background(), t.TempDir())
 	require.NoError(t, err)
 	t.Cleanup(func() { st.Close() })
 	s := newServer(t, func(cfg *Config, a *account.Account) {

@@ -41,7 +41,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/numenhq/numen/engine"
@@ -120,18 +119,6 @@ const (
 	MaxPage     = 1000
 )
 
-// PageSize returns the page size Query uses for limit: DefaultPage for
-// 0 or less, at most MaxPage.
-func PageSize(limit int) int {
-	switch {
-	case limit <= 0:
-		return DefaultPage
-	case limit > MaxPage:
-		return MaxPage
-	}
-	return limit
-}
-
 // Errors callers branch on. Implementations wrap them with context; test
 // with errors.Is.
 var (
@@ -168,43 +155,6 @@ type Report struct {
 	// First and Last are the completion times of its oldest and newest
 	// results, to the millisecond, in UTC.
 	First, Last time.Time
-}
-
-// SortReports puts reports in the order Reports returns them: most recently
-// written first, then by name; and the products of each in the order of
-// Products().
-func SortReports(reports []Report) {
-	for _, r := range reports {
-		slices.SortFunc(r.Products, func(a, b engine.Product) int { return productRank(a) - productRank(b) })
-	}
-	slices.SortFunc(reports, func(a, b Report) int {
-		if c := b.Last.Compare(a.Last); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Name, b.Name)
-	})
-}
-
-// AddReportRow folds one row of a store's reports table (one product of a
-// report: its count, cost and first and last times, in Unix milliseconds)
-// into reports, which holds the rows read so far in order of report name.
-// The stores list an account's reports with it, then SortReports.
-func AddReportRow(reports []Report, name string, product engine.Product, count int64, cost engine.Money, firstMS, lastMS int64) []Report {
-	first, last := time.UnixMilli(firstMS).UTC(), time.UnixMilli(lastMS).UTC()
-	if n := len(reports); n == 0 || reports[n-1].Name != name {
-		reports = append(reports, Report{Name: name, First: first, Last: last})
-	}
-	r := &reports[len(reports)-1]
-	r.Products = append(r.Products, product)
-	r.Count += count
-	r.Cost += cost
-	if first.Before(r.First) {
-		r.First = first
-	}
-	if last.After(r.Last) {
-		r.Last = last
-	}
-	return reports
 }
 
 // Row is one result of a report, as Query pages through them.

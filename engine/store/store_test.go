@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -176,12 +175,6 @@ func TestParseFormat(t *testing.T) {
 	require.Equal(t, "application/json", store.JSON.ContentType())
 }
 
-func TestPageSize(t *testing.T) {
-	for limit, want := range map[int]int{-1: store.DefaultPage, 0: store.DefaultPage, 1: 1, 500: 500, store.MaxPage: store.MaxPage, store.MaxPage + 1: store.MaxPage} {
-		require.Equal(t, want, store.PageSize(limit), "limit %d", limit)
-	}
-}
-
 func TestEntryOf(t *testing.T) {
 	r := storetest.NewRecord("acct", "SYNC-API-2026-11", engine.ProductHLR, "id0000000001", storetest.Base, 0)
 	e, err := store.EntryOf(r)
@@ -217,21 +210,6 @@ func TestEntryOf(t *testing.T) {
 	_, err = store.EntryOf(r)
 	require.ErrorIs(t, err, store.ErrInvalidRecord)
 	require.ErrorContains(t, err, `"id0000000001": Result *apiv2.HLRResult is not a result of product HLR`)
-}
-
-func TestSortReports(t *testing.T) {
-	at := func(h int) time.Time { return storetest.Base.Add(time.Duration(h) * time.Hour) }
-	reports := []store.Report{
-		{Name: "b", Last: at(1)},
-		{Name: "c", Last: at(2), Products: []engine.Product{engine.ProductNT, engine.ProductHLR}},
-		{Name: "a", Last: at(1)},
-	}
-	store.SortReports(reports)
-	require.Equal(t, []store.Report{
-		{Name: "c", Last: at(2), Products: []engine.Product{engine.ProductHLR, engine.ProductNT}},
-		{Name: "a", Last: at(1)},
-		{Name: "b", Last: at(1)},
-	}, reports)
 }
 
 var _ engine.Sink = store.Store(nil)
@@ -281,23 +259,4 @@ func TestFactsOf(t *testing.T) {
 	require.ErrorIs(t, err, store.ErrInvalidRecord)
 	_, err = store.FactsOf("XYZ", []byte(`{}`))
 	require.ErrorIs(t, err, store.ErrInvalidRecord)
-}
-
-func TestChoosePlan(t *testing.T) {
-	for _, c := range []struct {
-		total, least int64
-		limit        int
-		want         store.Plan
-	}{
-		{1_000_000, 350_000, 50, store.PlanByTime}, // a third: a page within 150 rows
-		{1_000_000, 30_000, 50, store.PlanByTime},  // 3%: 1,700 rows by time, 30,000 by value
-		{1_000_000, 5_000, 50, store.PlanByValue},  // 0.5%: 10,000 rows by time, 5,000 by value
-		{1_000_000, 100, 50, store.PlanByValue},    // 0.01%
-		{1_000_000, 0, 50, store.PlanByValue},      // a value the report lacks
-		{1_000_000, 100, 0, store.PlanByValue},     // a download of few
-		{1_000_000, 600_000, 0, store.PlanByTime},  // a download of most
-		{90, 36, 7, store.PlanByTime},
-	} {
-		require.Equal(t, c.want, store.ChoosePlan(c.total, c.least, c.limit), "%+v", c)
-	}
 }

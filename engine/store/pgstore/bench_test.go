@@ -27,7 +27,7 @@ func BenchmarkRecord(b *testing.B) {
 	for _, writers := range []int{1, 2, 4} {
 		for _, callers := range []int{16, 64} {
 			b.Run(fmt.Sprintf("writers=%d/callers=%d", writers, callers), func(b *testing.B) {
-				s, err := pgstore.Open(context.Background(), pgtest.Database(b), pgstore.Options{Writers: writers})
+				s, err := pgstore.Open(context.Background(), pgtest.Database(b), pgstore.WithWriters(writers))
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -70,7 +70,7 @@ func BenchmarkPages(b *testing.B) {
 	}
 	ctx := context.Background()
 	url := pgtest.Database(b)
-	s, err := pgstore.Open(ctx, url, pgstore.Options{})
+	s, err := pgstore.Open(ctx, url)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -11,7 +11,7 @@ func SetIdleCheck(t interface{ Cleanup(func()) }, d time.Duration) {
 }
 
 // QueueWorking reports whether the working River client runs.
-func (s *Store) QueueWorking() bool { return s.q.sw.Running() }
+func (s *Store) QueueWorking() bool { return s.Switch().Running() }
 
 // Migration returns the SQL of schema migration v (from 1).
 func Migration(v int) string { return migrations[v-1] }

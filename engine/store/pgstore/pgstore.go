@@ -7,7 +7,7 @@
 // submitted to one is worked by any, and an Idempotency-Key replayed to
 // another node answers the same receipt.
 //
-//	db, err := pgstore.Open(ctx, "postgres://numen@db.internal/numen")
+//	db, err := pgstore.Open(ctx, "postgres://numen@db.internal/numen", pgstore.WithLogger(logger))
 //	if err != nil { ... }
 //	defer db.Close()
 //
@@ -27,7 +27,8 @@
 // # Durability and throughput
 //
 // Record returns nil once its result is committed. A few writer goroutines
-// take the results queued and commit each group in one statement (insertSQL:
+// (the group commit both stores share) take the results queued and commit
+// each group in one statement (insertSQL:
 // the rows, and their reports' counts, in a fixed order so that writers of
 // several nodes never deadlock): under load one commit acknowledges many
 // lookups. A result whose id is already stored fails
@@ -48,50 +49,57 @@ package pgstore
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
+	"log/slog"
 	"net/url"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
-	"github.com/numenhq/numen/engine"
 	"github.com/numenhq/numen/engine/store"
+	"github.com/numenhq/numen/engine/store/internal/core"
 )
 
-// Options configure Open.
-type Options struct {
-	// Writers is the number of goroutines that commit results (default 2):
-	// how many groups commit at once. More make smaller groups, and cost
-	// the server more than they overlap (BenchmarkRecord: 1 or 2 writers
-	// commit 16,000-17,000 results/s from 16 callers on two cores shared
-	// with the server, 4 writers 10,000).
-	Writers int
-	// MaxBatch bounds the results one commit takes (default 512).
-	MaxBatch int
-	// MaxConns bounds the connections of the pool (default 16).
-	MaxConns int32
+// Option configures Open.
+type Option func(*options)
+
+type options struct {
+	writers, maxBatch int
+	maxConns          int32
+	logger            *slog.Logger
 }
+
+// WithWriters sets the number of goroutines that commit results (default
+// 2): how many groups commit at once. More make smaller groups, and cost
+// the server more than they overlap (BenchmarkRecord: 1 or 2 writers
+// commit 16,000-17,000 results/s from 16 callers on two cores shared with
+// the server, 4 writers 10,000).
+func WithWriters(n int) Option { return func(o *options) { o.writers = max(n, 1) } }
+
+// WithMaxBatch bounds the results one commit takes (default 512).
+func WithMaxBatch(n int) Option { return func(o *options) { o.maxBatch = max(n, 1) } }
+
+// WithMaxConns bounds the connections of the pool (default 16).
+func WithMaxConns(n int32) Option { return func(o *options) { o.maxConns = max(n, 1) } }
+
+// WithLogger sets the logger of the store's own work (listening for
+// queued jobs); default slog.Default().
+func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
 
 // Store is the PostgreSQL store.Database. See the package documentation.
 type Store struct {
-	pool *pgxpool.Pool
-	name string // the database's URL without its password, for errors
-	opts Options
+	*core.Store[pgx.Tx]
+	*core.Writer[*pending]
 
-	// mu guards closed and the sends on queue, so that Close closes queue
-	// only when no Record is sending.
-	mu     sync.RWMutex
-	closed bool
-	queue  chan *pending
-	wg     sync.WaitGroup // the writers
+	pool   *pgxpool.Pool
+	name   string // the database's URL without its password, for errors
+	logger *slog.Logger
 
-	q queue
+	schema     string // River's notifications are per schema
+	stopListen context.CancelFunc
+	listening  chan struct{} // closed when listen has returned
 }
 
 var _ store.Database = (*Store)(nil)
@@ -102,47 +110,50 @@ type pending struct {
 	done  chan error
 }
 
-// Open connects to the database at url (a postgres:// URL or a libpq
+// idleCheck is how often the queue's idle check runs (core.Switch).
+var idleCheck = time.Minute
+
+// Open connects to the database at dsn (a postgres:// URL or a libpq
 // connection string), migrates the schema and River's tables, and starts
 // the writers.
-func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
-	if opts.Writers <= 0 {
-		opts.Writers = 2
-	}
-	if opts.MaxBatch <= 0 {
-		opts.MaxBatch = 512
-	}
-	if opts.MaxConns <= 0 {
-		opts.MaxConns = 16
+func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
+	o := options{writers: 2, maxBatch: 512, maxConns: 16, logger: slog.Default()}
+	for _, opt := range opts {
+		opt(&o)
 	}
 	name := redact(dsn)
+	fail := func(err error) (*Store, error) { return nil, fmt.Errorf("pgstore: %s: %w", name, err) }
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
-		return nil, fmt.Errorf("pgstore: %s: %w", name, err)
+		return fail(err)
 	}
-	cfg.MaxConns = opts.MaxConns
+	cfg.MaxConns = o.maxConns
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("pgstore: %s: %w", name, err)
+		return fail(err)
 	}
-	s := &Store{pool: pool, name: name, opts: opts, queue: make(chan *pending, opts.MaxBatch)}
-	if err := s.migrate(ctx); err != nil {
+	s := &Store{pool: pool, name: name, logger: o.logger}
+	db := newDB(pool)
+	s.Store = &core.Store[pgx.Tx]{Name: "pgstore", Where: name, SQL: &dialect, Results: db, Jobs: db, Open: s.checkOpen}
+	s.Writer = &core.Writer[*pending]{
+		Name: "pgstore", MaxBatch: o.maxBatch, MaxDelay: groupDelay, Commit: s.commit,
+		New: func(e store.Entry) (*pending, <-chan error) {
+			p := &pending{entry: e, done: make(chan error, 1)}
+			return p, p.done
+		},
+	}
+	err = s.migrate(ctx)
+	if err == nil {
+		err = pool.QueryRow(ctx, "SELECT current_schema()").Scan(&s.schema)
+	}
+	if err == nil {
+		err = s.InitQueue(riverpgxv5.New(pool), false, idleCheck)
+	}
+	if err != nil {
 		pool.Close()
-		return nil, fmt.Errorf("pgstore: %s: %w", name, err)
+		return fail(err)
 	}
-	if err := pool.QueryRow(ctx, "SELECT current_schema()").Scan(&s.q.schema); err != nil {
-		pool.Close()
-		return nil, fmt.Errorf("pgstore: %s: %w", name, err)
-	}
-	s.q.sw = store.Switch{Name: "pgstore: " + name, NewRunner: s.newRunner, Unfinished: s.unfinished, IdleCheck: idleCheck}
-	if s.q.inserts, err = river.NewClient(riverpgxv5.New(pool), &river.Config{}); err != nil {
-		pool.Close()
-		return nil, fmt.Errorf("pgstore: %s: %w", name, err)
-	}
-	for range opts.Writers {
-		s.wg.Add(1)
-		go s.write()
-	}
+	s.Start(o.writers)
 	return s, nil
 }
 
@@ -156,105 +167,6 @@ func redact(dsn string) string {
 		u.User = url.UserPassword(u.User.Username(), "xxxxx")
 	}
 	return u.Redacted()
-}
-
-// Record appends r to its report and returns once it is committed (nil),
-// or with store.ErrDuplicateID, store.ErrClosed, a database error, or
-// ctx's error. With ctx's error the result may still be committed:
-// recorded, not acknowledged.
-func (s *Store) Record(ctx context.Context, r engine.Record) error {
-	return s.RecordAll(ctx, []engine.Record{r})
-}
-
-// RecordAll appends records, each as Record does; it returns the first
-// error.
-func (s *Store) RecordAll(ctx context.Context, records []engine.Record) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	ps := make([]*pending, len(records))
-	for i, r := range records {
-		e, err := store.EntryOf(r)
-		if err != nil {
-			return fmt.Errorf("pgstore: %w", err)
-		}
-		ps[i] = &pending{entry: e, done: make(chan error, 1)}
-	}
-	s.mu.RLock()
-	if s.closed {
-		s.mu.RUnlock()
-		return fmt.Errorf("pgstore: record %d results: %w", len(records), store.ErrClosed)
-	}
-	queued := 0
-	for _, p := range ps {
-		select {
-		case s.queue <- p:
-			queued++
-			continue
-		case <-ctx.Done():
-		}
-		break
-	}
-	s.mu.RUnlock()
-	var first error
-	for _, p := range ps[:queued] {
-		select {
-		case err := <-p.done:
-			if err != nil && first == nil {
-				first = err
-			}
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-	if queued < len(ps) {
-		return ctx.Err() // the rest were not queued: not recorded
-	}
-	return first
-}
-
-// write is a writer goroutine: it takes the results queued, up to
-// MaxBatch, and commits them together, until Close closes the queue. A
-// group waits, at most groupDelay, until it is as large as the last one
-// was, or nearly (the next one shrinks by an eighth at most), as the
-// SQLite store's writer does.
-func (s *Store) write() {
-	defer s.wg.Done()
-	batch := make([]*pending, 0, s.opts.MaxBatch)
-	timer := time.NewTimer(time.Hour)
-	timer.Stop()
-	last := 1
-	for p := range s.queue {
-		batch = append(batch[:0], p)
-		timer.Reset(groupDelay)
-	drain:
-		for len(batch) < s.opts.MaxBatch {
-			select {
-			case p, ok := <-s.queue:
-				if !ok {
-					break drain
-				}
-				batch = append(batch, p)
-				continue
-			default:
-			}
-			if len(batch) >= last {
-				break
-			}
-			select {
-			case p, ok := <-s.queue:
-				if !ok {
-					break drain
-				}
-				batch = append(batch, p)
-			case <-timer.C:
-				break drain
-			}
-		}
-		timer.Stop()
-		last = max(len(batch), last-max(1, last/8))
-		s.commit(batch)
-	}
 }
 
 // Ping checks that the database answers and has this build's schema.
@@ -282,285 +194,15 @@ func (s *Store) Close() error {
 	if err != nil {
 		return err
 	}
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		return nil
+	if s.Writer.Close() {
+		s.pool.Close()
 	}
-	s.closed = true
-	close(s.queue)
-	s.mu.Unlock()
-	s.wg.Wait()
-	s.pool.Close()
 	return nil
 }
 
 func (s *Store) checkOpen() error {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	if s.closed {
+	if s.Closed() {
 		return fmt.Errorf("pgstore: %s: %w", s.name, store.ErrClosed)
 	}
 	return nil
-}
-
-// Reports lists the reports of account, most recently written first (then
-// by name).
-func (s *Store) Reports(ctx context.Context, account string) ([]store.Report, error) {
-	if err := s.checkOpen(); err != nil {
-		return nil, err
-	}
-	fail := func(err error) ([]store.Report, error) {
-		return nil, fmt.Errorf("pgstore: reports of %q in %s: %w", account, s.name, err)
-	}
-	rows, err := s.pool.Query(ctx, `
-SELECT storage, product, count, cost, first_ms, last_ms FROM reports
-WHERE account = $1 ORDER BY storage, product`, account)
-	if err != nil {
-		return fail(err)
-	}
-	defer rows.Close()
-	var reports []store.Report
-	for rows.Next() {
-		var (
-			name, product   string
-			count, cost     int64
-			firstMS, lastMS int64
-		)
-		if err := rows.Scan(&name, &product, &count, &cost, &firstMS, &lastMS); err != nil {
-			return fail(err)
-		}
-		reports = store.AddReportRow(reports, name, engine.Product(product), count, engine.Money(cost), firstMS, lastMS)
-	}
-	if err := rows.Err(); err != nil {
-		return fail(err)
-	}
-	store.SortReports(reports)
-	return reports, nil
-}
-
-// Export implements store.Reader, in one read-only transaction.
-func (s *Store) Export(ctx context.Context, account, storage string, q *store.Query, format store.Format, w io.Writer) error {
-	if err := s.checkOpen(); err != nil {
-		return err
-	}
-	fail := func(err error) error {
-		return fmt.Errorf("pgstore: export report %q of %q from %s: %w", storage, account, s.name, err)
-	}
-	if _, err := store.ParseFormat(string(format)); err != nil {
-		return fail(err)
-	}
-	if err := q.Check(); err != nil {
-		return fail(err)
-	}
-	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
-	if err != nil {
-		return fail(err)
-	}
-	defer tx.Rollback(context.WithoutCancel(ctx))
-	products, err := reportProducts(ctx, tx, account, storage)
-	if err != nil {
-		return fail(err)
-	}
-	plan, err := choosePlan(ctx, tx, account, storage, q, 0)
-	if err != nil {
-		return fail(err)
-	}
-	query, args, err := store.SelectSQL(store.Postgres, "product, body", account, storage, q, "", 0, plan)
-	if err != nil {
-		return fail(err)
-	}
-	ex, err := store.NewExporter(w, format, store.ExportProducts(products, q))
-	if err != nil {
-		return fail(err)
-	}
-	rows, err := tx.Query(ctx, query, args...)
-	if err != nil {
-		return fail(err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		// The raw values: valid until the next row, with no copy.
-		vals := rows.RawValues()
-		if err := ex.Write(engine.Product(vals[0]), vals[1]); err != nil {
-			return fail(err)
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return fail(err)
-	}
-	if err := ex.Close(); err != nil {
-		return fail(err)
-	}
-	return nil
-}
-
-// querier is a pool or a transaction.
-type querier interface {
-	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
-}
-
-// reportProducts returns the products of a report, or
-// store.ErrUnknownReport.
-// choosePlan reads how many results of the report have each value q's
-// conditions name, and its total, from report_facets, and chooses how to
-// read them (store.ChoosePlan).
-func choosePlan(ctx context.Context, tx querier, account, storage string, q *store.Query, limit int) (store.Plan, error) {
-	if len(q.Where) == 0 {
-		return store.PlanAuto, nil
-	}
-	fields, values := make([]string, len(q.Where)), make([]string, len(q.Where))
-	for i, c := range q.Where {
-		fields[i], values[i] = string(c.Field), c.Value
-	}
-	rows, err := tx.Query(ctx, `
-SELECT field, value, count FROM report_facets
-WHERE account = $1 AND storage = $2 AND (field = 'product' OR (field, value) IN (SELECT * FROM unnest($3::text[], $4::text[])))`,
-		account, storage, fields, values)
-	if err != nil {
-		return 0, err
-	}
-	defer rows.Close()
-	var total int64
-	counts := map[store.Cond]int64{}
-	for rows.Next() {
-		var field, value string
-		var count int64
-		if err := rows.Scan(&field, &value, &count); err != nil {
-			return 0, err
-		}
-		if field == string(store.FieldProduct) {
-			total += count
-		}
-		counts[store.Cond{Field: store.Field(field), Value: value}] = count
-	}
-	if err := rows.Err(); err != nil {
-		return 0, err
-	}
-	least := total
-	for _, c := range q.Where {
-		least = min(least, counts[c]) // a value the report lacks: 0
-	}
-	return store.ChoosePlan(total, least, limit), nil
-}
-
-func reportProducts(ctx context.Context, tx querier, account, storage string) ([]engine.Product, error) {
-	rows, err := tx.Query(ctx, `SELECT product FROM reports WHERE account = $1 AND storage = $2`, account, storage)
-	if err != nil {
-		return nil, err
-	}
-	ps, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		return nil, err
-	}
-	if len(ps) == 0 {
-		return nil, store.ErrUnknownReport
-	}
-	out := make([]engine.Product, len(ps))
-	for i, p := range ps {
-		out[i] = engine.Product(p)
-	}
-	return out, nil
-}
-
-// Query implements store.Reader.
-func (s *Store) Query(ctx context.Context, account, storage string, q *store.Query, after string, limit int) (store.Page, error) {
-	if err := s.checkOpen(); err != nil {
-		return store.Page{}, err
-	}
-	fail := func(err error) (store.Page, error) {
-		return store.Page{}, fmt.Errorf("pgstore: results of report %q of %q from %s: %w", storage, account, s.name, err)
-	}
-	limit = store.PageSize(limit)
-	if err := q.Check(); err != nil {
-		return fail(err)
-	}
-	if _, err := reportProducts(ctx, s.pool, account, storage); err != nil {
-		return fail(err)
-	}
-	plan, err := choosePlan(ctx, s.pool, account, storage, q, limit)
-	if err != nil {
-		return fail(err)
-	}
-	query, args, err := store.SelectSQL(store.Postgres, "id, product, created_ms, cost, body, "+q.SortValueColumn(), account, storage, q, after, limit, plan)
-	if err != nil {
-		return fail(err)
-	}
-	rows, err := s.pool.Query(ctx, query, args...)
-	if err != nil {
-		return fail(err)
-	}
-	defer rows.Close()
-	page := store.Page{Rows: make([]store.Row, 0, min(limit, 64))}
-	var value, lastValue string
-	for rows.Next() {
-		var (
-			r             store.Row
-			product, body string
-			createdMS, ct int64
-		)
-		if err := rows.Scan(&r.ID, &product, &createdMS, &ct, &body, &value); err != nil {
-			return fail(err)
-		}
-		if len(page.Rows) == limit {
-			last := page.Rows[limit-1]
-			page.Next = store.NextCursor(q, lastValue, last.Time.UnixMilli(), last.ID)
-			break
-		}
-		r.Product, r.Time, r.Cost, r.Result = engine.Product(product), time.UnixMilli(createdMS).UTC(), engine.Money(ct), json.RawMessage(body)
-		page.Rows = append(page.Rows, r)
-		lastValue = value
-	}
-	if err := rows.Err(); err != nil {
-		return fail(err)
-	}
-	return page, nil
-}
-
-// Summary implements store.Reader.
-func (s *Store) Summary(ctx context.Context, account, storage string) (store.Summary, error) {
-	if err := s.checkOpen(); err != nil {
-		return store.Summary{}, err
-	}
-	fail := func(err error) (store.Summary, error) {
-		return store.Summary{}, fmt.Errorf("pgstore: summary of report %q of %q from %s: %w", storage, account, s.name, err)
-	}
-	rows, err := s.pool.Query(ctx, `
-SELECT field, value, label, count, cost FROM report_facets WHERE account = $1 AND storage = $2`, account, storage)
-	if err != nil {
-		return fail(err)
-	}
-	defer rows.Close()
-	sum, err := store.ReadSummary(rows)
-	if err != nil {
-		return fail(err)
-	}
-	return sum, nil
-}
-
-// Bodies returns the stored bodies of the ids the store has.
-func (s *Store) Bodies(ctx context.Context, ids []string) (map[string]json.RawMessage, error) {
-	if err := s.checkOpen(); err != nil {
-		return nil, err
-	}
-	out := make(map[string]json.RawMessage, len(ids))
-	if len(ids) == 0 {
-		return out, nil
-	}
-	rows, err := s.pool.Query(ctx, `SELECT id, body FROM results WHERE id = ANY($1)`, ids)
-	if err != nil {
-		return nil, fmt.Errorf("pgstore: read results of %s: %w", s.name, err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id, body string
-		if err := rows.Scan(&id, &body); err != nil {
-			return nil, fmt.Errorf("pgstore: read results of %s: %w", s.name, err)
-		}
-		out[id] = json.RawMessage(body)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("pgstore: read results of %s: %w", s.name, err)
-	}
-	return out, nil
 }

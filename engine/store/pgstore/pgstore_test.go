@@ -17,7 +17,7 @@ import (
 
 func open(t *testing.T) *pgstore.Store {
 	t.Helper()
-	s, err := pgstore.Open(context.Background(), pgtest.Database(t), pgstore.Options{})
+	s, err := pgstore.Open(context.Background(), pgtest.Database(t))
 	require.NoError(t, err)
 	return s
 }
@@ -52,10 +52,10 @@ func TestIdleNodeWakesOnNotify(t *testing.T) {
 	pgstore.SetIdleCheck(t, 200*time.Millisecond)
 	url := pgtest.Database(t)
 	ctx := context.Background()
-	a, err := pgstore.Open(ctx, url, pgstore.Options{})
+	a, err := pgstore.Open(ctx, url)
 	require.NoError(t, err)
 	defer a.Close()
-	b, err := pgstore.Open(ctx, url, pgstore.Options{})
+	b, err := pgstore.Open(ctx, url)
 	require.NoError(t, err)
 	defer b.Close()
 	w := &wakeWorker{}

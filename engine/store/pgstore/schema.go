@@ -9,8 +9,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivermigrate"
-
-	"github.com/numenhq/numen/engine/store"
 )
 
 // migrations build the schema: migration i (from 1) takes the database
@@ -77,7 +75,7 @@ CREATE INDEX webhook_batches_account ON webhook_batches (account);
 	// "C": bytes order them, as in SQLite, and a number prefix is a
 	// range), read from the results stored before; the number indexed
 	// with the report's time order, the fields by one GIN index of their
-	// tags (store.TagsSQL: one index rather than six, a third of the
+	// tags (tagsSQL: one index rather than six, a third of the
 	// write cost, and any combination of conditions); and per report the
 	// count and cost of each
 	// field's values and of each day (report_facets), kept in the
@@ -105,7 +103,7 @@ CREATE INDEX results_number ON results (account, storage, number, created_ms, id
 -- made now for the results stored before.
 ALTER TABLE results SET (autovacuum_analyze_scale_factor = 0, autovacuum_analyze_threshold = 50000);
 ANALYZE results;
-CREATE INDEX results_tags ON results USING gin ((` + store.TagsSQL + `));
+CREATE INDEX results_tags ON results USING gin ((` + tagsSQL + `));
 
 CREATE TABLE report_facets (
 	account text   NOT NULL,

@@ -45,7 +45,7 @@ ON CONFLICT (account, storage, product) DO UPDATE SET count = r.count + 1, cost 
 		require.NoError(t, err)
 	}
 
-	s, err := pgstore.Open(ctx, dsn, pgstore.Options{})
+	s, err := pgstore.Open(ctx, dsn)
 	require.NoError(t, err)
 	defer s.Close()
 	var version int
@@ -53,7 +53,7 @@ ON CONFLICT (account, storage, product) DO UPDATE SET count = r.count + 1, cost 
 	require.Equal(t, pgstore.SchemaVersion, version)
 
 	// The same summary as a store that recorded them gets.
-	fresh, err := pgstore.Open(ctx, pgtest.Database(t), pgstore.Options{})
+	fresh, err := pgstore.Open(ctx, pgtest.Database(t))
 	require.NoError(t, err)
 	defer fresh.Close()
 	require.NoError(t, fresh.RecordAll(ctx, rs))

@@ -52,7 +52,7 @@ func benchmarkRecord(b *testing.B, delay time.Duration, writers int, withoutLog 
 	if withoutLog {
 		opts = append(opts, sqlitestore.WithoutLog())
 	}
-	s, err := sqlitestore.Open(b.TempDir(), opts...)
+	s, err := sqlitestore.Open(context.Background(), b.TempDir(), opts...)
 	if err != nil {
 		b.Fatal(err)
 	}

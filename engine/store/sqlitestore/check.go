@@ -213,7 +213,7 @@ func Recover(dir string, rebuild bool) (Recovery, error) {
 	if err != nil {
 		return Recovery{}, fmt.Errorf("sqlitestore: recover %s: %w", dir, err)
 	}
-	s, err := Open(dir, WithStartAnyway())
+	s, err := Open(context.Background(), dir, WithStartAnyway())
 	if err != nil {
 		return Recovery{}, err
 	}

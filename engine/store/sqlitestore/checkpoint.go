@@ -1,6 +1,8 @@
 package sqlitestore
 
 import (
+	"database/sql"
+	"sync/atomic"
 	"time"
 )
 
@@ -27,48 +29,63 @@ const (
 	restartFrames   = 8192 // 32 MiB of 4 KiB pages (options.restartFrames)
 )
 
-// checkpointer is the goroutine that checkpoints; see checkpointPause.
-func (s *Store) checkpointer() {
-	defer close(s.cpDone)
+// checkpointer is the goroutine that checkpoints (see checkpointPause),
+// with its state.
+type checkpointer struct {
+	db            *sql.DB // one connection, the checkpointer's
+	health        *health
+	wake          <-chan struct{} // the indexer committed
+	stop          chan struct{}   // closed by Close: the checkpointer and the pruner return
+	done          chan struct{}   // closed when the checkpointer has returned
+	restartFrames int64
+	verifying     *atomic.Bool // the pruner's quick_check runs
+	checkpointed  atomic.Int64 // frames checkpointed, for tests
+}
+
+func (c *checkpointer) init(s *Store, o options) {
+	c.health, c.wake, c.restartFrames, c.verifying = &s.health, s.idx.committed, o.restartFrames, &s.pr.verifying
+	c.stop, c.done = make(chan struct{}), make(chan struct{})
+}
+
+func (c *checkpointer) run() {
+	defer close(c.done)
 	pause := time.NewTimer(checkpointPause)
 	pause.Stop()
 	defer pause.Stop()
 	for {
 		select {
-		case <-s.stopCP:
+		case <-c.stop:
 			return
-		case <-s.wake:
+		case <-c.wake:
 		}
-		frames := s.runCheckpoint("PASSIVE")
+		frames := c.checkpoint("PASSIVE")
 		// A RESTART waits for every reader, the pruner's quick_check too,
 		// and blocks the indexer meanwhile: not while one runs.
-		if frames >= s.opts.restartFrames && !s.verifying.Load() {
-			s.runCheckpoint("RESTART")
+		if frames >= c.restartFrames && !c.verifying.Load() {
+			c.checkpoint("RESTART")
 		}
 		pause.Reset(checkpointPause)
 		select {
-		case <-s.stopCP:
+		case <-c.stop:
 			return
 		case <-pause.C:
 		}
 	}
 }
 
-// runCheckpoint runs PRAGMA wal_checkpoint(mode) and returns the WAL's
+// checkpoint runs PRAGMA wal_checkpoint(mode) and returns the WAL's
 // size in frames. Errors are not the store's failure: SQLITE_BUSY means
 // another connection checkpoints, and the next checkpoint tries again;
 // the WAL then only grows for a while.
-func (s *Store) runCheckpoint(mode string) (frames int64) {
+func (c *checkpointer) checkpoint(mode string) (frames int64) {
 	var busy, done int64
 	// The mode is one of ours; PRAGMA takes no parameters.
-	if err := s.cdb.QueryRow("PRAGMA wal_checkpoint("+mode+")").Scan(&busy, &frames, &done); err != nil {
-		if isCorrupt(err) {
-			s.markDamaged(err)
-		}
+	if err := c.db.QueryRow("PRAGMA wal_checkpoint("+mode+")").Scan(&busy, &frames, &done); err != nil {
+		c.health.readFailed(err)
 		return 0
 	}
 	if done > 0 {
-		s.checkpointed.Add(done)
+		c.checkpointed.Add(done)
 	}
 	return frames
 }

@@ -39,7 +39,7 @@ func TestCrashHelperProcess(t *testing.T) {
 	if os.Getenv(crashIndexEnv) == "late" {
 		opts = append(opts, sqlitestore.WithIndexDelay(time.Hour))
 	}
-	s, err := sqlitestore.Open(dir, opts...)
+	s, err := sqlitestore.Open(context.Background(), dir, opts...)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)

@@ -116,7 +116,7 @@ func TestOpenRefusesAnEmptyDatabase(t *testing.T) {
 	require.NoError(t, os.Truncate(db, 0))
 	require.NoError(t, os.RemoveAll(db+"-wal"))
 
-	_, err := sqlitestore.Open(dir)
+	_, err := sqlitestore.Open(context.Background(), dir)
 	var mismatch *sqlitestore.MismatchError
 	require.ErrorAs(t, err, &mismatch)
 	require.ErrorContains(t, err, db+" is empty (0 bytes), but the results log has segments 0000000000000001.log to")
@@ -144,7 +144,7 @@ func TestOpenRefusesANewDatabase(t *testing.T) {
 	db := filepath.Join(dir, sqlitestore.FileName)
 	require.NoError(t, os.Remove(db))
 	require.NoError(t, os.RemoveAll(db+"-wal"))
-	_, err := sqlitestore.Open(dir)
+	_, err := sqlitestore.Open(context.Background(), dir)
 	require.ErrorContains(t, err, db+" is missing, but the results log has segment 0000000000000001.log")
 }
 
@@ -186,7 +186,7 @@ func TestOpenRefusesAMissingSegment(t *testing.T) {
 	gone := segs[2]
 	require.NoError(t, os.Remove(gone))
 
-	_, err := sqlitestore.Open(dir)
+	_, err := sqlitestore.Open(context.Background(), dir)
 	require.ErrorContains(t, err, "segment "+filepath.Base(gone)+" missing from "+filepath.Join(dir, sqlitestore.LogDir))
 	require.ErrorContains(t, err, `"numen data recover `+dir+`"`)
 	t.Log(err)
@@ -251,7 +251,7 @@ func TestOpenKeepsRecordsAfterDamage(t *testing.T) {
 	}
 	require.NoError(t, os.WriteFile(segs[0], data, 0o600))
 
-	_, err = sqlitestore.Open(dir)
+	_, err = sqlitestore.Open(context.Background(), dir)
 	require.ErrorContains(t, err, fmt.Sprintf("%s has ", segs[0]))
 	require.ErrorContains(t, err, fmt.Sprintf("unreadable bytes at offset %d: the results there are lost (the records after them are kept)", start))
 	t.Log(err)
@@ -367,7 +367,7 @@ func TestStartAnywayWithoutTheLog(t *testing.T) {
 	answered := recordN(t, s, "nolog", 0, 10)
 	require.NoError(t, s.Close())
 	require.NoError(t, os.RemoveAll(filepath.Join(dir, sqlitestore.LogDir)))
-	_, err := sqlitestore.Open(dir)
+	_, err := sqlitestore.Open(context.Background(), dir)
 	require.ErrorContains(t, err, "0000000000000001.log, where the database's position is")
 
 	s = open(t, dir, sqlitestore.WithStartAnyway(), sqlitestore.WithBeforeCommit(func([]string) error { return errors.New("indexer kept out") }))

@@ -20,7 +20,7 @@ func ExampleRecover() {
 		panic(err)
 	}
 	defer os.RemoveAll(dir)
-	st, err := sqlitestore.Open(dir)
+	st, err := sqlitestore.Open(context.Background(), dir)
 	if err != nil {
 		panic(err)
 	}
@@ -37,7 +37,7 @@ func ExampleRecover() {
 		panic(err)
 	}
 
-	_, err = sqlitestore.Open(dir)
+	_, err = sqlitestore.Open(context.Background(), dir)
 	var mismatch *sqlitestore.MismatchError
 	fmt.Println("open refused:", errors.As(err, &mismatch))
 	report, err := sqlitestore.Check(dir)

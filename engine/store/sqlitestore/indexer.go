@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -37,8 +38,31 @@ const (
 	indexRetry = time.Second
 )
 
-// indexState is what the writer, the indexer and the readers share.
-type indexState struct {
+// indexer is the goroutine that copies the results of the log into the
+// database, with its state: what the log writer hands it, what the
+// readers wait for, and the segments the pruner may delete.
+type indexer struct {
+	path         string
+	db           *sql.DB // one connection, the indexer's
+	health       *health
+	logger       *slog.Logger
+	delay, retry time.Duration
+	maxUnindexed int
+	beforeCommit func(ids []string) error
+
+	insert, upsert, tally, position *sql.Stmt
+	inserts                         [insertChunk + 1]*sql.Stmt // INSERTs of n rows (insertStmt)
+	args                            []any                      // their arguments
+
+	work chan struct{} // results were queued
+	kick chan struct{} // a read, the writer or Close asks for a commit now
+	done chan struct{} // closed when the indexer has exited
+	// committed tells the checkpointer that a transaction committed.
+	committed chan struct{}
+	// logged is the last failure the indexer logged, so that a failure
+	// retried every second is logged once.
+	loggedErr string
+
 	mu sync.Mutex
 	// queue holds the results in the log that the indexer has not taken
 	// yet, in log order.
@@ -48,10 +72,10 @@ type indexState struct {
 	unindexed map[string]struct{}
 	// maxIndexed is the greatest id in the database.
 	maxIndexed string
-	// logged counts the results handed to the indexer, indexed those it
-	// has committed: a read waits until indexed reaches what logged was
+	// handed counts the results handed to the indexer, indexed those it
+	// has committed: a read waits until indexed reaches what handed was
 	// when it began (caughtUp).
-	logged, indexed int64
+	handed, indexed int64
 	// progress is closed and replaced at each commit of the indexer, and
 	// when a transaction fails: waiters look again (publish).
 	progress chan struct{}
@@ -68,32 +92,40 @@ type indexState struct {
 	firstSegment, committedSegment uint64
 }
 
+func (x *indexer) init(s *Store, o options) {
+	x.path, x.health, x.logger = s.path, &s.health, o.logger
+	x.delay, x.retry, x.maxUnindexed, x.beforeCommit = o.indexDelay, o.indexRetry, o.maxUnindexed, o.beforeCommit
+	x.work, x.kick, x.done = make(chan struct{}, 1), make(chan struct{}, 1), make(chan struct{})
+	x.committed = make(chan struct{}, 1)
+	x.unindexed, x.progress = make(map[string]struct{}), make(chan struct{})
+}
+
 // publish wakes the goroutines waiting on progress. The caller holds mu.
-func (x *indexState) publish() {
+func (x *indexer) publish() {
 	close(x.progress)
 	x.progress = make(chan struct{})
 }
 
-// toIndex hands results that are in the log to the indexer. It is called
+// add hands results that are in the log to the indexer. It is called
 // before their Records are answered, so that a read that begins after an
 // answer waits for them (caughtUp).
-func (s *Store) toIndex(items []logged) {
-	s.idx.mu.Lock()
+func (x *indexer) add(items []logged) {
+	x.mu.Lock()
 	for _, it := range items {
-		s.idx.unindexed[it.entry.ID] = struct{}{}
+		x.unindexed[it.entry.ID] = struct{}{}
 	}
-	s.idx.queue = append(s.idx.queue, items...)
-	s.idx.logged += int64(len(items))
-	s.idx.mu.Unlock()
-	signal(s.idxWork)
+	x.queue = append(x.queue, items...)
+	x.handed += int64(len(items))
+	x.mu.Unlock()
+	signal(x.work)
 }
 
-// closeIndexQueue tells the indexer that no more results come.
-func (s *Store) closeIndexQueue() {
-	s.idx.mu.Lock()
-	s.idx.closing = true
-	s.idx.mu.Unlock()
-	signal(s.idxKick)
+// close tells the indexer that no more results come.
+func (x *indexer) close() {
+	x.mu.Lock()
+	x.closing = true
+	x.mu.Unlock()
+	signal(x.kick)
 }
 
 // signal sends on a channel with room for one, without waiting.
@@ -104,21 +136,21 @@ func signal(c chan struct{}) {
 	}
 }
 
-// awaitIndexer makes the writer wait while maxUnindexed results wait for
-// the indexer. It fails when the indexer is failing meanwhile: the results
+// await makes the writer wait while maxUnindexed results wait for the
+// indexer. It fails when the indexer is failing meanwhile: the results
 // already in the log are safe, but the memory for more is not there.
-func (s *Store) awaitIndexer() error {
+func (x *indexer) await() error {
 	for {
-		s.idx.mu.Lock()
-		n, progress, err := len(s.idx.unindexed), s.idx.progress, s.idx.err
-		s.idx.mu.Unlock()
-		if n < s.opts.maxUnindexed {
+		x.mu.Lock()
+		n, progress, err := len(x.unindexed), x.progress, x.err
+		x.mu.Unlock()
+		if n < x.maxUnindexed {
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("sqlitestore: %s: %d results wait for the indexer, which fails: %w", s.path, n, err)
+			return fmt.Errorf("sqlitestore: %s: %d results wait for the indexer, which fails: %w", x.path, n, err)
 		}
-		signal(s.idxKick)
+		signal(x.kick)
 		<-progress
 	}
 }
@@ -126,26 +158,26 @@ func (s *Store) awaitIndexer() error {
 // caughtUp waits until the indexer has committed every result handed to
 // it before the call: every result whose Record has returned nil is then
 // in the database. Reads call it first.
-func (s *Store) caughtUp(ctx context.Context) error {
-	s.idx.mu.Lock()
-	target := s.idx.logged
-	s.idx.mu.Unlock()
+func (x *indexer) caughtUp(ctx context.Context) error {
+	x.mu.Lock()
+	target := x.handed
+	x.mu.Unlock()
 	for {
-		s.idx.mu.Lock()
-		indexed, progress, err := s.idx.indexed, s.idx.progress, s.idx.err
-		s.idx.mu.Unlock()
+		x.mu.Lock()
+		indexed, progress, err := x.indexed, x.progress, x.err
+		x.mu.Unlock()
 		if indexed >= target {
 			return nil
 		}
 		if err != nil {
 			return fmt.Errorf("%d results are in the log but not in the database yet, and the indexer fails: %w", target-indexed, err)
 		}
-		signal(s.idxKick)
+		signal(x.kick)
 		select {
 		case <-progress:
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-s.idxDone:
+		case <-x.done:
 			return fmt.Errorf("%w (results in the log go to the database at the next Open)", errIndexerStopped)
 		}
 	}
@@ -153,73 +185,66 @@ func (s *Store) caughtUp(ctx context.Context) error {
 
 var errIndexerStopped = errors.New("the indexer has stopped")
 
-// index is the indexer goroutine: it waits for results, lets more gather
+// failure returns, for Ping, why the indexer does not commit, or nil.
+func (x *indexer) failure() error {
+	select {
+	case <-x.done:
+		return fmt.Errorf("sqlitestore: %s: %w", x.path, errIndexerStopped)
+	default:
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.err != nil {
+		return fmt.Errorf("%w (%d results wait in the log; it tries again)", x.err, len(x.unindexed))
+	}
+	return nil
+}
+
+// lastError returns the error of the indexer's last transaction, if it
+// failed.
+func (x *indexer) lastError() error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.err
+}
+
+// run is the indexer goroutine: it waits for results, lets more gather
 // for the index delay (unless a read or the writer asks for them, or
 // indexBatch are waiting), and commits them, until the writer has stopped
 // and everything is committed. A transaction that fails is tried again
-// after indexRetry, and the error is reported meanwhile (Ping, reads);
-// when it still fails at Close, its results stay in the log for the next
-// Open.
-func (s *Store) index() {
-	defer close(s.idxDone)
+// after the retry pause, and the error is reported meanwhile (Ping,
+// reads, and the log once per distinct failure); when it still fails at
+// Close, its results stay in the log for the next Open.
+func (x *indexer) run() {
+	defer close(x.done)
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	var batch []logged // the indexer's copy of the results it commits
 	for {
 		select {
-		case <-s.idxWork:
-		case <-s.idxKick:
+		case <-x.work:
+		case <-x.kick:
 		}
-		s.idx.mu.Lock()
-		n, closing := len(s.idx.queue), s.idx.closing
-		s.idx.mu.Unlock()
-		if !closing && n > 0 && n < indexBatch && s.opts.indexDelay > 0 {
-			timer.Reset(s.opts.indexDelay)
+		x.mu.Lock()
+		n, closing := len(x.queue), x.closing
+		x.mu.Unlock()
+		if !closing && n > 0 && n < indexBatch && x.delay > 0 {
+			timer.Reset(x.delay)
 			select {
 			case <-timer.C:
-			case <-s.idxKick:
+			case <-x.kick:
 				timer.Stop()
 			}
 		}
 		for {
-			s.idx.mu.Lock()
-			// Copied out, and cleared in the queue, so that the queue's
-			// array, which append reuses, does not keep the results (and
-			// their groups' buffers) after they are committed.
-			n := min(len(s.idx.queue), indexBatch)
-			batch = append(batch[:0], s.idx.queue[:n]...)
-			clear(s.idx.queue[:n])
-			s.idx.queue = s.idx.queue[n:]
-			if len(s.idx.queue) == 0 {
-				s.idx.queue = nil // let the array go
-			}
-			closing = s.idx.closing
-			s.idx.mu.Unlock()
+			batch, closing = x.take(batch)
 			if len(batch) == 0 {
 				break
 			}
-			for {
-				err := s.indexBatch(batch)
-				if err == nil {
-					break
-				}
-				s.idx.mu.Lock()
-				s.idx.err = fmt.Errorf("sqlitestore: index %d results in %s: %w", len(batch), s.path, err)
-				closing = s.idx.closing
-				s.idx.publish()
-				s.idx.mu.Unlock()
-				if closing {
-					return
-				}
-				timer.Reset(s.opts.indexRetry)
-				select {
-				case <-timer.C:
-				case <-s.idxKick:
-					timer.Stop()
-					// A read or Close asks: try again now (Close only once).
-				}
+			if !x.commitRetrying(batch, timer) {
+				return
 			}
-			s.indexed(batch)
+			x.published(batch)
 			clear(batch)
 		}
 		if closing {
@@ -228,24 +253,89 @@ func (s *Store) index() {
 	}
 }
 
-// indexed publishes a committed batch: its ids leave unindexed, readers
-// waiting for it go on, and the pruner may delete the segments before its
-// last one.
-func (s *Store) indexed(batch []logged) {
-	last := batch[len(batch)-1]
-	s.idx.mu.Lock()
-	for _, it := range batch {
-		delete(s.idx.unindexed, it.entry.ID)
-		if it.entry.ID > s.idx.maxIndexed {
-			s.idx.maxIndexed = it.entry.ID
+// take copies up to indexBatch queued results into batch, and clears
+// them in the queue, so that the queue's array, which append reuses, does
+// not keep the results (and their groups' buffers) after they are
+// committed.
+func (x *indexer) take(batch []logged) ([]logged, bool) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	n := min(len(x.queue), indexBatch)
+	batch = append(batch[:0], x.queue[:n]...)
+	clear(x.queue[:n])
+	x.queue = x.queue[n:]
+	if len(x.queue) == 0 {
+		x.queue = nil // let the array go
+	}
+	return batch, x.closing
+}
+
+// commitRetrying commits batch, trying again after each failure until it
+// commits (true) or the store closes (false).
+func (x *indexer) commitRetrying(batch []logged, timer *time.Timer) bool {
+	for {
+		err := x.commit(batch)
+		if err == nil {
+			if x.loggedErr != "" {
+				x.logger.Info("the indexer commits again", "path", x.path)
+				x.loggedErr = ""
+			}
+			return true
+		}
+		err = fmt.Errorf("sqlitestore: index %d results in %s: %w", len(batch), x.path, err)
+		if msg := err.Error(); msg != x.loggedErr {
+			x.logger.Error("the indexer failed; it tries again (the results are safe in the log)", "error", err, "retry", x.retry)
+			x.loggedErr = msg
+		}
+		x.mu.Lock()
+		x.err = err
+		closing := x.closing
+		x.publish()
+		x.mu.Unlock()
+		if closing {
+			return false
+		}
+		timer.Reset(x.retry)
+		select {
+		case <-timer.C:
+		case <-x.kick:
+			timer.Stop()
+			// A read or Close asks: try again now (Close only once).
 		}
 	}
-	s.idx.indexed += int64(len(batch))
-	s.idx.committedSegment = last.segment
-	s.idx.err = nil
-	s.idx.publish()
-	s.idx.mu.Unlock()
-	signal(s.wake)
+}
+
+// published publishes a committed batch: its ids leave unindexed, readers
+// waiting for it go on, and the pruner may delete the segments before its
+// last one.
+func (x *indexer) published(batch []logged) {
+	last := batch[len(batch)-1]
+	x.mu.Lock()
+	for _, it := range batch {
+		delete(x.unindexed, it.entry.ID)
+		x.maxIndexed = max(x.maxIndexed, it.entry.ID)
+	}
+	x.indexed += int64(len(batch))
+	x.committedSegment = last.segment
+	x.err = nil
+	x.publish()
+	x.mu.Unlock()
+	signal(x.committed)
+}
+
+// segments returns the segments the pruner looks at: the first that may
+// be in the log directory, and the one of the last committed result.
+func (x *indexer) segments() (first, committed uint64) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.firstSegment, x.committedSegment
+}
+
+// pruned records that the segments before first are deleted.
+func (x *indexer) pruned(first uint64) {
+	x.mu.Lock()
+	x.firstSegment = first
+	x.mu.Unlock()
 }
 
 // syncDatabase makes every transaction the indexer has committed durable.
@@ -260,10 +350,10 @@ func (s *Store) indexed(batch []logged) {
 // name. With no WAL file, a checkpoint has copied everything into the
 // database file (and synced it), and SQLite removed the WAL: the database
 // file is flushed.
-func (s *Store) syncDatabase() error {
-	f, err := os.Open(s.path + "-wal")
+func syncDatabase(path string) error {
+	f, err := os.Open(path + "-wal")
 	if errors.Is(err, os.ErrNotExist) {
-		f, err = os.Open(s.path)
+		f, err = os.Open(path)
 	}
 	if err != nil {
 		return err
@@ -272,23 +362,20 @@ func (s *Store) syncDatabase() error {
 	if err := datasync(f); err != nil {
 		return err
 	}
-	return syncDir(filepath.Dir(s.path))
+	return syncDir(filepath.Dir(path))
 }
 
-// indexBatch commits batch to the database with the log position after
+// commit commits batch to the database with the log position after
 // it. A batch with a result the database has already (which the writer
 // refuses, so only a log replayed over a database that has its results)
 // is committed again one result at a time, each of those skipped.
-func (s *Store) indexBatch(batch []logged) error {
-	if err := s.isDamaged(); err != nil {
+func (x *indexer) commit(batch []logged) error {
+	if err := x.health.isDamaged(); err != nil {
 		return err // its results stay in the log
 	}
-	err := s.indexTx(batch, false)
-	if isCorrupt(err) {
-		s.markDamaged(err)
-	}
+	err := x.health.readFailed(x.tx(batch, false))
 	if errors.Is(err, errDuplicateInBatch) {
-		err = s.indexTx(batch, true)
+		err = x.tx(batch, true)
 	}
 	return err
 }
@@ -358,21 +445,21 @@ func (t tallies) write(upsert *sql.Stmt) error {
 	return nil
 }
 
-// indexTx inserts batch in one transaction, with statements of up to
+// tx inserts batch in one transaction, with statements of up to
 // insertChunk rows (or one per row, skipping results already there, when
 // oneByOne), adds it to its reports, and records the log position after
 // its last result.
-func (s *Store) indexTx(batch []logged, oneByOne bool) (err error) {
+func (x *indexer) tx(batch []logged, oneByOne bool) (err error) {
 	// Statements are prepared before the transaction takes the indexer's
 	// one connection.
 	if !oneByOne {
 		for _, n := range []int{min(len(batch), insertChunk), len(batch) % insertChunk} {
-			if _, err := s.insertStmt(n); n > 0 && err != nil {
+			if _, err := x.insertStmt(n); n > 0 && err != nil {
 				return err
 			}
 		}
 	}
-	tx, err := s.wdb.Begin() // BEGIN IMMEDIATE
+	tx, err := x.db.Begin() // BEGIN IMMEDIATE
 	if err != nil {
 		return err
 	}
@@ -397,7 +484,7 @@ func (s *Store) indexTx(batch []logged, oneByOne bool) (err error) {
 		a.firstMS, a.lastMS = min(a.firstMS, e.Millis), max(a.lastMS, e.Millis)
 	}
 	if oneByOne {
-		insert := tx.Stmt(s.insert)
+		insert := tx.Stmt(x.insert)
 		for i := range batch {
 			e := &batch[i].entry
 			res, err := insert.Exec(insertArgs(nil, e, string(e.Result))...)
@@ -411,32 +498,32 @@ func (s *Store) indexTx(batch []logged, oneByOne bool) (err error) {
 			}
 		}
 	} else {
-		if err := s.insertRows(tx, batch); err != nil {
+		if err := x.insertRows(tx, batch); err != nil {
 			return err
 		}
 		for i := range batch {
 			add(&batch[i])
 		}
 	}
-	upsert := tx.Stmt(s.upsert)
+	upsert := tx.Stmt(x.upsert)
 	for k, a := range aggs {
 		if _, err := upsert.Exec(k.account, k.storage, string(k.product), a.count, a.cost, a.firstMS, a.lastMS); err != nil {
 			return err
 		}
 	}
-	if err := tallies.write(tx.Stmt(s.tally)); err != nil {
+	if err := tallies.write(tx.Stmt(x.tally)); err != nil {
 		return err
 	}
 	last := batch[len(batch)-1]
-	if _, err := tx.Stmt(s.position).Exec(int64(last.segment), last.end); err != nil {
+	if _, err := tx.Stmt(x.position).Exec(int64(last.segment), last.end); err != nil {
 		return err
 	}
-	if s.opts.beforeCommit != nil {
+	if x.beforeCommit != nil {
 		ids := make([]string, len(batch))
 		for i := range batch {
 			ids[i] = batch[i].entry.ID
 		}
-		if err := s.opts.beforeCommit(ids); err != nil {
+		if err := x.beforeCommit(ids); err != nil {
 			return err
 		}
 	}
@@ -455,11 +542,11 @@ var errDuplicateInBatch = errors.New("a result id of the batch is already in the
 // rows each: one statement per chunk instead of one per result, which
 // saves the statement's execution overhead per row. A chunk that inserts
 // fewer rows than it has met an id already recorded: errDuplicateInBatch.
-func (s *Store) insertRows(tx *sql.Tx, batch []logged) error {
+func (x *indexer) insertRows(tx *sql.Tx, batch []logged) error {
 	for start := 0; start < len(batch); start += insertChunk {
 		chunk := batch[start:min(start+insertChunk, len(batch))]
-		stmt := s.inserts[len(chunk)] // prepared by indexTx
-		args := s.args[:0]
+		stmt := x.inserts[len(chunk)] // prepared by indexTx
+		args := x.args[:0]
 		for i := range chunk {
 			e := &chunk[i].entry
 			// The body as a string without copying it: e.Result is a part
@@ -471,7 +558,7 @@ func (s *Store) insertRows(tx *sql.Tx, batch []logged) error {
 		}
 		res, err := tx.Stmt(stmt).Exec(args...)
 		clear(args)
-		s.args = args
+		x.args = args
 		if err != nil {
 			return err
 		}
@@ -494,18 +581,26 @@ func (s *Store) insertRows(tx *sql.Tx, batch []logged) error {
 // on first use, outside a transaction (which holds the indexer's one
 // connection). Only the indexer goroutine (and Open, before it starts)
 // calls it.
-func (s *Store) insertStmt(n int) (*sql.Stmt, error) {
+func (x *indexer) insertStmt(n int) (*sql.Stmt, error) {
 	if n == 0 {
 		return nil, nil
 	}
-	if st := s.inserts[n]; st != nil {
+	if st := x.inserts[n]; st != nil {
 		return st, nil
 	}
 	q := insertSQL + " VALUES " + insertRow + strings.Repeat(", "+insertRow, n-1) + insertConflict
-	st, err := s.wdb.Prepare(q)
+	st, err := x.db.Prepare(q)
 	if err != nil {
 		return nil, err
 	}
-	s.inserts[n] = st
+	x.inserts[n] = st
 	return st, nil
+}
+
+func (x *indexer) closeStatements() {
+	for _, st := range append([]*sql.Stmt{x.insert, x.upsert, x.tally, x.position}, x.inserts[:]...) {
+		if st != nil {
+			st.Close()
+		}
+	}
 }

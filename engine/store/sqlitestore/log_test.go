@@ -157,7 +157,7 @@ func TestOpenRefusesADamagedLog(t *testing.T) {
 	data[40] ^= 0xff // in the first record's payload
 	require.NoError(t, os.WriteFile(segs[0], data, 0o600))
 
-	_, err = sqlitestore.Open(dir)
+	_, err = sqlitestore.Open(context.Background(), dir)
 	require.ErrorContains(t, err, "the database does not match its results log")
 	require.ErrorContains(t, err, segs[0]+" has 937 unreadable bytes at offset 12: the results there are lost (the records after them are kept)")
 	require.ErrorContains(t, err, `"numen data recover `+dir+`"`)
@@ -173,11 +173,11 @@ func TestOpenRefusesAnUnknownSegment(t *testing.T) {
 	require.NoError(t, err)
 	binary.LittleEndian.PutUint32(data[8:], 99)
 	require.NoError(t, os.WriteFile(segs[0], data, 0o600))
-	_, err = sqlitestore.Open(dir)
+	_, err = sqlitestore.Open(context.Background(), dir)
 	require.ErrorContains(t, err, segs[0]+": results log version 99, want 1: open it with a newer numen")
 
 	copy(data, "NOTALOG!")
 	require.NoError(t, os.WriteFile(segs[0], data, 0o600))
-	_, err = sqlitestore.Open(dir)
+	_, err = sqlitestore.Open(context.Background(), dir)
 	require.ErrorContains(t, err, segs[0]+": not a segment of the results log")
 }

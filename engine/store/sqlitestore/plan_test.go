@@ -12,7 +12,7 @@ import (
 // return rows: no full scan and no sort (USE TEMP B-TREE), whatever the
 // size of the reports.
 func TestQueryPlans(t *testing.T) {
-	s, err := Open(t.TempDir())
+	s, err := Open(context.Background(), t.TempDir())
 	require.NoError(t, err)
 	defer s.Close()
 	for name, q := range map[string]string{

@@ -3,8 +3,10 @@ package sqlitestore
 import (
 	"database/sql"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 )
 
@@ -37,43 +39,57 @@ const (
 	pruneEvery               = time.Minute
 )
 
-// pruner is the goroutine that deletes segments (prune).
-func (s *Store) pruner() {
-	defer close(s.pruneDone)
-	timer := time.NewTimer(s.opts.pruneEvery)
+// pruner is the goroutine that deletes segments (prune), with its state.
+type pruner struct {
+	path, logDir string
+	opts         options // the retention, and the connections' settings
+	idx          *indexer
+	health       *health
+	logger       *slog.Logger
+	stop         <-chan struct{} // the checkpointer's
+	done         chan struct{}   // closed when the pruner has returned
+	verifying    atomic.Bool     // quick_check runs
+}
+
+func (p *pruner) init(s *Store, o options) {
+	p.path, p.logDir, p.opts, p.idx, p.health, p.logger = s.path, s.logDir, o, &s.idx, &s.health, o.logger
+	p.stop, p.done = s.cp.stop, make(chan struct{})
+}
+
+func (p *pruner) run() {
+	defer close(p.done)
+	timer := time.NewTimer(p.opts.pruneEvery)
 	defer timer.Stop()
 	for {
 		select {
-		case <-s.stopCP:
+		case <-p.stop:
 			return
 		case <-timer.C:
 		}
 		start := time.Now()
-		s.prune(start)
-		timer.Reset(max(s.opts.pruneEvery, 20*time.Since(start)))
+		p.prune(start)
+		timer.Reset(max(p.opts.pruneEvery, 20*time.Since(start)))
 	}
 }
 
 // prune deletes the segments that may go at now (see the pruner), and
 // marks the database damaged when its check fails.
-func (s *Store) prune(now time.Time) {
-	if s.damaged.Load() != nil {
+func (p *pruner) prune(now time.Time) {
+	if p.health.damaged.Load() != nil {
 		return
 	}
-	s.idx.mu.Lock()
-	first, limit := s.idx.firstSegment, s.idx.committedSegment
-	s.idx.mu.Unlock()
+	first, limit := p.idx.segments()
 	// The segments before limit that may go: older than the retention, or
 	// past the size kept for it (counted from limit back).
-	keep := uint64(s.opts.retentionBytes / max(s.opts.segmentSize, 1))
+	keep := uint64(p.opts.retentionBytes / max(p.opts.segmentSize, 1))
 	var old []uint64
 	for seg := first; seg < limit; seg++ {
-		fi, err := os.Stat(filepath.Join(s.logDir, segmentName(seg)))
+		fi, err := os.Stat(filepath.Join(p.logDir, segmentName(seg)))
 		if os.IsNotExist(err) {
 			old = append(old, seg) // deleted already (an earlier prune that stopped half-way)
 			continue
 		}
-		if err != nil || now.Sub(fi.ModTime()) < s.opts.retention && limit-seg <= keep {
+		if err != nil || now.Sub(fi.ModTime()) < p.opts.retention && limit-seg <= keep {
 			break
 		}
 		old = append(old, seg)
@@ -81,33 +97,31 @@ func (s *Store) prune(now time.Time) {
 	if len(old) == 0 {
 		return
 	}
-	if err := s.syncDatabase(); err != nil {
-		return // tried again at the next prune
+	if err := syncDatabase(p.path); err != nil {
+		p.logger.Warn("flushing the database before pruning the results log; tried again at the next prune", "error", err)
+		return
 	}
-	s.verifying.Store(true)
-	err := s.verify()
-	s.verifying.Store(false)
+	p.verifying.Store(true)
+	err := p.verify()
+	p.verifying.Store(false)
 	if err != nil {
-		if isCorrupt(err) {
-			s.markDamaged(err)
-		}
+		p.logger.Error("checking the database before pruning the results log", "error", p.health.readFailed(err))
 		return
 	}
 	for _, seg := range old {
-		if err := os.Remove(filepath.Join(s.logDir, segmentName(seg))); err != nil && !os.IsNotExist(err) {
+		if err := os.Remove(filepath.Join(p.logDir, segmentName(seg))); err != nil && !os.IsNotExist(err) {
+			p.logger.Warn("pruning the results log", "error", err)
 			return
 		}
-		s.idx.mu.Lock()
-		s.idx.firstSegment = seg + 1
-		s.idx.mu.Unlock()
+		p.idx.pruned(seg + 1)
 	}
 }
 
 // verify runs PRAGMA quick_check on a new read-only connection (so that it
 // reads the file, not pages another connection has cached). A database
 // that fails it is a SQLITE_CORRUPT error.
-func (s *Store) verify() error {
-	db, err := sql.Open("sqlite", dsn(s.path, s.opts, readerConn))
+func (p *pruner) verify() error {
+	db, err := sql.Open("sqlite", dsn(p.path, p.opts, readerConn))
 	if err != nil {
 		return err
 	}

@@ -209,7 +209,7 @@ func (s *Store) recover(ctx context.Context) error {
 			return err
 		}
 	}
-	pos, end, err := readPosition(ctx, s.wdb)
+	pos, end, err := readPosition(ctx, s.idx.db)
 	if err != nil {
 		return err
 	}
@@ -250,7 +250,7 @@ func (s *Store) recover(ctx context.Context) error {
 			d, filepath.Join(LogDir, damagedDir, damagedName(d.segment, d.offset))))
 	}
 	for start := 0; start < len(p.replay); start += indexBatch {
-		if err := s.indexBatch(p.replay[start:min(start+indexBatch, len(p.replay))]); err != nil {
+		if err := s.idx.commit(p.replay[start:min(start+indexBatch, len(p.replay))]); err != nil {
 			return fmt.Errorf("commit %d results of the results log to the database: %w", len(p.replay), err)
 		}
 	}
@@ -264,9 +264,9 @@ func (s *Store) recover(ctx context.Context) error {
 		next = max(next, p.segs[len(p.segs)-1]+1)
 	}
 	if len(p.segs) > 0 && p.lastRead == p.segs[len(p.segs)-1] {
-		s.log, err = openLog(s.logDir, s.opts.segmentSize, p.lastRead, p.lastEnd, next, sync)
+		s.logw.log, err = openLog(s.logDir, s.opts.segmentSize, p.lastRead, p.lastEnd, next, sync)
 	} else {
-		s.log, err = openLog(s.logDir, s.opts.segmentSize, 0, 0, next, sync)
+		s.logw.log, err = openLog(s.logDir, s.opts.segmentSize, 0, 0, next, sync)
 	}
 	if err != nil {
 		return fmt.Errorf("open the results log: %w", err)
@@ -275,12 +275,12 @@ func (s *Store) recover(ctx context.Context) error {
 		// Started anyway past a missing segment with nothing to commit:
 		// the database's position moves to where the log goes on, so that
 		// the next Open does not meet the same gap again.
-		if _, err := s.position.ExecContext(ctx, int64(s.log.seg), s.log.size); err != nil {
+		if _, err := s.idx.position.ExecContext(ctx, int64(s.logw.log.seg), s.logw.log.size); err != nil {
 			return fmt.Errorf("move the database's position past the missing segments: %w", err)
 		}
-		pos = s.log.seg
+		pos = s.logw.log.seg
 	}
-	s.idx.firstSegment = s.log.seg
+	s.idx.firstSegment = s.logw.log.seg
 	if len(p.segs) > 0 {
 		s.idx.firstSegment = p.segs[0]
 	}

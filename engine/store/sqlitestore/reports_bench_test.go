@@ -18,7 +18,7 @@ import (
 // of the three products), 1000 per transaction.
 func fill(b *testing.B, s *Store, n int) {
 	b.Helper()
-	x := newIndexer(b, s, 1000)
+	x := newFeeder(b, s, 1000)
 	for i := range n {
 		p := store.Products()[i%3]
 		name := fmt.Sprintf("SYNC-API-%s-2026-%02d", p, 8+i/3%4)
@@ -27,19 +27,19 @@ func fill(b *testing.B, s *Store, n int) {
 	x.flush()
 }
 
-// indexer feeds records to the store's indexer straight, n at a time
+// feeder feeds records to the store's indexer straight, n at a time
 // (what the results log's reader does), for benchmarks that fill a store.
-type indexer struct {
+type feeder struct {
 	b     *testing.B
 	s     *Store
 	batch []logged
 }
 
-func newIndexer(b *testing.B, s *Store, n int) *indexer {
-	return &indexer{b: b, s: s, batch: make([]logged, 0, n)}
+func newFeeder(b *testing.B, s *Store, n int) *feeder {
+	return &feeder{b: b, s: s, batch: make([]logged, 0, n)}
 }
 
-func (x *indexer) add(r engine.Record) {
+func (x *feeder) add(r engine.Record) {
 	e, err := store.EntryOf(r)
 	if err != nil {
 		x.b.Fatal(err)
@@ -50,11 +50,11 @@ func (x *indexer) add(r engine.Record) {
 	}
 }
 
-func (x *indexer) flush() {
+func (x *feeder) flush() {
 	if len(x.batch) == 0 {
 		return
 	}
-	if err := x.s.indexBatch(x.batch); err != nil {
+	if err := x.s.idx.commit(x.batch); err != nil {
 		x.b.Fatal(err)
 	}
 	x.batch = x.batch[:0]
@@ -69,7 +69,7 @@ func (x *indexer) flush() {
 func BenchmarkReports(b *testing.B) {
 	for _, n := range []int{10_000, 100_000} {
 		b.Run(fmt.Sprintf("results=%d", n), func(b *testing.B) {
-			s, err := Open(b.TempDir())
+			s, err := Open(context.Background(), b.TempDir())
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -116,14 +116,14 @@ FROM results WHERE account = ? GROUP BY storage, product`, "acct-1")
 //
 //	go test -run '^$' -bench BenchmarkExport -count 6 ./engine/store/sqlitestore
 func BenchmarkExport(b *testing.B) {
-	s, err := Open(b.TempDir())
+	s, err := Open(context.Background(), b.TempDir())
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer s.Close()
 	// The report of 10,000 HLR results sits among 30,000 other results.
 	fill(b, s, 30_000)
-	x := newIndexer(b, s, 1000)
+	x := newFeeder(b, s, 1000)
 	for i := range 10_000 {
 		x.add(storetest.NewRecord("acct-1", "big-2026-11", store.Products()[0], fmt.Sprintf("big%09d", i), storetest.Base.Add(time.Duration(i)*time.Millisecond), i))
 	}
@@ -163,13 +163,13 @@ func pagesResults(b *testing.B) int {
 //	go test -run '^$' -bench BenchmarkPages -count 3 -timeout 30m ./engine/store/sqlitestore
 func BenchmarkPages(b *testing.B) {
 	n := pagesResults(b)
-	s, err := Open(b.TempDir())
+	s, err := Open(context.Background(), b.TempDir())
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer s.Close()
 	start := time.Now()
-	x := newIndexer(b, s, 5000)
+	x := newFeeder(b, s, 5000)
 	for i := range n {
 		x.add(storetest.Skewed("acct-big", "SYNC-API-NT-2026-11", i))
 		if i%10 == 0 {

@@ -3,7 +3,7 @@
 // modernc.org/sqlite (no cgo), and a results log beside it, dir/results-log,
 // where each result is made durable first.
 //
-//	st, err := sqlitestore.Open("/var/lib/numen")
+//	st, err := sqlitestore.Open(ctx, "/var/lib/numen", sqlitestore.WithLogger(logger))
 //	if err != nil { ... }
 //	defer st.Close()
 //	eng, err := engine.New(engine.Options{Plan: plan, Sink: st})
@@ -28,6 +28,13 @@
 // opens the file.
 //
 // # Durability
+//
+// The store is four parts, each with its own state and goroutine: the
+// log writer (writer.go: the commit function of the group-commit writer
+// both stores share), the indexer (indexer.go), the checkpointer
+// (checkpoint.go) and the pruner (prune.go); they share only what the
+// health type knows (a failed flush, a damaged database). Each logs
+// through the store's logger (WithLogger).
 //
 // Record returns nil only once its result is on disk in the results log:
 // a single writer goroutine appends each group of results to the log's
@@ -86,9 +93,9 @@
 // A failed flush fails its Records and every later one, and Ping reports
 // it: after a failed fsync the kernel may have dropped the pages it could
 // not write, so the store takes no more results until it is opened again.
-// A failed transaction of the indexer is tried again every second; its
-// results are safe in the log meanwhile, Ping and the reads report the
-// failure, and Records go on until DefaultMaxUnindexed results wait
+// A failed transaction of the indexer is tried again every second, and
+// logged once per distinct failure; its results are safe in the log
+// meanwhile, Ping and the reads report the failure, and Records go on until DefaultMaxUnindexed results wait
 // (WithMaxUnindexed), after which they fail with the indexer's error. What
 // the indexer has not committed by Close stays in the log for the next
 // Open.
@@ -153,23 +160,20 @@ package sqlitestore
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
+	"log/slog"
 	"net/url"
 	"os"
 	"path/filepath"
-	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/numenhq/numen/engine"
-	"github.com/numenhq/numen/engine/store"
-
 	"modernc.org/sqlite" // registers the "sqlite" driver
 	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/numenhq/numen/engine/store"
+	"github.com/numenhq/numen/engine/store/internal/core"
 )
 
 // FileName is the name of the database file in the directory given to Open.
@@ -185,36 +189,32 @@ const (
 type Option func(*options)
 
 type options struct {
-	direct      bool // commit each group to the database, without the log (tests)
 	maxBatch    int
 	maxDelay    time.Duration
 	readers     int
 	busyTimeout time.Duration
+	logger      *slog.Logger
 
 	indexDelay   time.Duration
 	maxUnindexed int
 
-	// segmentSize is the size of a segment of the log (segmentSize;
-	// smaller in tests), indexRetry the pause before the indexer tries a
-	// failed transaction again (indexRetry; shorter in tests).
-	segmentSize int64
-	indexRetry  time.Duration
+	startAnyway    bool          // WithStartAnyway
+	retention      time.Duration // WithLogRetention
+	retentionBytes int64         // WithLogRetentionBytes
 
-	// beforeCommit, for tests, runs in the indexer's transaction after the
-	// inserts and before COMMIT; an error fails the transaction like a
-	// failed COMMIT would.
-	beforeCommit func(ids []string) error
-	// sync, for tests, replaces the writer's flush of the results log.
-	sync func() error
-	// restartFrames is the WAL size (frames) past which the checkpointer
-	// restarts the WAL; restartFrames by default, smaller in tests.
+	// For tests (export_test.go): the size of a segment of the log, the
+	// pause before the indexer tries a failed transaction again, how often
+	// the pruner looks, the WAL size (frames) past which the checkpointer
+	// restarts the WAL; a hook in the indexer's transaction before COMMIT
+	// (an error fails it as a failed COMMIT would); the writer's flush of
+	// the log; and a commit function in place of the log writer's.
+	segmentSize   int64
+	indexRetry    time.Duration
+	pruneEvery    time.Duration
 	restartFrames int64
-
-	startAnyway bool          // WithStartAnyway
-	retention   time.Duration // WithLogRetention
-	// retentionBytes: WithLogRetentionBytes
-	retentionBytes int64
-	pruneEvery     time.Duration // how often the pruner looks (prune.go); shorter in tests
+	beforeCommit  func(ids []string) error
+	sync          func() error
+	commit        func(*Store) func([]*pending)
 }
 
 // WithStartAnyway opens a store whose database does not match its results
@@ -313,55 +313,103 @@ func WithBusyTimeout(d time.Duration) Option {
 	}
 }
 
-// Store is the SQLite store.Store. See the package documentation.
+// WithLogger sets the logger of the store's own work (the indexer's and
+// the checkpointer's failures, the log's); default slog.Default().
+func WithLogger(l *slog.Logger) Option {
+	return func(o *options) {
+		if l != nil {
+			o.logger = l
+		}
+	}
+}
+
+// Store is the SQLite store.Database. See the package documentation.
 type Store struct {
+	*core.Store[*sql.Tx]
+	*core.Writer[*pending]
+
 	path   string // the database file
 	logDir string // the results log
 	opts   options
 	lock   *os.File // LockName, locked while the store is open
+	health health
 
-	groupTarget atomic.Int64 // how many results the writer's next group waits for (tests)
-
-	wdb *sql.DB // one connection, the indexer's
 	rdb *sql.DB // read-only connections
-	cdb *sql.DB // one connection, the checkpointer's
+	qdb *sql.DB // the queue's connection (queue.go)
 
-	insert, upsert, tally, position *sql.Stmt // on wdb
-
-	inserts [insertChunk + 1]*sql.Stmt // INSERTs of n rows on wdb (insertStmt); the indexer's
-	args    []any                      // their arguments; the indexer's
-
-	// mu guards closed and the sends on queue, so that Close closes queue
-	// only when no Record is sending.
-	mu     sync.RWMutex
-	closed bool
-	queue  chan *pending
-
-	log     *resultsLog           // the writer's
-	inGroup map[string]struct{}   // the writer's: ids of the group it appends
-	done    chan struct{}         // closed when the writer has exited
-	failed  atomic.Pointer[error] // set once an append to the log failed
-	damaged atomic.Pointer[error] // set once a read found the database damaged
-
-	idx     indexState
-	idxWork chan struct{} // results were queued for the indexer
-	idxKick chan struct{} // a read, the writer or Close asks the indexer to commit now
-	idxDone chan struct{} // closed when the indexer has exited
-
-	wake         chan struct{} // the indexer committed: the checkpointer may have work
-	stopCP       chan struct{} // closed by Close: the checkpointer and the pruner return
-	cpDone       chan struct{} // closed when the checkpointer has returned
-	pruneDone    chan struct{} // closed when the pruner has returned
-	verifying    atomic.Bool   // the pruner's quick_check runs
-	checkpointed atomic.Int64  // frames checkpointed, for tests
+	logw logWriter
+	idx  indexer
+	cp   checkpointer
+	pr   pruner
 
 	fresh    bool     // the database was missing, empty or without a schema at Open
 	recovery Recovery // what Open did to the log (Recovery)
-
-	q queue // the bulk queue (queue.go)
 }
 
-var _ store.Store = (*Store)(nil)
+var _ store.Database = (*Store)(nil)
+
+// health is what the parts of a store know of its state: a failed flush
+// of the results log, a database found damaged.
+type health struct {
+	path    string
+	failed  atomic.Pointer[error] // set once an append to the log failed
+	damaged atomic.Pointer[error] // set once the database was found damaged
+}
+
+// broken returns the error of a failed append to the log, or nil.
+func (h *health) broken() error {
+	if err := h.failed.Load(); err != nil {
+		return *err
+	}
+	return nil
+}
+
+// readFailed returns err, and when it says that the database file is
+// damaged, remembers it (markDamaged): a read that meets damaged pages
+// fails, and the file will not heal.
+func (h *health) readFailed(err error) error {
+	if isCorrupt(err) {
+		h.markDamaged(err)
+	}
+	return err
+}
+
+// markDamaged remembers that the database was found damaged (by a read,
+// the indexer or the pruner's check; why): from then on Record and
+// Enqueue fail with store.ErrDamaged, the indexer commits nothing, no
+// segment of the results log is deleted, and Ping reports it with the
+// way out.
+func (h *health) markDamaged(why error) {
+	damaged := fmt.Errorf("sqlitestore: %s is damaged (%v); it takes no more results and keeps every segment of the results log: stop the server, restore %s from a backup, and run numen data recover %s (the results since the backup are in the log)",
+		h.path, why, FileName, filepath.Dir(h.path))
+	h.damaged.CompareAndSwap(nil, &damaged)
+}
+
+// isDamaged returns, wrapping store.ErrDamaged, why the store takes no
+// results because its database is damaged, or nil.
+func (h *health) isDamaged() error {
+	if err := h.damaged.Load(); err != nil {
+		return fmt.Errorf("%w: %w", store.ErrDamaged, *err)
+	}
+	return nil
+}
+
+// isCorrupt reports whether err is SQLite's for a damaged database file
+// ("database disk image is malformed", "file is not a database").
+func isCorrupt(err error) bool {
+	var ce *corruptError
+	if errors.As(err, &ce) {
+		return true
+	}
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		switch se.Code() & 0xff {
+		case sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB:
+			return true
+		}
+	}
+	return false
+}
 
 // Open opens the store in dir, creating dir (mode 0700), the database
 // (mode 0600) and the results log when missing, migrating the schema to
@@ -369,9 +417,9 @@ var _ store.Store = (*Store)(nil)
 // the log that are not in it yet (after a crash). A directory that cannot
 // be created or written, or that another store has open, is an error
 // naming it.
-func Open(dir string, opts ...Option) (*Store, error) {
+func Open(ctx context.Context, dir string, opts ...Option) (*Store, error) {
 	o := options{
-		maxBatch: DefaultMaxBatch, maxDelay: DefaultMaxDelay, readers: 4, busyTimeout: 5 * time.Second,
+		maxBatch: DefaultMaxBatch, maxDelay: DefaultMaxDelay, readers: 4, busyTimeout: 5 * time.Second, logger: slog.Default(),
 		restartFrames: restartFrames, indexDelay: DefaultIndexDelay, maxUnindexed: DefaultMaxUnindexed,
 		segmentSize: segmentSize, indexRetry: indexRetry, retention: DefaultLogRetention, retentionBytes: DefaultLogRetentionBytes, pruneEvery: pruneEvery,
 	}
@@ -392,32 +440,40 @@ func Open(dir string, opts ...Option) (*Store, error) {
 	if err := checkWritable(dir); err != nil {
 		return fail(err)
 	}
-	s := &Store{
-		path: path, logDir: filepath.Join(dir, LogDir), opts: o, queue: make(chan *pending, o.maxBatch),
-		inGroup: make(map[string]struct{}), done: make(chan struct{}),
-		idxWork: make(chan struct{}, 1), idxKick: make(chan struct{}, 1), idxDone: make(chan struct{}),
-		wake: make(chan struct{}, 1), stopCP: make(chan struct{}), cpDone: make(chan struct{}), pruneDone: make(chan struct{}),
-	}
-	s.idx.unindexed = make(map[string]struct{})
-	s.idx.progress = make(chan struct{})
+	s := &Store{path: path, logDir: filepath.Join(dir, LogDir), opts: o}
+	s.health.path = path
+	s.idx.init(s, o)
+	s.cp.init(s, o)
+	s.pr.init(s, o)
 	if s.lock, err = lockDir(dir); err != nil {
 		return fail(err)
 	}
-	if err := s.open(); err != nil {
+	if err := s.open(ctx); err != nil {
 		s.release()
 		return fail(err)
 	}
-	s.groupTarget.Store(1)
-	go s.write()
-	go s.index()
-	go s.checkpointer()
-	go s.pruner()
+	s.logw = logWriter{health: &s.health, idx: &s.idx, log: s.logw.log, logger: o.logger, inGroup: make(map[string]struct{}), recorded: s.recorded}
+	commit := s.logw.commit
+	if o.commit != nil {
+		commit = o.commit(s)
+	}
+	s.Writer = &core.Writer[*pending]{
+		Name: "sqlitestore", MaxBatch: o.maxBatch, MaxDelay: o.maxDelay, Commit: commit,
+		New: func(e store.Entry) (*pending, <-chan error) {
+			p := &pending{entry: e, done: make(chan error, 1)}
+			return p, p.done
+		},
+	}
+	s.Start(1)
+	go s.idx.run()
+	go s.cp.run()
+	go s.pr.run()
 	return s, nil
 }
 
 // open opens the database and the log for Open, and commits to the
 // database what the log has that it has not.
-func (s *Store) open() (err error) {
+func (s *Store) open(ctx context.Context) (err error) {
 	// A database that is missing or empty beside a log that has segments
 	// lost what it had indexed: refused before anything is created.
 	if fi, err := os.Stat(s.path); err == nil && fi.Size() == 0 || errors.Is(err, os.ErrNotExist) {
@@ -433,7 +489,6 @@ func (s *Store) open() (err error) {
 	} else if err := f.Close(); err != nil {
 		return err
 	}
-	ctx := context.Background()
 	connect := func(role connRole, conns int) (*sql.DB, error) {
 		db, err := sql.Open("sqlite", dsn(s.path, s.opts, role))
 		if err != nil {
@@ -445,7 +500,7 @@ func (s *Store) open() (err error) {
 		db.SetConnMaxIdleTime(0)
 		return db, nil
 	}
-	if s.wdb, err = connect(indexerConn, 1); err != nil {
+	if s.idx.db, err = connect(indexerConn, 1); err != nil {
 		return err
 	}
 	if err := s.setUp(ctx); err != nil {
@@ -457,8 +512,12 @@ func (s *Store) open() (err error) {
 	if err := s.rdb.PingContext(ctx); err != nil {
 		return err
 	}
-	if s.cdb, err = connect(checkpointerConn, 1); err != nil {
+	if s.cp.db, err = connect(checkpointerConn, 1); err != nil {
 		return err
+	}
+	s.Store = &core.Store[*sql.Tx]{
+		Name: "sqlitestore", Where: s.path, SQL: &dialect, Results: newDB(s.rdb),
+		Open: s.checkOpen, CaughtUp: s.idx.caughtUp, ReadFailed: s.health.readFailed, Writable: s.health.isDamaged,
 	}
 	if err := s.recover(ctx); err != nil {
 		return err
@@ -466,24 +525,156 @@ func (s *Store) open() (err error) {
 	if err := s.openQueue(ctx); err != nil {
 		return err
 	}
-	return s.wdb.QueryRowContext(ctx, "SELECT coalesce(max(id), '') FROM results").Scan(&s.idx.maxIndexed)
+	return s.idx.db.QueryRowContext(ctx, "SELECT coalesce(max(id), '') FROM results").Scan(&s.idx.maxIndexed)
 }
 
 // release closes what Open opened, after a failed Open or at Close.
 func (s *Store) release() error {
-	s.closeStatements()
+	s.idx.closeStatements()
 	var errs []error
-	if s.log != nil {
-		errs = append(errs, s.log.close())
+	if s.logw.log != nil {
+		errs = append(errs, s.logw.log.close())
 	}
 	// The last connection to close checkpoints the WAL into the database.
-	for _, db := range []*sql.DB{s.q.db, s.cdb, s.rdb, s.wdb} {
+	for _, db := range []*sql.DB{s.qdb, s.cp.db, s.rdb, s.idx.db} {
 		if db != nil {
 			errs = append(errs, db.Close())
 		}
 	}
 	errs = append(errs, s.lock.Close()) // and unlocks
 	return errors.Join(errs...)
+}
+
+// Path returns the database file's path.
+func (s *Store) Path() string { return s.path }
+
+// Ping checks that the database answers and has this build's schema, that
+// the indexer is running, that no flush of the log has failed, that the
+// database is not known to be damaged and that the indexer's last
+// transaction did not fail.
+func (s *Store) Ping(ctx context.Context) error {
+	if err := s.checkOpen(); err != nil {
+		return err
+	}
+	if err := s.health.broken(); err != nil {
+		return err
+	}
+	if err := s.health.damaged.Load(); err != nil {
+		return *err
+	}
+	if err := s.idx.failure(); err != nil {
+		return err
+	}
+	var version int
+	if err := s.rdb.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+		return fmt.Errorf("sqlitestore: ping %s: %w", s.path, err)
+	}
+	if version != schemaVersion {
+		return fmt.Errorf("sqlitestore: ping %s: schema version %d, want %d", s.path, version, schemaVersion)
+	}
+	return nil
+}
+
+// Close stops accepting results, waits until those already handed to
+// Record are in the log and the indexer has committed them to the
+// database, waits for running reads (an Export streaming to a slow client,
+// say) to finish, and closes the database and the log. Closing twice is
+// not an error. Results the indexer could not commit stay in the log, and
+// the next Open commits them.
+func (s *Store) Close() error {
+	// The owner stops the queue first, with a deadline of its choice;
+	// this bounds the wait for running jobs should it not have.
+	stopCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	err := s.StopQueue(stopCtx)
+	cancel()
+	if err != nil {
+		return err
+	}
+	if !s.Writer.Close() {
+		return nil
+	}
+	s.idx.close()
+	<-s.idx.done
+	close(s.cp.stop) // the checkpointer's and the pruner's
+	<-s.cp.done
+	<-s.pr.done
+	err = s.release()
+	if err == nil {
+		err = s.idx.lastError()
+	}
+	if err != nil {
+		return fmt.Errorf("sqlitestore: close %s: %w", s.path, err)
+	}
+	return nil
+}
+
+func (s *Store) checkOpen() error {
+	if s.Closed() {
+		return fmt.Errorf("sqlitestore: %s: %w", s.path, store.ErrClosed)
+	}
+	return nil
+}
+
+// recorded returns which of ids the database has.
+func (s *Store) recorded(ctx context.Context, ids []string) (map[string]bool, error) {
+	found := make(map[string]bool)
+	err := s.ByID(ctx, ids, func(id string, _ []byte) { found[id] = true })
+	return found, err
+}
+
+// setUp checks the indexer connection's journal mode, migrates the schema
+// and prepares the indexer's statements.
+func (s *Store) setUp(ctx context.Context) error {
+	var mode string
+	if err := s.idx.db.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
+		return err
+	}
+	if mode != "wal" {
+		// WAL needs shared memory, which some network file systems lack.
+		return fmt.Errorf("journal_mode is %q, not wal: is the directory on a local file system?", mode)
+	}
+	var version int
+	if err := s.idx.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+		return fmt.Errorf("read schema version: %w", err)
+	}
+	if version == 0 && !s.fresh {
+		s.fresh = true
+		if err := s.checkFresh(s.path + " is a new database (no schema)"); err != nil {
+			return err
+		}
+	}
+	if err := migrate(ctx, s.idx.db); err != nil {
+		return err
+	}
+	var err error
+	if s.idx.insert, err = s.idx.db.PrepareContext(ctx, insertSQL+" VALUES "+insertRow+insertConflict); err != nil {
+		return err
+	}
+	if s.idx.upsert, err = s.idx.db.PrepareContext(ctx, `
+INSERT INTO reports (account, storage, product, count, cost, first_ms, last_ms)
+VALUES (?, ?, ?, ?, ?, ?, ?)
+ON CONFLICT (account, storage, product) DO UPDATE SET
+	count    = count + excluded.count,
+	cost     = cost + excluded.cost,
+	first_ms = min(first_ms, excluded.first_ms),
+	last_ms  = max(last_ms, excluded.last_ms)`); err != nil {
+		return err
+	}
+	if s.idx.tally, err = s.idx.db.PrepareContext(ctx, `
+INSERT INTO report_facets (account, storage, field, value, label, count, cost)
+VALUES (?, ?, ?, ?, ?, ?, ?)
+ON CONFLICT (account, storage, field, value) DO UPDATE SET
+	count = count + excluded.count,
+	cost  = cost + excluded.cost,
+	label = CASE WHEN excluded.label <> '' THEN excluded.label ELSE label END`); err != nil {
+		return err
+	}
+	if s.idx.position, err = s.idx.db.PrepareContext(ctx, `
+INSERT INTO log_position (id, segment, end_offset) VALUES (1, ?, ?)
+ON CONFLICT (id) DO UPDATE SET segment = excluded.segment, end_offset = excluded.end_offset`); err != nil {
+		return err
+	}
+	return nil
 }
 
 // checkWritable creates and removes a file in dir: SQLite needs to create
@@ -546,69 +737,6 @@ func dsn(path string, o options, role connRole) string {
 	return u.String()
 }
 
-// setUp checks the indexer connection's journal mode, migrates the schema
-// and prepares the indexer's statements.
-func (s *Store) setUp(ctx context.Context) error {
-	var mode string
-	if err := s.wdb.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
-		return err
-	}
-	if mode != "wal" {
-		// WAL needs shared memory, which some network file systems lack.
-		return fmt.Errorf("journal_mode is %q, not wal: is the directory on a local file system?", mode)
-	}
-	var version int
-	if err := s.wdb.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
-		return fmt.Errorf("read schema version: %w", err)
-	}
-	if version == 0 && !s.fresh {
-		s.fresh = true
-		if err := s.checkFresh(s.path + " is a new database (no schema)"); err != nil {
-			return err
-		}
-	}
-	if err := migrate(ctx, s.wdb); err != nil {
-		return err
-	}
-	var err error
-	if s.insert, err = s.wdb.PrepareContext(ctx, insertSQL+" VALUES "+insertRow+insertConflict); err != nil {
-		return err
-	}
-	if s.upsert, err = s.wdb.PrepareContext(ctx, `
-INSERT INTO reports (account, storage, product, count, cost, first_ms, last_ms)
-VALUES (?, ?, ?, ?, ?, ?, ?)
-ON CONFLICT (account, storage, product) DO UPDATE SET
-	count    = count + excluded.count,
-	cost     = cost + excluded.cost,
-	first_ms = min(first_ms, excluded.first_ms),
-	last_ms  = max(last_ms, excluded.last_ms)`); err != nil {
-		return err
-	}
-	if s.tally, err = s.wdb.PrepareContext(ctx, `
-INSERT INTO report_facets (account, storage, field, value, label, count, cost)
-VALUES (?, ?, ?, ?, ?, ?, ?)
-ON CONFLICT (account, storage, field, value) DO UPDATE SET
-	count = count + excluded.count,
-	cost  = cost + excluded.cost,
-	label = CASE WHEN excluded.label <> '' THEN excluded.label ELSE label END`); err != nil {
-		return err
-	}
-	if s.position, err = s.wdb.PrepareContext(ctx, `
-INSERT INTO log_position (id, segment, end_offset) VALUES (1, ?, ?)
-ON CONFLICT (id) DO UPDATE SET segment = excluded.segment, end_offset = excluded.end_offset`); err != nil {
-		return err
-	}
-	return nil
-}
-
-func (s *Store) closeStatements() {
-	for _, st := range append([]*sql.Stmt{s.insert, s.upsert, s.tally, s.position}, s.inserts[:]...) {
-		if st != nil {
-			st.Close()
-		}
-	}
-}
-
 // The indexer's INSERT of results: insertSQL, then one or more rows
 // (insertRow, insertColumns parameters each), then insertConflict. A
 // result whose id is already recorded is not inserted (and not an error):
@@ -627,474 +755,4 @@ func insertArgs(args []any, e *store.Entry, body string) []any {
 	f := &e.Facts
 	return append(args, e.ID, e.Account, e.Storage, string(e.Product), e.Millis, int64(e.Cost), body,
 		f.Number, f.Status, f.Connectivity, f.NumberType, f.Country, f.Network)
-}
-
-// Path returns the database file's path.
-func (s *Store) Path() string { return s.path }
-
-// Record appends r to its report and returns once it is durable (nil),
-// or with the reason it is not: store.ErrInvalidRecord,
-// store.ErrDuplicateID, store.ErrClosed, a database error, or ctx's error.
-// With ctx's error the result may still be committed; see the package
-// documentation.
-func (s *Store) Record(ctx context.Context, r engine.Record) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	e, err := store.EntryOf(r)
-	if err != nil {
-		return fmt.Errorf("sqlitestore: %w", err)
-	}
-	p := &pending{entry: e, done: make(chan error, 1)}
-	s.mu.RLock()
-	if s.closed {
-		s.mu.RUnlock()
-		return fmt.Errorf("sqlitestore: record %q: %w", r.ID, store.ErrClosed)
-	}
-	select {
-	case s.queue <- p:
-		s.mu.RUnlock()
-	case <-ctx.Done():
-		s.mu.RUnlock()
-		return ctx.Err() // not queued: not recorded
-	}
-	select {
-	case err := <-p.done:
-		return err
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-// Ping checks that the database answers and has this build's schema, that
-// the writer and the indexer are running, that no flush of the log has
-// failed and that the indexer's last transaction did not fail.
-func (s *Store) Ping(ctx context.Context) error {
-	if err := s.checkOpen(); err != nil {
-		return err
-	}
-	select {
-	case <-s.done:
-		return fmt.Errorf("sqlitestore: %s: the writer has stopped", s.path)
-	default:
-	}
-	if err := s.broken(); err != nil {
-		return err
-	}
-	if err := s.damaged.Load(); err != nil {
-		return *err
-	}
-	select {
-	case <-s.idxDone:
-		return fmt.Errorf("sqlitestore: %s: %w", s.path, errIndexerStopped)
-	default:
-	}
-	s.idx.mu.Lock()
-	ierr, waiting := s.idx.err, len(s.idx.unindexed)
-	s.idx.mu.Unlock()
-	if ierr != nil {
-		return fmt.Errorf("%w (%d results wait in the log; it tries again)", ierr, waiting)
-	}
-	var version int
-	if err := s.rdb.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
-		return fmt.Errorf("sqlitestore: ping %s: %w", s.path, err)
-	}
-	if version != schemaVersion {
-		return fmt.Errorf("sqlitestore: ping %s: schema version %d, want %d", s.path, version, schemaVersion)
-	}
-	return nil
-}
-
-// readFailed returns err, and when it says that the database file is
-// damaged (SQLite's "database disk image is malformed" or "file is not a
-// database"), remembers it for Ping, so that /healthz reports the damage
-// from then on: a read that meets damaged pages fails, and the file will
-// not heal.
-func (s *Store) readFailed(err error) error {
-	if isCorrupt(err) {
-		s.markDamaged(err)
-	}
-	return err
-}
-
-// isCorrupt reports whether err is SQLite's for a damaged database file.
-func isCorrupt(err error) bool {
-	var ce *corruptError
-	if errors.As(err, &ce) {
-		return true
-	}
-	var se *sqlite.Error
-	if errors.As(err, &se) {
-		switch se.Code() & 0xff {
-		case sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB:
-			return true
-		}
-	}
-	return false
-}
-
-// markDamaged remembers that the database was found damaged (by a read,
-// the indexer or the pruner's check; why): from then on Record and
-// Enqueue fail with store.ErrDamaged, the indexer commits nothing, no
-// segment of the results log is deleted, and Ping reports it with the
-// way out. The file will not heal.
-func (s *Store) markDamaged(why error) {
-	damaged := fmt.Errorf("sqlitestore: %s is damaged (%v); it takes no more results and keeps every segment of the results log: stop the server, restore %s from a backup, and run numen data recover %s (the results since the backup are in the log)",
-		s.path, why, FileName, filepath.Dir(s.path))
-	s.damaged.CompareAndSwap(nil, &damaged)
-}
-
-// isDamaged returns, wrapping store.ErrDamaged, why the store takes no
-// results because its database is damaged, or nil.
-func (s *Store) isDamaged() error {
-	if err := s.damaged.Load(); err != nil {
-		return fmt.Errorf("%w: %w", store.ErrDamaged, *err)
-	}
-	return nil
-}
-
-// Close stops accepting results, waits until those already handed to
-// Record are in the log and the indexer has committed them to the
-// database, waits for running reads (an Export streaming to a slow client,
-// say) to finish, and closes the database and the log. Closing twice is
-// not an error. Results the indexer could not commit stay in the log, and
-// the next Open commits them.
-func (s *Store) Close() error {
-	// The owner stops the queue first, with a deadline of its choice;
-	// this bounds the wait for running jobs should it not have.
-	stopCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	err := s.StopQueue(stopCtx)
-	cancel()
-	if err != nil {
-		return err
-	}
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		return nil
-	}
-	s.closed = true
-	close(s.queue)
-	s.mu.Unlock()
-	<-s.done
-	<-s.idxDone
-	close(s.stopCP)
-	<-s.cpDone
-	<-s.pruneDone
-	err = s.release()
-	if err == nil {
-		s.idx.mu.Lock()
-		err = s.idx.err
-		s.idx.mu.Unlock()
-	}
-	if err != nil {
-		return fmt.Errorf("sqlitestore: close %s: %w", s.path, err)
-	}
-	return nil
-}
-
-func (s *Store) checkOpen() error {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	if s.closed {
-		return fmt.Errorf("sqlitestore: %s: %w", s.path, store.ErrClosed)
-	}
-	return nil
-}
-
-// Reports lists the reports of account, most recently written first (then
-// by name).
-func (s *Store) Reports(ctx context.Context, account string) ([]store.Report, error) {
-	if err := s.checkOpen(); err != nil {
-		return nil, err
-	}
-	if err := s.caughtUp(ctx); err != nil {
-		return nil, s.readFailed(fmt.Errorf("sqlitestore: reports of %q in %s: %w", account, s.path, err))
-	}
-	rows, err := s.rdb.QueryContext(ctx, `
-SELECT storage, product, count, cost, first_ms, last_ms FROM reports
-WHERE account = ? ORDER BY storage, product`, account)
-	if err != nil {
-		return nil, s.readFailed(fmt.Errorf("sqlitestore: reports of %q in %s: %w", account, s.path, err))
-	}
-	defer rows.Close()
-	var reports []store.Report
-	for rows.Next() {
-		var (
-			name, product   string
-			count, cost     int64
-			firstMS, lastMS int64
-		)
-		if err := rows.Scan(&name, &product, &count, &cost, &firstMS, &lastMS); err != nil {
-			return nil, s.readFailed(fmt.Errorf("sqlitestore: reports of %q in %s: %w", account, s.path, err))
-		}
-		reports = store.AddReportRow(reports, name, engine.Product(product), count, engine.Money(cost), firstMS, lastMS)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, s.readFailed(fmt.Errorf("sqlitestore: reports of %q in %s: %w", account, s.path, err))
-	}
-	store.SortReports(reports)
-	return reports, nil
-}
-
-// Export implements store.Reader: it reads in one read transaction, after
-// the indexer has caught up with the results acknowledged before the call.
-func (s *Store) Export(ctx context.Context, account, storage string, q *store.Query, format store.Format, w io.Writer) error {
-	if err := s.checkOpen(); err != nil {
-		return err
-	}
-	fail := func(err error) error {
-		return s.readFailed(fmt.Errorf("sqlitestore: export report %q of %q from %s: %w", storage, account, s.path, err))
-	}
-	if _, err := store.ParseFormat(string(format)); err != nil {
-		return fail(err)
-	}
-	query, args, err := store.SelectSQL(store.SQLite, "product, body", account, storage, q, "", 0, store.PlanAuto)
-	if err != nil {
-		return fail(err)
-	}
-	if err := s.caughtUp(ctx); err != nil {
-		return fail(err)
-	}
-	tx, err := s.rdb.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
-	if err != nil {
-		return fail(err)
-	}
-	defer tx.Rollback()
-	products, err := s.products(ctx, tx, account, storage)
-	if err != nil {
-		return fail(err)
-	}
-	ex, err := store.NewExporter(w, format, store.ExportProducts(products, q))
-	if err != nil {
-		return fail(err)
-	}
-	rows, err := tx.QueryContext(ctx, query, args...)
-	if err != nil {
-		return fail(err)
-	}
-	defer rows.Close()
-	var product string
-	var body sql.RawBytes // reused: valid until the next Scan
-	for rows.Next() {
-		if err := rows.Scan(&product, &body); err != nil {
-			return fail(err)
-		}
-		if err := ex.Write(engine.Product(product), body); err != nil {
-			return fail(err)
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return fail(err)
-	}
-	if err := ex.Close(); err != nil {
-		return fail(err)
-	}
-	return nil
-}
-
-// products returns the products of a report, or store.ErrUnknownReport.
-func (s *Store) products(ctx context.Context, tx *sql.Tx, account, storage string) ([]engine.Product, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT product FROM reports WHERE account = ? AND storage = ?`, account, storage)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var products []engine.Product
-	for rows.Next() {
-		var p string
-		if err := rows.Scan(&p); err != nil {
-			return nil, err
-		}
-		products = append(products, engine.Product(p))
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	if len(products) == 0 {
-		return nil, store.ErrUnknownReport
-	}
-	return products, nil
-}
-
-// Query implements store.Reader, reading after the indexer has caught up
-// with the results acknowledged before the call.
-func (s *Store) Query(ctx context.Context, account, storage string, q *store.Query, after string, limit int) (store.Page, error) {
-	if err := s.checkOpen(); err != nil {
-		return store.Page{}, err
-	}
-	fail := func(err error) (store.Page, error) {
-		return store.Page{}, s.readFailed(fmt.Errorf("sqlitestore: results of report %q of %q from %s: %w", storage, account, s.path, err))
-	}
-	limit = store.PageSize(limit)
-	query, args, err := store.SelectSQL(store.SQLite, "id, product, created_ms, cost, body, "+q.SortValueColumn(), account, storage, q, after, limit, store.PlanAuto)
-	if err != nil {
-		return fail(err)
-	}
-	if err := s.caughtUp(ctx); err != nil {
-		return fail(err)
-	}
-	tx, err := s.rdb.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
-	if err != nil {
-		return fail(err)
-	}
-	defer tx.Rollback()
-	if _, err := s.products(ctx, tx, account, storage); err != nil {
-		return fail(err)
-	}
-	rows, err := tx.QueryContext(ctx, query, args...)
-	if err != nil {
-		return fail(err)
-	}
-	defer rows.Close()
-	page := store.Page{Rows: make([]store.Row, 0, min(limit, 64))}
-	var value, lastValue string
-	for rows.Next() {
-		var (
-			r             store.Row
-			product       string
-			createdMS, ct int64
-			body          []byte
-		)
-		if err := rows.Scan(&r.ID, &product, &createdMS, &ct, &body, &value); err != nil {
-			return fail(err)
-		}
-		if len(page.Rows) == limit {
-			last := page.Rows[limit-1]
-			page.Next = store.NextCursor(q, lastValue, last.Time.UnixMilli(), last.ID)
-			break
-		}
-		r.Product, r.Time, r.Cost, r.Result = engine.Product(product), time.UnixMilli(createdMS).UTC(), engine.Money(ct), body
-		page.Rows = append(page.Rows, r)
-		lastValue = value
-	}
-	if err := rows.Err(); err != nil {
-		return fail(err)
-	}
-	return page, nil
-}
-
-// Summary implements store.Reader.
-func (s *Store) Summary(ctx context.Context, account, storage string) (store.Summary, error) {
-	if err := s.checkOpen(); err != nil {
-		return store.Summary{}, err
-	}
-	fail := func(err error) (store.Summary, error) {
-		return store.Summary{}, s.readFailed(fmt.Errorf("sqlitestore: summary of report %q of %q from %s: %w", storage, account, s.path, err))
-	}
-	if err := s.caughtUp(ctx); err != nil {
-		return fail(err)
-	}
-	rows, err := s.rdb.QueryContext(ctx, `
-SELECT field, value, label, count, cost FROM report_facets WHERE account = ? AND storage = ?`, account, storage)
-	if err != nil {
-		return fail(err)
-	}
-	defer rows.Close()
-	sum, err := store.ReadSummary(rows)
-	if err != nil {
-		return fail(err)
-	}
-	return sum, nil
-}
-
-// RecordAll appends records: it queues them all for the writer, which
-// appends them to the log in groups of up to the group-commit size, and
-// returns once each is durable, with the first error.
-func (s *Store) RecordAll(ctx context.Context, records []engine.Record) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	ps := make([]*pending, len(records))
-	for i, r := range records {
-		e, err := store.EntryOf(r)
-		if err != nil {
-			return fmt.Errorf("sqlitestore: %w", err)
-		}
-		ps[i] = &pending{entry: e, done: make(chan error, 1)}
-	}
-	s.mu.RLock()
-	if s.closed {
-		s.mu.RUnlock()
-		return fmt.Errorf("sqlitestore: record %d results: %w", len(records), store.ErrClosed)
-	}
-	queued := 0
-	for _, p := range ps {
-		select {
-		case s.queue <- p:
-			queued++
-			continue
-		case <-ctx.Done():
-		}
-		break
-	}
-	s.mu.RUnlock()
-	var first error
-	for _, p := range ps[:queued] {
-		select {
-		case err := <-p.done:
-			if err != nil && first == nil {
-				first = err
-			}
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-	if queued < len(ps) {
-		return ctx.Err() // the rest were not queued: not recorded
-	}
-	return first
-}
-
-// Bodies returns the stored bodies of the ids the store has.
-func (s *Store) Bodies(ctx context.Context, ids []string) (map[string]json.RawMessage, error) {
-	if err := s.checkOpen(); err != nil {
-		return nil, err
-	}
-	if err := s.caughtUp(ctx); err != nil {
-		return nil, fmt.Errorf("sqlitestore: read results of %s: %w", s.path, err)
-	}
-	out := make(map[string]json.RawMessage, len(ids))
-	err := s.byID(ctx, ids, true, func(id, body string) { out[id] = json.RawMessage(body) })
-	if err != nil {
-		return nil, fmt.Errorf("sqlitestore: read results of %s: %w", s.path, err)
-	}
-	return out, nil
-}
-
-// byID calls each with the id (and the body, when withBody) of every result
-// of ids that the database has, reading them in chunks of bound
-// parameters.
-func (s *Store) byID(ctx context.Context, ids []string, withBody bool, each func(id, body string)) error {
-	cols := "id, ''"
-	if withBody {
-		cols = "id, body"
-	}
-	const chunk = 500 // well under SQLite's limit of bound parameters
-	for start := 0; start < len(ids); start += chunk {
-		part := ids[start:min(start+chunk, len(ids))]
-		args := make([]any, len(part))
-		for i, id := range part {
-			args[i] = id
-		}
-		rows, err := s.rdb.QueryContext(ctx, "SELECT "+cols+" FROM results WHERE id IN (?"+strings.Repeat(",?", len(part)-1)+")", args...)
-		if err != nil {
-			return err
-		}
-		for rows.Next() {
-			var id, body string
-			if err := rows.Scan(&id, &body); err != nil {
-				rows.Close()
-				return err
-			}
-			each(id, body)
-		}
-		if err := rows.Close(); err != nil {
-			return err
-		}
-		if err := rows.Err(); err != nil {
-			return err
-		}
-	}
-	return nil
 }

@@ -27,7 +27,7 @@ import (
 
 func TestConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) store.Store {
-		s, err := sqlitestore.Open(t.TempDir())
+		s, err := sqlitestore.Open(context.Background(), t.TempDir())
 		require.NoError(t, err)
 		return s
 	})
@@ -35,7 +35,7 @@ func TestConformance(t *testing.T) {
 
 func TestQueueConformance(t *testing.T) {
 	storetest.RunQueue(t, func(t *testing.T) store.Database {
-		s, err := sqlitestore.Open(t.TempDir())
+		s, err := sqlitestore.Open(context.Background(), t.TempDir())
 		require.NoError(t, err)
 		return s
 	})
@@ -43,7 +43,7 @@ func TestQueueConformance(t *testing.T) {
 
 func TestConformanceNoDelay(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) store.Store {
-		s, err := sqlitestore.Open(t.TempDir(), sqlitestore.WithGroupCommit(16, 0), sqlitestore.WithReaders(1))
+		s, err := sqlitestore.Open(context.Background(), t.TempDir(), sqlitestore.WithGroupCommit(16, 0), sqlitestore.WithReaders(1))
 		require.NoError(t, err)
 		return s
 	})
@@ -51,7 +51,7 @@ func TestConformanceNoDelay(t *testing.T) {
 
 func open(t *testing.T, dir string, opts ...sqlitestore.Option) *sqlitestore.Store {
 	t.Helper()
-	s, err := sqlitestore.Open(dir, opts...)
+	s, err := sqlitestore.Open(context.Background(), dir, opts...)
 	require.NoError(t, err)
 	return s
 }
@@ -116,7 +116,7 @@ func TestOpenTwiceMigratesOnce(t *testing.T) {
 
 	// A second store on a directory in use fails at once, naming it.
 	a := open(t, dir)
-	_, err = sqlitestore.Open(dir)
+	_, err = sqlitestore.Open(context.Background(), dir)
 	require.ErrorContains(t, err, "is open in another store")
 	require.ErrorContains(t, err, sqlitestore.LockName)
 	require.NoError(t, a.Record(context.Background(), record("twice0000001", 0)))
@@ -134,7 +134,7 @@ func TestOpenNewerSchema(t *testing.T) {
 	_, err = db.Exec(fmt.Sprintf("PRAGMA user_version = %d", sqlitestore.SchemaVersion+1))
 	require.NoError(t, err)
 	require.NoError(t, db.Close())
-	_, err = sqlitestore.Open(dir)
+	_, err = sqlitestore.Open(context.Background(), dir)
 	require.ErrorContains(t, err, "newer than this build")
 }
 
@@ -168,7 +168,7 @@ func TestOpenUnwritable(t *testing.T) {
 		file := filepath.Join(t.TempDir(), "file")
 		require.NoError(t, os.WriteFile(file, nil, 0o600))
 		dir := filepath.Join(file, "store")
-		_, err := sqlitestore.Open(dir)
+		_, err := sqlitestore.Open(context.Background(), dir)
 		require.ErrorContains(t, err, "sqlitestore: open "+filepath.Join(dir, sqlitestore.FileName)+": create directory")
 		t.Log(err)
 	})
@@ -179,7 +179,7 @@ func TestOpenUnwritable(t *testing.T) {
 		dir := filepath.Join(t.TempDir(), "ro")
 		require.NoError(t, os.Mkdir(dir, 0o500))
 		t.Cleanup(func() { os.Chmod(dir, 0o700) })
-		_, err := sqlitestore.Open(dir)
+		_, err := sqlitestore.Open(context.Background(), dir)
 		require.ErrorContains(t, err, "directory "+dir+" is not writable")
 		require.ErrorIs(t, err, os.ErrPermission)
 		t.Log(err)
@@ -435,7 +435,7 @@ func ExampleOpen() {
 		panic(err)
 	}
 	defer os.RemoveAll(dir)
-	st, err := sqlitestore.Open(dir)
+	st, err := sqlitestore.Open(context.Background(), dir)
 	if err != nil {
 		panic(err)
 	}
@@ -473,7 +473,7 @@ func ExampleStore_Query() {
 		panic(err)
 	}
 	defer os.RemoveAll(dir)
-	st, err := sqlitestore.Open(dir)
+	st, err := sqlitestore.Open(context.Background(), dir)
 	if err != nil {
 		panic(err)
 	}

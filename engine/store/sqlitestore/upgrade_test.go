@@ -70,7 +70,7 @@ func TestOpensVersion1DataDirectory(t *testing.T) {
 	tar := exec.Command("tar", "xzf", filepath.Join("testdata", "v1-datadir.tgz"), "-C", dir)
 	out, err := tar.CombinedOutput()
 	require.NoError(t, err, "%s", out)
-	s, err := sqlitestore.Open(dir)
+	s, err := sqlitestore.Open(context.Background(), dir)
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, s.Close()) })
 	ctx := context.Background()

@@ -3,8 +3,7 @@ package sqlitestore
 import (
 	"context"
 	"fmt"
-	"os"
-	"time"
+	"log/slog"
 
 	"github.com/numenhq/numen/engine/store"
 )
@@ -16,45 +15,23 @@ type pending struct {
 	err   error      // the writer's: set when the result is refused
 }
 
-// write is the writer goroutine: it appends what Record queues to the
-// results log, a group at a time, until Close closes the queue and the
-// last group is appended; then it tells the indexer that no more come.
-//
-// A group is every result queued when the writer comes for them (up to
-// the batch size): while the writer waits for the disk to flush one group,
-// the next gathers. So a flush carries one result when the store is idle
-// and dozens under load.
-func (s *Store) write() {
-	defer close(s.done)
-	defer s.closeIndexQueue()
-	batch := make([]*pending, 0, s.opts.maxBatch)
-	timer := time.NewTimer(time.Hour)
-	timer.Stop()
-	last := 1 // how many results the next group waits for (collect)
-	for {
-		s.groupTarget.Store(int64(last)) // 1 already, from Open
-		p, ok := <-s.queue
-		if !ok {
-			return
-		}
-		batch = append(batch[:0], p)
-		open := s.collect(&batch, timer, last)
-		s.logGroup(batch)
-		// The next group waits for as many results as this one held, or
-		// for nearly as many as the one before: a group cut short by the
-		// delay does not shrink the next at once.
-		last = max(len(batch), last-max(1, last/8))
-		clear(batch) // let the entries go
-		if !open {
-			return
-		}
-	}
+// logWriter is the commit function of the store's group-commit writer
+// (core.Writer, one goroutine): it appends each group of results to the
+// results log in one write and one flush, hands them to the indexer and
+// answers their Records. Only the writer goroutine uses it.
+type logWriter struct {
+	log      *resultsLog
+	idx      *indexer
+	health   *health
+	logger   *slog.Logger
+	recorded func(ctx context.Context, ids []string) (map[string]bool, error)
+	inGroup  map[string]struct{} // ids of the group it appends
 }
 
-// logGroup appends a group of results to the log and answers their
+// commit appends a group of results to the log and answers their
 // Records: nil once the log is flushed, store.ErrDuplicateID for an id
 // already recorded, or the error that kept them out.
-func (s *Store) logGroup(batch []*pending) {
+func (w *logWriter) commit(batch []*pending) {
 	answer := func(err error) {
 		for _, p := range batch {
 			if p.err == nil {
@@ -62,24 +39,19 @@ func (s *Store) logGroup(batch []*pending) {
 			}
 		}
 	}
-	if err := s.broken(); err != nil {
+	if err := w.health.broken(); err != nil {
 		answer(err)
 		return
 	}
-	if err := s.isDamaged(); err != nil {
+	if err := w.health.isDamaged(); err != nil {
 		answer(err)
 		return
 	}
-	if err := s.awaitIndexer(); err != nil {
+	if err := w.idx.await(); err != nil {
 		answer(err)
 		return
 	}
-	if n := s.refuseDuplicates(batch); n == len(batch) {
-		return
-	}
-
-	if s.opts.direct {
-		answer(s.commitDirect(batch))
+	if n := w.refuseDuplicates(batch); n == len(batch) {
 		return
 	}
 	// One buffer per group: the indexer keeps the entries, which refer to
@@ -101,17 +73,19 @@ func (s *Store) logGroup(batch []*pending) {
 		e.Result = buf[len(buf)-len(e.Result):]
 		items = append(items, logged{entry: e, end: int64(len(buf))})
 	}
-	seg, start, err := s.log.append(buf)
+	seg, start, err := w.log.append(buf)
 	if err != nil {
-		err = fmt.Errorf("sqlitestore: results log of %s: %w (the store takes no more results until it is opened again)", s.path, err)
-		s.failed.CompareAndSwap(nil, &err)
+		err = fmt.Errorf("sqlitestore: results log of %s: %w (the store takes no more results until it is opened again)", w.health.path, err)
+		if w.health.failed.CompareAndSwap(nil, &err) {
+			w.logger.Error("appending to the results log failed; the store takes no more results until it is opened again", "error", err)
+		}
 		answer(err)
 		return
 	}
 	for i := range items {
 		items[i].segment, items[i].end = seg, start+items[i].end
 	}
-	s.toIndex(items)
+	w.idx.add(items)
 	answer(nil)
 }
 
@@ -121,41 +95,44 @@ func (s *Store) logGroup(batch []*pending) {
 // it refused.
 //
 // The ids in the log that the indexer has not committed yet are in memory
-// (s.idx.unindexed). An id greater than every id in the database (ids grow
-// with time: the usual case) cannot be in the database; one that is not is
-// looked up there. The indexer takes an id out of unindexed only after its
-// commit, in the same critical section as it raises maxIndexed, so an id
-// is always in one place or the other.
-func (s *Store) refuseDuplicates(batch []*pending) (refused int) {
-	clear(s.inGroup)
+// (indexer.unindexed). An id greater than every id in the database (ids
+// grow with time: the usual case) cannot be in the database; one that is
+// not is looked up there. The indexer takes an id out of unindexed only
+// after its commit, in the same critical section as it raises maxIndexed,
+// so an id is always in one place or the other.
+func (w *logWriter) refuseDuplicates(batch []*pending) (refused int) {
+	clear(w.inGroup)
 	var lookup []*pending
-	s.idx.mu.Lock()
+	dup := func(id string) error {
+		return fmt.Errorf("sqlitestore: append result %q to %s: %w", id, w.health.path, store.ErrDuplicateID)
+	}
+	w.idx.mu.Lock()
 	for _, p := range batch {
 		id := p.entry.ID
-		_, inLog := s.idx.unindexed[id]
-		_, twice := s.inGroup[id]
+		_, inLog := w.idx.unindexed[id]
+		_, twice := w.inGroup[id]
 		if inLog || twice {
-			p.err = fmt.Errorf("sqlitestore: append result %q to %s: %w", id, s.path, store.ErrDuplicateID)
+			p.err = dup(id)
 			continue
 		}
-		s.inGroup[id] = struct{}{}
-		if id <= s.idx.maxIndexed {
+		w.inGroup[id] = struct{}{}
+		if id <= w.idx.maxIndexed {
 			lookup = append(lookup, p)
 		}
 	}
-	s.idx.mu.Unlock()
+	w.idx.mu.Unlock()
 	if len(lookup) > 0 {
 		ids := make([]string, len(lookup))
 		for i, p := range lookup {
 			ids[i] = p.entry.ID
 		}
-		found, err := s.recorded(context.Background(), ids)
+		found, err := w.recorded(context.Background(), ids)
 		for _, p := range lookup {
 			switch {
 			case err != nil:
-				p.err = fmt.Errorf("sqlitestore: append result %q to %s: look for its id in the database: %w", p.entry.ID, s.path, err)
+				p.err = fmt.Errorf("sqlitestore: append result %q to %s: look for its id in the database: %w", p.entry.ID, w.health.path, err)
 			case found[p.entry.ID]:
-				p.err = fmt.Errorf("sqlitestore: append result %q to %s: %w", p.entry.ID, s.path, store.ErrDuplicateID)
+				p.err = dup(p.entry.ID)
 			}
 		}
 	}
@@ -166,88 +143,4 @@ func (s *Store) refuseDuplicates(batch []*pending) (refused int) {
 		}
 	}
 	return refused
-}
-
-// recorded returns which of ids the database has.
-func (s *Store) recorded(ctx context.Context, ids []string) (map[string]bool, error) {
-	found := make(map[string]bool)
-	err := s.byID(ctx, ids, false, func(id, _ string) { found[id] = true })
-	return found, err
-}
-
-// broken returns the error of a failed append to the log, or nil.
-func (s *Store) broken() error {
-	if err := s.failed.Load(); err != nil {
-		return *err
-	}
-	return nil
-}
-
-// collect adds to batch what is queued, up to the batch size. When that
-// leaves the group smaller than the last one (its callers have not all
-// come back yet), it waits up to the group-commit delay for the rest, and
-// then takes what else is queued. It returns false when the queue is
-// closed (and drained).
-func (s *Store) collect(batch *[]*pending, timer *time.Timer, last int) (open bool) {
-	max := s.opts.maxBatch
-	if !s.drain(batch) {
-		return false
-	}
-	want := min(last, max)
-	if len(*batch) >= want || s.opts.maxDelay <= 0 {
-		return true
-	}
-	timer.Reset(s.opts.maxDelay)
-	defer timer.Stop()
-	for len(*batch) < want {
-		select {
-		case p, ok := <-s.queue:
-			if !ok {
-				return false
-			}
-			*batch = append(*batch, p)
-		case <-timer.C:
-			return true
-		}
-	}
-	return s.drain(batch)
-}
-
-// drain adds to batch what is queued, without waiting, up to the batch
-// size. It returns false when the queue is closed (and drained).
-func (s *Store) drain(batch *[]*pending) (open bool) {
-	for len(*batch) < s.opts.maxBatch {
-		select {
-		case p, ok := <-s.queue:
-			if !ok {
-				return false
-			}
-			*batch = append(*batch, p)
-		default:
-			return true
-		}
-	}
-	return true
-}
-
-// commitDirect commits a group straight to the database and flushes its
-// WAL, as a store without the results log would (synchronous=FULL): the
-// variant BenchmarkRecord measures against the log (option withoutLog, for
-// tests only), to show what the log earns.
-func (s *Store) commitDirect(batch []*pending) error {
-	items := make([]logged, 0, len(batch))
-	for _, p := range batch {
-		if p.err == nil {
-			items = append(items, logged{entry: p.entry})
-		}
-	}
-	if err := s.indexBatch(items); err != nil {
-		return err
-	}
-	f, err := os.Open(s.path + "-wal")
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	return datasync(f)
 }

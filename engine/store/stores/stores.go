@@ -25,7 +25,7 @@ func IsURL(setting string) bool {
 // options apply to the SQLite store only.
 func Open(ctx context.Context, setting string, sqliteOpts ...sqlitestore.Option) (store.Database, error) {
 	if IsURL(setting) {
-		return pgstore.Open(ctx, setting, pgstore.Options{})
+		return pgstore.Open(ctx, setting)
 	}
-	return sqlitestore.Open(setting, sqliteOpts...)
+	return sqlitestore.Open(ctx, setting, sqliteOpts...)
 }

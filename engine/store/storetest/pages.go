@@ -10,6 +10,7 @@ import (
 	"github.com/numenhq/numen/engine"
 	"github.com/numenhq/numen/engine/apiv2"
 	"github.com/numenhq/numen/engine/store"
+	"github.com/numenhq/numen/engine/store/internal/core"
 )
 
 // skewCountries are the countries of Skewed's report with their share of
@@ -144,7 +145,7 @@ func BenchPages(b *testing.B, r store.Reader, account, storage string, n int) {
 	b.Run("deep/time", func(b *testing.B) {
 		q := store.Query{Desc: true}
 		mid := Skewed(account, storage, n/2)
-		after := store.NextCursor(&q, "", mid.Time.UnixMilli(), mid.ID)
+		after := core.NextCursor(&q, "", mid.Time.UnixMilli(), mid.ID)
 		for b.Loop() {
 			page, err := r.Query(ctx, account, storage, &q, after, 50)
 			if err != nil || len(page.Rows) != 50 {

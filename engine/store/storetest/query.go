@@ -16,6 +16,7 @@ import (
 	"github.com/numenhq/numen/engine"
 	"github.com/numenhq/numen/engine/apiv2"
 	"github.com/numenhq/numen/engine/store"
+	"github.com/numenhq/numen/engine/store/internal/core"
 )
 
 // Varied returns n records of one report that differ in every Field and
@@ -252,7 +253,7 @@ func testSummary(t *testing.T, open Opener) {
 		add("network", e.Facts.Network, e.Facts.NetworkName, &e)
 		add(store.DayField, store.Day(e.Millis), "", &e)
 	}
-	want.Finish()
+	core.FinishSummary(&want)
 	got, err := s.Summary(ctx, acct, name)
 	require.NoError(t, err)
 	require.Equal(t, want, got)

@@ -1,6 +1,8 @@
-package store
+package core
 
 import (
+	"github.com/numenhq/numen/engine/store"
+
 	"context"
 	"errors"
 	"fmt"
@@ -17,7 +19,7 @@ type Runner interface {
 // Switch runs a queue's working client only while the queue has work, so
 // that an idle server runs no client and polls nothing (a River client
 // polls even with nothing to do, and its timers tick several times a
-// second). The implementations of Queue share it:
+// second). The drivers share it:
 //
 //   - Start records the configuration and starts the client if the queue
 //     has unfinished jobs (as after a crash, or with a retry scheduled for
@@ -34,7 +36,7 @@ type Switch struct {
 	// Name names the store in errors.
 	Name string
 	// NewRunner makes the working client for a configuration.
-	NewRunner func(QueueConfig) (Runner, error)
+	NewRunner func(store.QueueConfig) (Runner, error)
 	// Unfinished reports whether the queue has a job that is not finished
 	// (available, running, retryable, scheduled).
 	Unfinished func(context.Context) (bool, error)
@@ -43,14 +45,14 @@ type Switch struct {
 	IdleCheck time.Duration
 
 	mu      sync.Mutex
-	cfg     *QueueConfig
+	cfg     *store.QueueConfig
 	runner  Runner
 	idle    chan struct{} // closed to stop the idle checks
 	stopped chan struct{} // closed when they have stopped
 }
 
 // Start records cfg and starts the client if there is work.
-func (w *Switch) Start(ctx context.Context, cfg QueueConfig) error {
+func (w *Switch) Start(ctx context.Context, cfg store.QueueConfig) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.cfg != nil {

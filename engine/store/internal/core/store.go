@@ -1,0 +1,469 @@
+package core
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver"
+
+	"github.com/numenhq/numen/engine"
+	"github.com/numenhq/numen/engine/store"
+)
+
+// Store is the logic of a store.Database over a driver: its reads and its
+// queue. A driver embeds it (with a Writer for Record), fills in its
+// fields, and adds what is its own.
+type Store[T any] struct {
+	// Name names the driver ("pgstore") and Where its database (a path,
+	// a URL without its password), in errors.
+	Name, Where string
+	SQL         *SQL
+	// Results is where results and reports are read; Jobs where the
+	// queue's tables are (the same database, possibly other
+	// connections).
+	Results, Jobs DB[T]
+
+	// Open returns store.ErrClosed once the store is closed; every method
+	// calls it first.
+	Open func() error
+	// CaughtUp, when not nil, runs before every read of results: it
+	// returns once the results acknowledged before are readable.
+	CaughtUp func(ctx context.Context) error
+	// ReadFailed, when not nil, sees every failed read (SQLite notes a
+	// damaged file).
+	ReadFailed func(error) error
+	// Writable, when not nil, is checked before a job is queued.
+	Writable func() error
+
+	inserts *river.Client[T]
+	sw      Switch
+}
+
+// InitQueue makes the client that inserts jobs, and the switch that runs
+// a working client (on driver, polling only when pollOnly) only while the
+// queue has work (Switch).
+func (s *Store[T]) InitQueue(driver riverdriver.Driver[T], pollOnly bool, idleCheck time.Duration) error {
+	s.sw = Switch{
+		Name: s.Name + ": " + s.Where, IdleCheck: idleCheck,
+		NewRunner: func(cfg store.QueueConfig) (Runner, error) {
+			return river.NewClient(driver, riverConfig(cfg, pollOnly))
+		},
+		Unfinished: func(ctx context.Context) (bool, error) {
+			var work any
+			err := s.Jobs.QueryRow(ctx, s.SQL.Unfinished).Scan(&work)
+			return work == true || work == int64(1), err
+		},
+	}
+	var err error
+	s.inserts, err = river.NewClient(driver, &river.Config{})
+	return err
+}
+
+// riverConfig is the working client's configuration.
+func riverConfig(cfg store.QueueConfig, pollOnly bool) *river.Config {
+	return &river.Config{
+		Logger:                      cfg.Logger,
+		FetchPollInterval:           cfg.PollInterval,
+		FetchCooldown:               min(cfg.PollInterval, 100*time.Millisecond),
+		PollOnly:                    pollOnly,
+		RescueStuckJobsAfter:        cfg.RescueAfter,
+		JobTimeout:                  -1, // per worker
+		Queues:                      cfg.Queues,
+		Workers:                     cfg.Workers,
+		CompletedJobRetentionPeriod: cfg.CompletedRetention,
+		DiscardedJobRetentionPeriod: cfg.DiscardedRetention,
+	}
+}
+
+// Switch returns the queue's switch (for the driver's notifications and
+// tests).
+func (s *Store[T]) Switch() *Switch { return &s.sw }
+
+// failf wraps a failed read.
+func (s *Store[T]) failf(err error, format string, args ...any) error {
+	err = fmt.Errorf("%s: %s in %s: %w", s.Name, fmt.Sprintf(format, args...), s.Where, err)
+	if s.ReadFailed != nil {
+		return s.ReadFailed(err)
+	}
+	return err
+}
+
+// ready checks that the store is open and, for a read, waits for the
+// results acknowledged before.
+func (s *Store[T]) ready(ctx context.Context, read bool) error {
+	if err := s.Open(); err != nil {
+		return err
+	}
+	if read && s.CaughtUp != nil {
+		return s.CaughtUp(ctx)
+	}
+	return nil
+}
+
+// each calls f for every row of a query.
+func each(ctx context.Context, ex Executor, f func(Rows) error, sql string, args ...any) error {
+	rows, err := ex.Query(ctx, sql, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := f(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// Reports implements store.Reader.
+func (s *Store[T]) Reports(ctx context.Context, account string) ([]store.Report, error) {
+	if err := s.ready(ctx, true); err != nil {
+		return nil, s.failf(err, "reports of %q", account)
+	}
+	var reports []store.Report
+	err := each(ctx, s.Results, func(rows Rows) error {
+		var (
+			name, product   string
+			count, cost     int64
+			firstMS, lastMS int64
+		)
+		if err := rows.Scan(&name, &product, &count, &cost, &firstMS, &lastMS); err != nil {
+			return err
+		}
+		reports = addReportRow(reports, name, engine.Product(product), count, engine.Money(cost), firstMS, lastMS)
+		return nil
+	}, s.SQL.Reports, account)
+	if err != nil {
+		return nil, s.failf(err, "reports of %q", account)
+	}
+	SortReports(reports)
+	return reports, nil
+}
+
+// addReportRow folds one row of the reports table (one product of a
+// report) into reports, which holds the rows read so far in order of
+// report name.
+func addReportRow(reports []store.Report, name string, product engine.Product, count int64, cost engine.Money, firstMS, lastMS int64) []store.Report {
+	first, last := time.UnixMilli(firstMS).UTC(), time.UnixMilli(lastMS).UTC()
+	if n := len(reports); n == 0 || reports[n-1].Name != name {
+		reports = append(reports, store.Report{Name: name, First: first, Last: last})
+	}
+	r := &reports[len(reports)-1]
+	r.Products = append(r.Products, product)
+	r.Count += count
+	r.Cost += cost
+	r.First, r.Last = minTime(r.First, first), maxTime(r.Last, last)
+	return reports
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+// SortReports puts reports in the order Reports returns them: most
+// recently written first, then by name; and the products of each in the
+// order of store.Products.
+func SortReports(reports []store.Report) {
+	rank := func(p engine.Product) int { return slices.Index(store.Products(), p) }
+	for _, r := range reports {
+		slices.SortFunc(r.Products, func(a, b engine.Product) int { return rank(a) - rank(b) })
+	}
+	slices.SortFunc(reports, func(a, b store.Report) int {
+		return cmp.Or(b.Last.Compare(a.Last), strings.Compare(a.Name, b.Name))
+	})
+}
+
+// products returns the products of a report, or store.ErrUnknownReport.
+func (s *Store[T]) products(ctx context.Context, ex Executor, account, storage string) ([]engine.Product, error) {
+	var ps []engine.Product
+	err := each(ctx, ex, func(rows Rows) error {
+		var p string
+		err := rows.Scan(&p)
+		ps = append(ps, engine.Product(p))
+		return err
+	}, s.SQL.Products, account, storage)
+	if err == nil && len(ps) == 0 {
+		err = store.ErrUnknownReport
+	}
+	return ps, err
+}
+
+// plan reads how many results of the report have each value q's
+// conditions name, and its total, and chooses how to read them
+// (ChoosePlan); PlanAuto for a driver without the choice.
+func (s *Store[T]) plan(ctx context.Context, ex Executor, account, storage string, q *store.Query, limit int) (QueryPlan, error) {
+	if len(q.Where) == 0 || s.SQL.Facets == "" {
+		return PlanAuto, nil
+	}
+	fields, values := make([]string, len(q.Where)), make([]string, len(q.Where))
+	for i, c := range q.Where {
+		fields[i], values[i] = string(c.Field), c.Value
+	}
+	var total int64
+	counts := map[Cond]int64{}
+	err := each(ctx, ex, func(rows Rows) error {
+		var field, value string
+		var count int64
+		if err := rows.Scan(&field, &value, &count); err != nil {
+			return err
+		}
+		if field == string(store.FieldProduct) {
+			total += count
+		}
+		counts[Cond{Field: store.Field(field), Value: value}] = count
+		return nil
+	}, s.SQL.Facets, account, storage, fields, values)
+	if err != nil {
+		return 0, err
+	}
+	least := total
+	for _, c := range q.Where {
+		least = min(least, counts[c]) // a value the report lacks: 0
+	}
+	return ChoosePlan(total, least, limit), nil
+}
+
+// Export implements store.Reader, in one read-only transaction.
+func (s *Store[T]) Export(ctx context.Context, account, storage string, q *store.Query, format store.Format, w io.Writer) error {
+	fail := func(err error) error { return s.failf(err, "export report %q of %q", storage, account) }
+	if err := s.Open(); err != nil {
+		return err
+	}
+	if _, err := store.ParseFormat(string(format)); err != nil {
+		return fail(err)
+	}
+	if err := q.Check(); err != nil {
+		return fail(err)
+	}
+	if err := s.ready(ctx, true); err != nil {
+		return fail(err)
+	}
+	tx, err := s.Results.Begin(ctx, true)
+	if err != nil {
+		return fail(err)
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx))
+	products, err := s.products(ctx, tx, account, storage)
+	if err != nil {
+		return fail(err)
+	}
+	plan, err := s.plan(ctx, tx, account, storage, q, 0)
+	if err != nil {
+		return fail(err)
+	}
+	query, args, err := SelectSQL(s.SQL, "product, body", account, storage, q, "", 0, plan)
+	if err != nil {
+		return fail(err)
+	}
+	ex, err := store.NewExporter(w, format, exportProducts(products, q))
+	if err != nil {
+		return fail(err)
+	}
+	var product string
+	var body RawBytes
+	err = each(ctx, tx, func(rows Rows) error {
+		if err := rows.Scan(&product, &body); err != nil {
+			return err
+		}
+		return ex.Write(engine.Product(product), body)
+	}, query, args...)
+	if err == nil {
+		err = ex.Close()
+	}
+	if err != nil {
+		return fail(err)
+	}
+	return nil
+}
+
+// exportProducts returns the products of a download of a report that
+// holds products, under q: the product q's condition names, if it names
+// one the report holds, else all of them.
+func exportProducts(products []engine.Product, q *store.Query) []engine.Product {
+	for _, c := range q.Where {
+		if c.Field == store.FieldProduct && slices.Contains(products, engine.Product(c.Value)) {
+			return []engine.Product{engine.Product(c.Value)}
+		}
+	}
+	return products
+}
+
+// Query implements store.Reader, in one read-only transaction.
+func (s *Store[T]) Query(ctx context.Context, account, storage string, q *store.Query, after string, limit int) (store.Page, error) {
+	fail := func(err error) (store.Page, error) {
+		return store.Page{}, s.failf(err, "results of report %q of %q", storage, account)
+	}
+	if err := s.Open(); err != nil {
+		return store.Page{}, err
+	}
+	limit = PageSize(limit)
+	if err := q.Check(); err != nil {
+		return fail(err)
+	}
+	if err := s.ready(ctx, true); err != nil {
+		return fail(err)
+	}
+	tx, err := s.Results.Begin(ctx, true)
+	if err != nil {
+		return fail(err)
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx))
+	if _, err := s.products(ctx, tx, account, storage); err != nil {
+		return fail(err)
+	}
+	plan, err := s.plan(ctx, tx, account, storage, q, limit)
+	if err != nil {
+		return fail(err)
+	}
+	query, args, err := SelectSQL(s.SQL, "id, product, created_ms, cost, body, "+sortValueColumn(q), account, storage, q, after, limit, plan)
+	if err != nil {
+		return fail(err)
+	}
+	page := store.Page{Rows: make([]store.Row, 0, min(limit, 64))}
+	var value, lastValue string
+	err = each(ctx, tx, func(rows Rows) error {
+		var (
+			r             store.Row
+			product       string
+			createdMS, ct int64
+			body          []byte
+		)
+		if err := rows.Scan(&r.ID, &product, &createdMS, &ct, &body, &value); err != nil {
+			return err
+		}
+		if len(page.Rows) == limit {
+			last := page.Rows[limit-1]
+			page.Next = NextCursor(q, lastValue, last.Time.UnixMilli(), last.ID)
+			return errStop
+		}
+		r.Product, r.Time, r.Cost, r.Result = engine.Product(product), time.UnixMilli(createdMS).UTC(), engine.Money(ct), body
+		page.Rows = append(page.Rows, r)
+		lastValue = value
+		return nil
+	}, query, args...)
+	if err != nil && err != errStop {
+		return fail(err)
+	}
+	return page, nil
+}
+
+// errStop ends a walk over rows early, without an error.
+var errStop = fmt.Errorf("stop")
+
+// Summary implements store.Reader.
+func (s *Store[T]) Summary(ctx context.Context, account, storage string) (store.Summary, error) {
+	if err := s.Open(); err != nil {
+		return store.Summary{}, err
+	}
+	var sum store.Summary
+	err := s.ready(ctx, true)
+	if err == nil {
+		err = each(ctx, s.Results, func(rows Rows) error {
+			var field, value, label string
+			var count, cost int64
+			if err := rows.Scan(&field, &value, &label, &count, &cost); err != nil {
+				return err
+			}
+			addTally(&sum, field, value, label, count, engine.Money(cost))
+			return nil
+		}, s.SQL.Summary, account, storage)
+	}
+	if err == nil && sum.Values == nil && sum.Days == nil {
+		err = store.ErrUnknownReport
+	}
+	if err != nil {
+		return store.Summary{}, s.failf(err, "summary of report %q of %q", storage, account)
+	}
+	FinishSummary(&sum)
+	return sum, nil
+}
+
+// addTally counts the row of a summary table for one value of field (a
+// Field or store.DayField) into s. Rows of unknown fields are skipped (a
+// newer version's).
+func addTally(s *store.Summary, field, value, label string, count int64, cost engine.Money) {
+	t := store.Tally{Value: value, Label: label, Count: count, Cost: cost}
+	if field == store.DayField {
+		s.Days = append(s.Days, t)
+		return
+	}
+	f, err := store.ParseField(field)
+	if err != nil {
+		return
+	}
+	if s.Values == nil {
+		s.Values = map[store.Field][]store.Tally{}
+	}
+	s.Values[f] = append(s.Values[f], t)
+	if f == store.FieldProduct {
+		s.Count += count
+		s.Cost += cost
+	}
+}
+
+// FinishSummary orders each field's values most frequent first (then by
+// value), the days in order.
+func FinishSummary(s *store.Summary) {
+	for _, ts := range s.Values {
+		slices.SortFunc(ts, func(a, b store.Tally) int {
+			return cmp.Or(cmp.Compare(b.Count, a.Count), strings.Compare(a.Value, b.Value))
+		})
+	}
+	slices.SortFunc(s.Days, func(a, b store.Tally) int { return strings.Compare(a.Value, b.Value) })
+}
+
+// Bodies implements store.Recorder.
+func (s *Store[T]) Bodies(ctx context.Context, ids []string) (map[string]json.RawMessage, error) {
+	if err := s.Open(); err != nil {
+		return nil, err
+	}
+	out := make(map[string]json.RawMessage, len(ids))
+	err := s.ready(ctx, true)
+	if err == nil {
+		err = s.ByID(ctx, ids, func(id string, body []byte) { out[id] = body })
+	}
+	if err != nil {
+		return nil, s.failf(err, "read results")
+	}
+	return out, nil
+}
+
+// ByID calls f with the id and body of every result of ids that the
+// database has, reading them in the driver's chunks.
+func (s *Store[T]) ByID(ctx context.Context, ids []string, f func(id string, body []byte)) error {
+	chunk := s.SQL.BodiesChunk
+	if chunk <= 0 {
+		chunk = max(len(ids), 1)
+	}
+	for start := 0; start < len(ids); start += chunk {
+		query, args := s.SQL.Bodies(ids[start:min(start+chunk, len(ids))])
+		err := each(ctx, s.Results, func(rows Rows) error {
+			var id string
+			var body []byte
+			err := rows.Scan(&id, &body)
+			f(id, body)
+			return err
+		}, query, args...)
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
