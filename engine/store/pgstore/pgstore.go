@@ -134,7 +134,7 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 	}
 	s := &Store{pool: pool, name: name, logger: o.logger}
 	db := newDB(pool)
-	s.Store = &core.Store[pgx.Tx]{Name: "pgstore", Where: name, SQL: &dialect, Results: db, Jobs: db, Open: s.checkOpen}
+	s.Store = &core.Store[pgx.Tx]{Name: "pgstore", Where: name, SQL: &dialect, Version: SchemaVersion, Results: db, Jobs: db, Open: s.checkOpen}
 	s.Writer = &core.Writer[*pending]{
 		Name: "pgstore", MaxBatch: o.maxBatch, MaxDelay: groupDelay, Commit: s.commit,
 		New: func(e store.Entry) (*pending, <-chan error) {
@@ -167,21 +167,6 @@ func redact(dsn string) string {
 		u.User = url.UserPassword(u.User.Username(), "xxxxx")
 	}
 	return u.Redacted()
-}
-
-// Ping checks that the database answers and has this build's schema.
-func (s *Store) Ping(ctx context.Context) error {
-	if err := s.checkOpen(); err != nil {
-		return err
-	}
-	var version int
-	if err := s.pool.QueryRow(ctx, `SELECT version FROM numen_schema`).Scan(&version); err != nil {
-		return fmt.Errorf("pgstore: ping %s: %w", s.name, err)
-	}
-	if version != SchemaVersion {
-		return fmt.Errorf("pgstore: ping %s: schema version %d, want %d", s.name, version, SchemaVersion)
-	}
-	return nil
 }
 
 // Close stops the queue's workers (waiting up to 30 s for running jobs),

@@ -14,6 +14,7 @@ import (
 
 var dialect = core.SQL{
 	Param:    func(int) string { return "?" },
+	Version:  `PRAGMA user_version`,
 	Reports:  `SELECT storage, product, count, cost, first_ms, last_ms FROM reports WHERE account = ? ORDER BY storage, product`,
 	Products: `SELECT product FROM reports WHERE account = ? AND storage = ?`,
 	Summary:  `SELECT field, value, label, count, cost FROM report_facets WHERE account = ? AND storage = ?`,

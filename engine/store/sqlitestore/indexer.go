@@ -14,8 +14,7 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/numenhq/numen/engine"
-	"github.com/numenhq/numen/engine/store"
+	"github.com/numenhq/numen/engine/store/internal/core"
 )
 
 // The indexer copies the results of the log into the database, in large
@@ -380,71 +379,6 @@ func (x *indexer) commit(batch []logged) error {
 	return err
 }
 
-// aggregateKey names a row of table reports.
-type aggregateKey struct {
-	account, storage string
-	product          engine.Product
-}
-
-// aggregate is what one transaction adds to one row of table reports.
-type aggregate struct {
-	count, cost     int64
-	firstMS, lastMS int64
-}
-
-// tallyKey names a row of table report_facets.
-type tallyKey struct {
-	account, storage, field, value string
-}
-
-// tally is what one transaction adds to one row of table report_facets.
-type tally struct {
-	label       string
-	count, cost int64
-}
-
-// tallies are the rows of table report_facets one transaction adds to.
-type tallies map[tallyKey]*tally
-
-// add counts e under the value of each field and its day.
-func (t *tallies) add(e *store.Entry) {
-	if *t == nil {
-		*t = make(tallies)
-	}
-	f := &e.Facts
-	one := func(field, value, label string) {
-		k := tallyKey{e.Account, e.Storage, field, value}
-		x := (*t)[k]
-		if x == nil {
-			x = &tally{}
-			(*t)[k] = x
-		}
-		x.count++
-		x.cost += int64(e.Cost)
-		if label != "" {
-			x.label = label
-		}
-	}
-	one(string(store.FieldProduct), string(e.Product), "")
-	one(string(store.FieldStatus), f.Status, "")
-	one(string(store.FieldConnectivity), f.Connectivity, "")
-	one(string(store.FieldNumberType), f.NumberType, "")
-	one(string(store.FieldCountry), f.Country, f.CountryName)
-	one(string(store.FieldNetwork), f.Network, f.NetworkName)
-	one("day", store.Day(e.Millis), "")
-}
-
-// write adds the tallies to their rows with upsert (the statement
-// s.tally prepared in the transaction).
-func (t tallies) write(upsert *sql.Stmt) error {
-	for k, x := range t {
-		if _, err := upsert.Exec(k.account, k.storage, k.field, k.value, x.label, x.count, x.cost); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // tx inserts batch in one transaction, with statements of up to
 // insertChunk rows (or one per row, skipping results already there, when
 // oneByOne), adds it to its reports, and records the log position after
@@ -468,21 +402,7 @@ func (x *indexer) tx(batch []logged, oneByOne bool) (err error) {
 			tx.Rollback()
 		}
 	}()
-	aggs := make(map[aggregateKey]*aggregate)
-	var tallies tallies
-	add := func(it *logged) {
-		e := &it.entry
-		tallies.add(e)
-		k := aggregateKey{e.Account, e.Storage, e.Product}
-		a := aggs[k]
-		if a == nil {
-			a = &aggregate{firstMS: e.Millis, lastMS: e.Millis}
-			aggs[k] = a
-		}
-		a.count++
-		a.cost += int64(e.Cost)
-		a.firstMS, a.lastMS = min(a.firstMS, e.Millis), max(a.lastMS, e.Millis)
-	}
+	var counts core.Counts
 	if oneByOne {
 		insert := tx.Stmt(x.insert)
 		for i := range batch {
@@ -494,7 +414,7 @@ func (x *indexer) tx(batch []logged, oneByOne bool) (err error) {
 			if n, err := res.RowsAffected(); err != nil {
 				return err
 			} else if n == 1 {
-				add(&batch[i])
+				counts.Add(&batch[i].entry)
 			}
 		}
 	} else {
@@ -502,16 +422,21 @@ func (x *indexer) tx(batch []logged, oneByOne bool) (err error) {
 			return err
 		}
 		for i := range batch {
-			add(&batch[i])
+			counts.Add(&batch[i].entry)
 		}
 	}
-	upsert := tx.Stmt(x.upsert)
-	for k, a := range aggs {
-		if _, err := upsert.Exec(k.account, k.storage, string(k.product), a.count, a.cost, a.firstMS, a.lastMS); err != nil {
+	upsert, tally := tx.Stmt(x.upsert), tx.Stmt(x.tally)
+	err = counts.Reports(func(k core.ReportKey, r core.ReportRow) error {
+		_, err := upsert.Exec(k.Account, k.Storage, string(k.Product), r.Count, r.Cost, r.FirstMS, r.LastMS)
+		return err
+	})
+	if err == nil {
+		err = counts.Facets(func(k core.FacetKey, t core.FacetRow) error {
+			_, err := tally.Exec(k.Account, k.Storage, k.Field, k.Value, t.Label, t.Count, t.Cost)
 			return err
-		}
+		})
 	}
-	if err := tallies.write(tx.Stmt(x.tally)); err != nil {
+	if err != nil {
 		return err
 	}
 	last := batch[len(batch)-1]

@@ -516,7 +516,7 @@ func (s *Store) open(ctx context.Context) (err error) {
 		return err
 	}
 	s.Store = &core.Store[*sql.Tx]{
-		Name: "sqlitestore", Where: s.path, SQL: &dialect, Results: newDB(s.rdb),
+		Name: "sqlitestore", Where: s.path, SQL: &dialect, Version: schemaVersion, Results: newDB(s.rdb),
 		Open: s.checkOpen, CaughtUp: s.idx.caughtUp, ReadFailed: s.health.readFailed, Writable: s.health.isDamaged,
 	}
 	if err := s.recover(ctx); err != nil {
@@ -565,14 +565,7 @@ func (s *Store) Ping(ctx context.Context) error {
 	if err := s.idx.failure(); err != nil {
 		return err
 	}
-	var version int
-	if err := s.rdb.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
-		return fmt.Errorf("sqlitestore: ping %s: %w", s.path, err)
-	}
-	if version != schemaVersion {
-		return fmt.Errorf("sqlitestore: ping %s: schema version %d, want %d", s.path, version, schemaVersion)
-	}
-	return nil
+	return s.Store.Ping(ctx)
 }
 
 // Close stops accepting results, waits until those already handed to

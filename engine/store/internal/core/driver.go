@@ -74,6 +74,8 @@ type SQL struct {
 	// and whether the rows it selects must be ordered after they are read
 	// (a subquery); nil: a column per field (MatchColumns).
 	Match func(conds []Cond, plan QueryPlan, arg func(any) string) (cond string, sortAfter bool)
+	// Version (): the schema version of the database.
+	Version string
 	// Reports (account): storage, product, count, cost, first_ms, last_ms,
 	// ordered by storage and product.
 	Reports string

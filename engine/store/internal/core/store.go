@@ -25,6 +25,8 @@ type Store[T any] struct {
 	// a URL without its password), in errors.
 	Name, Where string
 	SQL         *SQL
+	// Version is the schema version of this build (Ping).
+	Version int
 	// Results is where results and reports are read; Jobs where the
 	// queue's tables are (the same database, possibly other
 	// connections).
@@ -80,6 +82,21 @@ func riverConfig(cfg store.QueueConfig, pollOnly bool) *river.Config {
 		CompletedJobRetentionPeriod: cfg.CompletedRetention,
 		DiscardedJobRetentionPeriod: cfg.DiscardedRetention,
 	}
+}
+
+// Ping checks that the database answers and has this build's schema.
+func (s *Store[T]) Ping(ctx context.Context) error {
+	if err := s.Open(); err != nil {
+		return err
+	}
+	var version int
+	if err := s.Results.QueryRow(ctx, s.SQL.Version).Scan(&version); err != nil {
+		return fmt.Errorf("%s: ping %s: %w", s.Name, s.Where, err)
+	}
+	if version != s.Version {
+		return fmt.Errorf("%s: ping %s: schema version %d, want %d", s.Name, s.Where, version, s.Version)
+	}
+	return nil
 }
 
 // Switch returns the queue's switch (for the driver's notifications and
