@@ -15,10 +15,40 @@
 // sidecars share; both pass the same conformance suites (package
 // storetest), and package stores opens either from one setting.
 //
-// This package holds what every implementation shares: the interfaces, the
-// report and row types, the sentinel errors, the validation and encoding of
-// a record (EntryOf) and the CSV and JSON writers (Exporter), so that two
+// This package holds what consumers need: the interfaces, the report and
+// row types, the sentinel errors, the validation and encoding of a record
+// (EntryOf) and the CSV and JSON writers (Exporter), so that two
 // implementations cannot export the same report differently.
+//
+// # How the stores are built
+//
+// The logic is written once, over a small driver interface, as River's
+// client is over riverdriver (engine/store/internal/core):
+//
+//   - core.DB, Tx, Rows and Row are a driver's executor: run a statement,
+//     read rows (a core.RawBytes column without a copy), begin a
+//     transaction; Tx[T] also hands River its transaction type (pgx.Tx,
+//     *sql.Tx), so that jobs are inserted in the driver's transactions;
+//   - core.SQL is a driver's SQL text, statement by statement, with its
+//     parameters ($1 or ?) and how a query's conditions on the Fields are
+//     matched (PostgreSQL: one GIN index of tags; SQLite: an index per
+//     field);
+//   - core.Store[T] implements Reader, the queue (Enqueue, Claim,
+//     Dispatch, Batch, SetDelivery, Deliveries, StartQueue and StopQueue
+//     through core.Switch, which runs River only while there is work),
+//     Bodies and Ping over them, and builds every page's SELECT
+//     (core.SelectSQL) and its plan (core.ChoosePlan);
+//   - core.Writer[P] is Record and RecordAll: validation (EntryOf) and
+//     the adaptive group commit, with the driver's commit function;
+//   - core.Counts adds a group of results to its report's counts and
+//     summary rows, for the drivers' indexers.
+//
+// A driver embeds core.Store and core.Writer, supplies its adapters, its
+// SQL text and its commit, and adds only what is its own: package pgstore
+// its pool, its one-statement commit and LISTEN for River's
+// notifications; package sqlitestore its results log (the commit), its
+// indexer, checkpointer and pruner, and its damage checks. Both run the
+// same conformance suites (storetest.Run, storetest.RunQueue).
 //
 // # Durability
 //
