@@ -602,7 +602,7 @@ func openStore(setting string, cfg *serveConfig, logger *slog.Logger) (store.Dat
 	if cfg.ResultsLogRetentionBytes != nil {
 		opts = append(opts, sqlitestore.WithLogRetentionBytes(*cfg.ResultsLogRetentionBytes))
 	}
-	db, err := stores.Open(context.Background(), setting, opts...)
+	db, err := stores.Open(context.Background(), setting, stores.WithLogger(logger), stores.WithSQLite(opts...))
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ package stores
 
 import (
 	"context"
+	"log/slog"
 	"strings"
 
 	"github.com/numenhq/numen/engine/store"
@@ -21,11 +22,30 @@ func IsURL(setting string) bool {
 	return strings.HasPrefix(setting, "postgres://") || strings.HasPrefix(setting, "postgresql://")
 }
 
-// Open opens the database setting names, migrating its schema. The
-// options apply to the SQLite store only.
-func Open(ctx context.Context, setting string, sqliteOpts ...sqlitestore.Option) (store.Database, error) {
-	if IsURL(setting) {
-		return pgstore.Open(ctx, setting)
+// Option configures Open.
+type Option func(*options)
+
+type options struct {
+	logger *slog.Logger
+	sqlite []sqlitestore.Option
+}
+
+// WithLogger sets the store's logger, whichever it is.
+func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
+
+// WithSQLite adds options that apply to the SQLite store only.
+func WithSQLite(opts ...sqlitestore.Option) Option {
+	return func(o *options) { o.sqlite = append(o.sqlite, opts...) }
+}
+
+// Open opens the database setting names, migrating its schema.
+func Open(ctx context.Context, setting string, opts ...Option) (store.Database, error) {
+	o := options{logger: slog.Default()}
+	for _, opt := range opts {
+		opt(&o)
 	}
-	return sqlitestore.Open(ctx, setting, sqliteOpts...)
+	if IsURL(setting) {
+		return pgstore.Open(ctx, setting, pgstore.WithLogger(o.logger))
+	}
+	return sqlitestore.Open(ctx, setting, append([]sqlitestore.Option{sqlitestore.WithLogger(o.logger)}, o.sqlite...)...)
 }
