@@ -173,10 +173,7 @@ func redact(dsn string) string {
 // waits until the results handed to Record are committed, and closes the
 // pool. Closing twice is not an error.
 func (s *Store) Close() error {
-	stopCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	err := s.StopQueue(stopCtx)
-	cancel()
-	if err != nil {
+	if err := core.StopForClose(s.StopQueue); err != nil {
 		return err
 	}
 	if s.Writer.Close() {

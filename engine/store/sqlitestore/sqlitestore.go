@@ -575,12 +575,7 @@ func (s *Store) Ping(ctx context.Context) error {
 // not an error. Results the indexer could not commit stay in the log, and
 // the next Open commits them.
 func (s *Store) Close() error {
-	// The owner stops the queue first, with a deadline of its choice;
-	// this bounds the wait for running jobs should it not have.
-	stopCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	err := s.StopQueue(stopCtx)
-	cancel()
-	if err != nil {
+	if err := core.StopForClose(s.StopQueue); err != nil {
 		return err
 	}
 	if !s.Writer.Close() {
@@ -591,7 +586,7 @@ func (s *Store) Close() error {
 	close(s.cp.stop) // the checkpointer's and the pruner's
 	<-s.cp.done
 	<-s.pr.done
-	err = s.release()
+	err := s.release()
 	if err == nil {
 		err = s.idx.lastError()
 	}

@@ -23,6 +23,15 @@ func (s *Store[T]) StartQueue(ctx context.Context, cfg store.QueueConfig) error 
 // StopQueue implements store.Queue.
 func (s *Store[T]) StopQueue(ctx context.Context) error { return s.sw.Stop(ctx) }
 
+// StopForClose stops a queue with stop for a driver's Close: the owner
+// stops it first, with a deadline of its choice; this bounds the wait for
+// running jobs at 30 s should it not have.
+func StopForClose(stop func(context.Context) error) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return stop(ctx)
+}
+
 // inTx runs f in a transaction of the queue's database and commits it;
 // queued reports whether f inserted jobs, to wake the workers after the
 // commit.

@@ -266,41 +266,23 @@ func (s *Store[T]) Export(ctx context.Context, account, storage string, q *store
 	if _, err := store.ParseFormat(string(format)); err != nil {
 		return fail(err)
 	}
-	if err := q.Check(); err != nil {
-		return fail(err)
-	}
-	if err := s.ready(ctx, true); err != nil {
-		return fail(err)
-	}
-	tx, err := s.Results.Begin(ctx, true)
+	r, err := s.read(ctx, account, storage, q, "product, body", "", 0)
 	if err != nil {
 		return fail(err)
 	}
-	defer tx.Rollback(context.WithoutCancel(ctx))
-	products, err := s.products(ctx, tx, account, storage)
-	if err != nil {
-		return fail(err)
-	}
-	plan, err := s.plan(ctx, tx, account, storage, q, 0)
-	if err != nil {
-		return fail(err)
-	}
-	query, args, err := SelectSQL(s.SQL, "product, body", account, storage, q, "", 0, plan)
-	if err != nil {
-		return fail(err)
-	}
-	ex, err := store.NewExporter(w, format, exportProducts(products, q))
+	defer r.tx.Rollback(context.WithoutCancel(ctx))
+	ex, err := store.NewExporter(w, format, exportProducts(r.products, q))
 	if err != nil {
 		return fail(err)
 	}
 	var product string
 	var body RawBytes
-	err = each(ctx, tx, func(rows Rows) error {
+	err = each(ctx, r.tx, func(rows Rows) error {
 		if err := rows.Scan(&product, &body); err != nil {
 			return err
 		}
 		return ex.Write(engine.Product(product), body)
-	}, query, args...)
+	}, r.query, r.args...)
 	if err == nil {
 		err = ex.Close()
 	}
@@ -308,6 +290,47 @@ func (s *Store[T]) Export(ctx context.Context, account, storage string, q *store
 		return fail(err)
 	}
 	return nil
+}
+
+// reading is a read of a report's results under way: its transaction,
+// the report's products, and the statement.
+type reading[T any] struct {
+	tx       Tx[T]
+	products []engine.Product
+	query    string
+	args     []any
+}
+
+// read begins a read of the results of a report that q selects (cols,
+// after the cursor after, limit+1 rows; 0: all): it checks q, waits for
+// the results acknowledged before, begins a read-only transaction (the
+// caller rolls it back), reads the report's products and chooses the
+// plan. A report the account does not have is store.ErrUnknownReport.
+func (s *Store[T]) read(ctx context.Context, account, storage string, q *store.Query, cols, after string, limit int) (*reading[T], error) {
+	if err := q.Check(); err != nil {
+		return nil, err
+	}
+	if err := s.ready(ctx, true); err != nil {
+		return nil, err
+	}
+	tx, err := s.Results.Begin(ctx, true)
+	if err != nil {
+		return nil, err
+	}
+	r := &reading[T]{tx: tx}
+	r.products, err = s.products(ctx, tx, account, storage)
+	var plan QueryPlan
+	if err == nil {
+		plan, err = s.plan(ctx, tx, account, storage, q, limit)
+	}
+	if err == nil {
+		r.query, r.args, err = SelectSQL(s.SQL, cols, account, storage, q, after, limit, plan)
+	}
+	if err != nil {
+		tx.Rollback(context.WithoutCancel(ctx))
+		return nil, err
+	}
+	return r, nil
 }
 
 // exportProducts returns the products of a download of a report that
@@ -331,38 +354,21 @@ func (s *Store[T]) Query(ctx context.Context, account, storage string, q *store.
 		return store.Page{}, err
 	}
 	limit = PageSize(limit)
-	if err := q.Check(); err != nil {
-		return fail(err)
-	}
-	if err := s.ready(ctx, true); err != nil {
-		return fail(err)
-	}
-	tx, err := s.Results.Begin(ctx, true)
+	r, err := s.read(ctx, account, storage, q, "id, product, created_ms, cost, body, "+sortValueColumn(q), after, limit)
 	if err != nil {
 		return fail(err)
 	}
-	defer tx.Rollback(context.WithoutCancel(ctx))
-	if _, err := s.products(ctx, tx, account, storage); err != nil {
-		return fail(err)
-	}
-	plan, err := s.plan(ctx, tx, account, storage, q, limit)
-	if err != nil {
-		return fail(err)
-	}
-	query, args, err := SelectSQL(s.SQL, "id, product, created_ms, cost, body, "+sortValueColumn(q), account, storage, q, after, limit, plan)
-	if err != nil {
-		return fail(err)
-	}
+	defer r.tx.Rollback(context.WithoutCancel(ctx))
 	page := store.Page{Rows: make([]store.Row, 0, min(limit, 64))}
 	var value, lastValue string
-	err = each(ctx, tx, func(rows Rows) error {
+	err = each(ctx, r.tx, func(rows Rows) error {
 		var (
-			r             store.Row
+			row           store.Row
 			product       string
 			createdMS, ct int64
 			body          []byte
 		)
-		if err := rows.Scan(&r.ID, &product, &createdMS, &ct, &body, &value); err != nil {
+		if err := rows.Scan(&row.ID, &product, &createdMS, &ct, &body, &value); err != nil {
 			return err
 		}
 		if len(page.Rows) == limit {
@@ -370,11 +376,11 @@ func (s *Store[T]) Query(ctx context.Context, account, storage string, q *store.
 			page.Next = NextCursor(q, lastValue, last.Time.UnixMilli(), last.ID)
 			return errStop
 		}
-		r.Product, r.Time, r.Cost, r.Result = engine.Product(product), time.UnixMilli(createdMS).UTC(), engine.Money(ct), body
-		page.Rows = append(page.Rows, r)
+		row.Product, row.Time, row.Cost, row.Result = engine.Product(product), time.UnixMilli(createdMS).UTC(), engine.Money(ct), body
+		page.Rows = append(page.Rows, row)
 		lastValue = value
 		return nil
-	}, query, args...)
+	}, r.query, r.args...)
 	if err != nil && err != errStop {
 		return fail(err)
 	}
