@@ -3,6 +3,7 @@ package core_test
 import (
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/require"
@@ -93,5 +94,51 @@ func FuzzCursor(f *testing.F) {
 		if err != nil {
 			require.ErrorIs(t, err, store.ErrBadCursor)
 		}
+	})
+}
+
+// TestWriter: results queued together commit together, each is answered,
+// an invalid record is refused before it is queued, and after Close a
+// Record is store.ErrClosed.
+func TestWriter(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		type item struct{ done chan error }
+		release := make(chan struct{})
+		var groups []int
+		w := &core.Writer[*item]{
+			Name: "test", MaxBatch: 64,
+			Commit: func(batch []*item) {
+				<-release
+				groups = append(groups, len(batch))
+				for _, it := range batch {
+					it.done <- nil
+				}
+			},
+			New: func(store.Entry) (*item, <-chan error) {
+				it := &item{done: make(chan error, 1)}
+				return it, it.done
+			},
+		}
+		w.Start(1)
+		rs := storetest.Varied("acct", "S-2026-11", 10)
+		first, rest := make(chan error, 1), make(chan error, 1)
+		go func() { first <- w.Record(t.Context(), rs[0]) }()
+		synctest.Wait() // the writer commits the first, and waits
+		go func() { rest <- w.RecordAll(t.Context(), rs[1:]) }()
+		synctest.Wait() // the rest are queued meanwhile
+		require.Equal(t, 9, w.Queued())
+		close(release)
+		require.NoError(t, <-first)
+		require.NoError(t, <-rest)
+		require.Equal(t, []int{1, 9}, groups, "the nine queued during the first commit are one group")
+
+		bad := rs[0]
+		bad.ID = ""
+		require.ErrorIs(t, w.Record(t.Context(), bad), store.ErrInvalidRecord)
+		require.True(t, w.Close())
+		require.False(t, w.Close(), "closed already")
+		require.ErrorIs(t, w.Record(t.Context(), rs[0]), store.ErrClosed)
+		require.ErrorIs(t, w.RecordAll(t.Context(), rs), store.ErrClosed)
 	})
 }

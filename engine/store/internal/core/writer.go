@@ -55,9 +55,35 @@ func (w *Writer[P]) Start(n int) {
 	}
 }
 
-// Record implements engine.Sink.
+// Record implements engine.Sink: RecordAll of one record, without its
+// slices.
 func (w *Writer[P]) Record(ctx context.Context, r engine.Record) error {
-	return w.RecordAll(ctx, []engine.Record{r})
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	e, err := store.EntryOf(r)
+	if err != nil {
+		return fmt.Errorf("%s: %w", w.Name, err)
+	}
+	p, done := w.New(e)
+	w.mu.RLock()
+	if w.closed {
+		w.mu.RUnlock()
+		return fmt.Errorf("%s: record %q: %w", w.Name, r.ID, store.ErrClosed)
+	}
+	select {
+	case w.queue <- p:
+		w.mu.RUnlock()
+	case <-ctx.Done():
+		w.mu.RUnlock()
+		return ctx.Err() // not queued: not recorded
+	}
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // RecordAll validates records (store.EntryOf), queues them and returns
@@ -79,9 +105,6 @@ func (w *Writer[P]) RecordAll(ctx context.Context, records []engine.Record) erro
 	w.mu.RLock()
 	if w.closed {
 		w.mu.RUnlock()
-		if len(records) == 1 {
-			return fmt.Errorf("%s: record %q: %w", w.Name, records[0].ID, store.ErrClosed)
-		}
 		return fmt.Errorf("%s: record %d results: %w", w.Name, len(records), store.ErrClosed)
 	}
 	queued := 0
