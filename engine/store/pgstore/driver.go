@@ -45,7 +45,7 @@ WHERE account = $1 AND storage = $2 AND (field = 'product' OR (field, value) IN 
 	Bodies: func(ids []string) (string, []any) {
 		return `SELECT id, body FROM results WHERE id = ANY($1)`, []any{ids}
 	},
-	Unfinished: `SELECT EXISTS (SELECT 1 FROM river_job WHERE state NOT IN ('completed', 'cancelled', 'discarded'))`,
+	Unfinished: `SELECT (EXISTS (SELECT 1 FROM river_job WHERE state NOT IN ('completed', 'cancelled', 'discarded')))::int`,
 	InsertClaim: `INSERT INTO bulk_idempotency (account, key, body_hash, receipt, created_ms) VALUES ($1, $2, $3, $4, $5)
 ON CONFLICT (account, key) DO NOTHING`,
 	SelectClaim:    `SELECT body_hash, receipt, created_ms FROM bulk_idempotency WHERE account = $1 AND key = $2`,

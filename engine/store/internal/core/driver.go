@@ -91,8 +91,7 @@ type SQL struct {
 	// all at once).
 	Bodies      func(ids []string) (string, []any)
 	BodiesChunk int
-	// Unfinished (): whether River has a job not finished, as a boolean
-	// or 0 and 1.
+	// Unfinished (): 1 when River has a job not finished, else 0.
 	Unfinished string
 	// The queue's tables: InsertClaim (account, key, body_hash, receipt,
 	// created_ms; nothing on conflict); SelectClaim (account, key):

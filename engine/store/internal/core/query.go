@@ -25,16 +25,9 @@ func PageSize(limit int) int {
 	return limit
 }
 
-// column is the results table's column of a Field or "number".
-func column(name string) string { return name } // product, status, ..., number
-
-// sortColumn is the column q orders by before the time, or "".
-func sortColumn(q *store.Query) string {
-	if q.Sort == store.SortTime {
-		return ""
-	}
-	return column(q.Sort)
-}
+// sortColumn is the column q orders by before the time, or "": the
+// results table has a column of each Field and "number", of its name.
+func sortColumn(q *store.Query) string { return q.Sort }
 
 // cursor is where a page ends: the sort value, time and id of its last
 // row. Encoded, it is the Next of a Page.
@@ -121,7 +114,7 @@ func ChoosePlan(total, least int64, limit int) QueryPlan {
 func MatchColumns(conds []Cond, arg func(any) string) string {
 	var b strings.Builder
 	for _, c := range conds {
-		fmt.Fprintf(&b, " AND %s = %s", column(string(c.Field)), arg(c.Value))
+		fmt.Fprintf(&b, " AND %s = %s", c.Field, arg(c.Value))
 	}
 	return b.String()
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -58,9 +59,9 @@ func (s *Store[T]) InitQueue(driver riverdriver.Driver[T], pollOnly bool, idleCh
 			return river.NewClient(driver, riverConfig(cfg, pollOnly))
 		},
 		Unfinished: func(ctx context.Context) (bool, error) {
-			var work any
+			var work int
 			err := s.Jobs.QueryRow(ctx, s.SQL.Unfinished).Scan(&work)
-			return work == true || work == int64(1), err
+			return work == 1, err
 		},
 	}
 	var err error
@@ -381,14 +382,14 @@ func (s *Store[T]) Query(ctx context.Context, account, storage string, q *store.
 		lastValue = value
 		return nil
 	}, r.query, r.args...)
-	if err != nil && err != errStop {
+	if err != nil && !errors.Is(err, errStop) {
 		return fail(err)
 	}
 	return page, nil
 }
 
 // errStop ends a walk over rows early, without an error.
-var errStop = fmt.Errorf("stop")
+var errStop = errors.New("stop")
 
 // Summary implements store.Reader.
 func (s *Store[T]) Summary(ctx context.Context, account, storage string) (store.Summary, error) {
