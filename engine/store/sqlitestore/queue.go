@@ -4,8 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"net/url"
-	"path/filepath"
 	"time"
 
 	"github.com/riverqueue/river/riverdriver/riversqlite"
@@ -32,27 +30,10 @@ import (
 // idleCheck is how often the idle check runs (core.Switch).
 var idleCheck = time.Minute
 
-// queueDSN is the queue connection's: the writer's pragmas, durable
-// commits, and BEGIN IMMEDIATE so that a transaction never fails half-way
-// on a lock.
-func queueDSN(path string, o options) string {
-	q := url.Values{}
-	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", max(o.busyTimeout, 10*time.Second).Milliseconds()))
-	q.Add("_pragma", "foreign_keys(1)")
-	q.Add("_pragma", "journal_mode(WAL)")
-	q.Add("_pragma", "synchronous(FULL)")
-	q.Set("_txlock", "immediate")
-	u := url.URL{Scheme: "file", Path: filepath.ToSlash(path), RawQuery: q.Encode()}
-	if u.Path[0] != '/' {
-		u.Path = "/" + u.Path
-	}
-	return u.String()
-}
-
 // openQueue opens the queue's connection (queue.go), migrates River's
 // tables and makes the queue's clients.
 func (s *Store) openQueue(ctx context.Context) error {
-	db, err := sql.Open("sqlite", queueDSN(s.path, s.opts))
+	db, err := sql.Open("sqlite", dsn(s.path, s.opts, queueConn))
 	if err != nil {
 		return err
 	}

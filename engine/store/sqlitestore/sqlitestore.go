@@ -687,6 +687,7 @@ const (
 	indexerConn
 	checkpointerConn
 	backupConn // VACUUM INTO, which query_only refuses (Backup)
+	queueConn  // the queue's (queue.go)
 )
 
 // dsn returns the driver's name for the database: a file: URI (so that any
@@ -695,9 +696,19 @@ const (
 // transaction never fails half-way on a lock; readers are read-only.
 func dsn(path string, o options, role connRole) string {
 	q := url.Values{}
-	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", o.busyTimeout.Milliseconds()))
+	busy := o.busyTimeout
+	if role == queueConn {
+		busy = max(busy, 10*time.Second)
+	}
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busy.Milliseconds()))
 	q.Add("_pragma", "foreign_keys(1)")
 	switch role {
+	case queueConn:
+		// The writer's pragmas and durable commits: a job queued is a
+		// receipt answered.
+		q.Add("_pragma", "journal_mode(WAL)")
+		q.Add("_pragma", "synchronous(FULL)")
+		q.Set("_txlock", "immediate")
 	case checkpointerConn:
 		q.Add("_pragma", "synchronous(NORMAL)") // a checkpoint syncs the WAL before and the database after
 		q.Add("_pragma", "journal_size_limit(67108864)")
