@@ -38,6 +38,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/numenhq/numen/engine/apiv2"
@@ -130,9 +131,24 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
+// maxIdleConnsPerHost is how many connections to one receiver the default
+// client keeps open between deliveries: the default delivery workers
+// (bulk.Options.DeliveryWorkers) may all post to one receiver at once,
+// and net/http's default transport keeps two, closing the others after
+// each callback.
+const maxIdleConnsPerHost = 16
+
 // defaultClient does not follow redirects: a delivery goes where the
-// account said, signed for that receiver only.
-var defaultClient = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+// account said, signed for that receiver only. Made at the first delivery,
+// not at start-up.
+var defaultClient = sync.OnceValue(func() *http.Client {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConnsPerHost = maxIdleConnsPerHost
+	return &http.Client{
+		Transport:     t,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+})
 
 // Send makes one attempt of d: nil when the receiver answered 200 in time,
 // else an *Error.
@@ -147,7 +163,7 @@ func (s *Sender) Send(ctx context.Context, d Delivery) error {
 	}
 	client := s.Client
 	if client == nil {
-		client = defaultClient
+		client = defaultClient()
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
