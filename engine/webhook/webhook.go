@@ -75,19 +75,22 @@ func Payload(kind string, results []json.RawMessage) ([]byte, error) {
 	if len(results) > MaxResults {
 		return nil, fmt.Errorf("webhook: %d results in one batch; at most %d", len(results), MaxResults)
 	}
-	var b bytes.Buffer
-	b.WriteString(`{"type":`)
 	t, _ := json.Marshal(kind)
-	b.Write(t)
-	b.WriteString(`,"results":[`)
+	size := len(`{"type":,"results":[]}`) + len(t) + max(len(results)-1, 0) // commas
+	for _, r := range results {
+		size += len(r)
+	}
+	b := make([]byte, 0, size) // one allocation, of the body's size
+	b = append(b, `{"type":`...)
+	b = append(b, t...)
+	b = append(b, `,"results":[`...)
 	for i, r := range results {
 		if i > 0 {
-			b.WriteByte(',')
+			b = append(b, ',')
 		}
-		b.Write(r)
+		b = append(b, r...)
 	}
-	b.WriteString("]}")
-	return b.Bytes(), nil
+	return append(b, "]}"...), nil
 }
 
 // Delivery is one batch for one URL.
