@@ -234,7 +234,9 @@ const (
 	// about 64 callbacks of 1000 NT results.
 	callbackCacheBytes = 64 << 20
 	// callbackCacheAge is how long a body is kept for deliveries that do
-	// not come (a job run again, whose dispatch queued nothing).
+	// not come here: a job run again, whose dispatch queued nothing, or
+	// deliveries that another node of a PostgreSQL cluster took. Older
+	// bodies are dropped at the next put.
 	callbackCacheAge = time.Minute
 )
 
