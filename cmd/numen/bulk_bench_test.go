@@ -8,8 +8,12 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/pprof"
+	"strconv"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -24,6 +28,10 @@ import (
 // callback. Run it with
 //
 //	go test -run '^$' -bench BulkNTDelivery -benchtime 1x -count 5 ./cmd/numen
+//
+// With NUMEN_TEST_PROFILE=DIR, the numen serve process writes a CPU
+// profile (cpu-PID.pprof) and a block profile (block-PID.pprof) of its first
+// NUMEN_TEST_PROFILE_SECONDS (default 5) seconds to DIR (see profileChild).
 func BenchmarkBulkNTDelivery(b *testing.B) {
 	const key, secret = "bench", "bench-secret-0123456789"
 	var results atomic.Int64
@@ -107,5 +115,45 @@ func BenchmarkBulkNTDelivery(b *testing.B) {
 		b.ReportMetric(submitted.Seconds(), "s-to-submit")
 		b.ReportMetric(100_000/elapsed.Seconds(), "results/s")
 		srv.kill9(b)
+		// The server's CPU time, start-up included: on a loaded machine the
+		// wall time measures the other programs too.
+		if ru, ok := srv.cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+			cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+			b.ReportMetric(cpu.Seconds(), "server-cpu-s")
+		}
 	}
+}
+
+// profileChild starts, in a numen process run by a test (TestMain), the CPU
+// and block profiles that NUMEN_TEST_PROFILE=DIR asks for, and writes them
+// after NUMEN_TEST_PROFILE_SECONDS (default 5): the benchmarks kill the
+// process with SIGKILL, so they cannot be written at exit.
+func profileChild() {
+	dir := os.Getenv("NUMEN_TEST_PROFILE")
+	if dir == "" {
+		return
+	}
+	name := func(kind string) string { return filepath.Join(dir, fmt.Sprintf("%s-%d.pprof", kind, os.Getpid())) }
+	cpu, err := os.Create(name("cpu"))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return
+	}
+	if err := pprof.StartCPUProfile(cpu); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return
+	}
+	runtime.SetBlockProfileRate(int(10 * time.Microsecond))
+	seconds, err := strconv.Atoi(os.Getenv("NUMEN_TEST_PROFILE_SECONDS"))
+	if err != nil || seconds <= 0 {
+		seconds = 5
+	}
+	time.AfterFunc(time.Duration(seconds)*time.Second, func() {
+		pprof.StopCPUProfile()
+		cpu.Close()
+		if f, err := os.Create(name("block")); err == nil {
+			_ = pprof.Lookup("block").WriteTo(f, 0)
+			f.Close()
+		}
+	})
 }

@@ -26,6 +26,7 @@ import (
 // it as a separate process, which it can kill -9.
 func TestMain(m *testing.M) {
 	if os.Getenv("NUMEN_TEST_AS_NUMEN") == "1" {
+		profileChild()
 		os.Exit(main2(os.Args[1:]))
 	}
 	os.Exit(m.Run())

@@ -119,6 +119,9 @@ type Bulk struct {
 
 	delivered, failed, attempts atomic.Uint64
 	stopOnce                    sync.Once
+	// callbacks keeps the bodies of the callbacks queued by this process
+	// for their deliveries (workers.go).
+	callbacks callbackCache
 }
 
 // Open starts the workers on the store's queue.

@@ -11,6 +11,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/numenhq/numen/engine"
+	"github.com/numenhq/numen/engine/account"
 	"github.com/numenhq/numen/engine/apiv2"
 	"github.com/numenhq/numen/engine/store"
 	"github.com/numenhq/numen/engine/webhook"
@@ -43,18 +44,16 @@ func (c *collector) Record(ctx context.Context, r engine.Record) error {
 	return nil
 }
 
+// Work looks up the numbers of a submission that no earlier attempt
+// recorded, records them, and queues the callback with every result in
+// submission order.
 func (w *lookupWorker) Work(ctx context.Context, job *river.Job[lookupArgs]) error {
 	b, args := w.b, job.Args
 	acct, ok := b.o.Account(args.Account)
 	if !ok {
 		return fmt.Errorf("bulk job %d: account %q: %w", job.ID, args.Account, errAccountGone)
 	}
-	ids := make([]string, len(args.Items))
-	for i, it := range args.Items {
-		ids[i] = it.ID
-	}
-	// Results recorded by an earlier run of this job are reused.
-	bodies, err := b.o.Store.Bodies(ctx, ids)
+	bodies, err := b.recorded(ctx, job)
 	if err != nil {
 		return err
 	}
@@ -65,82 +64,8 @@ func (w *lookupWorker) Work(ctx context.Context, job *river.Job[lookupArgs]) err
 		}
 	}
 	if len(todo) > 0 {
-		sink := &collector{}
-		eng := b.o.Engine.WithSink(sink)
-		var (
-			wg       sync.WaitGroup
-			mu       sync.Mutex
-			firstErr error
-			next     = make(chan item)
-		)
-		for range min(b.o.Parallel, len(todo)) {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for it := range next {
-					req := engine.Request{Number: it.Number, Country: args.Country, Route: args.Route, Storage: args.Storage, Async: true, ID: it.ID}
-					var err error
-					switch args.Product {
-					case engine.ProductNT:
-						_, err = eng.NTLookup(ctx, acct.Engine, req)
-					default:
-						var res *apiv2.HLRResult
-						res, err = eng.HLRLookup(ctx, acct.Engine, req)
-						if err == nil && b.o.Metrics != nil {
-							b.o.Metrics.ObserveLookup("HLR", res.ProcessingStatus)
-						}
-					}
-					if err != nil {
-						mu.Lock()
-						if firstErr == nil {
-							firstErr = err
-						}
-						mu.Unlock()
-					}
-				}
-			}()
-		}
-	feed:
-		for _, it := range todo {
-			select {
-			case next <- it:
-			case <-ctx.Done():
-				break feed
-			}
-		}
-		close(next)
-		wg.Wait()
-		if err := ctx.Err(); err != nil || firstErr != nil {
-			// Keep what was looked up (and charged for) before the attempt
-			// ended: the next attempt reuses it.
-			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-			rerr := b.o.Store.RecordAll(rctx, sink.records)
-			cancel()
-			if err == nil {
-				err = firstErr
-			}
-			if rerr != nil {
-				return fmt.Errorf("bulk job %d: %w (and recording the %d results looked up: %v)", job.ID, err, len(sink.records), rerr)
-			}
-			return fmt.Errorf("bulk job %d: %w (%d of %d results looked up and recorded)", job.ID, err, len(sink.records), len(todo))
-		}
-		if err := b.o.Store.RecordAll(ctx, sink.records); err != nil {
-			return fmt.Errorf("bulk job %d: recording %d results: %w", job.ID, len(sink.records), err)
-		}
-		for _, r := range sink.records {
-			body := r.JSON // the engine encodes every record it sinks
-			if body == nil {
-				var err error
-				if body, err = json.Marshal(r.Result); err != nil {
-					return err
-				}
-			}
-			bodies[r.ID] = body
-		}
-		if args.Product == engine.ProductNT && b.o.Metrics != nil {
-			for _, r := range sink.records {
-				b.o.Metrics.ObserveLookup("NT", r.Result.(*apiv2.NTResult).QueryStatus)
-			}
+		if err := b.lookUp(ctx, job, acct, todo, bodies); err != nil {
+			return err
 		}
 	}
 	// The callback, in submission order.
@@ -168,6 +93,119 @@ func (w *lookupWorker) Work(ctx context.Context, job *river.Job[lookupArgs]) err
 	return b.queueDeliveries(ctx, job, payload, len(results))
 }
 
+// recorded returns the results that earlier attempts of the job recorded,
+// by id, to be reused. The first attempt has none, and asks the store
+// nothing: River counts an attempt when it takes the job, so a job run
+// again after a crash or a failure is at its second attempt or later.
+func (b *Bulk) recorded(ctx context.Context, job *river.Job[lookupArgs]) (map[string]json.RawMessage, error) {
+	if job.Attempt <= 1 {
+		return make(map[string]json.RawMessage, len(job.Args.Items)), nil
+	}
+	ids := make([]string, len(job.Args.Items))
+	for i, it := range job.Args.Items {
+		ids[i] = it.ID
+	}
+	bodies, err := b.o.Store.Bodies(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	if bodies == nil {
+		bodies = make(map[string]json.RawMessage, len(ids))
+	}
+	return bodies, nil
+}
+
+// lookUp runs the lookups of todo, Options.Parallel at once, records their
+// results in one store.RecordAll and adds their bodies to bodies. An
+// attempt cut short (ctx ended, a lookup failed) records the results it
+// has: the next attempt reuses them.
+func (b *Bulk) lookUp(ctx context.Context, job *river.Job[lookupArgs], acct *account.Account, todo []item, bodies map[string]json.RawMessage) error {
+	sink := &collector{}
+	err := b.lookUpAll(ctx, b.o.Engine.WithSink(sink), acct, job.Args, todo)
+	if cerr := ctx.Err(); cerr != nil {
+		err = cerr // the attempt's end first, as the cause
+	}
+	if err != nil {
+		// Keep what was looked up (and charged for) before the attempt
+		// ended: the next attempt reuses it.
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		rerr := b.o.Store.RecordAll(rctx, sink.records)
+		cancel()
+		if rerr != nil {
+			return fmt.Errorf("bulk job %d: %w (and recording the %d results looked up: %v)", job.ID, err, len(sink.records), rerr)
+		}
+		return fmt.Errorf("bulk job %d: %w (%d of %d results looked up and recorded)", job.ID, err, len(sink.records), len(todo))
+	}
+	if err := b.o.Store.RecordAll(ctx, sink.records); err != nil {
+		return fmt.Errorf("bulk job %d: recording %d results: %w", job.ID, len(sink.records), err)
+	}
+	for _, r := range sink.records {
+		body := r.JSON // the engine encodes every record it sinks
+		if body == nil {
+			var err error
+			if body, err = json.Marshal(r.Result); err != nil {
+				return err
+			}
+		}
+		bodies[r.ID] = body
+	}
+	if job.Args.Product == engine.ProductNT && b.o.Metrics != nil {
+		for _, r := range sink.records {
+			b.o.Metrics.ObserveLookup("NT", r.Result.(*apiv2.NTResult).QueryStatus)
+		}
+	}
+	return nil
+}
+
+// lookUpAll runs the lookups of todo through eng, Options.Parallel at once,
+// until all are done or ctx ends; it returns the first lookup's error.
+func (b *Bulk) lookUpAll(ctx context.Context, eng *engine.Engine, acct *account.Account, args lookupArgs, todo []item) error {
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		firstErr error
+		next     = make(chan item)
+	)
+	for range min(b.o.Parallel, len(todo)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for it := range next {
+				req := engine.Request{Number: it.Number, Country: args.Country, Route: args.Route, Storage: args.Storage, Async: true, ID: it.ID}
+				var err error
+				switch args.Product {
+				case engine.ProductNT:
+					_, err = eng.NTLookup(ctx, acct.Engine, req)
+				default:
+					var res *apiv2.HLRResult
+					res, err = eng.HLRLookup(ctx, acct.Engine, req)
+					if err == nil && b.o.Metrics != nil {
+						b.o.Metrics.ObserveLookup("HLR", res.ProcessingStatus)
+					}
+				}
+				if err != nil {
+					mu.Lock()
+					if firstErr == nil {
+						firstErr = err
+					}
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+feed:
+	for _, it := range todo {
+		select {
+		case next <- it:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	return firstErr
+}
+
 // queueDeliveries stores the callback and queues one delivery per URL, in
 // one transaction (store.Queue.Dispatch).
 func (b *Bulk) queueDeliveries(ctx context.Context, job *river.Job[lookupArgs], payload []byte, n int) error {
@@ -183,10 +221,92 @@ func (b *Bulk) queueDeliveries(ctx context.Context, job *river.Job[lookupArgs], 
 	for i, u := range args.WebhookURLs {
 		jobs[i] = river.InsertManyParams{Args: deliveryArgs{Batch: batch.ID, Account: args.Account, URL: u}}
 	}
+	b.callbacks.put(batch.ID, payload, len(jobs))
 	if err := b.o.Store.Dispatch(ctx, batch, jobs); err != nil {
+		b.callbacks.drop(batch.ID)
 		return fmt.Errorf("bulk: %w", err)
 	}
 	return nil
+}
+
+const (
+	// callbackCacheBytes bounds the callback bodies a callbackCache holds:
+	// about 64 callbacks of 1000 NT results.
+	callbackCacheBytes = 64 << 20
+	// callbackCacheAge is how long a body is kept for deliveries that do
+	// not come here: a job run again, whose dispatch queued nothing, or
+	// deliveries that another node of a PostgreSQL cluster took. Older
+	// bodies are dropped at the next put.
+	callbackCacheAge = time.Minute
+)
+
+// callbackCache holds the bodies of the callbacks this process queued until
+// each of their deliveries has taken it, so that a delivery's first attempt
+// does not read the body back from the store (one round trip on the queue's
+// connection per delivery, shared with River's fetches and completions).
+// A delivery that finds nothing (after a restart, at a retry, with the
+// cache full or the body older than callbackCacheAge) reads the stored
+// body, which is the same bytes. Safe for concurrent use.
+type callbackCache struct {
+	mu      sync.Mutex
+	entries map[string]*callbackEntry
+	size    int
+}
+
+type callbackEntry struct {
+	body  []byte
+	takes int // deliveries that have yet to take it
+	added time.Time
+}
+
+// put keeps body for takes deliveries of batch id, when it fits.
+func (c *callbackCache) put(id string, body []byte, takes int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now := time.Now()
+	for id, e := range c.entries {
+		if now.Sub(e.added) > callbackCacheAge {
+			delete(c.entries, id)
+			c.size -= len(e.body)
+		}
+	}
+	if takes <= 0 || c.size+len(body) > callbackCacheBytes {
+		return
+	}
+	if c.entries == nil {
+		c.entries = map[string]*callbackEntry{}
+	}
+	if _, ok := c.entries[id]; ok {
+		return
+	}
+	c.entries[id] = &callbackEntry{body: body, takes: takes, added: now}
+	c.size += len(body)
+}
+
+// take returns batch id's body for one delivery, if held; the last
+// delivery's take releases it.
+func (c *callbackCache) take(id string) ([]byte, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.entries[id]
+	if !ok {
+		return nil, false
+	}
+	if e.takes--; e.takes <= 0 {
+		delete(c.entries, id)
+		c.size -= len(e.body)
+	}
+	return e.body, true
+}
+
+// drop forgets batch id's body.
+func (c *callbackCache) drop(id string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.entries[id]; ok {
+		delete(c.entries, id)
+		c.size -= len(e.body)
+	}
 }
 
 // deliveryWorker posts one callback to one URL.
@@ -216,11 +336,14 @@ func (w *deliveryWorker) NextRetry(job *river.Job[deliveryArgs]) time.Time {
 
 func (w *deliveryWorker) Work(ctx context.Context, job *river.Job[deliveryArgs]) error {
 	b, args := w.b, job.Args
-	batch, err := b.o.Store.Batch(ctx, args.Batch)
-	if err != nil {
-		return fmt.Errorf("delivery of %s: %w", args.Batch, err)
+	body, ok := b.callbacks.take(args.Batch)
+	if !ok {
+		batch, err := b.o.Store.Batch(ctx, args.Batch)
+		if err != nil {
+			return fmt.Errorf("delivery of %s: %w", args.Batch, err)
+		}
+		body = batch.Body
 	}
-	body := batch.Body
 	acct, ok := b.o.Account(args.Account)
 	if !ok {
 		b.mark(ctx, args, "failed", job.Attempt, 0, errAccountGone.Error())
@@ -228,7 +351,7 @@ func (w *deliveryWorker) Work(ctx context.Context, job *river.Job[deliveryArgs])
 		return river.JobCancel(fmt.Errorf("delivery of %s: account %q: %w", args.Batch, args.Account, errAccountGone))
 	}
 	b.attempts.Add(1)
-	err = b.o.Sender.Send(ctx, webhook.Delivery{ID: args.Batch, URL: args.URL, Body: body, Key: acct.Key, Secrets: acct.Secrets})
+	err := b.o.Sender.Send(ctx, webhook.Delivery{ID: args.Batch, URL: args.URL, Body: body, Key: acct.Key, Secrets: acct.Secrets})
 	if err == nil {
 		b.mark(ctx, args, "delivered", job.Attempt, 200, "")
 		b.delivered.Add(1)

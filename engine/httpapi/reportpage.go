@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/numenhq/numen/engine"
 	"github.com/numenhq/numen/engine/store"
@@ -43,7 +44,7 @@ func renderPage(w http.ResponseWriter, status int, name string, d pageData) {
 	hd.Set("X-Content-Type-Options", "nosniff")
 	hd.Set("Referrer-Policy", "same-origin")
 	w.WriteHeader(status)
-	_ = pageTemplates.ExecuteTemplate(w, name, d)
+	_ = pageTemplates().ExecuteTemplate(w, name, d)
 }
 
 // pageError answers a page's error: a page for a browser, the API's
@@ -326,7 +327,12 @@ func (h *Handler) renderReport(w http.ResponseWriter, r *http.Request, v viewer,
 	renderPage(w, http.StatusOK, "report", pageData{Title: name, Viewer: v, Body: rv})
 }
 
-var pageTemplates = template.Must(template.New("pages").Parse(`
+// pageTemplates are the report pages' templates, parsed at the first page
+// served: every numen command links this package, and parsing them costs
+// a thousand allocations that only serve needs.
+var pageTemplates = sync.OnceValue(func() *template.Template { return template.Must(template.New("pages").Parse(pageSource)) })
+
+const pageSource = `
 {{define "top"}}<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{{.Title}} · Numen</title>
@@ -420,4 +426,4 @@ button.quiet{background:transparent;border-color:#8b98a8;color:#fff}
 {{end}}</tbody></table></div>{{else}}<div class="card"><p>No results match these filters.</p></div>{{end}}
 <div class="pager">{{if .FirstURL}}<a href="{{.FirstURL}}">first page</a>{{end}}{{if .NextURL}}<a href="{{.NextURL}}" id="next">next page</a>{{end}}</div>
 {{end}}{{template "bottom" .}}{{end}}
-`))
+`

@@ -38,6 +38,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/numenhq/numen/engine/apiv2"
@@ -74,19 +75,22 @@ func Payload(kind string, results []json.RawMessage) ([]byte, error) {
 	if len(results) > MaxResults {
 		return nil, fmt.Errorf("webhook: %d results in one batch; at most %d", len(results), MaxResults)
 	}
-	var b bytes.Buffer
-	b.WriteString(`{"type":`)
 	t, _ := json.Marshal(kind)
-	b.Write(t)
-	b.WriteString(`,"results":[`)
+	size := len(`{"type":,"results":[]}`) + len(t) + max(len(results)-1, 0) // commas
+	for _, r := range results {
+		size += len(r)
+	}
+	b := make([]byte, 0, size) // one allocation, of the body's size
+	b = append(b, `{"type":`...)
+	b = append(b, t...)
+	b = append(b, `,"results":[`...)
 	for i, r := range results {
 		if i > 0 {
-			b.WriteByte(',')
+			b = append(b, ',')
 		}
-		b.Write(r)
+		b = append(b, r...)
 	}
-	b.WriteString("]}")
-	return b.Bytes(), nil
+	return append(b, "]}"...), nil
 }
 
 // Delivery is one batch for one URL.
@@ -130,9 +134,24 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
+// maxIdleConnsPerHost is how many connections to one receiver the default
+// client keeps open between deliveries: the default delivery workers
+// (bulk.Options.DeliveryWorkers) may all post to one receiver at once,
+// and net/http's default transport keeps two, closing the others after
+// each callback.
+const maxIdleConnsPerHost = 16
+
 // defaultClient does not follow redirects: a delivery goes where the
-// account said, signed for that receiver only.
-var defaultClient = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+// account said, signed for that receiver only. Made at the first delivery,
+// not at start-up.
+var defaultClient = sync.OnceValue(func() *http.Client {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConnsPerHost = maxIdleConnsPerHost
+	return &http.Client{
+		Transport:     t,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+})
 
 // Send makes one attempt of d: nil when the receiver answered 200 in time,
 // else an *Error.
@@ -147,7 +166,7 @@ func (s *Sender) Send(ctx context.Context, d Delivery) error {
 	}
 	client := s.Client
 	if client == nil {
-		client = defaultClient
+		client = defaultClient()
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
