@@ -47,7 +47,10 @@ import (
 //
 // The metrics are kept and written by our own code (package
 // engine/httpapi/internal/promtext), not Prometheus's client library, whose
-// package initialisation cost every numen command about 4 MiB and 1-2 ms.
+// package initialisation (with the protobuf runtime's) cost every numen
+// command 2.3 MiB of peak memory. The output is the client's, family for
+// family (testdata/metrics_families.txt); a scraper asking for the
+// protobuf format gets the text format.
 type Metrics struct {
 	reg       promtext.Registry
 	requests  *promtext.Family
