@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"compress/gzip"
 	"fmt"
 	"io"
 	"net/http"
@@ -10,15 +11,12 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
-	"github.com/prometheus/common/expfmt"
+	"github.com/numenhq/numen/engine/httpapi/internal/promtext"
 )
 
-// Metrics are the sidecar's Prometheus metrics (github.com/prometheus/
-// client_golang), in a registry of their own (not the package's global
-// one), which GET /metrics writes in the text exposition format:
+// Metrics are the sidecar's Prometheus metrics, which GET /metrics writes
+// in the Prometheus text exposition format 0.0.4 (gzip-compressed when the
+// scraper accepts it):
 //
 //	numen_http_requests_total{endpoint, code}           counter
 //	numen_http_request_duration_seconds{endpoint}       histogram
@@ -40,17 +38,24 @@ import (
 // one; idle_per_address: the address had too many idle; pressure: idle too
 // long while half of the limit or more was open).
 //
-// with the Go runtime's go_* and the process's process_* metrics, and the
-// counters and gauges other parts register (the webhook deliveries, for
-// one). Counting a request takes no lock shared by all requests: each
-// endpoint and status has its counter, found without a map lookup once
-// made. Safe for concurrent use.
+// with the Go runtime's go_* and the process's process_* metrics (named as
+// Prometheus's Go client names them; process_* on Linux only, read from
+// /proc), and the counters and gauges other parts register (the webhook
+// deliveries, for one). Counting a request takes no lock shared by all
+// requests: each endpoint and status has its counter, found without a map
+// lookup once made. Safe for concurrent use.
+//
+// The metrics are kept and written by our own code (package
+// engine/httpapi/internal/promtext), not Prometheus's client library, whose
+// package initialisation (with the protobuf runtime's) cost every numen
+// command 2.3 MiB of peak memory. The output is the client's, family for
+// family (testdata/metrics_families.txt); a scraper asking for the
+// protobuf format gets the text format.
 type Metrics struct {
-	reg       *prometheus.Registry
-	handler   http.Handler
-	requests  *prometheus.CounterVec
-	durations *prometheus.HistogramVec
-	lookups   *prometheus.CounterVec
+	reg       promtext.Registry
+	requests  *promtext.Family
+	durations *promtext.Family
+	lookups   *promtext.Family
 	// authFailures counts the requests refused for failed authentication.
 	authFailures counter
 	// signinFailures counts the failed sign-ins of the report pages (also
@@ -63,23 +68,23 @@ type Metrics struct {
 	// not be stored (their log lines are throttled).
 	notRecorded counter
 	// The connection metrics (ConnLimiter).
-	connsOpen, connsIdle prometheus.Gauge
+	connsOpen, connsIdle *promtext.Gauge
 	connsRefused         [refusedReasons]counter
 	connsClosedIdle      [closedReasons]counter
 	endpoints            sync.Map // endpoint -> *endpointMetrics
 }
 
-// counter is a prometheus.Counter that counts whole numbers.
-type counter struct{ c prometheus.Counter }
+// counter counts whole numbers.
+type counter struct{ c *promtext.Counter }
 
-func (c counter) add(n uint64) { c.c.Add(float64(n)) }
+func (c counter) add(n uint64) { c.c.Add(n) }
 
 // endpointMetrics are one endpoint's series: its latency histogram, and
 // its request counters by status code (100-599), made at first use.
 type endpointMetrics struct {
 	endpoint string
-	duration prometheus.Observer
-	codes    [500]atomic.Pointer[prometheus.Counter]
+	duration *promtext.Histogram
+	codes    [500]atomic.Pointer[promtext.Counter]
 }
 
 // durationBuckets are the upper bounds of the latency histogram, seconds.
@@ -87,44 +92,35 @@ var durationBuckets = []float64{0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
 
 // NewMetrics returns metrics with every series at zero.
 func NewMetrics() *Metrics {
-	m := &Metrics{reg: prometheus.NewRegistry()}
-	m.requests = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "numen_http_requests_total", Help: "API requests by endpoint and HTTP status.",
-	}, []string{"endpoint", "code"})
-	m.durations = prometheus.NewHistogramVec(prometheus.HistogramOpts{
-		Name: "numen_http_request_duration_seconds", Help: "Time to answer API requests, by endpoint.", Buckets: durationBuckets,
-	}, []string{"endpoint"})
-	m.lookups = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "numen_lookups_total", Help: "Lookups by product and processing status (NT: query status).",
-	}, []string{"product", "status"})
+	m := &Metrics{}
+	m.requests = m.reg.Family("numen_http_requests_total", "API requests by endpoint and HTTP status.",
+		promtext.KindCounter, "endpoint", "code")
+	m.durations = m.reg.HistogramFamily("numen_http_request_duration_seconds", "Time to answer API requests, by endpoint.",
+		durationBuckets, "endpoint")
+	m.lookups = m.reg.Family("numen_lookups_total", "Lookups by product and processing status (NT: query status).",
+		promtext.KindCounter, "product", "status")
 	newCounter := func(name, help string) counter {
-		c := prometheus.NewCounter(prometheus.CounterOpts{Name: name, Help: help})
-		m.reg.MustRegister(c)
-		return counter{c}
+		return counter{m.reg.Family(name, help, promtext.KindCounter).Counter()}
 	}
 	m.authFailures = newCounter("numen_auth_failures_total", "Requests refused for failed authentication.")
 	m.signinFailures = newCounter("numen_report_signin_failures_total", "Failed sign-ins on the report pages (wrong key or secret, address not whitelisted, expired or foreign form).")
 	m.bodiesRefused = newCounter("numen_http_bodies_refused_total", "Requests refused (503) because the request bodies being read reached their memory limit.")
 	m.bodiesTimedOut = newCounter("numen_http_bodies_timed_out_total", "Requests whose body did not arrive within the body timeout (408).")
 	m.notRecorded = newCounter("numen_results_not_recorded_total", "Lookups answered 503 because their result could not be stored.")
-	m.connsOpen = prometheus.NewGauge(prometheus.GaugeOpts{Name: "numen_http_connections_open", Help: "Client connections open."})
-	m.connsIdle = prometheus.NewGauge(prometheus.GaugeOpts{Name: "numen_http_connections_idle", Help: "Open client connections without a request in progress: new, between requests, or sending a request's header."})
-	refused := prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "numen_http_connections_refused_total", Help: "Client connections refused (503 and closed) by reason: max_connections (the limit reached, none idle) or per_address (the client address's limit).",
-	}, []string{"reason"})
+	m.connsOpen = m.reg.Family("numen_http_connections_open", "Client connections open.", promtext.KindGauge).Gauge()
+	m.connsIdle = m.reg.Family("numen_http_connections_idle", "Open client connections without a request in progress: new, between requests, or sending a request's header.", promtext.KindGauge).Gauge()
+	refused := m.reg.Family("numen_http_connections_refused_total", "Client connections refused (503 and closed) by reason: max_connections (the limit reached, none idle) or per_address (the client address's limit).",
+		promtext.KindCounter, "reason")
 	for i, reason := range refusedLabels {
-		m.connsRefused[i] = counter{refused.WithLabelValues(reason)}
+		m.connsRefused[i] = counter{refused.Counter(reason)}
 	}
-	closed := prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "numen_http_connections_closed_idle_total", Help: "Idle client connections closed early by reason: max_connections (room for a new one), idle_per_address (too many idle from its address) or pressure (idle too long while half of the limit or more was open).",
-	}, []string{"reason"})
+	closed := m.reg.Family("numen_http_connections_closed_idle_total", "Idle client connections closed early by reason: max_connections (room for a new one), idle_per_address (too many idle from its address) or pressure (idle too long while half of the limit or more was open).",
+		promtext.KindCounter, "reason")
 	for i, reason := range closedLabels {
-		m.connsClosedIdle[i] = counter{closed.WithLabelValues(reason)}
+		m.connsClosedIdle[i] = counter{closed.Counter(reason)}
 	}
-	m.reg.MustRegister(m.connsOpen, m.connsIdle, refused, closed)
-	m.reg.MustRegister(m.requests, m.durations, m.lookups,
-		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	m.handler = promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
+	promtext.RegisterGo(&m.reg)
+	promtext.RegisterProcess(&m.reg)
 	return m
 }
 
@@ -133,7 +129,7 @@ func (m *Metrics) forEndpoint(endpoint string) *endpointMetrics {
 	if v, ok := m.endpoints.Load(endpoint); ok {
 		return v.(*endpointMetrics)
 	}
-	v, _ := m.endpoints.LoadOrStore(endpoint, &endpointMetrics{endpoint: endpoint, duration: m.durations.WithLabelValues(endpoint)})
+	v, _ := m.endpoints.LoadOrStore(endpoint, &endpointMetrics{endpoint: endpoint, duration: m.durations.Histogram(endpoint)})
 	return v.(*endpointMetrics)
 }
 
@@ -144,17 +140,16 @@ func (m *Metrics) observeRequest(endpoint string, status int, d time.Duration) {
 	e := m.forEndpoint(endpoint)
 	e.duration.Observe(d.Seconds())
 	if status < 100 || status > 599 {
-		m.requests.WithLabelValues(endpoint, strconv.Itoa(status)).Inc()
+		m.requests.Counter(endpoint, strconv.Itoa(status)).Inc()
 		return
 	}
 	slot := &e.codes[status-100]
 	c := slot.Load()
 	if c == nil {
-		made := m.requests.WithLabelValues(endpoint, strconv.Itoa(status))
-		slot.CompareAndSwap(nil, &made)
+		slot.CompareAndSwap(nil, m.requests.Counter(endpoint, strconv.Itoa(status)))
 		c = slot.Load()
 	}
-	(*c).Inc()
+	c.Inc()
 }
 
 // ObserveLookup counts one lookup of a product ("HLR", "MNP", "NT") with
@@ -162,7 +157,7 @@ func (m *Metrics) observeRequest(endpoint string, status int, d time.Duration) {
 func (m *Metrics) ObserveLookup(product, status string) { m.observeLookup(product, status) }
 
 func (m *Metrics) observeLookup(product, status string) {
-	m.lookups.WithLabelValues(product, status).Inc()
+	m.lookups.Counter(product, status).Inc()
 }
 
 // Register adds a metric read at every scrape: series is the full series
@@ -171,60 +166,71 @@ func (m *Metrics) observeLookup(product, status string) {
 // "gauge". Series of one family share its help and label names. It panics
 // on a series it cannot read or register, which is a program's error.
 func (m *Metrics) Register(family, kind, help, series string, value func() float64) {
-	name, labels, err := parseSeries(series)
-	if err != nil || name != family {
+	name, labels, err := promtext.ParseSeries(series)
+	if err == nil && name != family {
+		err = fmt.Errorf("not of the family")
+	}
+	if err != nil {
 		panic(fmt.Sprintf("httpapi: Metrics.Register: series %q of family %q: %v", series, family, err))
 	}
-	opts := prometheus.Opts{Name: name, Help: help, ConstLabels: labels}
-	var c prometheus.Collector
+	var k promtext.Kind
 	switch kind {
 	case "counter":
-		c = prometheus.NewCounterFunc(prometheus.CounterOpts(opts), value)
+		k = promtext.KindCounter
 	case "gauge":
-		c = prometheus.NewGaugeFunc(prometheus.GaugeOpts(opts), value)
+		k = promtext.KindGauge
 	default:
 		panic(fmt.Sprintf("httpapi: Metrics.Register: kind %q of %s: want counter or gauge", kind, family))
 	}
-	m.reg.MustRegister(c)
-}
-
-// parseSeries reads name{k="v",...} (the values without escapes).
-func parseSeries(s string) (string, prometheus.Labels, error) {
-	name, rest, ok := strings.Cut(s, "{")
-	if !ok {
-		return s, nil, nil
+	names := make([]string, len(labels))
+	for i, l := range labels {
+		names[i] = l.Name
 	}
-	body, ok := strings.CutSuffix(rest, "}")
-	if !ok {
-		return "", nil, fmt.Errorf("no closing brace")
-	}
-	labels := prometheus.Labels{}
-	for pair := range strings.SplitSeq(body, ",") {
-		k, v, ok := strings.Cut(pair, "=")
-		if !ok || len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
-			return "", nil, fmt.Errorf("label %q: want name=\"value\"", pair)
+	f := m.reg.Family(name, help, k, names...)
+	values := make([]string, len(labels))
+	for i, n := range f.LabelNames() {
+		for _, l := range labels {
+			if l.Name == n {
+				values[i] = l.Value
+			}
 		}
-		labels[k] = v[1 : len(v)-1]
 	}
-	return name, labels, nil
+	f.Func(value, values...)
 }
 
+// serveMetrics writes the metrics, gzip-compressed when the request
+// accepts it (as Prometheus's scrapers do).
 func (h *Handler) serveMetrics(w http.ResponseWriter, r *http.Request) {
-	h.metrics.handler.ServeHTTP(w, r)
+	w.Header().Set("Content-Type", promtext.ContentType)
+	w.Header().Add("Vary", "Accept-Encoding")
+	if !acceptsGzip(r.Header.Get("Accept-Encoding")) {
+		h.metrics.Write(w) //nolint:errcheck // the client went away
+		return
+	}
+	w.Header().Set("Content-Encoding", "gzip")
+	zw := gzipWriters.Get().(*gzip.Writer)
+	zw.Reset(w)
+	if h.metrics.Write(zw) == nil {
+		zw.Close()
+	}
+	gzipWriters.Put(zw)
+}
+
+var gzipWriters = sync.Pool{New: func() any { return gzip.NewWriter(nil) }}
+
+// acceptsGzip reports whether an Accept-Encoding header lists gzip without
+// q=0.
+func acceptsGzip(header string) bool {
+	for part := range strings.SplitSeq(header, ",") {
+		coding, params, _ := strings.Cut(part, ";")
+		if strings.EqualFold(strings.TrimSpace(coding), "gzip") {
+			q, ok := strings.CutPrefix(strings.ReplaceAll(params, " ", ""), "q=")
+			return !ok || strings.Trim(q, "0.") != ""
+		}
+	}
+	return false
 }
 
 // Write writes the metrics in the Prometheus text format, as GET /metrics
 // does.
-func (m *Metrics) Write(w io.Writer) error {
-	families, err := m.reg.Gather()
-	if err != nil {
-		return err
-	}
-	enc := expfmt.NewEncoder(w, expfmt.NewFormat(expfmt.TypeTextPlain))
-	for _, f := range families {
-		if err := enc.Encode(f); err != nil {
-			return err
-		}
-	}
-	return nil
-}
+func (m *Metrics) Write(w io.Writer) error { return m.reg.Write(w) }

@@ -45,7 +45,9 @@
 // string and change nothing.
 //
 // Public endpoints: GET /api/v2/time, GET /api/v2/openapi.json, and outside
-// the API GET /healthz and GET /metrics (Prometheus text format). Every
+// the API GET /healthz and GET /metrics (Prometheus text format 0.0.4,
+// written by our own code without Prometheus's client library: see
+// Metrics). Every
 // request of the API and of the report pages is logged with log/slog, one
 // line each (never a secret), and counted in the metrics; /healthz and
 // /metrics, which monitoring calls every few seconds, are neither. Errors
