@@ -37,7 +37,7 @@
 // # Queue
 //
 // The River client works on the pool, with LISTEN/NOTIFY, and runs only
-// while the queue has unfinished jobs (store.Switch): an idle node waits on
+// while the queue has unfinished jobs (core.Switch): an idle node waits on
 // LISTEN for River's insert notifications, which a job queued on any node
 // sends, and polls nothing. QueueConfig.PollInterval is the running
 // client's fallback.
@@ -86,7 +86,13 @@ func WithMaxConns(n int32) Option { return func(o *options) { o.maxConns = max(n
 
 // WithLogger sets the logger of the store's own work (listening for
 // queued jobs); default slog.Default().
-func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
+func WithLogger(l *slog.Logger) Option {
+	return func(o *options) {
+		if l != nil {
+			o.logger = l
+		}
+	}
+}
 
 // Store is the PostgreSQL store.Database. See the package documentation.
 type Store struct {

@@ -17,7 +17,7 @@ var dialect = core.SQL{
 	Version:  `PRAGMA user_version`,
 	Reports:  `SELECT storage, product, count, cost, first_ms, last_ms FROM reports WHERE account = ? ORDER BY storage, product`,
 	Products: `SELECT product FROM reports WHERE account = ? AND storage = ?`,
-	Summary:  `SELECT field, value, label, count, cost FROM report_facets WHERE account = ? AND storage = ?`,
+	Summary:  `SELECT field, value, label, count, cost, 0 FROM report_facets WHERE account = ? AND storage = ?`,
 	Bodies: func(ids []string) (string, []any) {
 		args := make([]any, len(ids))
 		for i, id := range ids {

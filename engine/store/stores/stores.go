@@ -31,7 +31,13 @@ type options struct {
 }
 
 // WithLogger sets the store's logger, whichever it is.
-func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
+func WithLogger(l *slog.Logger) Option {
+	return func(o *options) {
+		if l != nil {
+			o.logger = l
+		}
+	}
+}
 
 // WithSQLite adds options that apply to the SQLite store only.
 func WithSQLite(opts ...sqlitestore.Option) Option {

@@ -76,12 +76,13 @@ type SQL struct {
 	Match func(conds []Cond, plan QueryPlan, arg func(any) string) (cond string, sortAfter bool)
 	// Version (): the schema version of the database.
 	Version string
-	// Reports (account): storage, product, count, cost, first_ms, last_ms,
-	// ordered by storage and product.
+	// Reports (account): storage, product, count, cost, first_ms, last_ms;
+	// rows of one report and product are added up.
 	Reports string
 	// Products (account, storage): product.
 	Products string
-	// Summary (account, storage): field, value, label, count, cost.
+	// Summary (account, storage): field, value, label, count, cost and
+	// whether its label is newer; rows of one value are added up.
 	Summary string
 	// Facets (account, storage, fields, values): field, value, count of
 	// the report's product values and of the (field, value) pairs: what

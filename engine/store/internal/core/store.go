@@ -140,12 +140,15 @@ func each(ctx context.Context, ex Executor, f func(Rows) error, sql string, args
 	return rows.Err()
 }
 
-// Reports implements store.Reader.
+// Reports implements store.Reader. The driver's rows may come in any
+// order, and a report's product more than once (counted in parts, such as
+// indexed and pending): they are added up.
 func (s *Store[T]) Reports(ctx context.Context, account string) ([]store.Report, error) {
 	if err := s.ready(ctx, true); err != nil {
 		return nil, s.failf(err, "reports of %q", account)
 	}
 	var reports []store.Report
+	at := map[string]int{} // report name -> index in reports
 	err := each(ctx, s.Results, func(rows Rows) error {
 		var (
 			name, product   string
@@ -155,7 +158,19 @@ func (s *Store[T]) Reports(ctx context.Context, account string) ([]store.Report,
 		if err := rows.Scan(&name, &product, &count, &cost, &firstMS, &lastMS); err != nil {
 			return err
 		}
-		reports = addReportRow(reports, name, engine.Product(product), count, engine.Money(cost), firstMS, lastMS)
+		first, last := time.UnixMilli(firstMS).UTC(), time.UnixMilli(lastMS).UTC()
+		i, ok := at[name]
+		if !ok {
+			i, at[name] = len(reports), len(reports)
+			reports = append(reports, store.Report{Name: name, First: first, Last: last})
+		}
+		r := &reports[i]
+		if !slices.Contains(r.Products, engine.Product(product)) {
+			r.Products = append(r.Products, engine.Product(product))
+		}
+		r.Count += count
+		r.Cost += engine.Money(cost)
+		r.First, r.Last = minTime(r.First, first), maxTime(r.Last, last)
 		return nil
 	}, s.SQL.Reports, account)
 	if err != nil {
@@ -163,22 +178,6 @@ func (s *Store[T]) Reports(ctx context.Context, account string) ([]store.Report,
 	}
 	SortReports(reports)
 	return reports, nil
-}
-
-// addReportRow folds one row of the reports table (one product of a
-// report) into reports, which holds the rows read so far in order of
-// report name.
-func addReportRow(reports []store.Report, name string, product engine.Product, count int64, cost engine.Money, firstMS, lastMS int64) []store.Report {
-	first, last := time.UnixMilli(firstMS).UTC(), time.UnixMilli(lastMS).UTC()
-	if n := len(reports); n == 0 || reports[n-1].Name != name {
-		reports = append(reports, store.Report{Name: name, First: first, Last: last})
-	}
-	r := &reports[len(reports)-1]
-	r.Products = append(r.Products, product)
-	r.Count += count
-	r.Cost += cost
-	r.First, r.Last = minTime(r.First, first), maxTime(r.Last, last)
-	return reports
 }
 
 func minTime(a, b time.Time) time.Time {
@@ -391,39 +390,60 @@ func (s *Store[T]) Query(ctx context.Context, account, storage string, q *store.
 // errStop ends a walk over rows early, without an error.
 var errStop = errors.New("stop")
 
-// Summary implements store.Reader.
+// Summary implements store.Reader. The driver's rows may hold a value
+// more than once (counted in parts, such as indexed and pending): they
+// are added up, the label of a row marked newer taking precedence.
 func (s *Store[T]) Summary(ctx context.Context, account, storage string) (store.Summary, error) {
 	if err := s.Open(); err != nil {
 		return store.Summary{}, err
 	}
-	var sum store.Summary
+	type key struct{ field, value string }
+	var keys []key // in the order read
+	tallies := map[key]*store.Tally{}
 	err := s.ready(ctx, true)
 	if err == nil {
 		err = each(ctx, s.Results, func(rows Rows) error {
-			var field, value, label string
-			var count, cost int64
-			if err := rows.Scan(&field, &value, &label, &count, &cost); err != nil {
+			var (
+				k           key
+				label       string
+				count, cost int64
+				newer       bool
+			)
+			if err := rows.Scan(&k.field, &k.value, &label, &count, &cost, &newer); err != nil {
 				return err
 			}
-			addTally(&sum, field, value, label, count, engine.Money(cost))
+			t := tallies[k]
+			if t == nil {
+				t = &store.Tally{Value: k.value}
+				tallies[k] = t
+				keys = append(keys, k)
+			}
+			t.Count += count
+			t.Cost += engine.Money(cost)
+			if label != "" && (newer || t.Label == "") {
+				t.Label = label
+			}
 			return nil
 		}, s.SQL.Summary, account, storage)
 	}
-	if err == nil && sum.Values == nil && sum.Days == nil {
+	if err == nil && len(keys) == 0 {
 		err = store.ErrUnknownReport
 	}
 	if err != nil {
 		return store.Summary{}, s.failf(err, "summary of report %q of %q", storage, account)
 	}
+	var sum store.Summary
+	for _, k := range keys {
+		addTally(&sum, k.field, *tallies[k])
+	}
 	FinishSummary(&sum)
 	return sum, nil
 }
 
-// addTally counts the row of a summary table for one value of field (a
-// Field or store.DayField) into s. Rows of unknown fields are skipped (a
-// newer version's).
-func addTally(s *store.Summary, field, value, label string, count int64, cost engine.Money) {
-	t := store.Tally{Value: value, Label: label, Count: count, Cost: cost}
+// addTally counts the tally of one value of field (a Field or
+// store.DayField) into s. Rows of unknown fields are skipped (a newer
+// version's).
+func addTally(s *store.Summary, field string, t store.Tally) {
 	if field == store.DayField {
 		s.Days = append(s.Days, t)
 		return
@@ -437,8 +457,8 @@ func addTally(s *store.Summary, field, value, label string, count int64, cost en
 	}
 	s.Values[f] = append(s.Values[f], t)
 	if f == store.FieldProduct {
-		s.Count += count
-		s.Cost += cost
+		s.Count += t.Count
+		s.Cost += t.Cost
 	}
 }
 
