@@ -62,6 +62,7 @@ ON CONFLICT (account, storage, product) DO UPDATE SET count = r.count + 1, cost 
 	got, err := s.Summary(ctx, acct, name)
 	require.NoError(t, err)
 	require.Equal(t, want, got)
+	require.EqualValues(t, len(rs), requireExact(t, s, dsn))
 
 	// And every result is found by its facts.
 	for _, e := range entries {
