@@ -1,0 +1,222 @@
+package pgstore
+
+import (
+	"context"
+	"log/slog"
+	"time"
+)
+
+// The indexer adds the results that commits marked pending (table
+// results_pending) to their reports (reports) and summaries
+// (report_facets), off the lookups' path; see "Reports and summaries" in
+// the package documentation.
+const (
+	// indexBatch is the most pending results one transaction of the
+	// indexer takes.
+	indexBatch = 4096
+	// indexRetry is the pause before the indexer tries a failed
+	// transaction again.
+	indexRetry = time.Second
+	// indexDrainTimeout bounds the indexer's last pass when the store
+	// closes (what it leaves is indexed by the next store to open).
+	indexDrainTimeout = 10 * time.Second
+)
+
+// indexDelay is how long the indexer lets results gather after a commit
+// woke it: larger groups cost the server less per result, and reads count
+// the pending results meanwhile. Tests change it (SetIndexDelay).
+var indexDelay = 20 * time.Millisecond
+
+// indexSQL moves up to $1 pending results into their reports and
+// summaries, in one statement (a transaction of its own): it deletes their
+// rows of results_pending, skipping the rows another node's indexer has
+// locked (so that indexers share the work and count each result once),
+// and adds their counts and costs to reports and report_facets, both in
+// the order of the rows' keys (so that indexers lock the rows in the same
+// order and never deadlock). A crash before the commit leaves the results
+// pending; after it, counted: the deletion and the counts commit
+// together. It returns the number of results indexed. The comment names
+// the statement in pg_stat_activity.
+const indexSQL = `/* pgstore indexer */
+WITH taken AS (
+	DELETE FROM results_pending p
+	WHERE p.ctid = ANY (ARRAY(SELECT ctid FROM results_pending LIMIT $1 FOR UPDATE SKIP LOCKED))
+	RETURNING p.id, p.country_name, p.network_name
+), added AS (
+	SELECT r.account, r.storage, r.product, r.created_ms, r.cost, r.status, r.connectivity,
+		r.number_type, r.country, r.network, t.country_name, t.network_name
+	FROM taken t JOIN results r USING (id)
+), reported AS (
+	INSERT INTO reports AS r (account, storage, product, count, cost, first_ms, last_ms)
+	SELECT account, storage, product, count(*), sum(cost), min(created_ms), max(created_ms)
+	FROM added GROUP BY account, storage, product
+	ORDER BY account, storage, product
+	ON CONFLICT (account, storage, product) DO UPDATE SET
+		count    = r.count + excluded.count,
+		cost     = r.cost + excluded.cost,
+		first_ms = least(r.first_ms, excluded.first_ms),
+		last_ms  = greatest(r.last_ms, excluded.last_ms)
+), tallied AS (
+	INSERT INTO report_facets AS f (account, storage, field, value, label, count, cost)
+	SELECT a.account, a.storage, v.field, v.value, max(v.label), count(*), sum(a.cost)
+	FROM added a CROSS JOIN LATERAL (VALUES ` + factsSQL + `) AS v (field, value, label)
+	GROUP BY a.account, a.storage, v.field, v.value
+	ORDER BY a.account, a.storage, v.field, v.value
+	ON CONFLICT (account, storage, field, value) DO UPDATE SET
+		count = f.count + excluded.count,
+		cost  = f.cost + excluded.cost,
+		label = CASE WHEN excluded.label <> '' THEN excluded.label ELSE f.label END
+)
+SELECT count(*) FROM taken`
+
+// factsSQL are the rows of report_facets a result a counts in: a field,
+// its value and label, each. The day is the date in UTC of the completion
+// time (store.Day): whole days since 1970 added to its first.
+const factsSQL = `('product', a.product, ''), ('status', a.status, ''),
+		('connectivity', a.connectivity, ''), ('number_type', a.number_type, ''),
+		('country', a.country, a.country_name), ('network', a.network, a.network_name),
+		('day', to_char(date '1970-01-01' + floor(a.created_ms / 86400000.0)::integer, 'YYYY-MM-DD'), '')`
+
+// pendingSQL are the pending results of the reports that a read selects
+// (the conditions follow), as a, with the columns factsSQL reads.
+const pendingSQL = `
+	SELECT r.account, r.storage, r.product, r.created_ms, r.cost, r.status, r.connectivity,
+		r.number_type, r.country, r.network, p.country_name, p.network_name
+	FROM results_pending p JOIN results r USING (id)`
+
+// summarySQL reads a report's summary ($1 account, $2 report): its rows of
+// report_facets plus the counts of its pending results, in one statement,
+// so in one snapshot: a result is counted in one or the other, never both
+// or neither. A label a pending result gives a value comes before the
+// one indexed, as it will once indexed.
+const summarySQL = `
+SELECT field, value,
+	coalesce(nullif(max(label) FILTER (WHERE pending), ''), max(label) FILTER (WHERE NOT pending), '') AS label,
+	sum(count)::bigint, sum(cost)::bigint
+FROM (
+	SELECT field, value, label, count, cost, false AS pending FROM report_facets WHERE account = $1 AND storage = $2
+	UNION ALL
+	SELECT v.field, v.value, max(v.label), count(*), sum(a.cost), true
+	FROM (` + pendingSQL + `
+		WHERE r.account = $1 AND r.storage = $2) a
+	CROSS JOIN LATERAL (VALUES ` + factsSQL + `) AS v (field, value, label)
+	GROUP BY v.field, v.value
+) x
+GROUP BY field, value`
+
+// reportsSQL reads the rows of an account's reports ($1), per report and
+// product, with the pending results counted, as summarySQL does.
+const reportsSQL = `
+SELECT storage, product, sum(count)::bigint, sum(cost)::bigint, min(first_ms), max(last_ms)
+FROM (
+	SELECT storage, product, count, cost, first_ms, last_ms FROM reports WHERE account = $1
+	UNION ALL
+	SELECT a.storage, a.product, count(*), sum(a.cost), min(a.created_ms), max(a.created_ms)
+	FROM (` + pendingSQL + `
+		WHERE r.account = $1) a
+	GROUP BY a.storage, a.product
+) x
+GROUP BY storage, product
+ORDER BY storage, product`
+
+// reportProductsSQL reads the products of a report ($1 account, $2
+// report), indexed or pending.
+const reportProductsSQL = `
+SELECT product FROM reports WHERE account = $1 AND storage = $2
+UNION
+SELECT r.product FROM results_pending p JOIN results r USING (id) WHERE r.account = $1 AND r.storage = $2`
+
+// indexer is the state of a store's indexer goroutine.
+type indexer struct {
+	wake chan struct{} // a commit added pending results; room for one
+	stop chan struct{} // closed by Close
+	done chan struct{} // closed when the goroutine has returned
+	log  *slog.Logger
+}
+
+// startIndexer starts the indexer. Its first pass indexes what the
+// database holds pending already: what a node that stopped or died left.
+func (s *Store) startIndexer() {
+	s.ix = indexer{
+		wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
+		log: slog.Default(),
+	}
+	s.ix.wake <- struct{}{}
+	go s.index(indexDelay)
+}
+
+// woke tells the indexer that a commit added pending results.
+func (s *Store) woke() {
+	select {
+	case s.ix.wake <- struct{}{}:
+	default:
+	}
+}
+
+// stopIndexer stops the indexer once the writers have stopped: its last
+// pass indexes what is pending, within indexDrainTimeout.
+func (s *Store) stopIndexer() {
+	close(s.ix.stop)
+	<-s.ix.done
+}
+
+// index is the indexer goroutine: woken by a commit, it waits delay for
+// more, then indexes every pending result, a transaction per indexBatch,
+// until none is left; when a transaction fails it logs the error and
+// tries again after indexRetry. It polls nothing: what a node that died
+// left pending is indexed by the next pass of any node.
+func (s *Store) index(delay time.Duration) {
+	defer close(s.ix.done)
+	retry := time.NewTimer(time.Hour)
+	retry.Stop()
+	gather := time.NewTimer(time.Hour)
+	gather.Stop()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	for {
+		select {
+		case <-s.ix.wake:
+			gather.Reset(delay)
+			select {
+			case <-gather.C:
+			case <-s.ix.stop:
+				gather.Stop()
+				s.drainOnClose()
+				return
+			}
+		case <-retry.C:
+		case <-s.ix.stop:
+			s.drainOnClose()
+			return
+		}
+		if _, err := s.indexAll(ctx); err != nil {
+			s.ix.log.Error("pgstore: indexing results into their reports failed; trying again", "database", s.name, "err", err, "retry", indexRetry)
+			retry.Reset(indexRetry)
+		}
+	}
+}
+
+// drainOnClose is the indexer's last pass.
+func (s *Store) drainOnClose() {
+	ctx, cancel := context.WithTimeout(context.Background(), indexDrainTimeout)
+	defer cancel()
+	if _, err := s.indexAll(ctx); err != nil {
+		s.ix.log.Warn("pgstore: results left pending at close; the next store to open indexes them", "database", s.name, "err", err)
+	}
+}
+
+// indexAll indexes pending results until none is left that another
+// indexer has not taken, and returns how many it indexed.
+func (s *Store) indexAll(ctx context.Context) (int64, error) {
+	var total int64
+	for {
+		var n int64
+		if err := s.pool.QueryRow(ctx, indexSQL, indexBatch).Scan(&n); err != nil {
+			return total, err
+		}
+		total += n
+		if n < indexBatch {
+			return total, nil
+		}
+	}
+}
