@@ -3,6 +3,8 @@ package pgstore
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/numenhq/numen/engine/store"
@@ -22,6 +24,10 @@ func (s *Store) commit(batch []*pending) {
 		seen[p.entry.ID] = true
 		fresh = append(fresh, p)
 	}
+	// In the order of their ids (insertSQL): two commits that insert
+	// some of the same ids wait for each other in that order, never in a
+	// cycle (a deadlock).
+	slices.SortFunc(fresh, func(a, b *pending) int { return strings.Compare(a.entry.ID, b.entry.ID) })
 	var c columns
 	for _, p := range fresh {
 		c.add(&p.entry)
@@ -49,7 +55,10 @@ func (s *Store) commit(batch []*pending) {
 // with its row of results_pending (the names of its country and network,
 // which the summaries show and the results' columns lack), and the ids
 // inserted are returned. A result whose id is stored already is left out
-// of both. Their reports and summaries are the indexer's (index.go): a
+// of both. The results are inserted in the order of their ids (bytes, as
+// Go's strings.Compare, which the writer sorted them by): the commits of
+// several writers and nodes that hold some of the same ids lock them in
+// one order. Their reports and summaries are the indexer's (index.go): a
 // commit locks no row another commit writes, so the commits of several
 // writers and nodes do not wait for each other.
 const insertSQL = `
@@ -63,7 +72,7 @@ WITH input AS (
 		number, status, connectivity, number_type, country, network)
 	SELECT id, account, storage, product, created_ms, cost, body,
 		number, status, connectivity, number_type, country, network
-	FROM input
+	FROM input ORDER BY id COLLATE "C"
 	ON CONFLICT (id) DO NOTHING
 	RETURNING id
 ), marked AS (
