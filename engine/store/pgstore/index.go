@@ -4,6 +4,8 @@ import (
 	"context"
 	"log/slog"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // The indexer adds the results that commits marked pending (table
@@ -14,9 +16,6 @@ const (
 	// indexBatch is the most pending results one transaction of the
 	// indexer takes.
 	indexBatch = 4096
-	// indexRetry is the pause before the indexer tries a failed
-	// transaction again.
-	indexRetry = time.Second
 	// indexDrainTimeout bounds the indexer's last pass when the store
 	// closes (what it leaves is indexed by the next store to open).
 	indexDrainTimeout = 10 * time.Second
@@ -26,6 +25,14 @@ const (
 // woke it: larger groups cost the server less per result, and reads count
 // the pending results meanwhile. Tests change it (SetIndexDelay).
 var indexDelay = 20 * time.Millisecond
+
+// indexRetry is the pause before the indexer tries a failed transaction
+// again. Tests change it (SetIndexRetry).
+var indexRetry = time.Second
+
+// indexLog returns the logger of the indexer's errors. Tests change it
+// (SetIndexLog).
+var indexLog = slog.Default
 
 // indexSQL moves up to $1 pending results into their reports and
 // summaries, in one statement (a transaction of its own): it deletes their
@@ -132,6 +139,11 @@ type indexer struct {
 	stop chan struct{} // closed by Close
 	done chan struct{} // closed when the goroutine has returned
 	log  *slog.Logger
+	// conn is the indexer's own connection, outside the pool: a
+	// connection that fails or is killed while indexing is never handed
+	// to a lookup's commit, and the indexer never waits for the pool.
+	// Nil until a pass connects, and again after a pass fails.
+	conn *pgx.Conn
 }
 
 // startIndexer starts the indexer. Its first pass indexes what the
@@ -139,7 +151,7 @@ type indexer struct {
 func (s *Store) startIndexer() {
 	s.ix = indexer{
 		wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
-		log: slog.Default(),
+		log: indexLog(),
 	}
 	s.ix.wake <- struct{}{}
 	go s.index(indexDelay)
@@ -167,31 +179,37 @@ func (s *Store) stopIndexer() {
 // left pending is indexed by the next pass of any node.
 func (s *Store) index(delay time.Duration) {
 	defer close(s.ix.done)
-	retry := time.NewTimer(time.Hour)
-	retry.Stop()
-	gather := time.NewTimer(time.Hour)
-	gather.Stop()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	// pause waits d, or returns false when the store closes, after the
+	// last pass.
+	pause := func(d time.Duration) bool {
+		timer.Reset(d)
+		select {
+		case <-timer.C:
+			return true
+		case <-s.ix.stop:
+			timer.Stop()
+			s.drainOnClose()
+			return false
+		}
+	}
 	for {
 		select {
 		case <-s.ix.wake:
-			gather.Reset(delay)
-			select {
-			case <-gather.C:
-			case <-s.ix.stop:
-				gather.Stop()
-				s.drainOnClose()
-				return
-			}
-		case <-retry.C:
 		case <-s.ix.stop:
 			s.drainOnClose()
 			return
 		}
-		if _, err := s.indexAll(ctx); err != nil {
+		if !pause(delay) {
+			return
+		}
+		if err := s.indexPass(context.Background()); err != nil {
 			s.ix.log.Error("pgstore: indexing results into their reports failed; trying again", "database", s.name, "err", err, "retry", indexRetry)
-			retry.Reset(indexRetry)
+			if !pause(indexRetry) { // commits that wake it meanwhile wait too
+				return
+			}
+			s.woke()
 		}
 	}
 }
@@ -200,18 +218,45 @@ func (s *Store) index(delay time.Duration) {
 func (s *Store) drainOnClose() {
 	ctx, cancel := context.WithTimeout(context.Background(), indexDrainTimeout)
 	defer cancel()
-	if _, err := s.indexAll(ctx); err != nil {
+	err := s.indexPass(ctx)
+	if s.ix.conn != nil {
+		s.ix.conn.Close(ctx)
+	}
+	if err != nil {
 		s.ix.log.Warn("pgstore: results left pending at close; the next store to open indexes them", "database", s.name, "err", err)
 	}
 }
 
+// indexPass indexes the pending results on the indexer's connection,
+// connecting first if it has none; it drops the connection when it fails.
+func (s *Store) indexPass(ctx context.Context) error {
+	if s.ix.conn == nil {
+		conn, err := pgx.ConnectConfig(ctx, s.pool.Config().ConnConfig.Copy())
+		if err != nil {
+			return err
+		}
+		s.ix.conn = conn
+	}
+	if _, err := indexAll(ctx, s.ix.conn); err != nil {
+		s.ix.conn.Close(context.WithoutCancel(ctx))
+		s.ix.conn = nil
+		return err
+	}
+	return nil
+}
+
+// rowQuerier is a connection or a pool.
+type rowQuerier interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
 // indexAll indexes pending results until none is left that another
 // indexer has not taken, and returns how many it indexed.
-func (s *Store) indexAll(ctx context.Context) (int64, error) {
+func indexAll(ctx context.Context, q rowQuerier) (int64, error) {
 	var total int64
 	for {
 		var n int64
-		if err := s.pool.QueryRow(ctx, indexSQL, indexBatch).Scan(&n); err != nil {
+		if err := q.QueryRow(ctx, indexSQL, indexBatch).Scan(&n); err != nil {
 			return total, err
 		}
 		total += n

@@ -59,7 +59,8 @@
 // results few (those of the last 20 ms or so), which bounds what a read
 // adds up; should the indexer fail, it logs the error (slog's default
 // logger), tries again every second, and reads stay exact but cost more
-// as the pending results grow. How Query and Export choose their plan
+// as the pending results grow. The indexer has a connection of its own,
+// besides the pool's MaxConns. How Query and Export choose their plan
 // (store.ChoosePlan) reads the indexed counts only: a guide, not a result.
 //
 // # Queue
