@@ -1,11 +1,17 @@
 package pgstore
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/numenhq/numen/engine"
+	"github.com/numenhq/numen/engine/store"
 )
 
 // The indexer adds the results that commits marked pending (table
@@ -25,6 +31,11 @@ const (
 // woke it: larger groups cost the server less per result, and reads count
 // the pending results meanwhile. Tests change it (SetIndexDelay).
 var indexDelay = 20 * time.Millisecond
+
+// vacuumAfter is how long after a pass that took results the indexer
+// vacuums results_pending (vacuumPending): under load once a second, and
+// once after the last pass of a burst.
+const vacuumAfter = time.Second
 
 // indexRetry is the pause before the indexer tries a failed transaction
 // again. Tests change it (SetIndexRetry).
@@ -92,39 +103,127 @@ const pendingSQL = `
 	FROM results_pending p JOIN results r USING (id)`
 
 // summarySQL reads a report's summary ($1 account, $2 report): its rows of
-// report_facets plus the counts of its pending results, in one statement,
-// so in one snapshot: a result is counted in one or the other, never both
-// or neither. A label a pending result gives a value comes before the
-// one indexed, as it will once indexed.
+// report_facets, then the counts of its pending results (pending true), in
+// one statement, so in one snapshot: a result is counted in one or the
+// other, never both or neither. readSummary adds them up.
 const summarySQL = `
-SELECT field, value,
-	coalesce(nullif(max(label) FILTER (WHERE pending), ''), max(label) FILTER (WHERE NOT pending), '') AS label,
-	sum(count)::bigint, sum(cost)::bigint
-FROM (
-	SELECT field, value, label, count, cost, false AS pending FROM report_facets WHERE account = $1 AND storage = $2
-	UNION ALL
-	SELECT v.field, v.value, max(v.label), count(*), sum(a.cost), true
-	FROM (` + pendingSQL + `
-		WHERE r.account = $1 AND r.storage = $2) a
-	CROSS JOIN LATERAL (VALUES ` + factsSQL + `) AS v (field, value, label)
-	GROUP BY v.field, v.value
-) x
-GROUP BY field, value`
+SELECT field, value, label, count, cost, false FROM report_facets WHERE account = $1 AND storage = $2
+UNION ALL
+SELECT v.field, v.value, max(v.label), count(*), sum(a.cost)::bigint, true
+FROM (` + pendingSQL + `
+	WHERE r.account = $1 AND r.storage = $2) a
+CROSS JOIN LATERAL (VALUES ` + factsSQL + `) AS v (field, value, label)
+GROUP BY v.field, v.value`
 
-// reportsSQL reads the rows of an account's reports ($1), per report and
-// product, with the pending results counted, as summarySQL does.
+// reportsSQL reads the rows of an account's reports ($1) per report and
+// product, then the counts of their pending results, as summarySQL does.
 const reportsSQL = `
-SELECT storage, product, sum(count)::bigint, sum(cost)::bigint, min(first_ms), max(last_ms)
-FROM (
-	SELECT storage, product, count, cost, first_ms, last_ms FROM reports WHERE account = $1
-	UNION ALL
-	SELECT a.storage, a.product, count(*), sum(a.cost), min(a.created_ms), max(a.created_ms)
-	FROM (` + pendingSQL + `
-		WHERE r.account = $1) a
-	GROUP BY a.storage, a.product
-) x
-GROUP BY storage, product
-ORDER BY storage, product`
+SELECT storage, product, count, cost, first_ms, last_ms FROM reports WHERE account = $1
+UNION ALL
+SELECT r.storage, r.product, count(*), sum(r.cost)::bigint, min(r.created_ms), max(r.created_ms)
+FROM results_pending p JOIN results r USING (id) WHERE r.account = $1
+GROUP BY r.storage, r.product`
+
+// querier is a pool, a connection or a transaction.
+type querier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
+// readSummary reads a report's summary (summarySQL): the indexed counts
+// plus the pending ones. A label a pending result gives a value comes
+// before the one indexed, as it will once indexed. A report without
+// results, indexed or pending, is store.ErrUnknownReport.
+func readSummary(ctx context.Context, q querier, account, storage string) (store.Summary, error) {
+	rows, err := q.Query(ctx, summarySQL, account, storage)
+	if err != nil {
+		return store.Summary{}, err
+	}
+	defer rows.Close()
+	type key struct{ field, value string }
+	type tally struct {
+		label       string
+		count, cost int64
+	}
+	var keys []key // in the order read
+	tallies := map[key]*tally{}
+	for rows.Next() {
+		var (
+			k           key
+			label       string
+			count, cost int64
+			pending     bool
+		)
+		if err := rows.Scan(&k.field, &k.value, &label, &count, &cost, &pending); err != nil {
+			return store.Summary{}, err
+		}
+		t := tallies[k]
+		if t == nil {
+			t = &tally{}
+			tallies[k] = t
+			keys = append(keys, k)
+		}
+		t.count += count
+		t.cost += cost
+		if label != "" && (pending || t.label == "") {
+			t.label = label
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return store.Summary{}, err
+	}
+	if len(keys) == 0 {
+		return store.Summary{}, store.ErrUnknownReport
+	}
+	var sum store.Summary
+	for _, k := range keys {
+		t := tallies[k]
+		sum.Add(k.field, k.value, t.label, t.count, engine.Money(t.cost))
+	}
+	sum.Finish()
+	return sum, nil
+}
+
+// reportRow is a row of reports: one product of a report.
+type reportRow struct {
+	storage, product             string
+	count, cost, firstMS, lastMS int64
+}
+
+// readReports reads the rows of an account's reports (reportsSQL), with
+// their pending results counted, in order of report and product.
+func readReports(ctx context.Context, q querier, account string) ([]reportRow, error) {
+	rows, err := q.Query(ctx, reportsSQL, account)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []reportRow
+	at := map[[2]string]int{}
+	for rows.Next() {
+		var r reportRow
+		if err := rows.Scan(&r.storage, &r.product, &r.count, &r.cost, &r.firstMS, &r.lastMS); err != nil {
+			return nil, err
+		}
+		k := [2]string{r.storage, r.product}
+		i, ok := at[k]
+		if !ok {
+			at[k] = len(out)
+			out = append(out, r)
+			continue
+		}
+		o := &out[i]
+		o.count += r.count
+		o.cost += r.cost
+		o.firstMS, o.lastMS = min(o.firstMS, r.firstMS), max(o.lastMS, r.lastMS)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	slices.SortFunc(out, func(a, b reportRow) int {
+		return cmp.Or(strings.Compare(a.storage, b.storage), strings.Compare(a.product, b.product))
+	})
+	return out, nil
+}
 
 // reportProductsSQL reads the products of a report ($1 account, $2
 // report), indexed or pending.
@@ -175,12 +274,16 @@ func (s *Store) stopIndexer() {
 // index is the indexer goroutine: woken by a commit, it waits delay for
 // more, then indexes every pending result, a transaction per indexBatch,
 // until none is left; when a transaction fails it logs the error and
-// tries again after indexRetry. It polls nothing: what a node that died
-// left pending is indexed by the next pass of any node.
+// tries again after indexRetry. A second after a pass that took results
+// it vacuums results_pending (vacuum). It polls nothing: what a node that
+// died left pending is indexed by the next pass of any node.
 func (s *Store) index(delay time.Duration) {
 	defer close(s.ix.done)
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
+	vacuum := time.NewTimer(time.Hour)
+	vacuum.Stop()
+	vacuumArmed := false
 	// pause waits d, or returns false when the store closes, after the
 	// last pass.
 	pause := func(d time.Duration) bool {
@@ -197,14 +300,26 @@ func (s *Store) index(delay time.Duration) {
 	for {
 		select {
 		case <-s.ix.wake:
+		case <-vacuum.C:
+			vacuumArmed = false
+			if err := s.vacuumPending(context.Background()); err != nil {
+				s.ix.log.Warn("pgstore: vacuuming results_pending failed", "database", s.name, "err", err)
+			}
+			continue
 		case <-s.ix.stop:
+			vacuum.Stop()
 			s.drainOnClose()
 			return
 		}
 		if !pause(delay) {
 			return
 		}
-		if err := s.indexPass(context.Background()); err != nil {
+		n, err := s.indexPass(context.Background())
+		if n > 0 && !vacuumArmed {
+			vacuum.Reset(vacuumAfter)
+			vacuumArmed = true
+		}
+		if err != nil {
 			s.ix.log.Error("pgstore: indexing results into their reports failed; trying again", "database", s.name, "err", err, "retry", indexRetry)
 			if !pause(indexRetry) { // commits that wake it meanwhile wait too
 				return
@@ -214,35 +329,74 @@ func (s *Store) index(delay time.Duration) {
 	}
 }
 
-// drainOnClose is the indexer's last pass.
-func (s *Store) drainOnClose() {
-	ctx, cancel := context.WithTimeout(context.Background(), indexDrainTimeout)
-	defer cancel()
-	err := s.indexPass(ctx)
-	if s.ix.conn != nil {
-		s.ix.conn.Close(ctx)
-	}
+// vacuumPending vacuums results_pending on the indexer's connection: the
+// rows the indexer deletes stay in the table, dead, until a vacuum, and
+// every read and every pass of the indexer reads them, while autovacuum
+// comes once a minute at best (autovacuum_naptime): by then a busy node
+// would have left a minute of lookups for each read to skip. A vacuum
+// that another node runs is not waited for (SKIP_LOCKED).
+func (s *Store) vacuumPending(ctx context.Context) error {
+	conn, err := s.indexConn(ctx)
 	if err != nil {
-		s.ix.log.Warn("pgstore: results left pending at close; the next store to open indexes them", "database", s.name, "err", err)
+		return err
 	}
-}
-
-// indexPass indexes the pending results on the indexer's connection,
-// connecting first if it has none; it drops the connection when it fails.
-func (s *Store) indexPass(ctx context.Context) error {
-	if s.ix.conn == nil {
-		conn, err := pgx.ConnectConfig(ctx, s.pool.Config().ConnConfig.Copy())
-		if err != nil {
-			return err
-		}
-		s.ix.conn = conn
-	}
-	if _, err := indexAll(ctx, s.ix.conn); err != nil {
-		s.ix.conn.Close(context.WithoutCancel(ctx))
-		s.ix.conn = nil
+	if _, err := conn.Exec(ctx, `VACUUM (SKIP_LOCKED) results_pending`); err != nil {
+		s.dropIndexConn(ctx)
 		return err
 	}
 	return nil
+}
+
+// drainOnClose is the indexer's last pass, and a last vacuum when it
+// took results.
+func (s *Store) drainOnClose() {
+	ctx, cancel := context.WithTimeout(context.Background(), indexDrainTimeout)
+	defer cancel()
+	n, err := s.indexPass(ctx)
+	if err != nil {
+		s.ix.log.Warn("pgstore: results left pending at close; the next store to open indexes them", "database", s.name, "err", err)
+	} else if n > 0 {
+		if err := s.vacuumPending(ctx); err != nil {
+			s.ix.log.Warn("pgstore: vacuuming results_pending failed", "database", s.name, "err", err)
+		}
+	}
+	if s.ix.conn != nil {
+		s.ix.conn.Close(ctx)
+	}
+}
+
+// indexPass indexes the pending results on the indexer's connection, and
+// returns how many it indexed.
+func (s *Store) indexPass(ctx context.Context) (int64, error) {
+	conn, err := s.indexConn(ctx)
+	if err != nil {
+		return 0, err
+	}
+	n, err := indexAll(ctx, conn)
+	if err != nil {
+		s.dropIndexConn(ctx)
+	}
+	return n, err
+}
+
+// indexConn returns the indexer's connection, connecting first if it has
+// none.
+func (s *Store) indexConn(ctx context.Context) (*pgx.Conn, error) {
+	if s.ix.conn == nil {
+		conn, err := pgx.ConnectConfig(ctx, s.pool.Config().ConnConfig.Copy())
+		if err != nil {
+			return nil, err
+		}
+		s.ix.conn = conn
+	}
+	return s.ix.conn, nil
+}
+
+// dropIndexConn closes the indexer's connection after an error: the next
+// pass connects again.
+func (s *Store) dropIndexConn(ctx context.Context) {
+	s.ix.conn.Close(context.WithoutCancel(ctx))
+	s.ix.conn = nil
 }
 
 // rowQuerier is a connection or a pool.

@@ -346,25 +346,13 @@ func (s *Store) Reports(ctx context.Context, account string) ([]store.Report, er
 	fail := func(err error) ([]store.Report, error) {
 		return nil, fmt.Errorf("pgstore: reports of %q in %s: %w", account, s.name, err)
 	}
-	rows, err := s.pool.Query(ctx, reportsSQL, account)
+	rows, err := readReports(ctx, s.pool, account)
 	if err != nil {
 		return fail(err)
 	}
-	defer rows.Close()
 	var reports []store.Report
-	for rows.Next() {
-		var (
-			name, product   string
-			count, cost     int64
-			firstMS, lastMS int64
-		)
-		if err := rows.Scan(&name, &product, &count, &cost, &firstMS, &lastMS); err != nil {
-			return fail(err)
-		}
-		reports = store.AddReportRow(reports, name, engine.Product(product), count, engine.Money(cost), firstMS, lastMS)
-	}
-	if err := rows.Err(); err != nil {
-		return fail(err)
+	for _, r := range rows {
+		reports = store.AddReportRow(reports, r.storage, engine.Product(r.product), r.count, engine.Money(r.cost), r.firstMS, r.lastMS)
 	}
 	store.SortReports(reports)
 	return reports, nil
@@ -424,11 +412,6 @@ func (s *Store) Export(ctx context.Context, account, storage string, q *store.Qu
 		return fail(err)
 	}
 	return nil
-}
-
-// querier is a pool or a transaction.
-type querier interface {
-	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
 }
 
 // reportProducts returns the products of a report, or
@@ -556,12 +539,7 @@ func (s *Store) Summary(ctx context.Context, account, storage string) (store.Sum
 	fail := func(err error) (store.Summary, error) {
 		return store.Summary{}, fmt.Errorf("pgstore: summary of report %q of %q from %s: %w", storage, account, s.name, err)
 	}
-	rows, err := s.pool.Query(ctx, summarySQL, account, storage)
-	if err != nil {
-		return fail(err)
-	}
-	defer rows.Close()
-	sum, err := store.ReadSummary(rows)
+	sum, err := readSummary(ctx, s.pool, account, storage)
 	if err != nil {
 		return fail(err)
 	}

@@ -151,8 +151,7 @@ CREATE TABLE results_pending (
 	id           text NOT NULL,
 	country_name text NOT NULL,
 	network_name text NOT NULL
-) WITH (autovacuum_vacuum_scale_factor = 0, autovacuum_vacuum_threshold = 10000,
-	autovacuum_vacuum_insert_scale_factor = 0, autovacuum_vacuum_insert_threshold = 10000);
+) WITH (autovacuum_vacuum_scale_factor = 0, autovacuum_vacuum_threshold = 10000);
 `,
 }
 
