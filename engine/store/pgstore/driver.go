@@ -37,9 +37,9 @@ var dialect = core.SQL{
 		return " AND " + tagsSQL + " @> " + arg(tags) + "::text[]", plan == core.PlanByValue
 	},
 	Version:  `SELECT version FROM numen_schema`,
-	Reports:  `SELECT storage, product, count, cost, first_ms, last_ms FROM reports WHERE account = $1 ORDER BY storage, product`,
-	Products: `SELECT product FROM reports WHERE account = $1 AND storage = $2`,
-	Summary:  `SELECT field, value, label, count, cost, false FROM report_facets WHERE account = $1 AND storage = $2`,
+	Reports:  reportsSQL,
+	Products: reportProductsSQL,
+	Summary:  summarySQL,
 	Facets: `SELECT field, value, count FROM report_facets
 WHERE account = $1 AND storage = $2 AND (field = 'product' OR (field, value) IN (SELECT * FROM unnest($3::text[], $4::text[])))`,
 	Bodies: func(ids []string) (string, []any) {

@@ -15,10 +15,13 @@
 //
 // Table results holds one row per result (id, account, report name,
 // product, completion time in Unix milliseconds, cost in engine.Money
-// units, and the result object as the API wrote it, as text so that exports
-// repeat its bytes); table reports one row per account, report and product
-// with the count, cost and first and last times, updated in the
-// transaction that adds the results. Tables bulk_idempotency,
+// units, the result object as the API wrote it, as text so that exports
+// repeat its bytes, and its number and the values of store's Fields, each
+// in a column); table reports one row per account, report and product
+// with the count, cost and first and last times; table report_facets per
+// report the count and cost of each value of every Field and of every
+// day; table results_pending the results not yet counted in the two (see
+// "Reports and summaries"). Tables bulk_idempotency,
 // webhook_batches and webhook_deliveries are the queue's; River migrates
 // its own. The schema is versioned (table numen_schema) and Open migrates
 // it, under an advisory lock, so that nodes starting together migrate once.
@@ -27,12 +30,38 @@
 // # Durability and throughput
 //
 // Record returns nil once its result is committed. A few writer goroutines
-// (the group commit both stores share) take the results queued and commit
-// each group in one statement (insertSQL:
-// the rows, and their reports' counts, in a fixed order so that writers of
-// several nodes never deadlock): under load one commit acknowledges many
-// lookups. A result whose id is already stored fails
-// alone, with store.ErrDuplicateID.
+// take the results queued and commit each group in one statement
+// (insertSQL: the rows, and a row of results_pending each): under load one
+// commit acknowledges many lookups. A result whose id is already stored
+// fails alone, with store.ErrDuplicateID.
+//
+// # Reports and summaries
+//
+// The commit a lookup waits for writes its result only: the counts of
+// reports and report_facets, rows that every lookup of a report would
+// update and lock, are added by an indexer goroutine after the result is
+// durable (index.go). Woken by a commit, it waits 20 ms for more, then
+// takes the pending results in transactions of up to 4096: each deletes
+// their rows of results_pending and adds their counts, in one statement,
+// so that a result is counted exactly once whatever dies when (a crash
+// before the commit leaves it pending, after it counted). Indexers of
+// several nodes share the pending rows (FOR UPDATE SKIP LOCKED: none waits
+// for another's, none takes it too), and lock the rows of reports and
+// report_facets in key order, so they never deadlock. Nothing depends on
+// the order of commits or of ids. What a node leaves pending when it
+// stops or dies is indexed by the next pass of any node's indexer (Open
+// makes one).
+//
+// Reads are exact at once, with no delay: Reports, Summary, and the
+// products of Query and Export add to the indexed counts those of the
+// report's pending results, in the same statement (one snapshot), so a
+// result acknowledged is counted, once. The indexer keeps the pending
+// results few (those of the last 20 ms or so), which bounds what a read
+// adds up; should the indexer fail, it logs the error (slog's default
+// logger), tries again every second, and reads stay exact but cost more
+// as the pending results grow. The indexer has a connection of its own,
+// besides the pool's MaxConns. How Query and Export choose their plan
+// (store.ChoosePlan) reads the indexed counts only: a guide, not a result.
 //
 // # Queue
 //
@@ -103,6 +132,8 @@ type Store struct {
 	name   string // the database's URL without its password, for errors
 	logger *slog.Logger
 
+	ix indexer
+
 	schema     string // River's notifications are per schema
 	stopListen context.CancelFunc
 	listening  chan struct{} // closed when listen has returned
@@ -159,6 +190,7 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 		pool.Close()
 		return fail(err)
 	}
+	s.startIndexer()
 	s.Start(o.writers)
 	return s, nil
 }
@@ -183,6 +215,7 @@ func (s *Store) Close() error {
 		return err
 	}
 	if s.Writer.Close() {
+		s.stopIndexer()
 		s.pool.Close()
 	}
 	return nil

@@ -135,6 +135,22 @@ CREATE TABLE digest_signatures (
 	PRIMARY KEY (ts, account, signature)
 );
 `,
+	// 4: reports and summaries off the commit of the results (index.go):
+	// a commit marks its results pending, with the names of their country
+	// and network (the labels of the summaries, which the results'
+	// columns lack), and the indexer moves them into reports and
+	// report_facets. Rows are taken by ctid, never by a key: no index to
+	// write in the commit. Vacuumed after every 10,000 rows deleted, not
+	// after 20% of a table that stays small. The databases of the
+	// versions before kept reports and report_facets in the commit of
+	// their results: nothing is pending in them.
+	`
+CREATE TABLE results_pending (
+	id           text NOT NULL,
+	country_name text NOT NULL,
+	network_name text NOT NULL
+) WITH (autovacuum_vacuum_scale_factor = 0, autovacuum_vacuum_threshold = 10000);
+`,
 }
 
 // groupDelay bounds how long a writer waits for a group as large as its

@@ -62,6 +62,7 @@ ON CONFLICT (account, storage, product) DO UPDATE SET count = r.count + 1, cost 
 	got, err := s.Summary(ctx, acct, name)
 	require.NoError(t, err)
 	require.Equal(t, want, got)
+	require.EqualValues(t, len(rs), requireExact(t, s, dsn))
 
 	// And every result is found by its facts.
 	for _, e := range entries {
@@ -80,4 +81,73 @@ ON CONFLICT (account, storage, product) DO UPDATE SET count = r.count + 1, cost 
 		}
 		require.True(t, found, "%s by its facts %+v", e.ID, e.Facts)
 	}
+}
+
+// TestUpgradeFromSchema3 opens a database of schema version 3, whose
+// writers counted results in reports and report_facets in the commit that
+// added them (nothing pending): migration 4 adds the pending table, the
+// counts read are those stored, and results recorded after are counted
+// with them.
+func TestUpgradeFromSchema3(t *testing.T) {
+	dsn := pgtest.Database(t)
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dsn)
+	require.NoError(t, err)
+	defer conn.Close(ctx)
+	_, err = conn.Exec(ctx, `CREATE TABLE numen_schema (version integer NOT NULL); INSERT INTO numen_schema VALUES (3);`+
+		pgstore.Migration(1)+pgstore.Migration(2)+pgstore.Migration(3))
+	require.NoError(t, err)
+	const acct, name = "acct-u", "campaign-2026-11"
+	rs := storetest.Varied(acct, name, 45)
+	for _, r := range rs {
+		e, err := store.EntryOf(r)
+		require.NoError(t, err)
+		f := e.Facts
+		_, err = conn.Exec(ctx, `
+INSERT INTO results (id, account, storage, product, created_ms, cost, body, number, status, connectivity, number_type, country, network)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+			e.ID, e.Account, e.Storage, string(e.Product), e.Millis, int64(e.Cost), string(e.Result),
+			f.Number, f.Status, f.Connectivity, f.NumberType, f.Country, f.Network)
+		require.NoError(t, err)
+		// Schema 3's writer: the counts in the same commit.
+		_, err = conn.Exec(ctx, `
+INSERT INTO reports AS r VALUES ($1, $2, $3, 1, $4, $5, $5)
+ON CONFLICT (account, storage, product) DO UPDATE SET count = r.count + 1, cost = r.cost + excluded.cost,
+	first_ms = least(r.first_ms, excluded.first_ms), last_ms = greatest(r.last_ms, excluded.last_ms)`,
+			e.Account, e.Storage, string(e.Product), int64(e.Cost), e.Millis)
+		require.NoError(t, err)
+		_, err = conn.Exec(ctx, `
+INSERT INTO report_facets AS f
+SELECT $1, $2, field, value, label, 1, $3 FROM unnest($4::text[], $5::text[], $6::text[]) AS t (field, value, label)
+ON CONFLICT (account, storage, field, value) DO UPDATE SET count = f.count + 1, cost = f.cost + excluded.cost,
+	label = CASE WHEN excluded.label <> '' THEN excluded.label ELSE f.label END`,
+			e.Account, e.Storage, int64(e.Cost),
+			[]string{"product", "status", "connectivity", "number_type", "country", "network", "day"},
+			[]string{string(e.Product), f.Status, f.Connectivity, f.NumberType, f.Country, f.Network, store.Day(e.Millis)},
+			[]string{"", "", "", "", f.CountryName, f.NetworkName, ""})
+		require.NoError(t, err)
+	}
+
+	s, err := pgstore.Open(ctx, dsn)
+	require.NoError(t, err)
+	defer s.Close()
+	var version int
+	require.NoError(t, conn.QueryRow(ctx, `SELECT version FROM numen_schema`).Scan(&version))
+	require.Equal(t, pgstore.SchemaVersion, version)
+	require.EqualValues(t, len(rs), requireExact(t, s, dsn))
+
+	fresh, err := pgstore.Open(ctx, pgtest.Database(t))
+	require.NoError(t, err)
+	defer fresh.Close()
+	require.NoError(t, fresh.RecordAll(ctx, rs))
+	want, err := fresh.Summary(ctx, acct, name)
+	require.NoError(t, err)
+	got, err := s.Summary(ctx, acct, name)
+	require.NoError(t, err)
+	require.Equal(t, want, got)
+
+	// Results recorded after the upgrade are counted with those before.
+	more := storetest.Varied("acct-v", name, 30)
+	require.NoError(t, s.RecordAll(ctx, append(more, storetest.NewRecord(acct, name, "NT", "after-1", storetest.Base, 0))))
+	require.EqualValues(t, len(rs)+31, requireExact(t, s, dsn))
 }
