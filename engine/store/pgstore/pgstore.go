@@ -59,8 +59,13 @@
 // results few (those of the last 20 ms or so), which bounds what a read
 // adds up; should the indexer fail, it logs the error (slog's default
 // logger), tries again every second, and reads stay exact but cost more
-// as the pending results grow. The indexer has a connection of its own,
-// besides the pool's MaxConns. How Query and Export choose their plan
+// as the pending results grow. The rows it deletes stay in
+// results_pending, dead, until a vacuum, and reads skip them: the indexer
+// vacuums the table a second after a pass that took results (at most once
+// a second, and never waiting for another node's vacuum), rather than
+// leave it to autovacuum. It has a connection of its own, besides the
+// pool's MaxConns, so that a connection killed while indexing never fails
+// a lookup's commit. How Query and Export choose their plan
 // (store.ChoosePlan) reads the indexed counts only: a guide, not a result.
 //
 // # Queue
