@@ -33,7 +33,7 @@ import (
 func BenchmarkRecordCPU(b *testing.B) {
 	ctx := context.Background()
 	dsn := pgtest.Database(b)
-	s, err := pgstore.Open(ctx, dsn, pgstore.Options{})
+	s, err := pgstore.Open(ctx, dsn)
 	if err != nil {
 		b.Fatal(err)
 	}
