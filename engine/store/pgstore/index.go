@@ -35,10 +35,6 @@ const vacuumAfter = time.Second
 // again. Tests change it (SetIndexRetry).
 var indexRetry = time.Second
 
-// indexLog returns the logger of the indexer's errors. Tests change it
-// (SetIndexLog).
-var indexLog = slog.Default
-
 // indexSQL moves up to $1 pending results into their reports and
 // summaries, in one statement (a transaction of its own): it deletes their
 // rows of results_pending, skipping the rows another node's indexer has

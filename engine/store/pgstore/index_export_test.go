@@ -2,7 +2,6 @@ package pgstore
 
 import (
 	"context"
-	"log/slog"
 	"time"
 )
 
@@ -18,14 +17,6 @@ func SetIndexDelay(t interface{ Cleanup(func()) }, d time.Duration) {
 // IndexAll indexes every pending result that no other indexer holds, and
 // returns how many it indexed.
 func (s *Store) IndexAll(ctx context.Context) (int64, error) { return indexAll(ctx, s.pool) }
-
-// SetIndexLog sets the logger of the indexers of the stores a test opens
-// after it.
-func SetIndexLog(t interface{ Cleanup(func()) }, l *slog.Logger) {
-	old := indexLog
-	indexLog = func() *slog.Logger { return l }
-	t.Cleanup(func() { indexLog = old })
-}
 
 // SetIndexRetry sets the indexer's pause after a failed transaction, for
 // the stores a test opens after it.

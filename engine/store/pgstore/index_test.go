@@ -146,10 +146,10 @@ func TestTwoStoresIndexConcurrently(t *testing.T) {
 func TestIndexerKilledMidway(t *testing.T) {
 	pgstore.SetIndexDelay(t, 0)
 	pgstore.SetIndexRetry(t, 0)
-	pgstore.SetIndexLog(t, slog.New(slog.DiscardHandler)) // an error a transaction killed
 	ctx := context.Background()
 	dsn := pgtest.Database(t)
-	s, err := pgstore.Open(ctx, dsn)
+	// The errors of the transactions killed are expected: not logged.
+	s, err := pgstore.Open(ctx, dsn, pgstore.WithLogger(slog.New(slog.DiscardHandler)))
 	require.NoError(t, err)
 	defer s.Close()
 	admin, err := pgx.Connect(ctx, dsn)
