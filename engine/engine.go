@@ -14,7 +14,12 @@
 //		Backends: []engine.RouteBackends{{Route: "GT1", HLR: []engine.HLR{{Name: "provider-a", Backend: a}}}},
 //	})
 //	acct, err := eng.NewAccount(engine.AccountOptions{Key: "demo"})
-//	res, err := eng.HLRLookup(ctx, acct, engine.Request{Number: "+4915112345678"})
+//	ans, err := eng.HLRLookup(ctx, acct, engine.Request{Number: "+4915112345678"})
+//	fmt.Println(ans.Result.ConnectivityStatus)
+//
+// Each product has one entry point (HLRLookup, MNPLookup, NTLookup); a
+// caller that answers with the result's JSON sets Request.Encode and finds
+// the bytes in Answer.JSON, the very bytes the sink recorded.
 //
 // # Lookups
 //
@@ -306,6 +311,10 @@ type Request struct {
 	// ID, when not "", is the lookup's id, assigned earlier (bulk receipts
 	// give ids before the lookups run); otherwise a new one is drawn.
 	ID string
+	// Encode asks for the result's JSON in the lookup's Answer, also when
+	// the engine records to no sink (with a sink, the JSON is there
+	// anyway).
+	Encode bool
 }
 
 // RequestError is a request the engine cannot serve as given: the field
@@ -551,9 +560,9 @@ func (e *Engine) AdmitIn(a *Account, product routing.Product, number, route, sto
 			return Admission{}, err
 		}
 		if res.Status != numbering.StatusOK {
-			return Admission{Route: route, Number: numberText(&res)}, nil
+			return Admission{Route: route, Number: apiv2.NumberOf(&res)}, nil
 		}
-		return Admission{Accepted: true, Route: route, Cost: a.prices.Of(routing.NT, route), Number: numberText(&res)}, nil
+		return Admission{Accepted: true, Route: route, Cost: a.prices.Of(routing.NT, route), Number: apiv2.NumberOf(&res)}, nil
 	case routing.HLR:
 		if route != "" {
 			if err := e.checkRoute(route, routing.HLR, routing.MNP); err != nil {
@@ -561,7 +570,7 @@ func (e *Engine) AdmitIn(a *Account, product routing.Product, number, route, sto
 			}
 		}
 		if !res.Valid || !res.QualifiesForHLR {
-			return Admission{Route: route, Number: numberText(&res)}, nil
+			return Admission{Route: route, Number: apiv2.NumberOf(&res)}, nil
 		}
 		var d routing.Decision
 		if route != "" {
@@ -573,9 +582,9 @@ func (e *Engine) AdmitIn(a *Account, product routing.Product, number, route, sto
 			d = a.resolver.Resolve(&res)
 		}
 		if d.Rejected() {
-			return Admission{Route: d.Route, Number: numberText(&res)}, nil
+			return Admission{Route: d.Route, Number: apiv2.NumberOf(&res)}, nil
 		}
-		return Admission{Accepted: true, Route: d.Route, Cost: a.prices.Of(e.products[d.Route], d.Route), Number: numberText(&res)}, nil
+		return Admission{Accepted: true, Route: d.Route, Cost: a.prices.Of(e.products[d.Route], d.Route), Number: apiv2.NumberOf(&res)}, nil
 	}
 	return Admission{}, fmt.Errorf("engine: bulk lookups of product %q are not offered", product)
 }

@@ -84,10 +84,10 @@ func (w *lookupWorker) Work(ctx context.Context, job *river.Job[lookupArgs]) err
 					case engine.ProductNT:
 						_, err = eng.NTLookup(ctx, acct.Engine, req)
 					default:
-						var res *apiv2.HLRResult
-						res, err = eng.HLRLookup(ctx, acct.Engine, req)
+						var ans engine.Answer[*apiv2.HLRResult]
+						ans, err = eng.HLRLookup(ctx, acct.Engine, req)
 						if err == nil && b.o.Metrics != nil {
-							b.o.Metrics.ObserveLookup("HLR", res.ProcessingStatus)
+							b.o.Metrics.ObserveLookup("HLR", ans.Result.ProcessingStatus)
 						}
 					}
 					if err != nil {
@@ -130,10 +130,7 @@ func (w *lookupWorker) Work(ctx context.Context, job *river.Job[lookupArgs]) err
 		for _, r := range sink.records {
 			body := r.JSON // the engine encodes every record it sinks
 			if body == nil {
-				var err error
-				if body, err = json.Marshal(r.Result); err != nil {
-					return err
-				}
+				body = r.Result.AppendJSON(nil)
 			}
 			bodies[r.ID] = body
 		}

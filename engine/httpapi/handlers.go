@@ -50,12 +50,13 @@ func (h *Handler) hlrLookup(w http.ResponseWriter, r *request) {
 	if !ok {
 		return
 	}
-	res, encoded, err := h.cfg.Engine.HLRLookupJSON(r.Context(), r.account.Engine, req)
+	req.Encode = true
+	ans, err := h.cfg.Engine.HLRLookup(r.Context(), r.account.Engine, req)
 	if h.lookupError(w, err) {
 		return
 	}
-	h.metrics.observeLookup("HLR", res.ProcessingStatus)
-	writeEncoded(w, http.StatusOK, encoded)
+	h.metrics.observeLookup("HLR", ans.Result.ProcessingStatus)
+	writeEncoded(w, http.StatusOK, ans.JSON)
 }
 
 func (h *Handler) mnpLookup(w http.ResponseWriter, r *request) {
@@ -63,12 +64,13 @@ func (h *Handler) mnpLookup(w http.ResponseWriter, r *request) {
 	if !ok {
 		return
 	}
-	res, encoded, err := h.cfg.Engine.MNPLookupJSON(r.Context(), r.account.Engine, req)
+	req.Encode = true
+	ans, err := h.cfg.Engine.MNPLookup(r.Context(), r.account.Engine, req)
 	if h.lookupError(w, err) {
 		return
 	}
-	h.metrics.observeLookup("MNP", res.ProcessingStatus)
-	writeEncoded(w, http.StatusOK, encoded)
+	h.metrics.observeLookup("MNP", ans.Result.ProcessingStatus)
+	writeEncoded(w, http.StatusOK, ans.JSON)
 }
 
 func (h *Handler) ntLookup(w http.ResponseWriter, r *request) {
@@ -76,12 +78,13 @@ func (h *Handler) ntLookup(w http.ResponseWriter, r *request) {
 	if !ok {
 		return
 	}
-	res, encoded, err := h.cfg.Engine.NTLookupJSON(r.Context(), r.account.Engine, req)
+	req.Encode = true
+	ans, err := h.cfg.Engine.NTLookup(r.Context(), r.account.Engine, req)
 	if h.lookupError(w, err) {
 		return
 	}
-	h.metrics.observeLookup("NT", res.QueryStatus)
-	writeEncoded(w, http.StatusOK, encoded)
+	h.metrics.observeLookup("NT", ans.Result.QueryStatus)
+	writeEncoded(w, http.StatusOK, ans.JSON)
 }
 
 // MaxBulkNumbers is the spec's limit of numbers per bulk request.
