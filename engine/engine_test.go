@@ -74,7 +74,7 @@ var connected = mnp.HLRAnswer{
 // fixed clock and a seeded id source.
 type fixture struct {
 	eng       *Engine
-	acct      *Account
+	acct      *Profile
 	gt1, gt1b *fakeHLR
 	ds7, gt2  *fakeHLR
 	mp1       *fakePort
@@ -117,7 +117,7 @@ func newFixture(t *testing.T, mutate func(*Options)) *fixture {
 	var err error
 	f.eng, err = New(o)
 	require.NoError(t, err)
-	f.acct, err = f.eng.NewAccount(AccountOptions{Key: "test-key"})
+	f.acct, err = f.eng.NewProfile(ProfileOptions{Key: "test-key"})
 	require.NoError(t, err)
 	return f
 }
@@ -215,7 +215,7 @@ func TestMNPFallback(t *testing.T) {
 	f := newFixture(t, nil)
 	m, err := routing.ParseMap([]byte(`{"mnpFallback": true}`))
 	require.NoError(t, err)
-	acct, err := f.eng.NewAccount(AccountOptions{Key: "fallback", Map: m})
+	acct, err := f.eng.NewProfile(ProfileOptions{Key: "fallback", Map: m})
 	require.NoError(t, err)
 	// In the default coverage no HLR route scores 50 for Yoigo (21404),
 	// and MP1 does, so MNP fallback answers from the portability database.
@@ -234,7 +234,7 @@ func TestMNPFallbackCacheHitSameReport(t *testing.T) {
 	f := newFixture(t, func(o *Options) { o.Cache = CacheOptions{HLR: time.Hour, MNP: 24 * time.Hour} })
 	m, err := routing.ParseMap([]byte(`{"mnpFallback": true}`))
 	require.NoError(t, err)
-	acct, err := f.eng.NewAccount(AccountOptions{Key: "fallback", Map: m})
+	acct, err := f.eng.NewProfile(ProfileOptions{Key: "fallback", Map: m})
 	require.NoError(t, err)
 	ctx := context.Background()
 	first, err := resultOf(f.eng.HLRLookup(ctx, acct, Request{Number: "+34 622 123 456"}))
@@ -309,7 +309,7 @@ func TestCache(t *testing.T) {
 	require.Equal(t, int32(1), f.ds7.calls.Load())
 	require.Len(t, f.records, 2, "cached answers are recorded too")
 
-	other, err := f.eng.NewAccount(AccountOptions{Key: "other"})
+	other, err := f.eng.NewProfile(ProfileOptions{Key: "other"})
 	require.NoError(t, err)
 	third, err := resultOf(f.eng.HLRLookup(ctx, other, Request{Number: "+49 151 23456789"}))
 	require.NoError(t, err)
@@ -403,8 +403,8 @@ func TestRequestErrors(t *testing.T) {
 			_, err := f.eng.NTLookup(ctx, f.acct, Request{Number: "+4915123456789", Storage: "a\nb"})
 			return err
 		}, "storage", `storage: "a\nb" contains a control character or invalid UTF-8`},
-		{func() error { _, err := f.eng.Route(f.acct, ""); return err }, "msisdn", "msisdn: is required"},
-		{func() error { _, err := f.eng.Route(f.acct, strings.Repeat("1", 1<<20)); return err }, "msisdn", "msisdn: is 1048576 characters long; at most 250"},
+		{func() error { _, err := f.eng.Route(f.acct, Request{Number: ""}); return err }, "msisdn", "msisdn: is required"},
+		{func() error { _, err := f.eng.Route(f.acct, Request{Number: strings.Repeat("1", 1<<20)}); return err }, "msisdn", "msisdn: is 1048576 characters long; at most 250"},
 		{func() error {
 			_, err := f.eng.HLRLookup(ctx, f.acct, Request{Number: "+" + strings.Repeat("4", MaxNumberLength)})
 			return err
@@ -418,10 +418,10 @@ func TestRequestErrors(t *testing.T) {
 			return err
 		}, "number", "number: is 251 characters long; at most 250"},
 		{func() error {
-			_, err := f.eng.Admit(f.acct, routing.NT, strings.Repeat("1", 251), "", "")
+			_, err := f.eng.Admit(f.acct, routing.NT, Request{Number: strings.Repeat("1", 251)})
 			return err
 		}, "number", "number: is 251 characters long; at most 250"},
-		{func() error { _, err := f.eng.Route(f.acct, "hello"); return err }, "msisdn", `msisdn: "hello" is not a phone number in international format: not a number`},
+		{func() error { _, err := f.eng.Route(f.acct, Request{Number: "hello"}); return err }, "msisdn", `msisdn: "hello" is not a phone number in international format: not a number`},
 	} {
 		err := tc.call()
 		var re *RequestError
@@ -440,7 +440,7 @@ func TestRequestErrors(t *testing.T) {
 
 func TestRouteRoutesAndMap(t *testing.T) {
 	f := newFixture(t, nil)
-	d, err := f.eng.Route(f.acct, "+49 151 23456789")
+	d, err := f.eng.Route(f.acct, Request{Number: "+49 151 23456789"})
 	require.NoError(t, err)
 	golden(t, "route", d)
 	golden(t, "routes", f.eng.Routes())
@@ -610,13 +610,13 @@ func TestAdmit(t *testing.T) {
 		{routing.HLR, "+881 6 12345678", "", Admission{Route: "REJECT", Number: "+881612345678"}}, // globally rejected
 		{routing.HLR, "+49 151 2", "", Admission{Number: "+491512"}},
 	} {
-		got, err := f.eng.Admit(f.acct, tc.product, tc.number, tc.route, "")
+		got, err := f.eng.Admit(f.acct, tc.product, Request{Number: tc.number, Route: tc.route, Storage: ""})
 		require.NoError(t, err, tc.number)
 		require.Equal(t, tc.want, got, "%s %s", tc.product, tc.number)
 	}
-	_, err := f.eng.Admit(f.acct, routing.NT, "+4915123456789", "GT1", "")
+	_, err := f.eng.Admit(f.acct, routing.NT, Request{Number: "+4915123456789", Route: "GT1", Storage: ""})
 	require.EqualError(t, err, `route: "GT1" is an HLR route; this lookup needs one of [NT]`)
-	_, err = f.eng.Admit(f.acct, routing.MNP, "+4915123456789", "", "")
+	_, err = f.eng.Admit(f.acct, routing.MNP, Request{Number: "+4915123456789", Route: "", Storage: ""})
 	require.Error(t, err)
 }
 

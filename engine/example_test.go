@@ -27,7 +27,7 @@ func (portDB) Portability(ctx context.Context, q mnp.Query) (mnp.PortAnswer, err
 	return mnp.PortAnswer{Status: mnp.Completed, Ported: mnp.False, Network: mnp.NetworkRef{MCCMNC: q.MCCMNC}}, nil
 }
 
-func newEngine() (*engine.Engine, *engine.Account) {
+func newEngine() (*engine.Engine, *engine.Profile) {
 	plan, err := numbering.Load()
 	if err != nil {
 		log.Fatal(err)
@@ -43,7 +43,7 @@ func newEngine() (*engine.Engine, *engine.Account) {
 	if err != nil {
 		log.Fatal(err)
 	}
-	acct, err := eng.NewAccount(engine.AccountOptions{Key: "example"})
+	acct, err := eng.NewProfile(engine.ProfileOptions{Key: "example"})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -112,7 +112,7 @@ func ExampleEngine_NTLookup_encoded() {
 
 func ExampleEngine_Route() {
 	eng, acct := newEngine()
-	d, err := eng.Route(acct, "+1 650 253 0000")
+	d, err := eng.Route(acct, engine.Request{Number: "+1 650 253 0000"})
 	if err != nil {
 		log.Fatal(err)
 	}

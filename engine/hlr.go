@@ -11,9 +11,9 @@ import (
 )
 
 // HLRLookup looks a number up in its home network's register through the
-// route that the account's routing decides (or req.Route), and returns the
+// route that the profile's routing decides (or req.Route), and returns the
 // HLR result object. See the package documentation for the outcomes.
-func (e *Engine) HLRLookup(ctx context.Context, a *Account, req Request) (Answer[*apiv2.HLRResult], error) {
+func (e *Engine) HLRLookup(ctx context.Context, p *Profile, req Request) (Answer[*apiv2.HLRResult], error) {
 	if req.Route != "" {
 		if err := e.checkRoute(req.Route, routing.HLR, routing.MNP); err != nil {
 			return Answer[*apiv2.HLRResult]{}, err
@@ -23,7 +23,7 @@ func (e *Engine) HLRLookup(ctx context.Context, a *Account, req Request) (Answer
 	if err != nil {
 		return Answer[*apiv2.HLRResult]{}, err
 	}
-	d, err := decide(a, &res, req.Route)
+	d, err := decide(p, &res, req.Route)
 	if err != nil {
 		return Answer[*apiv2.HLRResult]{}, err
 	}
@@ -32,7 +32,7 @@ func (e *Engine) HLRLookup(ctx context.Context, a *Account, req Request) (Answer
 		DataSource: LiveHLR, RoutingInstruction: d.Instruction(),
 	}
 	out.SetOriginal(e.originalNetwork(&res))
-	l := &lookup{account: a, req: req, id: id, report: routing.HLR, priced: routing.HLR, route: d.Route}
+	l := &lookup{profile: p, req: req, id: id, report: routing.HLR, priced: routing.HLR, route: d.Route}
 	if e.products[d.Route] == routing.MNP {
 		l.priced, out.DataSource = routing.MNP, MNPDB
 	}
@@ -43,7 +43,7 @@ func (e *Engine) HLRLookup(ctx context.Context, a *Account, req Request) (Answer
 		l.route = "" // no route was taken
 		return e.finishHLR(ctx, l, out, o)
 	}
-	key := cacheKey{a.key, l.priced, out.MSISDN, d.Route}
+	key := cacheKey{p.key, l.priced, out.MSISDN, d.Route}
 	if c := e.cache.get(key, e.clock()); c != nil {
 		// An answer from the cache is finished as a fresh one is (its
 		// report, time and storage are this lookup's), but not charged.
@@ -64,12 +64,12 @@ func (e *Engine) HLRLookup(ctx context.Context, a *Account, req Request) (Answer
 }
 
 // decide returns the routing decision for a number: automatic selection
-// with the account's routing, or the route the caller named (STATIC).
-func decide(a *Account, res *numbering.Result, route string) (routing.Decision, error) {
+// with the profile's routing, or the route the caller named (STATIC).
+func decide(p *Profile, res *numbering.Result, route string) (routing.Decision, error) {
 	if route == "" {
-		return a.resolver.Resolve(res), nil
+		return p.resolver.Resolve(res), nil
 	}
-	d, err := a.resolver.Static(res, route)
+	d, err := p.resolver.Static(res, route)
 	if err != nil {
 		return d, &RequestError{"route", err.Error()}
 	}

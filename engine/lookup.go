@@ -114,7 +114,7 @@ func (o outcome) errorFields() (*int, *string) {
 // lookup is what finishing a lookup needs to file its result: whose it is,
 // the report it goes to and the price that applies.
 type lookup struct {
-	account *Account
+	profile *Profile
 	req     Request
 	id      string // the lookup's
 	// report is the product whose report the result goes to (the
@@ -139,7 +139,7 @@ func (e *Engine) file(l *lookup, charged bool) filing {
 	now := e.clock()
 	price := Money(0)
 	if charged {
-		price = l.account.prices.Of(l.priced, l.route)
+		price = l.profile.prices.Of(l.priced, l.route)
 	}
 	report := e.storageName(l.req.Storage, l.report, l.req.Async, now)
 	return filing{now: now, price: price, Filing: apiv2.Filing{
@@ -170,7 +170,7 @@ func (e *Engine) encodeAndRecord(ctx context.Context, l *lookup, f filing, resul
 		return nil, nil
 	}
 	body := encode(result)
-	r := Record{Account: l.account.key, Storage: f.Storage, ID: l.id, Time: f.now, Cost: f.price, Result: result, JSON: body}
+	r := Record{Account: l.profile.key, Storage: f.Storage, ID: l.id, Time: f.now, Cost: f.price, Result: result, JSON: body}
 	if err := e.record(ctx, r); err != nil {
 		return nil, err
 	}

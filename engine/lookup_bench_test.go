@@ -12,7 +12,7 @@ import (
 
 // benchEngine is an engine whose backends answer at once, recording to
 // sink.
-func benchEngine(b testing.TB, sink Sink) (*Engine, *Account) {
+func benchEngine(b testing.TB, sink Sink) (*Engine, *Profile) {
 	eng, err := New(Options{
 		Plan: loadPlan(b),
 		Backends: []RouteBackends{
@@ -28,7 +28,7 @@ func benchEngine(b testing.TB, sink Sink) (*Engine, *Account) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	a, err := eng.NewAccount(AccountOptions{Key: "bench"})
+	a, err := eng.NewProfile(ProfileOptions{Key: "bench"})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -42,18 +42,18 @@ func lookupCases() []lookupCase {
 	discard := SinkFunc(func(context.Context, Record) error { return nil })
 	ctx := context.Background()
 	return []lookupCase{
-		{"NT", nil, 6, func(e *Engine, a *Account, req Request) error { _, err := e.NTLookup(ctx, a, req); return err }},
-		{"NT/JSON", discard, 7, func(e *Engine, a *Account, req Request) error {
+		{"NT", nil, 6, func(e *Engine, a *Profile, req Request) error { _, err := e.NTLookup(ctx, a, req); return err }},
+		{"NT/JSON", discard, 7, func(e *Engine, a *Profile, req Request) error {
 			req.Encode = true
 			_, err := e.NTLookup(ctx, a, req)
 			return err
 		}},
-		{"HLR/JSON", discard, 28, func(e *Engine, a *Account, req Request) error {
+		{"HLR/JSON", discard, 28, func(e *Engine, a *Profile, req Request) error {
 			req.Encode = true
 			_, err := e.HLRLookup(ctx, a, req)
 			return err
 		}},
-		{"MNP/JSON", discard, 24, func(e *Engine, a *Account, req Request) error {
+		{"MNP/JSON", discard, 24, func(e *Engine, a *Profile, req Request) error {
 			req.Encode = true
 			_, err := e.MNPLookup(ctx, a, req)
 			return err
@@ -65,7 +65,7 @@ type lookupCase struct {
 	name   string
 	sink   Sink
 	allocs float64
-	lookup func(e *Engine, a *Account, req Request) error
+	lookup func(e *Engine, a *Profile, req Request) error
 }
 
 // TestLookupAllocs holds the lookups to their allocations per call.

@@ -10,7 +10,7 @@ import (
 
 // MNPLookup asks the portability backends of an MNP route (req.Route, else
 // the first MNP route) which network the number belongs to now.
-func (e *Engine) MNPLookup(ctx context.Context, a *Account, req Request) (Answer[*apiv2.MNPResult], error) {
+func (e *Engine) MNPLookup(ctx context.Context, p *Profile, req Request) (Answer[*apiv2.MNPResult], error) {
 	route, err := e.routeFor(req.Route, routing.MNP)
 	if err != nil {
 		return Answer[*apiv2.MNPResult]{}, err
@@ -21,14 +21,14 @@ func (e *Engine) MNPLookup(ctx context.Context, a *Account, req Request) (Answer
 	}
 	out := &apiv2.MNPResult{ID: id, MSISDN: apiv2.NumberOf(&res)}
 	out.SetOriginal(e.originalNetwork(&res))
-	l := &lookup{account: a, req: req, id: id, report: routing.MNP, priced: routing.MNP, route: route}
+	l := &lookup{profile: p, req: req, id: id, report: routing.MNP, priced: routing.MNP, route: route}
 	switch {
 	case !res.Valid:
 		return e.finishMNP(ctx, l, out, outcome{mnp.Rejected, mnp.CodeInvalidNumber, res.Reason.String()})
 	case route == "":
 		return e.finishMNP(ctx, l, out, outcome{status: mnp.Rejected, code: mnp.CodeUnavailable})
 	}
-	key := cacheKey{a.key, routing.MNP, out.MSISDN, route}
+	key := cacheKey{p.key, routing.MNP, out.MSISDN, route}
 	if c := e.cache.get(key, e.clock()); c != nil {
 		cached := *c.mnp
 		cached.ID, cached.Cached = id, true

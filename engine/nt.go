@@ -12,7 +12,7 @@ import (
 // (apiv2.NewNTResult). A number whose calling code cannot be read
 // (query_status FAILED) costs nothing; every other answer, valid or not, is
 // charged.
-func (e *Engine) NTLookup(ctx context.Context, a *Account, req Request) (Answer[*apiv2.NTResult], error) {
+func (e *Engine) NTLookup(ctx context.Context, p *Profile, req Request) (Answer[*apiv2.NTResult], error) {
 	route, err := e.routeFor(req.Route, routing.NT)
 	if err != nil {
 		return Answer[*apiv2.NTResult]{}, err
@@ -21,7 +21,7 @@ func (e *Engine) NTLookup(ctx context.Context, a *Account, req Request) (Answer[
 	if err != nil {
 		return Answer[*apiv2.NTResult]{}, err
 	}
-	l := &lookup{account: a, req: req, id: id, report: routing.NT, priced: routing.NT, route: route}
+	l := &lookup{profile: p, req: req, id: id, report: routing.NT, priced: routing.NT, route: route}
 	f := e.file(l, res.Status == numbering.StatusOK)
 	out := apiv2.NewNTResult(&res, id, f.Filing)
 	body, err := e.encodeAndRecord(ctx, l, f, out)

@@ -82,10 +82,10 @@ func (w *lookupWorker) Work(ctx context.Context, job *river.Job[lookupArgs]) err
 					var err error
 					switch args.Product {
 					case engine.ProductNT:
-						_, err = eng.NTLookup(ctx, acct.Engine, req)
+						_, err = eng.NTLookup(ctx, acct.Profile, req)
 					default:
 						var ans engine.Answer[*apiv2.HLRResult]
-						ans, err = eng.HLRLookup(ctx, acct.Engine, req)
+						ans, err = eng.HLRLookup(ctx, acct.Profile, req)
 						if err == nil && b.o.Metrics != nil {
 							b.o.Metrics.ObserveLookup("HLR", ans.Result.ProcessingStatus)
 						}

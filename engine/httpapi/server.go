@@ -152,13 +152,12 @@ type Config struct {
 
 // BulkHandler runs bulk submissions (POST /hlr-lookups, /nt-lookups).
 type BulkHandler interface {
-	// SubmitIn accepts the numbers of one bulk request for an account,
-	// written in the national format of country when it is not "" (the
-	// request's "country"), and returns the receipt and its JSON encoding
-	// (the response body, encoded before anything was queued or charged),
-	// or an error (a *engine.RequestError for bad input, an unknown country
-	// included, when nothing was queued).
-	SubmitIn(ctx context.Context, a *account.Account, product string, numbers []string, route, storage, country, idempotencyKey string, body []byte) (*apiv2.Receipt, []byte, error)
+	// Submit accepts the numbers of one bulk request for an account and
+	// returns the receipt and its JSON encoding (the response body,
+	// encoded before anything was queued or charged), or an error (a
+	// *engine.RequestError for bad input, an unknown country included,
+	// when nothing was queued).
+	Submit(ctx context.Context, a *account.Account, s engine.Submission) (*apiv2.Receipt, []byte, error)
 }
 
 // Handler serves the API. See the package documentation.
@@ -261,8 +260,8 @@ func New(cfg Config) (*Handler, error) {
 			return nil, fmt.Errorf("httpapi: account %q given twice", a.Key)
 		case len(a.Secrets) == 0:
 			return nil, fmt.Errorf("httpapi: account %q has no secret", a.Key)
-		case a.Engine == nil:
-			return nil, fmt.Errorf("httpapi: account %q has no engine account", a.Key)
+		case a.Profile == nil:
+			return nil, fmt.Errorf("httpapi: account %q has no profile (routing and prices)", a.Key)
 		}
 		for _, m := range a.Methods {
 			if m != auth.MethodDigest && m != auth.MethodXBasic && m != auth.MethodBasic {
