@@ -49,7 +49,7 @@ func (e *Engine) HLRLookup(ctx context.Context, p *Profile, req Request) (Answer
 		// report, time and storage are this lookup's), but not charged.
 		cached := *c.hlr
 		cached.ID, cached.Cached, cached.RoutingInstruction = id, true, out.RoutingInstruction
-		body, err := e.finish(ctx, l, &cached, false, true)
+		body, err := e.finishCached(ctx, l, &cached)
 		if err != nil {
 			return Answer[*apiv2.HLRResult]{}, err
 		}
@@ -126,7 +126,7 @@ func (e *Engine) askForHLR(ctx context.Context, out *apiv2.HLRResult, res *numbe
 func (e *Engine) finishHLR(ctx context.Context, l *lookup, out *apiv2.HLRResult, o outcome) (Answer[*apiv2.HLRResult], error) {
 	out.ProcessingStatus = o.status.String()
 	out.ErrorCode, out.ErrorDescription = o.errorFields()
-	body, err := e.finish(ctx, l, out, o.status.Charged(), false)
+	body, err := e.finish(ctx, l, out, o.status.Charged())
 	if err != nil {
 		return Answer[*apiv2.HLRResult]{}, err
 	}

@@ -148,14 +148,20 @@ func (e *Engine) file(l *lookup, charged bool) filing {
 }
 
 // finish files a result (see file) and records it; see encodeAndRecord for
-// the JSON it returns. Every HLR and MNP result goes through it, answers
-// from the cache included (cached: they keep the time they were looked up),
-// so that all are filed alike.
-func (e *Engine) finish(ctx context.Context, l *lookup, result apiv2.Result, charged, cached bool) ([]byte, error) {
+// the JSON it returns. Every HLR and MNP result goes through it or
+// finishCached, so that all are filed alike.
+func (e *Engine) finish(ctx context.Context, l *lookup, result apiv2.Result, charged bool) ([]byte, error) {
 	f := e.file(l, charged)
-	if cached {
-		f.Timestamp = ""
-	}
+	result.File(f.Filing)
+	return e.encodeAndRecord(ctx, l, f, result)
+}
+
+// finishCached is finish for an answer from the cache: its report and
+// storage are this lookup's, but it is not charged again and keeps the
+// time it was looked up.
+func (e *Engine) finishCached(ctx context.Context, l *lookup, result apiv2.Result) ([]byte, error) {
+	f := e.file(l, false)
+	f.Timestamp = ""
 	result.File(f.Filing)
 	return e.encodeAndRecord(ctx, l, f, result)
 }

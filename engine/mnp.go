@@ -32,7 +32,7 @@ func (e *Engine) MNPLookup(ctx context.Context, p *Profile, req Request) (Answer
 	if c := e.cache.get(key, e.clock()); c != nil {
 		cached := *c.mnp
 		cached.ID, cached.Cached = id, true
-		body, err := e.finish(ctx, l, &cached, false, true)
+		body, err := e.finishCached(ctx, l, &cached)
 		if err != nil {
 			return Answer[*apiv2.MNPResult]{}, err
 		}
@@ -67,7 +67,7 @@ func (e *Engine) finishMNP(ctx context.Context, l *lookup, out *apiv2.MNPResult,
 		out.QueryStatus = "FAILED"
 	}
 	out.ErrorCode, out.ErrorDescription = o.errorFields()
-	body, err := e.finish(ctx, l, out, o.status.Charged(), false)
+	body, err := e.finish(ctx, l, out, o.status.Charged())
 	if err != nil {
 		return Answer[*apiv2.MNPResult]{}, err
 	}

@@ -122,7 +122,7 @@ func (h *Handler) reportPage(w http.ResponseWriter, r *http.Request, st store.Re
 		var page store.Page
 		page, err = st.Query(ctx, v.a.Key, name, &q, vals.Get("after"), pageSize)
 		if err == nil {
-			h.renderReport(w, r, v, name, &q, &sum, &page, notice)
+			h.renderReport(w, r, v, &reportData{name: name, q: &q, sum: &sum, page: &page, notice: notice})
 			return
 		}
 	}
@@ -137,9 +137,20 @@ func (h *Handler) reportPage(w http.ResponseWriter, r *http.Request, st store.Re
 	}
 }
 
+// reportData is what a report page shows: the report's name, the page's
+// query, the report's summary, the page of results and a notice.
+type reportData struct {
+	name   string
+	q      *store.Query
+	sum    *store.Summary
+	page   *store.Page
+	notice string
+}
+
 // renderReport writes the report page: the summary's figures, charts and
 // filters, and the page of results as a table.
-func (h *Handler) renderReport(w http.ResponseWriter, r *http.Request, v viewer, name string, q *store.Query, sum *store.Summary, page *store.Page, notice string) {
+func (h *Handler) renderReport(w http.ResponseWriter, r *http.Request, v viewer, d *reportData) {
+	name, q, sum, page := d.name, d.q, d.sum, d.page
 	l := reportLinks{base: "/reports/" + url.PathEscape(name), q: q}
 	products := summaryProducts(sum)
 	rv := reportView{
@@ -147,7 +158,7 @@ func (h *Handler) renderReport(w http.ResponseWriter, r *http.Request, v viewer,
 		Products: productList(products),
 		Number:   q.NumberPrefix, SortNumber: q.Sort == store.SortNumber, Desc: q.Desc,
 		Filtered: len(q.Where) > 0 || q.NumberPrefix != "", ClearURL: l.base,
-		NumberSortable: len(q.Where) == 0, Notice: notice,
+		NumberSortable: len(q.Where) == 0, Notice: d.notice,
 	}
 	if len(sum.Days) > 0 {
 		rv.First, rv.Last = sum.Days[0].Value, sum.Days[len(sum.Days)-1].Value
