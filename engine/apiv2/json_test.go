@@ -155,3 +155,50 @@ func BenchmarkNTResultJSON(b *testing.B) {
 		sinkBytes = buf
 	})
 }
+
+// typicalHLR is a completed HLR lookup of a ported number, as the engine
+// answers it.
+func typicalHLR() *HLRResult {
+	return &HLRResult{
+		ID: "2rx2qtkeyecr", MSISDN: "+4915123456789", ConnectivityStatus: "CONNECTED",
+		MCCMNC: String("26203"), MCC: String("262"), MNC: String("03"),
+		IMSI: String("26203*******4567"), MSIN: String("******4567"), MSC: String("491******000"),
+		OriginalNetworkName: String("T-Mobile"), OriginalCountryName: String("Germany"),
+		OriginalCountryCode: String("DE"), OriginalCountryPrefix: String("+49"),
+		IsPorted: Bool(true), PortedNetworkName: String("Telefónica Germany GmbH & Co. OHG"),
+		PortedCountryName: String("Germany"), PortedCountryCode: String("DE"), PortedCountryPrefix: String("+49"),
+		IsRoaming: Bool(false), Cost: String("0.0100"), Timestamp: String("2026-11-22 10:04:05.678+0100"),
+		Storage: String("SYNC-API-2026-11"), Route: String("DS7"), ProcessingStatus: "COMPLETED",
+		DataSource: "LIVE_HLR", RoutingInstruction: "AUTO:DS7:SCORE",
+	}
+}
+
+// BenchmarkHLRResultJSON encodes typicalHLR with json.Marshal, as the
+// engine did, and with AppendJSON into a buffer on the stack copied out,
+// as it does now.
+func BenchmarkHLRResultJSON(b *testing.B) {
+	r := typicalHLR()
+	b.Run("Marshal", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			var err error
+			if sinkBytes, err = json.Marshal(r); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("AppendJSON", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			var buf [1024]byte
+			sinkBytes = bytes.Clone(r.AppendJSON(buf[:0]))
+		}
+	})
+}
+
+func TestHLRResultAppendJSONAllocs(t *testing.T) {
+	r := typicalHLR()
+	requireAsMarshalled(t, r)
+	buf := make([]byte, 0, 2048)
+	require.Zero(t, testing.AllocsPerRun(100, func() { buf = r.AppendJSON(buf[:0]) }))
+}
