@@ -43,11 +43,11 @@ func newEngine() (*engine.Engine, *engine.Profile) {
 	if err != nil {
 		log.Fatal(err)
 	}
-	acct, err := eng.NewProfile(engine.ProfileOptions{Key: "example"})
+	prof, err := eng.NewProfile(engine.ProfileOptions{Key: "example"})
 	if err != nil {
 		log.Fatal(err)
 	}
-	return eng, acct
+	return eng, prof
 }
 
 func ExampleEngine_HLRLookup() {
@@ -125,4 +125,21 @@ func ExampleEngine_Routes() {
 	r := eng.Routes().Routes
 	fmt.Println(r.HLR, r.MNP, r.NT)
 	// Output: [DS7 GT1 GT2] [MP1] [NT1]
+}
+
+// A bulk submission admits each number before queuing it: whether it is
+// usable for the product, the route it will most likely take and its
+// price.
+func ExampleEngine_Admit() {
+	eng, prof := newEngine()
+	for _, n := range []string{"+49 151 23456789", "+49 30 1234567"} {
+		ad, err := eng.Admit(prof, engine.ProductHLR, engine.Request{Number: n})
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(ad.Number, ad.Accepted, ad.Route, ad.Cost)
+	}
+	// Output:
+	// +4915123456789 true DS7 0.0100
+	// +49301234567 false  0.0000
 }
