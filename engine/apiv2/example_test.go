@@ -38,12 +38,12 @@ func ExampleResult() {
 		if err := json.Unmarshal(b, &back); err != nil {
 			log.Fatal(err)
 		}
-		fmt.Println(r.Product(), back["id"], len(back), "attributes")
+		fmt.Println(r.Product(), back["id"], back["cost"])
 	}
 	// Output:
-	// HLR a 33 attributes
-	// MNP b 24 attributes
-	// NT c 25 attributes
+	// HLR a <nil>
+	// MNP b <nil>
+	// NT c <nil>
 }
 
 // The network groups of HLR and MNP results (original_*, ported_*,
