@@ -62,38 +62,38 @@ func NetworkIn(name string, country numbering.Country) Network {
 	return Network{Name: name, CountryName: country.Name, CountryCode: country.Code, CountryPrefix: country.Prefix}
 }
 
-// set fills the four fields of a group.
-func (n Network) set(name, country, code, prefix **string) {
-	*name, *country, *code, *prefix = String(n.Name), String(n.CountryName), String(n.CountryCode), String(n.CountryPrefix)
+// fields returns the four fields of a group: name, country name, code
+// and prefix.
+func (n Network) fields() (name, country, code, prefix *string) {
+	return String(n.Name), String(n.CountryName), String(n.CountryCode), String(n.CountryPrefix)
 }
 
-// setMCCMNC sets mccmnc, and mcc and mnc from it ("" and a code shorter
-// than five digits leave those null).
-func setMCCMNC(mccmnc string, all, mcc, mnc **string) {
-	*all = String(mccmnc)
-	*mcc, *mnc = nil, nil
-	if len(mccmnc) >= 5 {
-		*mcc, *mnc = String(mccmnc[:3]), String(mccmnc[3:])
+// mccmncFields returns mccmnc, and mcc and mnc from it ("" and a code
+// shorter than five digits leave those null).
+func mccmncFields(mccmnc string) (all, mcc, mnc *string) {
+	if len(mccmnc) < 5 {
+		return String(mccmnc), nil, nil
 	}
+	return String(mccmnc), String(mccmnc[:3]), String(mccmnc[3:])
 }
 
 // SetOriginal sets the original_* group.
 func (r *HLRResult) SetOriginal(n Network) {
-	n.set(&r.OriginalNetworkName, &r.OriginalCountryName, &r.OriginalCountryCode, &r.OriginalCountryPrefix)
+	r.OriginalNetworkName, r.OriginalCountryName, r.OriginalCountryCode, r.OriginalCountryPrefix = n.fields()
 }
 
 // SetPorted sets the ported_* group.
 func (r *HLRResult) SetPorted(n Network) {
-	n.set(&r.PortedNetworkName, &r.PortedCountryName, &r.PortedCountryCode, &r.PortedCountryPrefix)
+	r.PortedNetworkName, r.PortedCountryName, r.PortedCountryCode, r.PortedCountryPrefix = n.fields()
 }
 
 // SetRoaming sets the roaming_* group.
 func (r *HLRResult) SetRoaming(n Network) {
-	n.set(&r.RoamingNetworkName, &r.RoamingCountryName, &r.RoamingCountryCode, &r.RoamingCountryPrefix)
+	r.RoamingNetworkName, r.RoamingCountryName, r.RoamingCountryCode, r.RoamingCountryPrefix = n.fields()
 }
 
 // SetMCCMNC sets mccmnc, mcc and mnc.
-func (r *HLRResult) SetMCCMNC(mccmnc string) { setMCCMNC(mccmnc, &r.MCCMNC, &r.MCC, &r.MNC) }
+func (r *HLRResult) SetMCCMNC(mccmnc string) { r.MCCMNC, r.MCC, r.MNC = mccmncFields(mccmnc) }
 
 // File sets the route, cost, timestamp and report of the result (see
 // Filing).
@@ -111,16 +111,16 @@ func (*HLRResult) sealed() {}
 
 // SetOriginal sets the original_* group.
 func (r *MNPResult) SetOriginal(n Network) {
-	n.set(&r.OriginalNetworkName, &r.OriginalCountryName, &r.OriginalCountryCode, &r.OriginalCountryPrefix)
+	r.OriginalNetworkName, r.OriginalCountryName, r.OriginalCountryCode, r.OriginalCountryPrefix = n.fields()
 }
 
 // SetPorted sets the ported_* group.
 func (r *MNPResult) SetPorted(n Network) {
-	n.set(&r.PortedNetworkName, &r.PortedCountryName, &r.PortedCountryCode, &r.PortedCountryPrefix)
+	r.PortedNetworkName, r.PortedCountryName, r.PortedCountryCode, r.PortedCountryPrefix = n.fields()
 }
 
 // SetMCCMNC sets mccmnc, mcc and mnc.
-func (r *MNPResult) SetMCCMNC(mccmnc string) { setMCCMNC(mccmnc, &r.MCCMNC, &r.MCC, &r.MNC) }
+func (r *MNPResult) SetMCCMNC(mccmnc string) { r.MCCMNC, r.MCC, r.MNC = mccmncFields(mccmnc) }
 
 // File sets the route, cost, timestamp and report of the result (see
 // Filing).
