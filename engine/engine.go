@@ -6,22 +6,27 @@
 // (package engine/apiv2, the OpenAPI document) describe: id, timestamp,
 // storage name, route and routing instruction, data source, cost.
 //
-// Build one Engine with New and share it; build one Account per API key
-// (its routing map and prices) with Engine.NewAccount.
+// Build one Engine with New and share it; build one Profile per API key
+// (its routing map and prices) with Engine.NewProfile.
 //
 //	eng, err := engine.New(engine.Options{
 //		Plan:     plan,
 //		Backends: []engine.RouteBackends{{Route: "GT1", HLR: []engine.HLR{{Name: "provider-a", Backend: a}}}},
 //	})
-//	acct, err := eng.NewAccount(engine.AccountOptions{Key: "demo"})
-//	res, err := eng.HLRLookup(ctx, acct, engine.Request{Number: "+4915112345678"})
+//	prof, err := eng.NewProfile(engine.ProfileOptions{Key: "demo"})
+//	ans, err := eng.HLRLookup(ctx, prof, engine.Request{Number: "+4915112345678"})
+//	fmt.Println(ans.Result.ConnectivityStatus)
+//
+// Each product has one entry point (HLRLookup, MNPLookup, NTLookup); a
+// caller that answers with the result's JSON sets Request.Encode and finds
+// the bytes in Answer.JSON, the very bytes the sink recorded.
 //
 // # Lookups
 //
 // A lookup classifies the number first: an invalid number, or a number that
 // is not mobile for an HLR lookup, never reaches a backend; it comes back
 // REJECTED (HLR: connectivity INVALID_MSISDN or UNDETERMINED) with its
-// error code and costs nothing. Otherwise the account's routing decides the
+// error code and costs nothing. Otherwise the profile's routing decides the
 // route (or the caller names one: STATIC), and the route's backends are
 // asked in order: when one is unavailable (mnp.Retryable errors: timeouts,
 // refused connections) the next is tried, and the routing instruction
@@ -38,14 +43,14 @@
 //
 // # Cache
 //
-// With Options.Cache, completed HLR and MNP answers are kept per account,
+// With Options.Cache, completed HLR and MNP answers are kept per API key,
 // product, number and route for the configured lifetime. A cached answer is
 // returned with its original timestamp, a new id, "cached": true and a cost
 // of 0.0000: it is never charged twice.
 //
 // # Thread safety
 //
-// Engine and Account are immutable after construction and safe for
+// Engine and Profile are immutable after construction and safe for
 // concurrent use; lookups run concurrently, limited only by the backends.
 package engine
 
@@ -101,7 +106,7 @@ type Options struct {
 	// MNP route of the coverage needs at least one backend; New fails
 	// otherwise, naming the routes without one.
 	Backends []RouteBackends
-	// Prices is the default price table of accounts; default DefaultPrices.
+	// Prices is the default price table of profiles; default DefaultPrices.
 	Prices *Prices
 	// BackendTimeout bounds one backend call; default 10 s.
 	BackendTimeout time.Duration
@@ -243,34 +248,36 @@ func (e *Engine) Routes() apiv2.Routes { return apiv2.Routes{Routes: e.routes} }
 // the GET /hlr-coverage answer.
 func (e *Engine) Coverage() *routing.Coverage { return e.coverage }
 
-// AccountOptions configure an Account.
-type AccountOptions struct {
-	// Key is the account's API key; it names the account in results sent
-	// to the sink.
+// ProfileOptions configure a Profile.
+type ProfileOptions struct {
+	// Key is the API key whose profile it is; it names the account in
+	// results sent to the sink (Record.Account).
 	Key string
-	// Map is the account's routing map; nil for none (platform rules and
-	// automatic selection only).
+	// Map is the routing map; nil for none (platform rules and automatic
+	// selection only).
 	Map *routing.Map
-	// Prices is the account's price table; nil for the engine's.
+	// Prices is the price table; nil for the engine's.
 	Prices *Prices
 }
 
-// Account is what lookups of one API key share: its routing and prices.
-type Account struct {
+// Profile is what the lookups of one API key share: its routing and
+// prices. The sidecar's account (package engine/account) holds one beside
+// the key's secrets and webhooks.
+type Profile struct {
 	key      string
 	resolver *routing.Resolver
 	prices   Prices
 }
 
-// Key returns the account's API key.
-func (a *Account) Key() string { return a.key }
+// Key returns the API key whose profile it is.
+func (p *Profile) Key() string { return p.key }
 
-// Resolver returns the account's route resolver.
-func (a *Account) Resolver() *routing.Resolver { return a.resolver }
+// Resolver returns the profile's route resolver.
+func (p *Profile) Resolver() *routing.Resolver { return p.resolver }
 
-// NewAccount builds an account. A routing map with problems is an error
-// (a *routing.MapError naming each).
-func (e *Engine) NewAccount(o AccountOptions) (*Account, error) {
+// NewProfile builds a profile. A routing map with problems is an error (a
+// *routing.MapError naming each).
+func (e *Engine) NewProfile(o ProfileOptions) (*Profile, error) {
 	m := o.Map
 	if m == nil {
 		m = &routing.Map{}
@@ -279,11 +286,11 @@ func (e *Engine) NewAccount(o AccountOptions) (*Account, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &Account{key: o.Key, resolver: r, prices: e.prices}
+	p := &Profile{key: o.Key, resolver: r, prices: e.prices}
 	if o.Prices != nil {
-		a.prices = *o.Prices
+		p.prices = *o.Prices
 	}
-	return a, nil
+	return p, nil
 }
 
 // Request is one synchronous or queued lookup.
@@ -306,6 +313,10 @@ type Request struct {
 	// ID, when not "", is the lookup's id, assigned earlier (bulk receipts
 	// give ids before the lookups run); otherwise a new one is drawn.
 	ID string
+	// Encode asks for the result's JSON in the lookup's Answer, also when
+	// the engine records to no sink (with a sink, the JSON is there
+	// anyway).
+	Encode bool
 }
 
 // RequestError is a request the engine cannot serve as given: the field
@@ -326,14 +337,11 @@ var ErrIdempotencyKeyReused = errors.New("Idempotency-Key: used before with a di
 var ErrNotRecorded = errors.New("result not recorded")
 
 // Route returns the GET /route answer for a number: the route automatic
-// selection (with the account's routing map) would take.
-func (e *Engine) Route(a *Account, msisdn string) (apiv2.RouteDecision, error) {
-	return e.RouteIn(a, msisdn, "")
-}
-
-// RouteIn is Route for a number that may be written in the national format
-// of country (see Request.Country); "" is Route.
-func (e *Engine) RouteIn(a *Account, msisdn, country string) (apiv2.RouteDecision, error) {
+// selection (with the profile's routing map) would take. It reads
+// req.Number, written in international format or, with req.Country, in
+// that country's national format; the other fields of req do not apply.
+func (e *Engine) Route(p *Profile, req Request) (apiv2.RouteDecision, error) {
+	msisdn, country := req.Number, req.Country
 	if msisdn == "" {
 		return apiv2.RouteDecision{}, &RequestError{"msisdn", "is required"}
 	}
@@ -350,16 +358,16 @@ func (e *Engine) RouteIn(a *Account, msisdn, country string) (apiv2.RouteDecisio
 		}
 		return apiv2.RouteDecision{}, &RequestError{"msisdn", fmt.Sprintf("%q is not a phone number in international format: %s", msisdn, res.Reason)}
 	}
-	d := a.resolver.Resolve(&res)
+	d := p.resolver.Resolve(&res)
 	return apiv2.RouteDecision{
 		Route: d.Route, ConfidenceLevel: d.Confidence.String(), MCCMNC: d.MCCMNC, Origin: d.Origin.String(),
 	}, nil
 }
 
-// RoutingMap returns the account's routing map as GET /routing-map shows it.
-func (e *Engine) RoutingMap(a *Account) (apiv2.RoutingMap, error) {
+// RoutingMap returns the profile's routing map as GET /routing-map shows it.
+func (e *Engine) RoutingMap(p *Profile) (apiv2.RoutingMap, error) {
 	var out apiv2.RoutingMap
-	b, err := a.resolver.EffectiveMap().MarshalJSON()
+	b, err := p.resolver.EffectiveMap().MarshalJSON()
 	if err != nil {
 		return out, err
 	}
@@ -522,18 +530,29 @@ type Admission struct {
 	Number string
 }
 
-// Admit decides whether a number of a bulk submission is usable for a
-// product: an NT lookup needs a number whose calling code can be read, an
-// HLR lookup a valid mobile number that routing does not reject. A route
-// named by the caller that does not fit the product is a *RequestError, as
-// is a bad storage name.
-func (e *Engine) Admit(a *Account, product routing.Product, number, route, storage string) (Admission, error) {
-	return e.AdmitIn(a, product, number, route, storage, "")
+// Submission is one bulk request (POST /hlr-lookups, POST /nt-lookups)
+// as the HTTP adapter hands it to the bulk queue (package engine/bulk).
+type Submission struct {
+	// Product is ProductHLR or ProductNT.
+	Product Product
+	// Numbers are the numbers as given, at most 1000.
+	Numbers []string
+	// Route, Storage and Country apply to every number, as Request's do.
+	Route, Storage, Country string
+	// IdempotencyKey is the request's Idempotency-Key header, "" for none;
+	// Body is the request body, whose hash the key is bound to.
+	IdempotencyKey string
+	Body           []byte
 }
 
-// AdmitIn is Admit for a number that may be written in the national format
-// of country (see Request.Country); "" is Admit.
-func (e *Engine) AdmitIn(a *Account, product routing.Product, number, route, storage, country string) (Admission, error) {
+// Admit decides whether a number of a bulk submission (req.Number, read
+// as req.Country says) is usable for a product: an NT lookup needs a
+// number whose calling code can be read, an HLR lookup a valid mobile
+// number that routing does not reject. A route named by the caller
+// (req.Route) that does not fit the product is a *RequestError, as is a
+// bad storage name (req.Storage).
+func (e *Engine) Admit(p *Profile, product routing.Product, req Request) (Admission, error) {
+	number, route, storage, country := req.Number, req.Route, req.Storage, req.Country
 	if err := checkStorage(storage); err != nil {
 		return Admission{}, err
 	}
@@ -551,9 +570,9 @@ func (e *Engine) AdmitIn(a *Account, product routing.Product, number, route, sto
 			return Admission{}, err
 		}
 		if res.Status != numbering.StatusOK {
-			return Admission{Route: route, Number: numberText(&res)}, nil
+			return Admission{Route: route, Number: apiv2.NumberOf(&res)}, nil
 		}
-		return Admission{Accepted: true, Route: route, Cost: a.prices.Of(routing.NT, route), Number: numberText(&res)}, nil
+		return Admission{Accepted: true, Route: route, Cost: p.prices.Of(routing.NT, route), Number: apiv2.NumberOf(&res)}, nil
 	case routing.HLR:
 		if route != "" {
 			if err := e.checkRoute(route, routing.HLR, routing.MNP); err != nil {
@@ -561,21 +580,21 @@ func (e *Engine) AdmitIn(a *Account, product routing.Product, number, route, sto
 			}
 		}
 		if !res.Valid || !res.QualifiesForHLR {
-			return Admission{Route: route, Number: numberText(&res)}, nil
+			return Admission{Route: route, Number: apiv2.NumberOf(&res)}, nil
 		}
 		var d routing.Decision
 		if route != "" {
 			var err error
-			if d, err = a.resolver.Static(&res, route); err != nil {
+			if d, err = p.resolver.Static(&res, route); err != nil {
 				return Admission{}, &RequestError{"route", err.Error()}
 			}
 		} else {
-			d = a.resolver.Resolve(&res)
+			d = p.resolver.Resolve(&res)
 		}
 		if d.Rejected() {
-			return Admission{Route: d.Route, Number: numberText(&res)}, nil
+			return Admission{Route: d.Route, Number: apiv2.NumberOf(&res)}, nil
 		}
-		return Admission{Accepted: true, Route: d.Route, Cost: a.prices.Of(e.products[d.Route], d.Route), Number: numberText(&res)}, nil
+		return Admission{Accepted: true, Route: d.Route, Cost: p.prices.Of(e.products[d.Route], d.Route), Number: apiv2.NumberOf(&res)}, nil
 	}
 	return Admission{}, fmt.Errorf("engine: bulk lookups of product %q are not offered", product)
 }

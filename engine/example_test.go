@@ -1,7 +1,9 @@
 package engine_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"log"
 
@@ -25,7 +27,7 @@ func (portDB) Portability(ctx context.Context, q mnp.Query) (mnp.PortAnswer, err
 	return mnp.PortAnswer{Status: mnp.Completed, Ported: mnp.False, Network: mnp.NetworkRef{MCCMNC: q.MCCMNC}}, nil
 }
 
-func newEngine() (*engine.Engine, *engine.Account) {
+func newEngine() (*engine.Engine, *engine.Profile) {
 	plan, err := numbering.Load()
 	if err != nil {
 		log.Fatal(err)
@@ -41,19 +43,20 @@ func newEngine() (*engine.Engine, *engine.Account) {
 	if err != nil {
 		log.Fatal(err)
 	}
-	acct, err := eng.NewAccount(engine.AccountOptions{Key: "example"})
+	prof, err := eng.NewProfile(engine.ProfileOptions{Key: "example"})
 	if err != nil {
 		log.Fatal(err)
 	}
-	return eng, acct
+	return eng, prof
 }
 
 func ExampleEngine_HLRLookup() {
 	eng, acct := newEngine()
-	res, err := eng.HLRLookup(context.Background(), acct, engine.Request{Number: "+49 151 23456789"})
+	ans, err := eng.HLRLookup(context.Background(), acct, engine.Request{Number: "+49 151 23456789"})
 	if err != nil {
 		log.Fatal(err)
 	}
+	res := ans.Result
 	fmt.Println(res.MSISDN, res.ConnectivityStatus, *res.MCCMNC, *res.OriginalNetworkName)
 	fmt.Println(res.ProcessingStatus, *res.Cost, res.RoutingInstruction, res.DataSource)
 	// Output:
@@ -63,37 +66,53 @@ func ExampleEngine_HLRLookup() {
 
 func ExampleEngine_HLRLookup_invalid() {
 	eng, acct := newEngine()
-	res, err := eng.HLRLookup(context.Background(), acct, engine.Request{Number: "+49 151 2"})
+	ans, err := eng.HLRLookup(context.Background(), acct, engine.Request{Number: "+49 151 2"})
 	if err != nil {
 		log.Fatal(err)
 	}
+	res := ans.Result
 	fmt.Println(res.ConnectivityStatus, res.ProcessingStatus, *res.ErrorCode, *res.ErrorDescription, *res.Cost)
 	// Output: INVALID_MSISDN REJECTED 1 number is not a valid phone number: invalid prefix 0.0000
 }
 
 func ExampleEngine_MNPLookup() {
 	eng, acct := newEngine()
-	res, err := eng.MNPLookup(context.Background(), acct, engine.Request{Number: "+31 6 12345678"})
+	ans, err := eng.MNPLookup(context.Background(), acct, engine.Request{Number: "+31 6 12345678"})
 	if err != nil {
 		log.Fatal(err)
 	}
+	res := ans.Result
 	fmt.Println(res.MSISDN, *res.IsPorted, *res.MCCMNC, *res.Route, *res.Cost)
 	// Output: +31612345678 false 20408 MP1 0.0050
 }
 
 func ExampleEngine_NTLookup() {
 	eng, acct := newEngine()
-	res, err := eng.NTLookup(context.Background(), acct, engine.Request{Number: "+44 20 7946 0000"})
+	ans, err := eng.NTLookup(context.Background(), acct, engine.Request{Number: "+44 20 7946 0000"})
 	if err != nil {
 		log.Fatal(err)
 	}
+	res := ans.Result
 	fmt.Println(res.NumberType, *res.IsValid, *res.OriginalCountryCode, *res.Route, *res.Cost)
 	// Output: LANDLINE true GB NT1 0.0010
 }
 
+// An HTTP adapter asks for the result's JSON (Request.Encode) and answers
+// with those bytes: the engine encodes each result once, for the caller
+// and its sink alike.
+func ExampleEngine_NTLookup_encoded() {
+	eng, acct := newEngine()
+	ans, err := eng.NTLookup(context.Background(), acct, engine.Request{Number: "+44 20 7946 0000", Encode: true})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(ans.Result.Product(), json.Valid(ans.JSON), bytes.Contains(ans.JSON, []byte(`"number_type":"LANDLINE"`)))
+	// Output: NT true true
+}
+
 func ExampleEngine_Route() {
 	eng, acct := newEngine()
-	d, err := eng.Route(acct, "+1 650 253 0000")
+	d, err := eng.Route(acct, engine.Request{Number: "+1 650 253 0000"})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -106,4 +125,21 @@ func ExampleEngine_Routes() {
 	r := eng.Routes().Routes
 	fmt.Println(r.HLR, r.MNP, r.NT)
 	// Output: [DS7 GT1 GT2] [MP1] [NT1]
+}
+
+// A bulk submission admits each number before queuing it: whether it is
+// usable for the product, the route it will most likely take and its
+// price.
+func ExampleEngine_Admit() {
+	eng, prof := newEngine()
+	for _, n := range []string{"+49 151 23456789", "+49 30 1234567"} {
+		ad, err := eng.Admit(prof, engine.ProductHLR, engine.Request{Number: n})
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(ad.Number, ad.Accepted, ad.Route, ad.Cost)
+	}
+	// Output:
+	// +4915123456789 true DS7 0.0100
+	// +49301234567 false  0.0000
 }

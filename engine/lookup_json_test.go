@@ -8,19 +8,18 @@ import (
 	"time"
 
 	"github.com/numenhq/numen/engine/apiv2"
-	"github.com/numenhq/numen/numbering"
 	"github.com/numenhq/numen/routing"
 	"github.com/stretchr/testify/require"
 )
 
-// TestLookupJSON: the *JSON methods return json.Marshal of their result,
+// TestLookupJSON: a lookup's Answer carries json.Marshal of its result,
 // the very bytes the sink receives in Record.JSON (encoded once), for
-// fresh, cached and rejected results; the other methods give the sink the
-// JSON too; and without a sink the *JSON methods still encode.
+// fresh, cached and rejected results; and without a sink a lookup encodes
+// only when the request asks (Request.Encode).
 func TestLookupJSON(t *testing.T) {
 	f := newFixture(t, func(o *Options) { o.Cache = CacheOptions{HLR: time.Hour, MNP: time.Hour} })
 	ctx := context.Background()
-	check := func(name string, result any, body []byte, err error) {
+	check := func(name string, result apiv2.Result, body []byte, err error) {
 		t.Helper()
 		require.NoError(t, err, name)
 		want, err := json.Marshal(result)
@@ -28,36 +27,34 @@ func TestLookupJSON(t *testing.T) {
 		require.Equal(t, string(want), string(body), name)
 		last := f.records[len(f.records)-1]
 		require.Same(t, result, last.Result, name)
+		require.Equal(t, Product(result.Product()), last.Product(), name)
 		require.Equal(t, &body[0], &last.JSON[0], "%s: the sink's bytes are the answer's, not a second encoding", name)
 	}
 	for i := range 2 { // the second HLR and MNP answers come from the cache
-		res, body, err := f.eng.HLRLookupJSON(ctx, f.acct, Request{Number: "+4915123456789"})
-		check("HLR", res, body, err)
-		require.Equal(t, i == 1, res.Cached)
-		mres, body, err := f.eng.MNPLookupJSON(ctx, f.acct, Request{Number: "+4915123456789"})
-		check("MNP", mres, body, err)
-		require.Equal(t, i == 1, mres.Cached)
+		hlr, err := f.eng.HLRLookup(ctx, f.acct, Request{Number: "+4915123456789"})
+		check("HLR", hlr.Result, hlr.JSON, err)
+		require.Equal(t, i == 1, hlr.Result.Cached)
+		mnp, err := f.eng.MNPLookup(ctx, f.acct, Request{Number: "+4915123456789"})
+		check("MNP", mnp.Result, mnp.JSON, err)
+		require.Equal(t, i == 1, mnp.Result.Cached)
 	}
-	res, body, err := f.eng.HLRLookupJSON(ctx, f.acct, Request{Number: "+49301234567"})
-	check("HLR rejected", res, body, err)
-	nres, body, err := f.eng.NTLookupJSON(ctx, f.acct, Request{Number: "+44 20 7946 0000"})
-	check("NT", nres, body, err)
+	hlr, err := f.eng.HLRLookup(ctx, f.acct, Request{Number: "+49301234567"})
+	check("HLR rejected", hlr.Result, hlr.JSON, err)
+	nt, err := f.eng.NTLookup(ctx, f.acct, Request{Number: "+44 20 7946 0000"})
+	check("NT", nt.Result, nt.JSON, err)
 
-	plain, err := f.eng.NTLookup(ctx, f.acct, Request{Number: "+44 20 7946 0000"})
-	require.NoError(t, err)
-	want, err := json.Marshal(plain)
-	require.NoError(t, err)
-	require.Equal(t, string(want), string(f.records[len(f.records)-1].JSON), "records of NTLookup carry the JSON too")
-
-	_, _, err = f.eng.NTLookupJSON(ctx, f.acct, Request{})
+	_, err = f.eng.NTLookup(ctx, f.acct, Request{})
 	require.ErrorContains(t, err, "number: is required")
 
 	unsunk := f.eng.WithSink(nil)
-	nres, body, err = unsunk.NTLookupJSON(ctx, f.acct, Request{Number: "+44 20 7946 0000"})
+	nt, err = unsunk.NTLookup(ctx, f.acct, Request{Number: "+44 20 7946 0000"})
 	require.NoError(t, err)
-	want, err = json.Marshal(nres)
+	require.Nil(t, nt.JSON, "not asked for, and no sink")
+	nt, err = unsunk.NTLookup(ctx, f.acct, Request{Number: "+44 20 7946 0000", Encode: true})
 	require.NoError(t, err)
-	require.Equal(t, string(want), string(body), "encoded without a sink")
+	want, err := json.Marshal(nt.Result)
+	require.NoError(t, err)
+	require.Equal(t, string(want), string(nt.JSON), "encoded without a sink when asked")
 }
 
 // The engine's storageName, which keeps the month's default names, names
@@ -75,46 +72,4 @@ func TestStorageNameOfTheMonth(t *testing.T) {
 			}
 		}
 	}
-}
-
-// An NT result's values share one allocation with it (ntBox) and come out
-// as NTResultOf's used to: each nullable field nil exactly when empty.
-func TestNTResultFields(t *testing.T) {
-	var f fields
-	for i := range len(f.s) + 2 { // past the room: allocated apart
-		v := string(rune('a' + i))
-		require.Equal(t, v, *f.str(v))
-		require.Nil(t, f.str(""))
-	}
-	for i := range len(f.b) + 2 {
-		require.Equal(t, i%2 == 0, *f.bool(i%2 == 0))
-	}
-	var none *fields
-	require.Equal(t, "x", *none.str("x"))
-	require.True(t, *none.bool(true))
-}
-
-// TestNTResultFormatsInPlace: the formatted numbers of an NT result live
-// in the result's own allocation (fields.formats), so formatting them
-// allocates nothing, and a number that is not valid has none.
-func TestNTResultFormatsInPlace(t *testing.T) {
-	plan := loadPlan(t)
-	res := plan.ClassifyString("+49 151 23456789")
-	f := new(fields)
-	var intl, national *string
-	allocs := testing.AllocsPerRun(100, func() {
-		*f = fields{}
-		intl, national = f.formatted(&res, numbering.International), f.formatted(&res, numbering.National)
-	})
-	require.Zero(t, allocs)
-	require.Equal(t, "+49 1512 3456789", apiv2.Deref(intl))
-	require.Equal(t, "01512 3456789", apiv2.Deref(national))
-
-	out := NTResultOf(&res)
-	require.Equal(t, "+49 1512 3456789", apiv2.Deref(out.InternationalFormat))
-	require.Equal(t, "01512 3456789", apiv2.Deref(out.NationalFormat))
-	invalid := plan.ClassifyString("+49 151 2")
-	out = NTResultOf(&invalid)
-	require.Nil(t, out.InternationalFormat)
-	require.Nil(t, out.NationalFormat)
 }

@@ -161,7 +161,7 @@ func newHandler(b testing.TB, plan *numbering.Plan, v variant) http.Handler {
 	if err != nil {
 		b.Fatal(err)
 	}
-	ea, err := eng.NewAccount(engine.AccountOptions{Key: benchKey})
+	ea, err := eng.NewProfile(engine.ProfileOptions{Key: benchKey})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -183,7 +183,7 @@ func newHandler(b testing.TB, plan *numbering.Plan, v variant) http.Handler {
 		Engine: eng,
 		Accounts: []*account.Account{{
 			Key: benchKey, Secrets: []string{benchSecret}, Methods: []string{auth.MethodDigest},
-			Whitelist: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}, Engine: ea,
+			Whitelist: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}, Profile: ea,
 		}},
 		Logger: logger,
 	})

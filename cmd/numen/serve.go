@@ -510,11 +510,11 @@ func buildAccount(eng *engine.Engine, ac accountConfig, defaults *engine.Prices)
 		p := pricesOf(ac.Prices, base)
 		prices = &p
 	}
-	ea, err := eng.NewAccount(engine.AccountOptions{Key: ac.Key, Map: m, Prices: prices})
+	ea, err := eng.NewProfile(engine.ProfileOptions{Key: ac.Key, Map: m, Prices: prices})
 	if err != nil {
 		return nil, err
 	}
-	a := &account.Account{Key: ac.Key, Secrets: secrets, Methods: ac.Methods, WebhookURLs: ac.WebhookURLs, LegacyNTKeys: ac.LegacyNTKeys, Engine: ea}
+	a := &account.Account{Key: ac.Key, Secrets: secrets, Methods: ac.Methods, WebhookURLs: ac.WebhookURLs, LegacyNTKeys: ac.LegacyNTKeys, Profile: ea}
 	for _, w := range ac.Whitelist {
 		p, _ := parseAddrOrPrefix(w) // checked by parseConfig
 		a.Whitelist = append(a.Whitelist, p)

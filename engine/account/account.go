@@ -4,7 +4,8 @@
 // routing and prices. The HTTP adapter (engine/httpapi) authenticates and
 // limits requests with it; the bulk queue (engine/bulk) delivers to its
 // webhooks. Accounts are plain values: the CLI builds them from its config
-// file.
+// file. An Account is what the sidecar knows of a key; its engine.Profile
+// is the part the engine needs (routing and prices).
 package account
 
 import (
@@ -34,6 +35,6 @@ type Account struct {
 	// example (numbertype, isvalid "Yes"/"No", ...) instead of the
 	// documented attribute names.
 	LegacyNTKeys bool
-	// Engine is the account's routing and prices.
-	Engine *engine.Account
+	// Profile is the account's routing and prices: what its lookups share.
+	Profile *engine.Profile
 }

@@ -9,9 +9,15 @@
 // written, null or not, as the spec's examples do. Use [String], [Bool] and
 // [Int] to fill them.
 //
-// The package is a leaf: it imports nothing of Numen's but
-// numbering/textfmt, whose AppendJSONString is the one JSON string encoder
-// of every hand-written encoder (AppendJSON methods).
+// The result objects are one sealed type, [Result], each with its own
+// encoder (AppendJSON, json.Marshal's bytes without reflection); the NT
+// result is built from a classification here too ([NewNTResult]), and the
+// network groups of HLR and MNP results from [Network] values, so that a
+// new attribute is a change in one struct, its encoder and the OpenAPI
+// document. The package imports nothing of Numen's but numbering (the
+// classification an NT result is built from) and numbering/textfmt, whose
+// AppendJSONString is the one JSON string encoder of every hand-written
+// encoder.
 package apiv2
 
 import (
@@ -158,39 +164,6 @@ type MNPResult struct {
 	// Cached marks an answer served from the result cache (not charged
 	// again); an addition to the MNP result's fields.
 	Cached bool `json:"cached"`
-}
-
-// NTResult is the NT lookup result with the documented attribute names: the
-// response of POST /nt-lookup and an element of NT webhook batches.
-type NTResult struct {
-	ID                    string   `json:"id"`
-	Number                string   `json:"number"`
-	NumberType            string   `json:"number_type"`
-	QueryStatus           string   `json:"query_status"`
-	IsValid               *bool    `json:"is_valid"`
-	InvalidReason         *string  `json:"invalid_reason"`
-	IsPossiblyPorted      *bool    `json:"is_possibly_ported"`
-	IsVanityNumber        *bool    `json:"is_vanity_number"`
-	QualifiesForHLRLookup *bool    `json:"qualifies_for_hlr_lookup"`
-	MCCMNC                *string  `json:"mccmnc"`
-	MCC                   *string  `json:"mcc"`
-	MNC                   *string  `json:"mnc"`
-	OriginalNetworkName   *string  `json:"original_network_name"`
-	OriginalCountryName   *string  `json:"original_country_name"`
-	OriginalCountryCode   *string  `json:"original_country_code"`
-	OriginalCountryPrefix *string  `json:"original_country_prefix"`
-	Regions               []string `json:"regions"`
-	Timezones             []string `json:"timezones"`
-	InfoText              *string  `json:"info_text"`
-	// InternationalFormat and NationalFormat are the number as people
-	// write it ("+49 30 1234567", "030 1234567"), null for a number that
-	// is not valid: Numen's additions to the documented attributes.
-	InternationalFormat *string `json:"international_format"`
-	NationalFormat      *string `json:"national_format"`
-	Cost                *string `json:"cost"`
-	Timestamp           *string `json:"timestamp"`
-	Storage             *string `json:"storage"`
-	Route               *string `json:"route"`
 }
 
 // RouteDecision is the response of GET /route.

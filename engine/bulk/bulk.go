@@ -250,18 +250,14 @@ func (deliveryArgs) InsertOpts() river.InsertOpts {
 // nothing queued. Once queued, nothing can fail but the answer's
 // delivery; a retry with the same Idempotency-Key then answers the first
 // receipt, byte for byte, and queues nothing again.
-func (b *Bulk) Submit(ctx context.Context, a *account.Account, product string, numbers []string, route, storage, idempotencyKey string, body []byte) (*apiv2.Receipt, []byte, error) {
-	return b.SubmitIn(ctx, a, product, numbers, route, storage, "", idempotencyKey, body)
-}
-
-// SubmitIn is Submit for numbers that may be written in the national
-// format of country (engine.Request.Country; the API's "country" of the
-// whole batch); "" is Submit. An unknown country is an
+//
+// Numbers may be written in the national format of s.Country (the API's
+// "country" of the whole batch); an unknown country is an
 // *engine.RequestError, before anything is queued.
-func (b *Bulk) SubmitIn(ctx context.Context, a *account.Account, product string, numbers []string, route, storage, country, idempotencyKey string, body []byte) (*apiv2.Receipt, []byte, error) {
-	p := engine.Product(product)
+func (b *Bulk) Submit(ctx context.Context, a *account.Account, s engine.Submission) (*apiv2.Receipt, []byte, error) {
+	p, numbers, route, storage, country, idempotencyKey := s.Product, s.Numbers, s.Route, s.Storage, s.Country, s.IdempotencyKey
 	if p != engine.ProductHLR && p != engine.ProductNT {
-		return nil, nil, fmt.Errorf("bulk: product %q", product)
+		return nil, nil, fmt.Errorf("bulk: product %q", p)
 	}
 	field := "msisdns"
 	if p == engine.ProductNT {
@@ -275,7 +271,7 @@ func (b *Bulk) SubmitIn(ctx context.Context, a *account.Account, product string,
 			return nil, nil, err
 		}
 	}
-	hash := sha256.Sum256(body)
+	hash := sha256.Sum256(s.Body)
 	if idempotencyKey != "" {
 		if len(idempotencyKey) > 255 {
 			return nil, nil, &engine.RequestError{Field: "Idempotency-Key", Problem: "at most 255 characters"}
@@ -295,7 +291,7 @@ func (b *Bulk) SubmitIn(ctx context.Context, a *account.Account, product string,
 	var cost engine.Money
 	routes := map[string]bool{}
 	for _, n := range numbers {
-		ad, err := b.o.Engine.AdmitIn(a.Engine, p, n, route, storage, country)
+		ad, err := b.o.Engine.Admit(a.Profile, p, engine.Request{Number: n, Route: route, Storage: storage, Country: country})
 		if err != nil {
 			return nil, nil, err
 		}

@@ -147,9 +147,9 @@ func newFixture(t *testing.T, urls []string, mutate func(*Options, *account.Acco
 	}
 	eng, err := engine.New(engine.Options{Plan: plan, Backends: backends, Sink: st})
 	require.NoError(t, err)
-	ea, err := eng.NewAccount(engine.AccountOptions{Key: "acct"})
+	ea, err := eng.NewProfile(engine.ProfileOptions{Key: "acct"})
 	require.NoError(t, err)
-	acct := &account.Account{Key: "acct", Secrets: []string{"first-secret-0123456789", "second-secret-0123456789"}, WebhookURLs: urls, Engine: ea}
+	acct := &account.Account{Key: "acct", Secrets: []string{"first-secret-0123456789", "second-secret-0123456789"}, WebhookURLs: urls, Profile: ea}
 	f := &fixture{acct: acct, metrics: &fakeMetrics{series: map[string]func() float64{}}, store: st}
 	o := Options{
 		Engine: eng, Store: st,
@@ -190,7 +190,7 @@ func TestSubmitAndDeliverNT(t *testing.T) {
 	f := newFixture(t, []string{r1.URL + "/hook", r2.URL + "/hook"}, nil)
 	in := append(numbers(998), "hello", "+999 123")
 	in[997] = "4915100000997" // a bare MSISDN: the receipt names it as its result will, in E.164
-	receipt, _, err := f.bulk.Submit(context.Background(), f.acct, "NT", in, "", "campaign", "", nil)
+	receipt, _, err := f.bulk.Submit(context.Background(), f.acct, engine.Submission{Product: engine.ProductNT, Numbers: in, Storage: "campaign"})
 	require.NoError(t, err)
 	require.Equal(t, "+4915100000997", receipt.Accepted[997].Number)
 	require.Equal(t, 998, receipt.AcceptedCount)
@@ -236,7 +236,7 @@ func TestSubmitAndDeliverNT(t *testing.T) {
 func TestRetryScheduleThenSuccess(t *testing.T) {
 	r := newReceiver(t, "acct", []string{"first-secret-0123456789"}, 4)
 	f := newFixture(t, []string{r.URL}, nil)
-	_, _, err := f.bulk.Submit(context.Background(), f.acct, "NT", numbers(3), "", "", "", nil)
+	_, _, err := f.bulk.Submit(context.Background(), f.acct, engine.Submission{Product: engine.ProductNT, Numbers: numbers(3)})
 	require.NoError(t, err)
 	waitFor(t, "delivery after 4 failures", func() bool { b, _, _ := r.received(); return b == 1 })
 	r.mu.Lock()
@@ -251,7 +251,7 @@ func TestRetryScheduleThenSuccess(t *testing.T) {
 func TestFullScheduleThenFailed(t *testing.T) {
 	r := newReceiver(t, "acct", []string{"first-secret-0123456789"}, 1000)
 	f := newFixture(t, []string{r.URL}, nil)
-	_, _, err := f.bulk.Submit(context.Background(), f.acct, "NT", numbers(1), "", "", "", nil)
+	_, _, err := f.bulk.Submit(context.Background(), f.acct, engine.Submission{Product: engine.ProductNT, Numbers: numbers(1)})
 	require.NoError(t, err)
 	waitFor(t, "the delivery to fail for good", func() bool { return f.bulk.failed.Load() == 1 })
 	_, _, attempts := r.received()
@@ -271,7 +271,7 @@ func TestTimeoutIsAFailedAttempt(t *testing.T) {
 	f := newFixture(t, []string{r.URL}, func(o *Options, _ *account.Account) {
 		o.Sender = &webhook.Sender{Timeout: 50 * time.Millisecond}
 	})
-	_, _, err := f.bulk.Submit(context.Background(), f.acct, "NT", numbers(2), "", "", "", nil)
+	_, _, err := f.bulk.Submit(context.Background(), f.acct, engine.Submission{Product: engine.ProductNT, Numbers: numbers(2)})
 	require.NoError(t, err)
 	waitFor(t, "delivery after a timeout", func() bool { b, _, _ := r.received(); return b == 1 })
 	_, _, attempts := r.received()
@@ -314,12 +314,12 @@ func TestIdempotencyKey(t *testing.T) {
 	f := newFixture(t, []string{r.URL}, nil)
 	ctx := context.Background()
 	body := []byte(`{"numbers": ["+4915100000000", "+4915100000001"]}`)
-	first, _, err := f.bulk.Submit(ctx, f.acct, "NT", numbers(2), "", "", "key-1", body)
+	first, _, err := f.bulk.Submit(ctx, f.acct, engine.Submission{Product: engine.ProductNT, Numbers: numbers(2), IdempotencyKey: "key-1", Body: body})
 	require.NoError(t, err)
-	again, _, err := f.bulk.Submit(ctx, f.acct, "NT", numbers(2), "", "", "key-1", body)
+	again, _, err := f.bulk.Submit(ctx, f.acct, engine.Submission{Product: engine.ProductNT, Numbers: numbers(2), IdempotencyKey: "key-1", Body: body})
 	require.NoError(t, err)
 	require.Equal(t, first, again, "the original receipt, not a second submission")
-	_, _, err = f.bulk.Submit(ctx, f.acct, "NT", numbers(3), "", "", "key-1", []byte(`{"numbers": []}`))
+	_, _, err = f.bulk.Submit(ctx, f.acct, engine.Submission{Product: engine.ProductNT, Numbers: numbers(3), IdempotencyKey: "key-1", Body: []byte(`{"numbers": []}`)})
 	require.ErrorIs(t, err, engine.ErrIdempotencyKeyReused)
 	waitFor(t, "one delivery", func() bool { b, _, _ := r.received(); return b == 1 })
 	time.Sleep(100 * time.Millisecond)
@@ -342,7 +342,7 @@ func TestIdempotencyKeyConcurrent(t *testing.T) {
 	for i := range n {
 		wg.Go(func() {
 			<-start
-			receipts[i], _, errs[i] = f.bulk.Submit(ctx, f.acct, "NT", numbers(3), "", "", "same-key", body)
+			receipts[i], _, errs[i] = f.bulk.Submit(ctx, f.acct, engine.Submission{Product: engine.ProductNT, Numbers: numbers(3), IdempotencyKey: "same-key", Body: body})
 		})
 	}
 	close(start)
@@ -361,7 +361,7 @@ func TestHLRBulkAndLegacyKeys(t *testing.T) {
 	r := newReceiver(t, "acct", []string{"first-secret-0123456789"}, 0)
 	f := newFixture(t, []string{r.URL}, nil)
 	ctx := context.Background()
-	receipt, _, err := f.bulk.Submit(ctx, f.acct, "HLR", []string{"+4915123456789", "+49 30 1234567", "+8816 12345678", "nonsense"}, "", "", "", nil)
+	receipt, _, err := f.bulk.Submit(ctx, f.acct, engine.Submission{Product: engine.ProductHLR, Numbers: []string{"+4915123456789", "+49 30 1234567", "+8816 12345678", "nonsense"}})
 	require.NoError(t, err)
 	require.Equal(t, 1, receipt.AcceptedCount, "landlines, rejected ranges and non-numbers are unusable for HLR")
 	require.Equal(t, 3, receipt.RejectedCount)
@@ -380,7 +380,7 @@ func TestHLRBulkAndLegacyKeys(t *testing.T) {
 	}
 
 	f.acct.LegacyNTKeys = true
-	_, _, err = f.bulk.Submit(ctx, f.acct, "NT", []string{"+4915123456789"}, "", "", "", nil)
+	_, _, err = f.bulk.Submit(ctx, f.acct, engine.Submission{Product: engine.ProductNT, Numbers: []string{"+4915123456789"}})
 	require.NoError(t, err)
 	waitFor(t, "the legacy NT batch", func() bool { b, _, _ := r.received(); return b == 2 })
 	found := false
@@ -398,15 +398,15 @@ func TestHLRBulkAndLegacyKeys(t *testing.T) {
 func TestSubmitErrors(t *testing.T) {
 	f := newFixture(t, []string{"http://127.0.0.1:9/hook"}, nil)
 	ctx := context.Background()
-	_, _, err := f.bulk.Submit(ctx, f.acct, "NT", numbers(1), "GT1", "", "", nil)
+	_, _, err := f.bulk.Submit(ctx, f.acct, engine.Submission{Product: engine.ProductNT, Numbers: numbers(1), Route: "GT1"})
 	require.EqualError(t, err, `route: "GT1" is an HLR route; this lookup needs one of [NT]`)
-	_, _, err = f.bulk.Submit(ctx, f.acct, "HLR", numbers(1), "", strings.Repeat("x", 101), "", nil)
+	_, _, err = f.bulk.Submit(ctx, f.acct, engine.Submission{Product: engine.ProductHLR, Numbers: numbers(1), Storage: strings.Repeat("x", 101)})
 	require.EqualError(t, err, "storage: is 101 characters long; at most 100")
-	_, _, err = f.bulk.Submit(ctx, f.acct, "NT", numbers(1001), "", "", "", nil)
+	_, _, err = f.bulk.Submit(ctx, f.acct, engine.Submission{Product: engine.ProductNT, Numbers: numbers(1001)})
 	require.EqualError(t, err, "numbers: 1001 numbers; at most 1000")
-	_, _, err = f.bulk.Submit(ctx, f.acct, "HLR", []string{"+4915123456789", strings.Repeat("9", 1<<20)}, "", "", "long", []byte("x"))
+	_, _, err = f.bulk.Submit(ctx, f.acct, engine.Submission{Product: engine.ProductHLR, Numbers: []string{"+4915123456789", strings.Repeat("9", 1<<20)}, IdempotencyKey: "long", Body: []byte("x")})
 	require.EqualError(t, err, "msisdns[1]: is 1048576 characters long; at most 250")
-	_, _, err = f.bulk.Submit(ctx, f.acct, "NT", []string{"+4915123456789", "+4915123456780", strings.Repeat("ä", 251)}, "", "", "", nil)
+	_, _, err = f.bulk.Submit(ctx, f.acct, engine.Submission{Product: engine.ProductNT, Numbers: []string{"+4915123456789", "+4915123456780", strings.Repeat("ä", 251)}})
 	require.EqualError(t, err, "numbers[2]: is 251 characters long; at most 250")
 	// Nothing was queued, and the key of the refused submission is free.
 	c, err := f.store.Claim(ctx, "acct", "long")
@@ -426,7 +426,7 @@ func TestReceiptWithControlCharacters(t *testing.T) {
 	ctx := context.Background()
 	in := []string{"+4915123456789\a", "+4915123456780", "<b>\u2028"}
 	body := []byte(`{"numbers": ["+4915123456789\u0007", "+4915123456780", "<b>"]}`)
-	receipt, encoded, err := f.bulk.Submit(ctx, f.acct, "NT", in, "", "", "ctl", body)
+	receipt, encoded, err := f.bulk.Submit(ctx, f.acct, engine.Submission{Product: engine.ProductNT, Numbers: in, IdempotencyKey: "ctl", Body: body})
 	require.NoError(t, err)
 	require.True(t, json.Valid(encoded), "%s", encoded)
 	require.Contains(t, string(encoded), `{"id":null,"number":"+4915123456789\u0007"}`)
@@ -437,7 +437,7 @@ func TestReceiptWithControlCharacters(t *testing.T) {
 	require.Equal(t, 1, receipt.AcceptedCount)
 	require.Equal(t, 2, receipt.RejectedCount)
 
-	again, encodedAgain, err := f.bulk.Submit(ctx, f.acct, "NT", in, "", "", "ctl", body)
+	again, encodedAgain, err := f.bulk.Submit(ctx, f.acct, engine.Submission{Product: engine.ProductNT, Numbers: in, IdempotencyKey: "ctl", Body: body})
 	require.NoError(t, err)
 	require.Equal(t, string(encoded), string(encodedAgain), "the first receipt, byte for byte")
 	require.Equal(t, receipt.Accepted, again.Accepted)

@@ -11,14 +11,14 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestSubmitInCountry: a batch with a country is read in it, at
+// TestSubmitCountry: a batch with a country is read in it, at
 // submission (the receipt) and when the queued lookups run (the webhook);
 // an unknown country is refused before anything is queued.
-func TestSubmitInCountry(t *testing.T) {
+func TestSubmitCountry(t *testing.T) {
 	r := newReceiver(t, "acct", []string{"first-secret-0123456789"}, 0)
 	f := newFixture(t, []string{r.URL}, nil)
 	in := []string{"0151 00000001", "00 44 20 7946 0000", "+33 6 12 34 56 78", "hello"}
-	receipt, _, err := f.bulk.SubmitIn(context.Background(), f.acct, "NT", in, "", "", "DE", "", nil)
+	receipt, _, err := f.bulk.Submit(context.Background(), f.acct, engine.Submission{Product: engine.ProductNT, Numbers: in, Country: "DE"})
 	require.NoError(t, err)
 	require.Equal(t, 3, receipt.AcceptedCount)
 	require.Equal(t, "+4915100000001", receipt.Accepted[0].Number)
@@ -38,7 +38,7 @@ func TestSubmitInCountry(t *testing.T) {
 	}
 	require.ElementsMatch(t, []string{"+4915100000001", "+442079460000", "+33612345678"}, got)
 
-	_, _, err = f.bulk.SubmitIn(context.Background(), f.acct, "NT", in, "", "", "XY", "", nil)
+	_, _, err = f.bulk.Submit(context.Background(), f.acct, engine.Submission{Product: engine.ProductNT, Numbers: in, Country: "XY"})
 	var re *engine.RequestError
 	require.True(t, errors.As(err, &re), "%v", err)
 	require.Equal(t, "country", re.Field)

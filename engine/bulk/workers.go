@@ -142,10 +142,7 @@ func (b *Bulk) lookUp(ctx context.Context, job *river.Job[lookupArgs], acct *acc
 	for _, r := range sink.records {
 		body := r.JSON // the engine encodes every record it sinks
 		if body == nil {
-			var err error
-			if body, err = json.Marshal(r.Result); err != nil {
-				return err
-			}
+			body = r.Result.AppendJSON(nil)
 		}
 		bodies[r.ID] = body
 	}
@@ -175,12 +172,12 @@ func (b *Bulk) lookUpAll(ctx context.Context, eng *engine.Engine, acct *account.
 				var err error
 				switch args.Product {
 				case engine.ProductNT:
-					_, err = eng.NTLookup(ctx, acct.Engine, req)
+					_, err = eng.NTLookup(ctx, acct.Profile, req)
 				default:
-					var res *apiv2.HLRResult
-					res, err = eng.HLRLookup(ctx, acct.Engine, req)
+					var ans engine.Answer[*apiv2.HLRResult]
+					ans, err = eng.HLRLookup(ctx, acct.Profile, req)
 					if err == nil && b.o.Metrics != nil {
-						b.o.Metrics.ObserveLookup("HLR", res.ProcessingStatus)
+						b.o.Metrics.ObserveLookup("HLR", ans.Result.ProcessingStatus)
 					}
 				}
 				if err != nil {

@@ -55,12 +55,12 @@ func benchHandler(b *testing.B, now time.Time, sink engine.Sink, st store.Reader
 	if err != nil {
 		b.Fatal(err)
 	}
-	acct, err := eng.NewAccount(engine.AccountOptions{Key: key})
+	acct, err := eng.NewProfile(engine.ProfileOptions{Key: key})
 	if err != nil {
 		b.Fatal(err)
 	}
 	h, err := New(Config{
-		Engine: eng, Accounts: []*account.Account{{Key: key, Secrets: []string{secret}, Engine: acct}}, Store: st,
+		Engine: eng, Accounts: []*account.Account{{Key: key, Secrets: []string{secret}, Profile: acct}}, Store: st,
 		Clock: func() time.Time { return now }, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		// One signed request is served again and again: the memory of
 		// signatures would refuse it. What that memory costs a request is

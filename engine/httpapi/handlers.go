@@ -50,12 +50,13 @@ func (h *Handler) hlrLookup(w http.ResponseWriter, r *request) {
 	if !ok {
 		return
 	}
-	res, encoded, err := h.cfg.Engine.HLRLookupJSON(r.Context(), r.account.Engine, req)
+	req.Encode = true
+	ans, err := h.cfg.Engine.HLRLookup(r.Context(), r.account.Profile, req)
 	if h.lookupError(w, err) {
 		return
 	}
-	h.metrics.observeLookup("HLR", res.ProcessingStatus)
-	writeEncoded(w, http.StatusOK, encoded)
+	h.metrics.observeLookup("HLR", ans.Result.ProcessingStatus)
+	writeEncoded(w, http.StatusOK, ans.JSON)
 }
 
 func (h *Handler) mnpLookup(w http.ResponseWriter, r *request) {
@@ -63,12 +64,13 @@ func (h *Handler) mnpLookup(w http.ResponseWriter, r *request) {
 	if !ok {
 		return
 	}
-	res, encoded, err := h.cfg.Engine.MNPLookupJSON(r.Context(), r.account.Engine, req)
+	req.Encode = true
+	ans, err := h.cfg.Engine.MNPLookup(r.Context(), r.account.Profile, req)
 	if h.lookupError(w, err) {
 		return
 	}
-	h.metrics.observeLookup("MNP", res.ProcessingStatus)
-	writeEncoded(w, http.StatusOK, encoded)
+	h.metrics.observeLookup("MNP", ans.Result.ProcessingStatus)
+	writeEncoded(w, http.StatusOK, ans.JSON)
 }
 
 func (h *Handler) ntLookup(w http.ResponseWriter, r *request) {
@@ -76,12 +78,13 @@ func (h *Handler) ntLookup(w http.ResponseWriter, r *request) {
 	if !ok {
 		return
 	}
-	res, encoded, err := h.cfg.Engine.NTLookupJSON(r.Context(), r.account.Engine, req)
+	req.Encode = true
+	ans, err := h.cfg.Engine.NTLookup(r.Context(), r.account.Profile, req)
 	if h.lookupError(w, err) {
 		return
 	}
-	h.metrics.observeLookup("NT", res.QueryStatus)
-	writeEncoded(w, http.StatusOK, encoded)
+	h.metrics.observeLookup("NT", ans.Result.QueryStatus)
+	writeEncoded(w, http.StatusOK, ans.JSON)
 }
 
 // MaxBulkNumbers is the spec's limit of numbers per bulk request.
@@ -92,7 +95,10 @@ func (h *Handler) hlrLookups(w http.ResponseWriter, r *request) {
 	if !decode(w, r.body, &body, "msisdns") {
 		return
 	}
-	h.bulk(w, r, "HLR", "msisdns", body.MSISDNs, body.Route, body.Storage, body.Country)
+	h.bulk(w, r, "msisdns", engine.Submission{
+		Product: engine.ProductHLR, Numbers: body.MSISDNs,
+		Route: apiv2.Deref(body.Route), Storage: apiv2.Deref(body.Storage), Country: apiv2.Deref(body.Country),
+	})
 }
 
 func (h *Handler) ntLookups(w http.ResponseWriter, r *request) {
@@ -100,10 +106,17 @@ func (h *Handler) ntLookups(w http.ResponseWriter, r *request) {
 	if !decode(w, r.body, &body, "numbers") {
 		return
 	}
-	h.bulk(w, r, "NT", "numbers", body.Numbers, body.Route, body.Storage, body.Country)
+	h.bulk(w, r, "numbers", engine.Submission{
+		Product: engine.ProductNT, Numbers: body.Numbers,
+		Route: apiv2.Deref(body.Route), Storage: apiv2.Deref(body.Storage), Country: apiv2.Deref(body.Country),
+	})
 }
 
-func (h *Handler) bulk(w http.ResponseWriter, r *request, product, field string, numbers []string, route, storage, country *string) {
+// bulk hands a bulk request to the queue; field names its numbers in
+// error messages. The submission gets the request's Idempotency-Key and
+// body here.
+func (h *Handler) bulk(w http.ResponseWriter, r *request, field string, s engine.Submission) {
+	numbers := s.Numbers
 	switch {
 	case h.cfg.Bulk == nil:
 		writeErrors(w, http.StatusNotImplemented, "bulk lookups are not enabled on this server")
@@ -118,7 +131,8 @@ func (h *Handler) bulk(w http.ResponseWriter, r *request, product, field string,
 		writeErrors(w, http.StatusPreconditionFailed, "no webhook URL is configured for this API key; bulk results are delivered only by webhook")
 		return
 	}
-	_, encoded, err := h.cfg.Bulk.SubmitIn(r.Context(), r.account, product, numbers, apiv2.Deref(route), apiv2.Deref(storage), apiv2.Deref(country), r.Header.Get("Idempotency-Key"), r.body)
+	s.IdempotencyKey, s.Body = r.Header.Get("Idempotency-Key"), r.body
+	_, encoded, err := h.cfg.Bulk.Submit(r.Context(), r.account, s)
 	if h.lookupError(w, err) {
 		return
 	}
@@ -137,7 +151,7 @@ func (h *Handler) route(w http.ResponseWriter, r *request) {
 			return
 		}
 	}
-	d, err := h.cfg.Engine.RouteIn(r.account.Engine, q.Get("msisdn"), q.Get("country"))
+	d, err := h.cfg.Engine.Route(r.account.Profile, engine.Request{Number: q.Get("msisdn"), Country: q.Get("country")})
 	if h.lookupError(w, err) {
 		return
 	}
@@ -149,7 +163,7 @@ func (h *Handler) routeList(w http.ResponseWriter, r *request) {
 }
 
 func (h *Handler) routingMap(w http.ResponseWriter, r *request) {
-	m, err := h.cfg.Engine.RoutingMap(r.account.Engine)
+	m, err := h.cfg.Engine.RoutingMap(r.account.Profile)
 	if h.lookupError(w, err) {
 		return
 	}

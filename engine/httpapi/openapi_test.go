@@ -637,15 +637,16 @@ type receiptBulk struct {
 	seen map[string][32]byte
 }
 
-func (b *receiptBulk) SubmitIn(ctx context.Context, a *account.Account, product string, numbers []string, route, storage, country, idem string, body []byte) (*apiv2.Receipt, []byte, error) {
-	r, err := b.submit(a, product, numbers, route, storage, country, idem, body)
+func (b *receiptBulk) Submit(ctx context.Context, a *account.Account, s engine.Submission) (*apiv2.Receipt, []byte, error) {
+	r, err := b.submit(a, s)
 	if err != nil {
 		return nil, nil, err
 	}
 	return r, r.AppendJSON(nil), nil
 }
 
-func (b *receiptBulk) submit(a *account.Account, product string, numbers []string, route, storage, country, idem string, body []byte) (*apiv2.Receipt, error) {
+func (b *receiptBulk) submit(a *account.Account, s engine.Submission) (*apiv2.Receipt, error) {
+	numbers, route, storage, country, idem, body := s.Numbers, s.Route, s.Storage, s.Country, s.IdempotencyKey, s.Body
 	switch storage {
 	case "not-recorded":
 		return nil, fmt.Errorf("%w: disk full", engine.ErrNotRecorded)
@@ -663,7 +664,7 @@ func (b *receiptBulk) submit(a *account.Account, product string, numbers []strin
 			return nil, engine.ErrIdempotencyKeyReused
 		}
 	}
-	nt := product == "NT"
+	nt := s.Product == engine.ProductNT
 	if route == "" {
 		route = map[bool]string{true: "NT1", false: "GT1"}[nt]
 	}
@@ -741,7 +742,7 @@ func TestOpenAPIDescribesLiveResponses(t *testing.T) {
 			"prefixes": [{"cns": "+49151", "route": "DS7", "mccmnc": "26201"}, {"cns": "+4917", "route": "REJECT"}],
 			"countries": [{"countrycode": "FR", "route": "GT1"}]}`))
 		require.NoError(t, err)
-		a.Engine, err = cfg.Engine.NewAccount(engine.AccountOptions{Key: key, Map: m})
+		a.Profile, err = cfg.Engine.NewProfile(engine.ProfileOptions{Key: key, Map: m})
 		require.NoError(t, err)
 	})
 	noBulk := newServer(t, nil)

@@ -123,7 +123,7 @@ func (h *Handler) reportPage(w http.ResponseWriter, r *http.Request, st store.Re
 		var page store.Page
 		page, err = st.Query(ctx, v.a.Key, name, &q, vals.Get("after"), pageSize)
 		if err == nil {
-			h.renderReport(w, r, v, name, &q, &sum, &page, notice)
+			h.renderReport(w, r, v, &reportData{name: name, q: &q, sum: &sum, page: &page, notice: notice})
 			return
 		}
 	}
@@ -138,50 +138,148 @@ func (h *Handler) reportPage(w http.ResponseWriter, r *http.Request, st store.Re
 	}
 }
 
-func (h *Handler) renderReport(w http.ResponseWriter, r *http.Request, v viewer, name string, q *store.Query, sum *store.Summary, page *store.Page, notice string) {
-	base := "/reports/" + url.PathEscape(name)
-	link := func(vals url.Values) string {
-		if e := vals.Encode(); e != "" {
-			return base + "?" + e
-		}
-		return base
+// reportData is what a report page shows: the report's name, the page's
+// query, the report's summary, the page of results and a notice.
+type reportData struct {
+	name   string
+	q      *store.Query
+	sum    *store.Summary
+	page   *store.Page
+	notice string
+}
+
+// renderReport writes the report page: the summary's figures, charts and
+// filters, and the page of results as a table.
+func (h *Handler) renderReport(w http.ResponseWriter, r *http.Request, v viewer, d *reportData) {
+	name, q, sum, page := d.name, d.q, d.sum, d.page
+	l := reportLinks{base: "/reports/" + url.PathEscape(name), q: q}
+	products := summaryProducts(sum)
+	rv := reportView{
+		Name: name, URL: l.base, Month: reportMonth(name), Count: sum.Count, Cost: sum.Cost.String(),
+		Products: productList(products),
+		Number:   q.NumberPrefix, SortNumber: q.Sort == store.SortNumber, Desc: q.Desc,
+		Filtered: len(q.Where) > 0 || q.NumberPrefix != "", ClearURL: l.base,
+		NumberSortable: len(q.Where) == 0, Notice: d.notice,
 	}
-	cur := queryValues(q)
-	with := func(field store.Field, value string) string {
+	if len(sum.Days) > 0 {
+		rv.First, rv.Last = sum.Days[0].Value, sum.Days[len(sum.Days)-1].Value
+	}
+	rv.Charts = l.charts(sum, products)
+	rv.Filters = filters(q, sum, products)
+	rv.Matching = matching(q, sum, rv.Filtered)
+	if len(products) > 0 {
+		var err error
+		if rv.Columns, rv.Rows, err = l.table(products, page, rv.NumberSortable); err != nil {
+			h.log.Error("reading a report", "report", name, "error", err)
+			pageError(w, r, v, http.StatusServiceUnavailable, "service unavailable: the report cannot be read")
+			return
+		}
+	}
+	if page.Next != "" {
 		vals := queryValues(q)
-		if value == "" {
-			value = noValue
-		}
-		vals.Set(string(field), value)
-		return link(vals)
+		vals.Set("after", page.Next)
+		rv.NextURL = l.link(vals)
 	}
+	if r.URL.Query().Get("after") != "" {
+		rv.FirstURL = l.link(queryValues(q))
+	}
+	rv.CSV, rv.JSON = l.download("csv"), l.download("json")
+	renderPage(w, http.StatusOK, "report", pageData{Title: name, Viewer: v, Body: rv})
+}
+
+// reportLinks makes the links of a report page: to the report under base,
+// with the page's query q changed.
+type reportLinks struct {
+	base string
+	q    *store.Query
+}
+
+// link is the report's URL with vals.
+func (l reportLinks) link(vals url.Values) string {
+	if e := vals.Encode(); e != "" {
+		return l.base + "?" + e
+	}
+	return l.base
+}
+
+// with is the page's query with field set to value (a filter).
+func (l reportLinks) with(field store.Field, value string) string {
+	vals := queryValues(l.q)
+	if value == "" {
+		value = noValue
+	}
+	vals.Set(string(field), value)
+	return l.link(vals)
+}
+
+// download is the page's query in format (csv, json).
+func (l reportLinks) download(format string) string {
+	vals := queryValues(l.q)
+	vals.Set("format", format)
+	return l.link(vals)
+}
+
+// sortBy is the header of the time column, or with number of the number
+// column: the link that sorts by it (the other way when it sorts the page
+// already) and the arrow that shows how the page is sorted.
+func (l reportLinks) sortBy(number bool) columnView {
+	q := l.q
+	vals := queryValues(q)
+	vals.Del("after")
+	vals.Del("sort")
+	vals.Del("order")
+	arrow := ""
+	switch {
+	case number:
+		vals.Set("sort", "number")
+		if q.Sort == store.SortNumber {
+			arrow = "▲"
+			if q.Desc {
+				arrow = "▼"
+			} else {
+				vals.Set("order", "desc")
+			}
+		}
+	case q.Sort == store.SortTime:
+		arrow = "▼"
+		if !q.Desc {
+			arrow = "▲"
+		} else {
+			vals.Set("order", "asc")
+		}
+	}
+	return columnView{URL: l.link(vals), Arrow: arrow}
+}
+
+// summaryProducts are the products a report holds.
+func summaryProducts(sum *store.Summary) []engine.Product {
 	var products []engine.Product
 	for _, t := range sum.Values[store.FieldProduct] {
 		products = append(products, engine.Product(t.Value))
 	}
-	rv := reportView{
-		Name: name, URL: base, Month: reportMonth(name), Count: sum.Count, Cost: sum.Cost.String(),
-		Number: q.NumberPrefix, SortNumber: q.Sort == store.SortNumber, Desc: q.Desc,
-		Filtered: len(q.Where) > 0 || q.NumberPrefix != "", ClearURL: base,
-		NumberSortable: len(q.Where) == 0, Notice: notice,
-	}
+	return products
+}
+
+// productList is the products in alphabetical order, with commas.
+func productList(products []engine.Product) string {
 	ps := make([]string, len(products))
 	for i, p := range products {
 		ps[i] = string(p)
 	}
 	slices.Sort(ps)
-	rv.Products = strings.Join(ps, ", ")
-	if len(sum.Days) > 0 {
-		rv.First, rv.Last = sum.Days[0].Value, sum.Days[len(sum.Days)-1].Value
-	}
+	return strings.Join(ps, ", ")
+}
 
-	// Charts: the fields the report's products have, then the days.
+// charts are the report's charts: one per field its products have, whose
+// bars filter by their value, then the cost per day.
+func (l reportLinks) charts(sum *store.Summary, products []engine.Product) []template.HTML {
 	has := func(p engine.Product) bool { return slices.Contains(products, p) }
 	type chart struct {
 		field        store.Field
 		title, empty string
 		show         bool
 	}
+	var out []template.HTML
 	for _, c := range []chart{
 		{store.FieldNumberType, "Number types", "unknown", has(engine.ProductNT)},
 		{store.FieldStatus, "Processing status", "none", true},
@@ -194,19 +292,24 @@ func (h *Handler) renderReport(w http.ResponseWriter, r *http.Request, v viewer,
 			continue
 		}
 		field := c.field
-		rv.Charts = append(rv.Charts, barChart(c.title, valueItems(sum.Values[field], c.empty, func(value string) string { return with(field, value) })))
+		out = append(out, barChart(c.title, valueItems(sum.Values[field], c.empty, func(value string) string { return l.with(field, value) })))
 	}
 	if len(sum.Days) > 0 {
-		rv.Charts = append(rv.Charts, dayChart("Cost per day (EUR, UTC)", sum.Days))
+		out = append(out, dayChart("Cost per day (EUR, UTC)", sum.Days))
 	}
+	return out
+}
 
-	// Filters: a select per field, of the values the report holds.
+// filters are a select per field, of the values the report holds: the
+// fields its products have, and any field the query filters by.
+func filters(q *store.Query, sum *store.Summary, products []engine.Product) []filterView {
+	has := func(p engine.Product) bool { return slices.Contains(products, p) }
 	selected := map[store.Field]string{}
 	for _, c := range q.Where {
 		selected[c.Field] = c.Value
 	}
+	var out []filterView
 	for _, f := range store.Fields() {
-		ts := sum.Values[f]
 		cur, isSet := selected[f]
 		if (f == store.FieldProduct && len(products) < 2) || (f == store.FieldConnectivity && !has(engine.ProductHLR)) ||
 			(f == store.FieldNumberType && !has(engine.ProductNT)) {
@@ -214,34 +317,45 @@ func (h *Handler) renderReport(w http.ResponseWriter, r *http.Request, v viewer,
 				continue
 			}
 		}
-		fv := filterView{Name: string(f), Label: fieldLabels[f], Options: []optionView{{Value: "", Text: "any"}}}
-		found := false
-		for _, t := range ts {
-			value, text := t.Value, t.Value
-			if value == "" {
-				value, text = noValue, "(none)"
-			}
-			if t.Label != "" {
-				text = t.Label + " (" + t.Value + ")"
-			}
-			sel := isSet && cur == t.Value
-			found = found || sel
-			fv.Options = append(fv.Options, optionView{Value: value, Text: fmt.Sprintf("%s: %d", text, t.Count), Selected: sel})
-		}
-		if isSet && !found {
-			value := cur
-			if value == "" {
-				value = noValue
-			}
-			fv.Options = append(fv.Options, optionView{Value: value, Text: cur + ": 0", Selected: true})
-		}
-		rv.Filters = append(rv.Filters, fv)
+		out = append(out, filter(f, sum.Values[f], cur, isSet))
 	}
+	return out
+}
 
-	// How many results the view holds, when the summary knows it.
+// filter is the select of field f with the report's values ts; cur is
+// the value selected when isSet (shown with a count of 0 when the report
+// holds none).
+func filter(f store.Field, ts []store.Tally, cur string, isSet bool) filterView {
+	fv := filterView{Name: string(f), Label: fieldLabels[f], Options: []optionView{{Value: "", Text: "any"}}}
+	found := false
+	for _, t := range ts {
+		value, text := t.Value, t.Value
+		if value == "" {
+			value, text = noValue, "(none)"
+		}
+		if t.Label != "" {
+			text = t.Label + " (" + t.Value + ")"
+		}
+		sel := isSet && cur == t.Value
+		found = found || sel
+		fv.Options = append(fv.Options, optionView{Value: value, Text: fmt.Sprintf("%s: %d", text, t.Count), Selected: sel})
+	}
+	if isSet && !found {
+		value := cur
+		if value == "" {
+			value = noValue
+		}
+		fv.Options = append(fv.Options, optionView{Value: value, Text: cur + ": 0", Selected: true})
+	}
+	return fv
+}
+
+// matching is how many results the view holds, when the summary knows it
+// (no filter, or one field's); "" otherwise.
+func matching(q *store.Query, sum *store.Summary, filtered bool) string {
 	switch {
-	case !rv.Filtered:
-		rv.Matching = fmt.Sprintf("%d results", sum.Count)
+	case !filtered:
+		return fmt.Sprintf("%d results", sum.Count)
 	case len(q.Where) == 1 && q.NumberPrefix == "":
 		n := int64(0)
 		for _, t := range sum.Values[q.Where[0].Field] {
@@ -249,82 +363,38 @@ func (h *Handler) renderReport(w http.ResponseWriter, r *http.Request, v viewer,
 				n = t.Count
 			}
 		}
-		rv.Matching = fmt.Sprintf("%d of %d results", n, sum.Count)
+		return fmt.Sprintf("%d of %d results", n, sum.Count)
 	}
+	return ""
+}
 
-	// The table: the time, then one column per attribute.
-	if len(products) > 0 {
-		t, err := store.NewTable(products)
+// table is the page's results as a table: the time, then one column per
+// attribute of the products; the number column sorts when numberSortable.
+func (l reportLinks) table(products []engine.Product, page *store.Page, numberSortable bool) ([]columnView, [][]string, error) {
+	t, err := store.NewTable(products)
+	if err != nil {
+		return nil, nil, err
+	}
+	tc := l.sortBy(false)
+	tc.Name = "time (UTC)"
+	columns := []columnView{tc}
+	for _, c := range t.Header() {
+		cv := columnView{Name: c}
+		if (c == "number" || c == "msisdn") && numberSortable {
+			cv = l.sortBy(true)
+			cv.Name = c
+		}
+		columns = append(columns, cv)
+	}
+	var rows [][]string
+	for _, row := range page.Rows {
+		cells, err := t.Row(row.Product, row.Result)
 		if err != nil {
-			h.log.Error("reading a report", "report", name, "error", err)
-			pageError(w, r, v, http.StatusServiceUnavailable, "service unavailable: the report cannot be read")
-			return
+			return nil, nil, fmt.Errorf("the stored result %s does not decode: %w", row.ID, err)
 		}
-		sortBy := func(number bool) columnView {
-			vals := queryValues(q)
-			vals.Del("after")
-			arrow := ""
-			if number {
-				vals.Set("sort", "number")
-				vals.Del("order")
-				if q.Sort == store.SortNumber {
-					arrow = "▲"
-					if q.Desc {
-						arrow = "▼"
-					} else {
-						vals.Set("order", "desc")
-					}
-				}
-			} else {
-				vals.Del("sort")
-				vals.Del("order")
-				if q.Sort == store.SortTime {
-					arrow = "▼"
-					if !q.Desc {
-						arrow = "▲"
-					} else {
-						vals.Set("order", "asc")
-					}
-				}
-			}
-			return columnView{URL: link(vals), Arrow: arrow}
-		}
-		tc := sortBy(false)
-		tc.Name = "time (UTC)"
-		rv.Columns = append(rv.Columns, tc)
-		for _, c := range t.Header() {
-			cv := columnView{Name: c}
-			if (c == "number" || c == "msisdn") && rv.NumberSortable {
-				cv = sortBy(true)
-				cv.Name = c
-			}
-			rv.Columns = append(rv.Columns, cv)
-		}
-		for _, row := range page.Rows {
-			cells, err := t.Row(row.Product, row.Result)
-			if err != nil {
-				h.log.Error("reading a report: a stored result does not decode", "report", name, "id", row.ID, "error", err)
-				pageError(w, r, v, http.StatusServiceUnavailable, "service unavailable: the report cannot be read")
-				return
-			}
-			rv.Rows = append(rv.Rows, append([]string{row.Time.Format("2006-01-02 15:04:05")}, cells...))
-		}
+		rows = append(rows, append([]string{row.Time.Format("2006-01-02 15:04:05")}, cells...))
 	}
-	if page.Next != "" {
-		vals := queryValues(q)
-		vals.Set("after", page.Next)
-		rv.NextURL = link(vals)
-	}
-	if r.URL.Query().Get("after") != "" {
-		rv.FirstURL = link(cur)
-	}
-	dl := func(format string) string {
-		vals := queryValues(q)
-		vals.Set("format", format)
-		return link(vals)
-	}
-	rv.CSV, rv.JSON = dl("csv"), dl("json")
-	renderPage(w, http.StatusOK, "report", pageData{Title: name, Viewer: v, Body: rv})
+	return columns, rows, nil
 }
 
 // pageTemplates are the report pages' templates, parsed at the first page

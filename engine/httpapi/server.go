@@ -154,13 +154,12 @@ type Config struct {
 
 // BulkHandler runs bulk submissions (POST /hlr-lookups, /nt-lookups).
 type BulkHandler interface {
-	// SubmitIn accepts the numbers of one bulk request for an account,
-	// written in the national format of country when it is not "" (the
-	// request's "country"), and returns the receipt and its JSON encoding
-	// (the response body, encoded before anything was queued or charged),
-	// or an error (a *engine.RequestError for bad input, an unknown country
-	// included, when nothing was queued).
-	SubmitIn(ctx context.Context, a *account.Account, product string, numbers []string, route, storage, country, idempotencyKey string, body []byte) (*apiv2.Receipt, []byte, error)
+	// Submit accepts the numbers of one bulk request for an account and
+	// returns the receipt and its JSON encoding (the response body,
+	// encoded before anything was queued or charged), or an error (a
+	// *engine.RequestError for bad input, an unknown country included,
+	// when nothing was queued).
+	Submit(ctx context.Context, a *account.Account, s engine.Submission) (*apiv2.Receipt, []byte, error)
 }
 
 // Handler serves the API. See the package documentation.
@@ -263,8 +262,8 @@ func New(cfg Config) (*Handler, error) {
 			return nil, fmt.Errorf("httpapi: account %q given twice", a.Key)
 		case len(a.Secrets) == 0:
 			return nil, fmt.Errorf("httpapi: account %q has no secret", a.Key)
-		case a.Engine == nil:
-			return nil, fmt.Errorf("httpapi: account %q has no engine account", a.Key)
+		case a.Profile == nil:
+			return nil, fmt.Errorf("httpapi: account %q has no profile (routing and prices)", a.Key)
 		}
 		for _, m := range a.Methods {
 			if m != auth.MethodDigest && m != auth.MethodXBasic && m != auth.MethodBasic {
@@ -345,56 +344,14 @@ func (h *Handler) api(w http.ResponseWriter, r *http.Request, routed bool) {
 	rw := &x.rw
 	w.Header()[DataVersionHeader] = h.dataVersion
 	rel := strings.TrimPrefix(r.URL.Path, apiv2.Base)
-	lrel := lowerASCII(rel)
-	var e *endpoint
-	if routed {
-		e = h.routes[lrel]
-		if e == nil && strings.HasPrefix(lrel, reportPrefix) && len(lrel) > len(reportPrefix) {
-			e = h.routes[reportPath]
-		}
-	}
+	e := h.endpointOf(rel, routed)
 	name := "unknown"
 	if e != nil {
 		name = e.path
 	}
-	// A digest signs the path relative to the base, lower-cased or as sent
-	// (a report's own name): the verifier tries both.
-	signPath := rel
 	var key string
-	defer func() {
-		p := recover()
-		if p != nil && p != http.ErrAbortHandler { //nolint:errorlint // the sentinel itself, as net/http compares it
-			h.log.Error("panic", "path", r.URL.Path, "panic", p)
-			if rw.status == 0 {
-				writeErrors(rw, http.StatusInternalServerError, "internal error")
-			}
-		}
-		elapsed := time.Since(start)
-		h.metrics.observeRequest(name, rw.status, elapsed)
-		// The line of Info, built as a Record: without boxing each value in
-		// an any, and without the source location (PC 0), which Logger's
-		// methods find with runtime.Callers for every line even when the
-		// handler does not print it.
-		if ctx := context.Background(); h.log.Enabled(ctx, slog.LevelInfo) {
-			rec := slog.NewRecord(time.Now(), slog.LevelInfo, "request", 0)
-			rec.AddAttrs(slog.String("method", r.Method), slog.String("path", r.URL.Path),
-				slog.Int("status", rw.status), slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000),
-				slog.String("key", key), slog.String("remote", r.RemoteAddr), slog.Int("bytes", rw.bytes))
-			_ = h.log.Handler().Handle(ctx, rec) // a log line that cannot be written is not the request's failure
-		}
-		if p == http.ErrAbortHandler { //nolint:errorlint // the sentinel itself
-			// A download cut after its first bytes: net/http closes the
-			// connection without ending the body.
-			panic(p)
-		}
-	}()
-	switch {
-	case e == nil:
-		writeErrors(rw, http.StatusNotFound, fmt.Sprintf("no endpoint %s; see %s/openapi.json", r.URL.Path, apiv2.Base))
-		return
-	case r.Method != e.method && !(e.method == http.MethodGet && r.Method == http.MethodHead):
-		rw.Header().Set("Allow", e.method)
-		writeErrors(rw, http.StatusMethodNotAllowed, fmt.Sprintf("%s %s: method not allowed; use %s", r.Method, r.URL.Path, e.method))
+	defer func() { h.done(r, rw, name, key, start, recover()) }()
+	if !h.methodAllowed(rw, r, e) {
 		return
 	}
 	x.ctx = requestContext{Context: h.timeouts.get(start), values: r.Context()}
@@ -403,37 +360,22 @@ func (h *Handler) api(w http.ResponseWriter, r *http.Request, routed bool) {
 	// Everything the credentials allow is checked before the body is read, so
 	// that a client without a known key, or from an address the key's account
 	// does not allow, never makes the server hold a body; the digest signature,
-	// which covers the body, is checked after.
+	// which covers the body, is checked after. A digest signs the path
+	// relative to the base, lower-cased or as sent (a report's own name): the
+	// verifier tries both.
 	var pending auth.Pending
 	var a *account.Account
 	if e.public && r.ContentLength != 0 {
-		// The public endpoints take no body, and anyone may call them:
-		// none is read. The connection is closed and its reads end now,
-		// so that net/http does not wait for the body either.
-		if conn, ok := w.(interface{ SetReadDeadline(time.Time) error }); ok {
-			_ = conn.SetReadDeadline(time.Now())
-		}
-		rw.Header().Set("Connection", "close")
-		writeErrors(rw, http.StatusRequestEntityTooLarge, fmt.Sprintf("%s %s takes no body", r.Method, r.URL.Path))
+		refuseBody(w, rw, r)
 		return
 	}
 	if !e.public {
-		var err error
-		pending, err = h.verifier.Begin(r, signPath, h.cfg.Clock())
-		if err != nil {
-			key = h.authFailed(rw, err)
+		var ok bool
+		if a, ok = h.authenticate(rw, req, rel, &pending); !ok {
+			key = pending.Key
 			return
 		}
 		key = pending.Key
-		a = h.accounts[pending.Key]
-		if len(a.Methods) > 0 && !contains(a.Methods, pending.Method) {
-			writeErrors(rw, http.StatusForbidden, fmt.Sprintf("authentication method %s is not enabled for this API key (enabled: %s)", pending.Method, strings.Join(a.Methods, ", ")))
-			return
-		}
-		if !allowed(a.Whitelist, req.client) {
-			writeErrors(rw, http.StatusForbidden, fmt.Sprintf("client address %s is not whitelisted for this API key", req.client))
-			return
-		}
 	}
 	body, reserved, ok := h.readBody(rw, r)
 	if !ok {
@@ -442,19 +384,120 @@ func (h *Handler) api(w http.ResponseWriter, r *http.Request, routed bool) {
 	defer h.bodyBytes.Add(-reserved)
 	req.body = body
 	if !e.public {
-		if _, err := h.verifier.Finish(&pending, r, signPath, body); err != nil {
-			h.authFailed(rw, err)
-			return
-		}
-		if h.rateLimited(rw, a) {
-			return
-		}
-		if pending.Method == auth.MethodDigest && r.Method == http.MethodPost && h.replayed(rw, req, &pending) {
+		if !h.admit(rw, req, rel, &pending, a) {
 			return
 		}
 		req.account = a
 	}
 	e.serve(h, rw, req)
+}
+
+// endpointOf returns the endpoint of a path relative to the base (any
+// case; a report's path under its prefix), or nil.
+func (h *Handler) endpointOf(rel string, routed bool) *endpoint {
+	if !routed {
+		return nil
+	}
+	lrel := lowerASCII(rel)
+	e := h.routes[lrel]
+	if e == nil && strings.HasPrefix(lrel, reportPrefix) && len(lrel) > len(reportPrefix) {
+		e = h.routes[reportPath]
+	}
+	return e
+}
+
+// methodAllowed answers 404 for no endpoint and 405 for a method the
+// endpoint does not take (GET endpoints take HEAD too), and reports
+// whether the request goes on.
+func (h *Handler) methodAllowed(rw *statusWriter, r *http.Request, e *endpoint) bool {
+	switch {
+	case e == nil:
+		writeErrors(rw, http.StatusNotFound, fmt.Sprintf("no endpoint %s; see %s/openapi.json", r.URL.Path, apiv2.Base))
+		return false
+	case r.Method != e.method && !(e.method == http.MethodGet && r.Method == http.MethodHead):
+		rw.Header().Set("Allow", e.method)
+		writeErrors(rw, http.StatusMethodNotAllowed, fmt.Sprintf("%s %s: method not allowed; use %s", r.Method, r.URL.Path, e.method))
+		return false
+	}
+	return true
+}
+
+// refuseBody answers a request with a body to a public endpoint, which
+// takes none and which anyone may call: none is read. The connection is
+// closed and its reads end now, so that net/http does not wait for the
+// body either.
+func refuseBody(w http.ResponseWriter, rw *statusWriter, r *http.Request) {
+	if conn, ok := w.(interface{ SetReadDeadline(time.Time) error }); ok {
+		_ = conn.SetReadDeadline(time.Now())
+	}
+	rw.Header().Set("Connection", "close")
+	writeErrors(rw, http.StatusRequestEntityTooLarge, fmt.Sprintf("%s %s takes no body", r.Method, r.URL.Path))
+}
+
+// authenticate checks what the credentials allow before the body is read:
+// a known key (pending), an authentication method and a client address the
+// key's account allows. It answers the request when they do not.
+func (h *Handler) authenticate(rw *statusWriter, req *request, signPath string, pending *auth.Pending) (*account.Account, bool) {
+	var err error
+	*pending, err = h.verifier.Begin(req.Request, signPath, h.cfg.Clock())
+	if err != nil {
+		pending.Key = h.authFailed(rw, err)
+		return nil, false
+	}
+	a := h.accounts[pending.Key]
+	if len(a.Methods) > 0 && !contains(a.Methods, pending.Method) {
+		writeErrors(rw, http.StatusForbidden, fmt.Sprintf("authentication method %s is not enabled for this API key (enabled: %s)", pending.Method, strings.Join(a.Methods, ", ")))
+		return nil, false
+	}
+	if !allowed(a.Whitelist, req.client) {
+		writeErrors(rw, http.StatusForbidden, fmt.Sprintf("client address %s is not whitelisted for this API key", req.client))
+		return nil, false
+	}
+	return a, true
+}
+
+// admit checks what needs the body: the signature, the account's rate
+// limit and, for a signed POST, that it is no replay. It answers the
+// request when one fails.
+func (h *Handler) admit(rw *statusWriter, req *request, signPath string, pending *auth.Pending, a *account.Account) bool {
+	if _, err := h.verifier.Finish(pending, req.Request, signPath, req.body); err != nil {
+		h.authFailed(rw, err)
+		return false
+	}
+	if h.rateLimited(rw, a) {
+		return false
+	}
+	return !(pending.Method == auth.MethodDigest && req.Method == http.MethodPost && h.replayed(rw, req, pending))
+}
+
+// done ends a request: a panic p is logged and answered 500 (when nothing
+// was written yet), the request counted and logged; net/http's
+// ErrAbortHandler is panicked again, for net/http to cut the connection.
+func (h *Handler) done(r *http.Request, rw *statusWriter, name, key string, start time.Time, p any) {
+	if p != nil && p != http.ErrAbortHandler { //nolint:errorlint // the sentinel itself, as net/http compares it
+		h.log.Error("panic", "path", r.URL.Path, "panic", p)
+		if rw.status == 0 {
+			writeErrors(rw, http.StatusInternalServerError, "internal error")
+		}
+	}
+	elapsed := time.Since(start)
+	h.metrics.observeRequest(name, rw.status, elapsed)
+	// The line of Info, built as a Record: without boxing each value in
+	// an any, and without the source location (PC 0), which Logger's
+	// methods find with runtime.Callers for every line even when the
+	// handler does not print it.
+	if ctx := context.Background(); h.log.Enabled(ctx, slog.LevelInfo) {
+		rec := slog.NewRecord(time.Now(), slog.LevelInfo, "request", 0)
+		rec.AddAttrs(slog.String("method", r.Method), slog.String("path", r.URL.Path),
+			slog.Int("status", rw.status), slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000),
+			slog.String("key", key), slog.String("remote", r.RemoteAddr), slog.Int("bytes", rw.bytes))
+		_ = h.log.Handler().Handle(ctx, rec) // a log line that cannot be written is not the request's failure
+	}
+	if p == http.ErrAbortHandler { //nolint:errorlint // the sentinel itself
+		// A download cut after its first bytes: net/http closes the
+		// connection without ending the body.
+		panic(p)
+	}
 }
 
 // rateLimited answers 429 with Retry-After when the account's rate limit

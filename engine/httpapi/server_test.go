@@ -92,9 +92,9 @@ func newServer(t *testing.T, mutate func(cfg *Config, a *account.Account)) *serv
 		}),
 	})
 	require.NoError(t, err)
-	acct, err := eng.NewAccount(engine.AccountOptions{Key: key})
+	acct, err := eng.NewProfile(engine.ProfileOptions{Key: key})
 	require.NoError(t, err)
-	a := &account.Account{Key: key, Secrets: []string{secret, secret2}, Engine: acct}
+	a := &account.Account{Key: key, Secrets: []string{secret, secret2}, Profile: acct}
 	var mu sync.Mutex
 	cfg := Config{
 		Engine: eng, Accounts: []*account.Account{a}, Clock: clock,
@@ -466,9 +466,9 @@ func TestUnknownAPIPathsAreJSON404(t *testing.T) {
 
 type stubBulk struct{ calls atomic.Int32 }
 
-func (b *stubBulk) SubmitIn(ctx context.Context, a *account.Account, product string, numbers []string, route, storage, country, idem string, body []byte) (*apiv2.Receipt, []byte, error) {
+func (b *stubBulk) Submit(ctx context.Context, a *account.Account, s engine.Submission) (*apiv2.Receipt, []byte, error) {
 	b.calls.Add(1)
-	r := &apiv2.Receipt{AcceptedCount: len(numbers), TotalCount: len(numbers), Cost: "0.0000", WebhookURLs: a.WebhookURLs}
+	r := &apiv2.Receipt{AcceptedCount: len(s.Numbers), TotalCount: len(s.Numbers), Cost: "0.0000", WebhookURLs: a.WebhookURLs}
 	return r, r.AppendJSON(nil), nil
 }
 
@@ -534,17 +534,17 @@ func TestNewRejectsBadAccounts(t *testing.T) {
 		{Route: "MP1", Portability: []engine.Portability{{Name: "x", Backend: notPorted{}}}},
 	}})
 	require.NoError(t, err)
-	acct, err := eng.NewAccount(engine.AccountOptions{Key: "k"})
+	acct, err := eng.NewProfile(engine.ProfileOptions{Key: "k"})
 	require.NoError(t, err)
 	for _, tc := range []struct {
 		accounts []*account.Account
 		msg      string
 	}{
-		{[]*account.Account{{Key: "", Secrets: []string{"s"}, Engine: acct}}, "httpapi: an account without a key"},
-		{[]*account.Account{{Key: "k", Secrets: []string{"s"}, Engine: acct}, {Key: "k", Secrets: []string{"s"}, Engine: acct}}, `httpapi: account "k" given twice`},
-		{[]*account.Account{{Key: "k", Engine: acct}}, `httpapi: account "k" has no secret`},
-		{[]*account.Account{{Key: "k", Secrets: []string{"s"}}}, `httpapi: account "k" has no engine account`},
-		{[]*account.Account{{Key: "k", Secrets: []string{"s"}, Engine: acct, Methods: []string{"md5"}}}, `httpapi: account "k": unknown authentication method "md5" (want digest, x-basic or basic)`},
+		{[]*account.Account{{Key: "", Secrets: []string{"s"}, Profile: acct}}, "httpapi: an account without a key"},
+		{[]*account.Account{{Key: "k", Secrets: []string{"s"}, Profile: acct}, {Key: "k", Secrets: []string{"s"}, Profile: acct}}, `httpapi: account "k" given twice`},
+		{[]*account.Account{{Key: "k", Profile: acct}}, `httpapi: account "k" has no secret`},
+		{[]*account.Account{{Key: "k", Secrets: []string{"s"}}}, `httpapi: account "k" has no profile (routing and prices)`},
+		{[]*account.Account{{Key: "k", Secrets: []string{"s"}, Profile: acct, Methods: []string{"md5"}}}, `httpapi: account "k": unknown authentication method "md5" (want digest, x-basic or basic)`},
 	} {
 		_, err := New(Config{Engine: eng, Accounts: tc.accounts})
 		require.EqualError(t, err, tc.msg)

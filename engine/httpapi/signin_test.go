@@ -297,9 +297,9 @@ func TestReportPageTableFiltersAndDownloads(t *testing.T) {
 func TestReportIsolation(t *testing.T) {
 	const otherKey, otherSecret = "other-key", "other-secret-0123456789"
 	s := storedServer(t, func(cfg *Config, a *account.Account) {
-		acct, err := cfg.Engine.NewAccount(engine.AccountOptions{Key: otherKey})
+		acct, err := cfg.Engine.NewProfile(engine.ProfileOptions{Key: otherKey})
 		require.NoError(t, err)
-		cfg.Accounts = append(cfg.Accounts, &account.Account{Key: otherKey, Secrets: []string{otherSecret}, Engine: acct})
+		cfg.Accounts = append(cfg.Accounts, &account.Account{Key: otherKey, Secrets: []string{otherSecret}, Profile: acct})
 	})
 	b := newClient(t, s)
 	resp, _ := b.signIn(otherKey, otherSecret, "/reports")

@@ -146,9 +146,9 @@ func (f *Facts) unlabel() {
 	}
 }
 
-// factsOfResult returns the facts of a result of product p, a *T or T of
-// its apiv2 type (EntryOf checked it): what FactsOf reads from its JSON.
-func factsOfResult(p engine.Product, v any) Facts {
+// factsOfResult returns the facts of a result (not nil: EntryOf checked
+// it): what FactsOf reads from its JSON.
+func factsOfResult(v apiv2.Result) Facts {
 	str := func(s *string) string {
 		if s == nil {
 			return ""
@@ -156,31 +156,20 @@ func factsOfResult(p engine.Product, v any) Facts {
 		return cut(*s)
 	}
 	var f Facts
-	switch p {
-	case engine.ProductHLR:
-		r := deref[apiv2.HLRResult](v)
+	switch r := v.(type) {
+	case *apiv2.HLRResult:
 		f = Facts{Number: r.MSISDN, Status: r.ProcessingStatus, Connectivity: r.ConnectivityStatus,
 			Country: str(r.OriginalCountryCode), CountryName: str(r.OriginalCountryName), Network: str(r.MCCMNC), NetworkName: str(r.OriginalNetworkName)}
-	case engine.ProductMNP:
-		r := deref[apiv2.MNPResult](v)
+	case *apiv2.MNPResult:
 		f = Facts{Number: r.MSISDN, Status: r.ProcessingStatus,
 			Country: str(r.OriginalCountryCode), CountryName: str(r.OriginalCountryName), Network: str(r.MCCMNC), NetworkName: str(r.OriginalNetworkName)}
-	case engine.ProductNT:
-		r := deref[apiv2.NTResult](v)
+	case *apiv2.NTResult:
 		f = Facts{Number: r.Number, Status: r.QueryStatus, NumberType: r.NumberType,
 			Country: str(r.OriginalCountryCode), CountryName: str(r.OriginalCountryName), Network: str(r.MCCMNC), NetworkName: str(r.OriginalNetworkName)}
 	}
 	f.Number, f.Status, f.Connectivity, f.NumberType = cut(f.Number), cut(f.Status), cut(f.Connectivity), cut(f.NumberType)
 	f.unlabel()
 	return f
-}
-
-func deref[T any](v any) *T {
-	if p, ok := v.(*T); ok {
-		return p
-	}
-	t := v.(T)
-	return &t
 }
 
 // cut returns s, cut to maxFactLen characters (runes), as the

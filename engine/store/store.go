@@ -257,10 +257,10 @@ type Entry struct {
 	Facts Facts
 }
 
-// EntryOf validates r and marshals its result, or takes r.JSON as it is
+// EntryOf validates r and encodes its result, or takes r.JSON as it is
 // when the engine encoded the result already (the bytes the lookup answered
-// with). Errors wrap ErrInvalidRecord and name the record's id and the
-// field.
+// with). Its product is its result's (engine.Record.Product). Errors wrap
+// ErrInvalidRecord and name the record's id and the field.
 func EntryOf(r engine.Record) (Entry, error) {
 	bad := func(field, problem string, args ...any) (Entry, error) {
 		return Entry{}, fmt.Errorf("%w %q: %s %s", ErrInvalidRecord, r.ID, field, fmt.Sprintf(problem, args...))
@@ -276,42 +276,30 @@ func EntryOf(r engine.Record) (Entry, error) {
 		return bad("Time", "is zero")
 	case r.Cost < 0:
 		return bad("Cost", "%s is negative", r.Cost)
-	}
-	var ok bool
-	switch r.Product {
-	case engine.ProductHLR:
-		ok = isResult[apiv2.HLRResult](r.Result)
-	case engine.ProductMNP:
-		ok = isResult[apiv2.MNPResult](r.Result)
-	case engine.ProductNT:
-		ok = isResult[apiv2.NTResult](r.Result)
-	default:
-		return bad("Product", "%q: want HLR, MNP or NT", r.Product)
-	}
-	if !ok {
-		return bad("Result", "%T is not a result of product %s", r.Result, r.Product)
+	case isNil(r.Result):
+		return bad("Result", "is nil")
 	}
 	body := r.JSON
 	if body == nil {
-		var err error
-		if body, err = json.Marshal(r.Result); err != nil {
-			return Entry{}, fmt.Errorf("%w %q: marshal result: %w", ErrInvalidRecord, r.ID, err)
-		}
+		body = r.Result.AppendJSON(nil)
 	}
 	return Entry{
-		Account: r.Account, Storage: r.Storage, ID: r.ID, Product: r.Product,
+		Account: r.Account, Storage: r.Storage, ID: r.ID, Product: r.Product(),
 		Millis: r.Time.UnixMilli(), Cost: r.Cost, Result: body,
-		Facts: factsOfResult(r.Product, r.Result),
+		Facts: factsOfResult(r.Result),
 	}, nil
 }
 
-// isResult reports whether v is a T or a non-nil *T.
-func isResult[T any](v any) bool {
+// isNil reports whether v is nil or holds a nil pointer: the types that
+// apiv2.Result admits are all pointers.
+func isNil(v apiv2.Result) bool {
 	switch v := v.(type) {
-	case T:
-		return true
-	case *T:
-		return v != nil
+	case *apiv2.HLRResult:
+		return v == nil
+	case *apiv2.MNPResult:
+		return v == nil
+	case *apiv2.NTResult:
+		return v == nil
 	}
-	return false
+	return true
 }

@@ -190,26 +190,30 @@ func TestEntryOf(t *testing.T) {
 		},
 	}, e)
 
-	// The engine's encoding is kept as it is, not marshalled again; the
-	// result is still validated.
+	// The engine's encoding is kept as it is, not encoded again; the
+	// record is still validated.
 	encoded := r
 	encoded.JSON = []byte(`{"as":"answered"}`)
 	e, err = store.EntryOf(encoded)
 	require.NoError(t, err)
 	require.Equal(t, encoded.JSON, e.Result)
-	encoded.Product = engine.ProductNT
+	encoded.ID = ""
 	_, err = store.EntryOf(encoded)
 	require.ErrorIs(t, err, store.ErrInvalidRecord)
 
-	// A result value (not a pointer) is accepted too.
-	r.Result = *r.Result.(*apiv2.HLRResult)
-	_, err = store.EntryOf(r)
+	// The product is the result's: a record cannot name another.
+	nt := storetest.NewRecord("acct", "S", engine.ProductNT, "id0000000002", storetest.Base, 0)
+	e, err = store.EntryOf(nt)
 	require.NoError(t, err)
+	require.Equal(t, engine.ProductNT, e.Product)
 
 	r.Result = (*apiv2.HLRResult)(nil)
 	_, err = store.EntryOf(r)
 	require.ErrorIs(t, err, store.ErrInvalidRecord)
-	require.ErrorContains(t, err, `"id0000000001": Result *apiv2.HLRResult is not a result of product HLR`)
+	require.ErrorContains(t, err, `"id0000000001": Result is nil`)
+	r.Result = nil
+	_, err = store.EntryOf(r)
+	require.ErrorContains(t, err, `"id0000000001": Result is nil`)
 }
 
 var _ engine.Sink = store.Store(nil)

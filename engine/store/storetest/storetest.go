@@ -25,6 +25,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/numenhq/numen/engine"
+	"github.com/numenhq/numen/engine/apiv2"
 	"github.com/numenhq/numen/engine/store"
 )
 
@@ -149,7 +150,7 @@ func testRoundTrip(t *testing.T, open Opener) {
 		p := store.Products()[i]
 		var cost engine.Money
 		for _, r := range records {
-			if r.Product == p {
+			if r.Product() == p {
 				cost += r.Cost
 			}
 		}
@@ -371,10 +372,8 @@ func testInvalidRecord(t *testing.T, open Opener) {
 		"no storage":    func(r *engine.Record) { r.Storage = "" },
 		"no time":       func(r *engine.Record) { r.Time = time.Time{} },
 		"negative cost": func(r *engine.Record) { r.Cost = -1 },
-		"product":       func(r *engine.Record) { r.Product = "XYZ" },
 		"nil result":    func(r *engine.Record) { r.Result = nil },
-		"wrong type":    func(r *engine.Record) { r.Product = engine.ProductNT },
-		"typed nil":     func(r *engine.Record) { r.Result = (*struct{})(nil) },
+		"typed nil":     func(r *engine.Record) { r.Result = (*apiv2.HLRResult)(nil) },
 	} {
 		r := good
 		change(&r)

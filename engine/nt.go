@@ -1,0 +1,32 @@
+package engine
+
+import (
+	"context"
+
+	"github.com/numenhq/numen/engine/apiv2"
+	"github.com/numenhq/numen/numbering"
+	"github.com/numenhq/numen/routing"
+)
+
+// NTLookup classifies a number by the numbering plan: the NT result object
+// (apiv2.NewNTResult). A number whose calling code cannot be read
+// (query_status FAILED) costs nothing; every other answer, valid or not, is
+// charged.
+func (e *Engine) NTLookup(ctx context.Context, p *Profile, req Request) (Answer[*apiv2.NTResult], error) {
+	route, err := e.routeFor(req.Route, routing.NT)
+	if err != nil {
+		return Answer[*apiv2.NTResult]{}, err
+	}
+	res, id, err := e.begin(req, "number")
+	if err != nil {
+		return Answer[*apiv2.NTResult]{}, err
+	}
+	l := &lookup{profile: p, req: req, id: id, report: routing.NT, priced: routing.NT, route: route}
+	f := e.file(l, res.Status == numbering.StatusOK)
+	out := apiv2.NewNTResult(&res, id, f.Filing)
+	body, err := e.encodeAndRecord(ctx, l, f, out)
+	if err != nil {
+		return Answer[*apiv2.NTResult]{}, err
+	}
+	return Answer[*apiv2.NTResult]{Result: out, JSON: body}, nil
+}
