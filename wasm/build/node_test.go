@@ -11,6 +11,7 @@ import (
 	"github.com/numenhq/numen/data"
 	"github.com/numenhq/numen/numbering"
 	"github.com/numenhq/numen/routing"
+	"github.com/numenhq/numen/wasm/jstest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -202,8 +203,7 @@ func TestWasmOpt(t *testing.T) {
 }
 
 func testJavaScriptAPI(t *testing.T, dist string) {
-	node, err := exec.LookPath("node")
-	require.NoError(t, err, "Node.js is needed to test the JavaScript API: run .ci/deps, which installs Debian's nodejs")
+	node := jstest.Node(t)
 	base := serve(t, dist) + "/wasm/"
 	e := newExpect(t, dist)
 	numbers := corpus()
