@@ -46,6 +46,7 @@ func requireAsMarshal(t *testing.T, r *NTResult) {
 }
 
 func TestNTResultAppendJSON(t *testing.T) {
+	t.Parallel()
 	tricky := []string{
 		"",
 		"plain",
