@@ -96,6 +96,7 @@ func shown(s string) string {
 // numbering, numbers routed with a pasted map. It leaves a screenshot,
 // demo.png, in the test's artifact folder (go test -artifacts).
 func TestBrowser(t *testing.T) {
+	t.Parallel()
 	ctx := chromium(t)
 	errs := watch(t, ctx)
 	url := serve(t, dist) + "/wasm/"

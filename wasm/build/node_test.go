@@ -178,6 +178,7 @@ const badMap = `{"defaultRoute": "XX9", "countries": [{"countrycode": "ZZ", "rou
 // with the core plan and with every pack, every beginning of 800 numbers
 // checked, 400 numbers routed with four maps, and bad input of every kind.
 func TestJavaScriptAPI(t *testing.T) {
+	t.Parallel()
 	testJavaScriptAPI(t, dist)
 }
 
@@ -186,6 +187,7 @@ func TestJavaScriptAPI(t *testing.T) {
 // runs the JavaScript API's test on it: the optimizer must not change an
 // answer.
 func TestWasmOpt(t *testing.T) {
+	t.Parallel()
 	_, err := exec.LookPath("wasm-opt")
 	require.NoError(t, err, "wasm-opt is needed to test the optimized build: run .ci/deps, which installs Debian's binaryen")
 	root, err := filepath.Abs(filepath.Join("..", ".."))

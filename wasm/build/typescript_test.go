@@ -26,6 +26,7 @@ var typescript = jstest.Pin{
 // compiles; testdata/types/wrong.ts, whose every line marked "// error"
 // misuses it, fails on exactly those lines.
 func TestTypeScript(t *testing.T) {
+	t.Parallel()
 	node := jstest.Node(t)
 	tgz, err := typescript.Tarball()
 	require.NoError(t, err)
