@@ -32,6 +32,7 @@ var reportNumbers = []string{
 // with its charts (reports-list.png, report.png, report-filtered.png) in
 // the test's artifact folder (go test -artifacts).
 func TestReportsInChromium(t *testing.T) {
+	t.Parallel() // its own store, server and browser
 	s := storedServer(t, nil)
 	// 150 more lookups over six days.
 	for i := range 150 {
