@@ -98,7 +98,7 @@ var groups = map[string]string{
 	"CMP":          "github.com/google/go-cmp/...",
 	"PGX":          "github.com/jackc/pgx/v5/...",
 	"PHONENUMBERS": "github.com/nyaruka/phonenumbers/v2/...",
-	"PROMETHEUS":   "github.com/prometheus/client_golang/... github.com/prometheus/common/...",
+	"PROMETHEUS":   "github.com/prometheus/...",
 	"PROTOBUF":     "google.golang.org/protobuf/...",
 	"RADIX":        "github.com/armon/go-radix",
 	"RIVER":        "github.com/riverqueue/river github.com/riverqueue/river/rivertype github.com/riverqueue/river/rivermigrate",
