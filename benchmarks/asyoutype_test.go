@@ -141,6 +141,7 @@ var progressSink numbering.Progress
 // every key of every number typed into Numen's formatter shows what
 // phonenumbers' shows.
 func TestTypedCorpus(t *testing.T) {
+	t.Parallel()
 	p, err := loadPlan()
 	if err != nil {
 		t.Fatal(err)

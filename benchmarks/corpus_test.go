@@ -9,6 +9,7 @@ import (
 )
 
 func TestCorpus(t *testing.T) {
+	t.Parallel()
 	corpus := Corpus()
 	if len(corpus) < 10_000 {
 		t.Errorf("corpus has %d numbers, want at least 10,000", len(corpus))
@@ -54,6 +55,7 @@ func TestCorpus(t *testing.T) {
 }
 
 func TestPlusForm(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ in, want string }{
 		{"0049 30 123456", "+49 30 123456"},
 		{" 00441234", "+441234"},

@@ -109,6 +109,7 @@ func BenchmarkFind(b *testing.B) {
 // TestFindTextsAgree checks that the benchmark compares like with like:
 // both libraries find the same numbers in the benchmark's texts.
 func TestFindTextsAgree(t *testing.T) {
+	t.Parallel()
 	p, err := loadPlan()
 	if err != nil {
 		t.Fatal(err)

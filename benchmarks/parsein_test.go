@@ -118,6 +118,7 @@ func BenchmarkClassifyIn(b *testing.B) {
 // region, and each number read by Numen in its region as libphonenumber
 // reads it, and as ClassifyString reads its international form.
 func TestRegionalCorpus(t *testing.T) {
+	t.Parallel()
 	p, err := loadPlan()
 	if err != nil {
 		t.Fatal(err)

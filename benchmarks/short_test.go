@@ -126,6 +126,7 @@ func BenchmarkShortNumber(b *testing.B) {
 // TestShortCorpus: the corpus covers every region with short numbers and
 // is the same on every call.
 func TestShortCorpus(t *testing.T) {
+	t.Parallel()
 	c := shortCorpus()
 	regions := map[string]bool{}
 	for _, in := range c {

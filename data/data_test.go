@@ -6,6 +6,7 @@ import (
 )
 
 func TestReadFile(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"routing/coverage.json", "routing/platform.json"} {
 		b, err := ReadFile(name)
 		if err != nil {
@@ -21,12 +22,14 @@ func TestReadFile(t *testing.T) {
 }
 
 func TestPlan(t *testing.T) {
+	t.Parallel()
 	if p := Plan(); len(p) < 1<<20 || string(p[:8]) != "NUMNPLAN" {
 		t.Errorf("Plan(): %d bytes, not a plan file", len(p))
 	}
 }
 
 func TestVersion(t *testing.T) {
+	t.Parallel()
 	v := Version()
 	if !strings.HasPrefix(v, "libphonenumber v") || !strings.Contains(v, "+ numen-data "+TablesDigest) {
 		t.Errorf("Version() = %q", v)

@@ -10,6 +10,7 @@ import (
 )
 
 func TestNames(t *testing.T) {
+	t.Parallel()
 	for s, want := range map[Status]string{Completed: "COMPLETED", Rejected: "REJECTED", Failed: "FAILED", 0: "", 9: ""} {
 		require.Equal(t, want, s.String())
 		if want != "" {
@@ -43,6 +44,7 @@ func TestNames(t *testing.T) {
 }
 
 func TestErrorCodes(t *testing.T) {
+	t.Parallel()
 	seen := map[string]bool{}
 	codes := Codes()
 	require.Equal(t, CodeInvalidNumber, codes[0])
@@ -58,6 +60,7 @@ func TestErrorCodes(t *testing.T) {
 }
 
 func TestCodeOfAndRetryable(t *testing.T) {
+	t.Parallel()
 	cause := errors.New("dial tcp 127.0.0.1:1: connection refused")
 	unavailable := Unavailable("remote(127.0.0.1:1)", CodeNetworkUnreachable, cause)
 	for _, tc := range []struct {

@@ -231,6 +231,7 @@ var aytExceptions = []struct {
 // after the middle one, Progress with CheckIn (or Check) on the input so
 // far, and that RawPos inverts FormattedPos.
 func TestAsYouTypeMatchesPhonenumbers(t *testing.T) {
+	t.Parallel()
 	p := plan(t)
 	seqs := aytSequences()
 	examples := 0
@@ -349,6 +350,7 @@ next:
 
 // TestAsYouType shows what a field shows key by key, and the caret.
 func TestAsYouType(t *testing.T) {
+	t.Parallel()
 	p := plan(t)
 	for _, tc := range []struct {
 		region, keys string
@@ -397,6 +399,7 @@ func TestAsYouType(t *testing.T) {
 // TestAsYouTypeCaret checks the caret mapping on "(650) 253-0000": after
 // the n-th digit, and back.
 func TestAsYouTypeCaret(t *testing.T) {
+	t.Parallel()
 	p := plan(t)
 	f, err := p.NewAsYouType("us")
 	if err != nil {
@@ -424,6 +427,7 @@ func TestAsYouTypeCaret(t *testing.T) {
 
 // TestNewAsYouTypeRegions checks the regions NewAsYouType takes.
 func TestNewAsYouTypeRegions(t *testing.T) {
+	t.Parallel()
 	p := plan(t)
 	for _, region := range []string{"", "DE", "de", "US", "GG"} {
 		if _, err := p.NewAsYouType(region); err != nil {
@@ -443,6 +447,7 @@ func TestNewAsYouTypeRegions(t *testing.T) {
 // as-you-type table: it formats whole numbers, and NewAsYouType says
 // what is missing.
 func TestAsYouTypeWithoutItsData(t *testing.T) {
+	t.Parallel()
 	b := bytes.Clone(data.Plan())
 	fmtAt, _ := sectionOf(t, b, planfmt.SecFormats)
 	put32(b, fmtAt+planfmt.FmtAYT, 0)
@@ -561,6 +566,7 @@ func FuzzAsYouType(f *testing.F) {
 // without "+", in every region: the shortcut must never change the
 // answer.
 func TestAsYouTypeCheckShortcut(t *testing.T) {
+	t.Parallel()
 	p := plan(t)
 	rng := rand.New(rand.NewPCG(3, 5))
 	var formatters []*AsYouType

@@ -9,6 +9,7 @@ import (
 )
 
 func TestCheck(t *testing.T) {
+	t.Parallel()
 	p := plan(t)
 	for _, tc := range []struct {
 		in      string
@@ -71,6 +72,7 @@ func TestCheck(t *testing.T) {
 // region once the calling code is complete (a Valid one names its own);
 // and the whole number is Valid exactly when ClassifyString says so.
 func TestCheckPrefixesOfValidNumbers(t *testing.T) {
+	t.Parallel()
 	p := plan(t)
 	checked := 0
 	for _, s := range differentialCorpus() {
@@ -126,6 +128,7 @@ func FuzzCheck(f *testing.F) {
 }
 
 func TestCheckIn(t *testing.T) {
+	t.Parallel()
 	p := plan(t)
 	for _, tc := range []struct {
 		in, region string
@@ -179,6 +182,7 @@ func TestCheckIn(t *testing.T) {
 // Incomplete there (never Impossible), with the number's type and region.
 // Input with "+" and a calling code is answered as Check answers it.
 func TestCheckInPrefixesOfRegionalInput(t *testing.T) {
+	t.Parallel()
 	p := plan(t)
 	checked := 0
 	corpus := regionalCorpus()

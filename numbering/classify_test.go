@@ -13,6 +13,7 @@ import (
 // (mobile ranges, area codes, carriers of well-known mobile prefixes), not
 // against the code's own output.
 func TestClassifyTable(t *testing.T) {
+	t.Parallel()
 	p := plan(t)
 	type want struct {
 		e164    string
@@ -145,6 +146,7 @@ func TestClassifyTable(t *testing.T) {
 
 // TestInvalid covers each Reason with the status it implies.
 func TestInvalid(t *testing.T) {
+	t.Parallel()
 	p := plan(t)
 	tests := []struct {
 		in      string
@@ -219,6 +221,7 @@ func TestInvalid(t *testing.T) {
 
 // TestParseForms checks that the accepted spellings of one number agree.
 func TestParseForms(t *testing.T) {
+	t.Parallel()
 	p := plan(t)
 	for _, in := range []string{
 		"+4915123456789", "004915123456789", "4915123456789", "+49 151 23456789",
@@ -236,6 +239,7 @@ func TestParseForms(t *testing.T) {
 }
 
 func TestVanity(t *testing.T) {
+	t.Parallel()
 	p := plan(t)
 	res := p.ClassifyString("+1-800-FLOWERS")
 	require.True(t, res.Valid)
@@ -252,6 +256,7 @@ func TestVanity(t *testing.T) {
 }
 
 func TestNationalPrefixStripping(t *testing.T) {
+	t.Parallel()
 	p := plan(t)
 	for in, want := range map[string]string{
 		"+44 (0) 20 7946 0000": "+442079460000", // trunk prefix 0
@@ -267,6 +272,7 @@ func TestNationalPrefixStripping(t *testing.T) {
 }
 
 func TestVersion(t *testing.T) {
+	t.Parallel()
 	v := plan(t).Version()
 	require.Regexp(t, `^v\d+\.\d+\.\d+$`, v.Libphonenumber)
 	require.Regexp(t, `^[0-9a-f]{12}$`, v.Tables)
@@ -274,6 +280,7 @@ func TestVersion(t *testing.T) {
 }
 
 func TestTypeNames(t *testing.T) {
+	t.Parallel()
 	want := []string{"UNKNOWN", "LANDLINE", "MOBILE", "MOBILE_OR_LANDLINE", "TOLL_FREE", "PREMIUM_RATE", "SHARED_COST", "VOIP", "PAGER", "UAN", "VOICEMAIL"}
 	var got []string
 	for _, typ := range Types() {
@@ -288,6 +295,7 @@ func TestTypeNames(t *testing.T) {
 }
 
 func TestRegionsAndCallingCodes(t *testing.T) {
+	t.Parallel()
 	p := plan(t)
 	require.Equal(t, []string{"GB", "GG", "IM", "JE"}, p.Regions(44))
 	require.Equal(t, "US", p.Regions(1)[0])
@@ -314,6 +322,7 @@ func TestRegionsAndCallingCodes(t *testing.T) {
 }
 
 func TestMobileNumbers(t *testing.T) {
+	t.Parallel()
 	p := plan(t)
 	// German mobile numbers: 015x, 016x and 017x ranges of 10 and 11 digits;
 	// 0151 is T-Mobile's: 10^8 numbers of 11 digits (151 and 8 more).
@@ -335,6 +344,7 @@ func TestMobileNumbers(t *testing.T) {
 // Bare digits are an MSISDN: a plain digit string, white space around it
 // aside, read with its calling code.
 func TestBareDigitsAreAnMSISDN(t *testing.T) {
+	t.Parallel()
 	p := plan(t)
 	for in, want := range map[string]string{
 		"4915123456789":     "+4915123456789",

@@ -13,6 +13,7 @@ import (
 // engine may pull in regexp through their database drivers, never
 // phonenumbers.
 func TestRunTimeDependencies(t *testing.T) {
+	t.Parallel()
 	forbidden := func(pkg string) bool {
 		return strings.HasPrefix(pkg, "github.com/nyaruka/phonenumbers") || strings.HasPrefix(pkg, "google.golang.org/protobuf")
 	}

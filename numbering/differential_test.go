@@ -84,6 +84,7 @@ var lpnToAPI = map[phonenumbers.PhoneNumberType]Type{
 // example of (FIXED_LINE examples may be MOBILE_OR_LANDLINE where the plan
 // does not separate them).
 func TestExampleNumbers(t *testing.T) {
+	t.Parallel()
 	p := plan(t)
 	n := 0
 	for _, ex := range exampleNumbers() {
@@ -300,6 +301,7 @@ func differsFromLibphonenumber(p *Plan, s string) (diff string, valid bool) {
 // answer: normalised number, validity, type, region, carrier, geocoding and
 // time zones.
 func TestAgainstLibphonenumber(t *testing.T) {
+	t.Parallel()
 	p := plan(t)
 	corpus := differentialCorpus()
 	if len(corpus) < 20000 {

@@ -147,6 +147,7 @@ func regroup(rng *rand.Rand, s string) string {
 // four leniencies: the same matches at the same offsets with the same
 // text and number, but for the exceptions findException explains.
 func TestFindDifferential(t *testing.T) {
+	t.Parallel()
 	p := plan(t)
 	texts := findTexts(31, 1200)
 	switch {
@@ -308,6 +309,7 @@ func findException(text, region string, l Leniency, got, want []foundMatch) stri
 // bare digits, regrouped and with an extension, at the four leniencies:
 // the same matches as phonenumbers.
 func TestFindEveryRegion(t *testing.T) {
+	t.Parallel()
 	p := plan(t)
 	regions := dialRegions()
 	step := 1

@@ -101,6 +101,7 @@ func formatDifferences(p *Plan, s string, from []string) (diffs map[string][2]st
 // style and as dialled from formatFromRegions, with both Numen and
 // phonenumbers: the strings must be identical.
 func TestFormatDifferential(t *testing.T) {
+	t.Parallel()
 	p := plan(t)
 	corpus := differentialCorpus()
 	seen := map[string]bool{}
@@ -146,6 +147,7 @@ func TestFormatDifferential(t *testing.T) {
 // every region of the plan, which exercises every region's international
 // prefix.
 func TestFormatFromEveryRegion(t *testing.T) {
+	t.Parallel()
 	p := plan(t)
 	var regions []string
 	for r := range phonenumbers.GetSupportedRegions() {
@@ -174,6 +176,7 @@ func TestFormatFromEveryRegion(t *testing.T) {
 }
 
 func TestFormat(t *testing.T) {
+	t.Parallel()
 	p := plan(t)
 	for _, tc := range []struct {
 		in    string
@@ -215,6 +218,7 @@ func TestFormat(t *testing.T) {
 }
 
 func TestFormatErrors(t *testing.T) {
+	t.Parallel()
 	p := plan(t)
 	n, err := p.Parse("+4915123456789")
 	if err != nil {
@@ -273,6 +277,7 @@ func TestFormatErrors(t *testing.T) {
 }
 
 func TestAppendNationalWithCarrier(t *testing.T) {
+	t.Parallel()
 	p := plan(t)
 	for _, tc := range []struct{ in, carrier, want string }{
 		{"+551133334444", "15", "0 15 (11) 3333-4444"},
@@ -331,6 +336,7 @@ func FuzzFormat(f *testing.F) {
 // one format's leading digits and fail its pattern, or pass into another
 // format, valid or not. Both libraries must write them alike.
 func TestFormatLeadingDigitVariants(t *testing.T) {
+	t.Parallel()
 	p := plan(t)
 	seen := map[string]bool{}
 	compared := 0
@@ -377,6 +383,7 @@ func TestFormatLeadingDigitVariants(t *testing.T) {
 // fall. (No format of today's metadata has a digit set its leading digits
 // do not already imply, so the differential tests cannot show the sets.)
 func TestMatchLayout(t *testing.T) {
+	t.Parallel()
 	all := uint16(0x3FF)
 	layout := []byte{4, 3, 8, 2, // atoms, groups, fixed digits, variable atom
 		byte(all), byte(all >> 8), 3, 3,

@@ -14,6 +14,7 @@ import (
 // regexp engine on the region's own patterns, over the example numbers and
 // random digit strings of plausible lengths.
 func TestAutomataAgainstRegexp(t *testing.T) {
+	t.Parallel()
 	p := plan(t)
 	coll, err := phonenumbers.MetadataCollection()
 	if err != nil {
@@ -78,6 +79,7 @@ func TestAutomataAgainstRegexp(t *testing.T) {
 // plan and Go's regexp on the same pattern over digit strings, and
 // requires the same match and the same capture groups.
 func TestNationalPrefixAgainstRegexp(t *testing.T) {
+	t.Parallel()
 	p := plan(t)
 	coll, err := phonenumbers.MetadataCollection()
 	if err != nil {

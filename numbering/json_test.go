@@ -11,6 +11,7 @@ import (
 // as encoding/json does (<, > and & included, DEL as is, invalid UTF-8 as
 // U+FFFD), so the object is valid JSON that reads back to the input.
 func TestResultJSONEscapesAsEncodingJSON(t *testing.T) {
+	t.Parallel()
 	p := plan(t)
 	for _, in := range []string{"<b>+49 & co</b>", "+4915123456789\x07", "\x7f\u2028+1", "+49\xff", `"\`} {
 		res := p.ClassifyString(in)

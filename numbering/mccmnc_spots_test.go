@@ -14,6 +14,7 @@ import (
 // carrier data unless a comment says otherwise (data/README.md has the
 // pipeline and the curated lines).
 func TestMCCMNCSpots(t *testing.T) {
+	t.Parallel()
 	p := plan(t)
 	for _, tc := range []struct{ number, network, mccmnc string }{
 		// Germany: Bundesnetzagentur's mobile blocks (015x/016x/017x).

@@ -9,6 +9,7 @@ import (
 // TestFormatVerbs keeps the package's messages (its string literals) to
 // the verbs package textfmt knows.
 func TestFormatVerbs(t *testing.T) {
+	t.Parallel()
 	bad, err := verbscan.Scan(".")
 	if err != nil {
 		t.Fatal(err)

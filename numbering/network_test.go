@@ -11,6 +11,7 @@ import (
 )
 
 func TestNetwork(t *testing.T) {
+	t.Parallel()
 	p := plan(t)
 	for _, tc := range []struct {
 		mccmnc, region, name string
@@ -39,6 +40,7 @@ func TestNetwork(t *testing.T) {
 }
 
 func TestNetworksOfRegion(t *testing.T) {
+	t.Parallel()
 	p := plan(t)
 	de := p.Networks("DE")
 	require.NotEmpty(t, de)
@@ -59,6 +61,7 @@ func TestNetworksOfRegion(t *testing.T) {
 }
 
 func TestRegionOfMCCAndCountry(t *testing.T) {
+	t.Parallel()
 	p := plan(t)
 	for mcc, region := range map[string]string{"262": "DE", "234": "GB", "310": "US", "505": "AU", "250": "RU", "999": ""} {
 		require.Equal(t, region, p.RegionOfMCC(mcc), mcc)
@@ -154,6 +157,7 @@ func numberInRange(p *Plan, prefix string, isRange map[string]string) (res Resul
 // the calling code) or none, never the code of a shorter range of another
 // operator.
 func TestMCCMNCBelongsToTheRangesNetwork(t *testing.T) {
+	t.Parallel()
 	p := plan(t)
 	names, codes := carrierRanges(t)
 	assigned := map[[2]string]map[string]bool{} // (calling code, name) -> MCCMNCs
@@ -207,6 +211,7 @@ func TestMCCMNCBelongsToTheRangesNetwork(t *testing.T) {
 // answers its name with null mccmnc, mcc and mnc, not the code of the
 // enclosing range of another operator (True's 52099, Docomo's 44010).
 func TestNamedRangeWithoutCode(t *testing.T) {
+	t.Parallel()
 	p := plan(t)
 	for in, network := range map[string]string{
 		"+66 97 361 2345":  "TOT Mobile",
@@ -227,6 +232,7 @@ func TestNamedRangeWithoutCode(t *testing.T) {
 // 204-20 was Orange Netherlands' (data/README.md, Cross-check; the source
 // is mobile-broadband-provider-info, which lists T-Mobile NL under 204-16).
 func TestDutchTMobile(t *testing.T) {
+	t.Parallel()
 	p := plan(t)
 	for _, n := range []string{"+31 6 41 123456", "+31 6 14 123456"} {
 		res := p.ClassifyString(n)
@@ -240,6 +246,7 @@ func TestDutchTMobile(t *testing.T) {
 // by the code mobile-broadband-provider-info gives them (data/README.md,
 // Cross-check); the list has each code operational in the country.
 func TestSecondSourceNetworks(t *testing.T) {
+	t.Parallel()
 	p := plan(t)
 	for in, want := range map[string][2]string{
 		"+966 50 123 4567":  {"STC", "42001"},      // the list's brand: "Al Jawal (STC )"

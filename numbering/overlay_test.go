@@ -17,6 +17,7 @@ func testOverlay(t testing.TB, text string) (*Plan, error) {
 }
 
 func TestOverlay(t *testing.T) {
+	t.Parallel()
 	p, err := testOverlay(t, strings.Join([]string{
 		"# corrections and new ranges",
 		"+49 1540\tMOBILE\tExample Mobil\t26299\ta new range, not yet in libphonenumber",
@@ -90,6 +91,7 @@ func TestOverlayDoesNotAllocate(t *testing.T) {
 }
 
 func TestOverlayErrors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ text, want string }{
 		{"", "no lines"},
 		{"# only a comment\n\n", "no lines"},
@@ -150,6 +152,7 @@ func TestOverlayErrors(t *testing.T) {
 // on a line that keeps the plan's type, where the plan has mobile numbers,
 // reaches them; a LANDLINE line without a network is fine.
 func TestOverlayTextAllowed(t *testing.T) {
+	t.Parallel()
 	p, err := testOverlay(t, "\uFEFF+49 1540\tMOBILE\tهمراه\u200cاول\t26299\n"+
 		"+49 1541\tMOBILE\tक्\u200dष\t26298\tनोट\n"+
 		"+49 1521\t-\tÉxample Mobil\t-\n"+
@@ -162,6 +165,7 @@ func TestOverlayTextAllowed(t *testing.T) {
 }
 
 func TestOverlayFiles(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a.tsv"), filepath.Join(dir, "b.tsv")
 	require.NoError(t, os.WriteFile(a, []byte("+49 1540\tMOBILE\tExample Mobil\t26299\n"), 0o644))
@@ -241,6 +245,7 @@ func FuzzOverlay(f *testing.F) {
 // TestOverlayRegion: a prefix in a shared calling code belongs to the
 // region that has numbers under it.
 func TestOverlayRegion(t *testing.T) {
+	t.Parallel()
 	p, err := testOverlay(t, "+1 368 2\tMOBILE\tNew Mobile\t302999\n+7 7\tPAGER\tKZ pager\t-\n")
 	require.NoError(t, err)
 	res := p.ClassifyString("+1 368 255 0123")

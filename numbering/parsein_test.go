@@ -358,6 +358,7 @@ func differsInRegion(p *Plan, s, region string) (diff string, ok bool) {
 // verdict, or failures that mean the same, except for the listed
 // deliberate differences.
 func TestParseInAgainstLibphonenumber(t *testing.T) {
+	t.Parallel()
 	p := plan(t)
 	corpus := regionalCorpus()
 	if len(corpus) < 100000 {
@@ -402,6 +403,7 @@ func TestParseInAgainstLibphonenumber(t *testing.T) {
 // TestKnownRegionalDifferences keeps the table of deliberate differences
 // honest: each input still differs from phonenumbers in some region.
 func TestKnownRegionalDifferences(t *testing.T) {
+	t.Parallel()
 	p := plan(t)
 	for s, why := range knownRegionalDifferences {
 		diff, _ := differsInRegion(p, s, "DE")
@@ -448,6 +450,7 @@ func FuzzParseInAgainstLibphonenumber(f *testing.F) {
 // TestParseInRegions checks the region argument: either case, every
 // region phonenumbers knows, and an unknown one named in the error.
 func TestParseInRegions(t *testing.T) {
+	t.Parallel()
 	p := plan(t)
 	for _, r := range dialRegions() {
 		if _, err := p.ParseIn("+49 30 1234567", r); err != nil {
@@ -480,6 +483,7 @@ func TestParseInRegions(t *testing.T) {
 // section, as written before it existed: it loads and classifies, and
 // ParseIn fails with ErrNoDialling.
 func TestParseInWithoutDialling(t *testing.T) {
+	t.Parallel()
 	old := withoutSection(t, data.Plan(), planfmt.SecDialling)
 	p, err := OpenBytes(old)
 	if err != nil {
@@ -525,6 +529,7 @@ func withoutSection(t *testing.T, plan []byte, id uint32) []byte {
 // plan (another number of regions, a program the plan does not have) is
 // refused with an error naming it, never read as rules.
 func TestDamagedDiallingSection(t *testing.T) {
+	t.Parallel()
 	for name, damage := range map[string]func(b []byte, off int){
 		"regions":  func(b []byte, off int) { put32(b, off, planfmt.U32(b, off)+1) },
 		"program":  func(b []byte, off int) { b[off+4], b[off+5] = 0xFE, 0xFF },
@@ -547,6 +552,7 @@ func TestDamagedDiallingSection(t *testing.T) {
 // literals, on every digit string of up to 4 digits and on longer random
 // ones, the first literal that starts the input is the matcher's match.
 func TestLiteralRules(t *testing.T) {
+	t.Parallel()
 	p := plan(t)
 	byRegion := func(id string) *region { return p.regionByID(id) }
 	for _, c := range []struct {

@@ -53,6 +53,7 @@ func put32(b []byte, off int, v uint32) { binary.LittleEndian.PutUint32(b[off:],
 // segments out of order): each must give a *FormatError naming the problem,
 // never a plan that answers.
 func TestCorruptPlanFiles(t *testing.T) {
+	t.Parallel()
 	good := data.Plan()
 	geoAt, _ := sectionOf(t, good, planfmt.SecGeocoding)
 	autoAt, _ := sectionOf(t, good, planfmt.SecAutomata)
@@ -205,6 +206,7 @@ func TestCorruptPlanFiles(t *testing.T) {
 // TestEveryFlippedBitIsCaught flips single bits all over the file: CRC-32C
 // catches every one, so a damaged file never answers.
 func TestEveryFlippedBitIsCaught(t *testing.T) {
+	t.Parallel()
 	good := data.Plan()
 	rng := rand.New(rand.NewPCG(8, 9))
 	b := bytes.Clone(good)
@@ -218,6 +220,7 @@ func TestEveryFlippedBitIsCaught(t *testing.T) {
 }
 
 func TestVerify(t *testing.T) {
+	t.Parallel()
 	require.NoError(t, plan(t).Verify())
 
 	// A crafted change with fresh checksums: Open takes it (its structure
@@ -236,6 +239,7 @@ func TestVerify(t *testing.T) {
 }
 
 func TestOpen(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "plan.bin")
 	require.NoError(t, os.WriteFile(path, data.Plan(), 0o644))
@@ -256,6 +260,7 @@ func TestOpen(t *testing.T) {
 // TestVersionFromFile: the version comes from the file's header, and agrees
 // with what the generator stamped into package data.
 func TestVersionFromFile(t *testing.T) {
+	t.Parallel()
 	v := plan(t).Version()
 	require.Equal(t, data.LibphonenumberVersion, v.Libphonenumber)
 	require.Equal(t, data.TablesDigest, v.Tables)
@@ -295,6 +300,7 @@ func smallPlan(tb testing.TB) []byte {
 }
 
 func TestSmallPlan(t *testing.T) {
+	t.Parallel()
 	p, err := OpenBytes(smallPlan(t))
 	require.NoError(t, err)
 	require.NoError(t, p.Verify())
@@ -383,6 +389,7 @@ func FuzzOpenBytes(f *testing.F) {
 // TestStrippedPlan: a plan without its optional sections classifies the
 // same and answers the fields they feed as unknown.
 func TestStrippedPlan(t *testing.T) {
+	t.Parallel()
 	full := plan(t)
 	b, err := compile.Strip(data.Plan(), compile.Geocoding, compile.Timezones)
 	require.NoError(t, err)
@@ -423,6 +430,7 @@ func TestStrippedPlan(t *testing.T) {
 // TestPacks: a plan cut down to its core takes the packs cut from the same
 // whole plan, and then answers as the whole plan does.
 func TestPacks(t *testing.T) {
+	t.Parallel()
 	full := plan(t)
 	whole := data.Plan()
 	core, err := compile.Strip(whole, compile.Networks, compile.Geocoding, compile.Timezones, compile.ShortNumbers)

@@ -65,6 +65,7 @@ func prefixQueries(keys [][]byte, n int) [][]byte {
 }
 
 func TestRadixAgreesWithPrefixTable(t *testing.T) {
+	t.Parallel()
 	keys, values := geocodingPrefixes(t)
 	entries := make([]prefixmap.Entry[int32], len(keys))
 	tree := radix.New()
@@ -89,6 +90,7 @@ func TestRadixAgreesWithPrefixTable(t *testing.T) {
 // TestPlanTablesAgreeWithPrefixmap: the plan file's geocoding and range
 // tables answer what prefixmap, built from the generated TSV, answers.
 func TestPlanTablesAgreeWithPrefixmap(t *testing.T) {
+	t.Parallel()
 	p := plan(t)
 	for _, tc := range []struct {
 		file  string

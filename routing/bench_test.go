@@ -136,6 +136,7 @@ func newLargeFixture(tb testing.TB) *largeFixture {
 }
 
 func TestLargeFixture(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds 110,000 rules")
 	}

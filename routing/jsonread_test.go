@@ -135,6 +135,7 @@ func FuzzJSONReader(f *testing.F) {
 }
 
 func TestJSONReaderErrors(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"":                      "line 1, column 1: no JSON value",
 		"{\n  \"a\": tru\n}":    "line 2, column 8: invalid character",
@@ -155,6 +156,7 @@ func TestJSONReaderErrors(t *testing.T) {
 // TestMapJSONAgainstEncodingJSON: a map written by MarshalJSON is what
 // encoding/json reads back into the same values.
 func TestMapJSONAgainstEncodingJSON(t *testing.T) {
+	t.Parallel()
 	m := &Map{DefaultRoute: "HA1", MNPFallback: true,
 		MCCMNCs:   []MCCMNCRule{{MCCMNC: "26201", Route: "HB1", MNO: "Telekom <Deutschland> & Co"}, {MCCMNC: "00101", Route: "HA1", CountryCode: "DE"}},
 		Prefixes:  []PrefixRule{{CNS: "+49151", Route: "HB1", MCCMNC: "26201", MNO: "é\u2028"}},

@@ -13,6 +13,7 @@ import (
 )
 
 func TestParseMapKeys(t *testing.T) {
+	t.Parallel()
 	want := &Map{
 		DefaultRoute: "HA1", MNPFallback: true,
 		MCCMNCs:   []MCCMNCRule{{MCCMNC: "26201", CountryCode: "DE", Route: "HB1", MNO: "Telekom"}, {MCCMNC: "310260", Route: "HC1"}},
@@ -37,6 +38,7 @@ func TestParseMapKeys(t *testing.T) {
 }
 
 func TestMapJSONRoundTrip(t *testing.T) {
+	t.Parallel()
 	m := &Map{
 		DefaultRoute: "HA1",
 		MCCMNCs:      []MCCMNCRule{{MCCMNC: "26201", Route: "HB1", Confidence: "HIGH", Origin: "CUSTOM_USER_MCCMNC"}, {MCCMNC: "00101", Route: "HA1"}},
@@ -59,6 +61,7 @@ func TestMapJSONRoundTrip(t *testing.T) {
 }
 
 func TestParseMapErrors(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		`{"defaultRoute": "HA1", "colour": "red"}`:          `unknown field "colour"`,
 		`{"defaultRoute": "HA1" "mnpFallback": true}`:       "line 1, column",
@@ -79,6 +82,7 @@ func TestParseMapErrors(t *testing.T) {
 }
 
 func TestValidationNamesEveryProblem(t *testing.T) {
+	t.Parallel()
 	p, err := NewPlatform(plan(t), coverage(t), nil)
 	require.NoError(t, err)
 	m := parseMap(t, `{
@@ -145,6 +149,7 @@ func TestValidationNamesEveryProblem(t *testing.T) {
 }
 
 func TestPlatformValidation(t *testing.T) {
+	t.Parallel()
 	_, err := NewPlatform(plan(t), coverage(t), parseMap(t, `{"mnpFallback": true, "countries": [{"countrycode": "DE", "route": "XX1"}]}`))
 	var me *MapError
 	require.ErrorAs(t, err, &me)
@@ -155,6 +160,7 @@ func TestPlatformValidation(t *testing.T) {
 }
 
 func TestCoverageValidation(t *testing.T) {
+	t.Parallel()
 	_, err := ParseCoverage([]byte(`{
 		"routes": [{"id": "HA", "product": "HLR"}, {"id": "HB1", "product": "SMS"}, {"id": "HC1", "product": "HLR"}, {"id": "HC1", "product": "HLR"}, {"id": "NT1", "product": "NT"}],
 		"networks": [{"mccmnc": "2620", "countrycode": "DE"}, {"mccmnc": "26201", "countrycode": "Germany"}, {"mccmnc": "26202", "countrycode": "DE"}, {"mccmnc": "26202", "countrycode": "DE"}],
@@ -177,6 +183,7 @@ func TestCoverageValidation(t *testing.T) {
 }
 
 func TestDefaults(t *testing.T) {
+	t.Parallel()
 	cov, err := DefaultCoverage()
 	require.NoError(t, err)
 	require.Equal(t, []string{"DS7", "GT1", "GT2"}, cov.RoutesOf(HLR))
@@ -202,6 +209,7 @@ func TestDefaults(t *testing.T) {
 }
 
 func TestEffectiveMap(t *testing.T) {
+	t.Parallel()
 	r := resolver(t, `{"defaultRoute": "HC1"}`, `{"mnpFallback": true, "mccmncs": [{"mccmnc": 26202, "route": "HC1"}, {"mccmnc": 22201, "route": "HB1", "countrycode": "IT", "mno": "TIM"}], "countries": [{"countrycode": "GB", "route": "REJECT"}]}`)
 	m := r.EffectiveMap()
 	require.Equal(t, "HC1", m.DefaultRoute) // the platform's, as the account has none
@@ -225,6 +233,7 @@ func TestEffectiveMap(t *testing.T) {
 // good and bad: every decision comes from one whole map, and a bad map
 // never replaces a good one. Run it with -race.
 func TestRouterSwap(t *testing.T) {
+	t.Parallel()
 	p, err := NewPlatform(plan(t), coverage(t), nil)
 	require.NoError(t, err)
 	first, err := p.Resolver(parseMap(t, `{"countries": [{"countrycode": "DE", "route": "HB1"}]}`))

@@ -18,6 +18,7 @@ import (
 //	design: global reject, account reject, MNP fallback, account rules, platform
 //	rules, score, account default, platform default; a longer prefix beats a shorter one.
 func TestPrecedence(t *testing.T) {
+	t.Parallel()
 	const (
 		deTelekom  = "+49 151 23456789" // 26201
 		deVodafone = "+49 172 3456789"  // 26202
@@ -123,6 +124,7 @@ func TestPrecedence(t *testing.T) {
 }
 
 func TestDecisionMCCMNC(t *testing.T) {
+	t.Parallel()
 	// The network comes from the number, else from the most specific prefix
 	// rule that names one, and decides MCCMNC rules and scores.
 	r := resolver(t, `{"prefixes": [{"cns": "+4917", "route": "HA1", "mccmnc": "26202"}]}`,
@@ -142,6 +144,7 @@ func TestDecisionMCCMNC(t *testing.T) {
 }
 
 func TestStatic(t *testing.T) {
+	t.Parallel()
 	r := resolver(t, `{"countries": [{"countrycode": "DE", "route": "REJECT"}]}`, "")
 	d, err := r.Static(number(t, "+49 151 23456789", "26201"), "HB1")
 	require.NoError(t, err)
@@ -157,6 +160,7 @@ func TestStatic(t *testing.T) {
 }
 
 func TestDecisionJSON(t *testing.T) {
+	t.Parallel()
 	r := resolver(t, "", "")
 	d := r.Resolve(number(t, "+49 151 23456789", "26201"))
 	require.JSONEq(t, `{"route":"HA1","confidence_level":"HIGH","mccmnc":"26201","origin":"SCORE"}`, string(d.AppendJSON(nil)))
@@ -187,6 +191,7 @@ func TestResolveDoesNotAllocate(t *testing.T) {
 }
 
 func TestExplain(t *testing.T) {
+	t.Parallel()
 	r := resolver(t,
 		`{"prefixes": [{"cns": "+49", "route": "HC1"}, {"cns": "+4915", "route": "HB1", "mccmnc": "26201"}], "countries": [{"countrycode": "DE", "route": "HA1"}], "mccmncs": [{"mccmnc": 26201, "route": "HA1"}]}`,
 		`{"mnpFallback": true, "prefixes": [{"cns": "+491", "route": "HA1"}, {"cns": "+49151", "route": "HB1"}, {"cns": "+49152", "route": "HC1"}]}`)
@@ -218,6 +223,7 @@ func TestExplain(t *testing.T) {
 // the large fixture: go-radix's LongestPrefix on each map's tree, and the
 // flattened table that Resolve reads.
 func TestRadixAgreesWithTables(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds 110,000 rules")
 	}
@@ -246,6 +252,7 @@ func TestRadixAgreesWithTables(t *testing.T) {
 // operator's range nested inside it, which have no MCCMNC of their own or
 // another one.
 func TestMCCMNCRuleOnlyForItsOperator(t *testing.T) {
+	t.Parallel()
 	r := resolver(t, "", `{"defaultRoute": "HA1", "mccmncs": [
 		{"mccmnc": "37002", "route": "HC1"}, {"mccmnc": "33805", "route": "HB1"},
 		{"mccmnc": "52099", "route": "HC1"}, {"mccmnc": "44010", "route": "HB1"}]}`)

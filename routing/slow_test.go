@@ -156,6 +156,7 @@ func slowResolve(cov *Coverage, platform, account *Map, n *numbering.Result) (ro
 // TestAgainstSlowReference builds many random maps and compares Resolve
 // with slowResolve on numbers of the countries the maps talk about.
 func TestAgainstSlowReference(t *testing.T) {
+	t.Parallel()
 	cov := coverage(t)
 	rng := rand.New(rand.NewPCG(7, 8))
 	routes := []string{"HA1", "HB1", "HC1", "MA1", RejectRoute}

@@ -5,7 +5,6 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"net/http"
@@ -22,13 +21,13 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 	"github.com/numenhq/numen/benchmarks"
-	"github.com/numenhq/numen/internal/npmpkg"
+	"github.com/numenhq/numen/wasm/jstest"
 	"github.com/numenhq/numen/wasm/webpkg"
 )
 
 // libphonenumber-js, pinned by version and tarball integrity; its UMD
 // bundle with the full metadata ("max") is what the page loads.
-var libPin = npmpkg.Pin{
+var libPin = jstest.Pin{
 	Name:      "libphonenumber-js",
 	Version:   "1.13.16",
 	Integrity: "sha512-tIOCM9yx2Go6d5/ZANe0K+G4AZek1Ymx81HxQpf19Sri4zMP95eQbKdnUGHAvFQ4nx0PeLhFqvAfisTADXj3tQ==",
@@ -74,9 +73,8 @@ func setup(tb testing.TB) *env {
 }
 
 func newEnv() (*env, error) {
-	chromium, err := exec.LookPath("chromium")
-	if err != nil {
-		return nil, errors.New("the browser benchmarks need Chromium: run .ci/deps, which installs Debian's chromium")
+	if _, err := jstest.ChromiumPath(); err != nil { // before the build, which takes a while
+		return nil, err
 	}
 	dist, err := os.MkdirTemp("", "numen-bench-")
 	if err != nil {
@@ -124,28 +122,17 @@ func newEnv() (*env, error) {
 	mux.Handle("/", http.FileServer(http.Dir("page")))
 	srv := httptest.NewServer(mux)
 
-	profile, err := os.MkdirTemp("", "numen-bench-chromium-")
+	ctx, stopChromium, err := jstest.Start(context.Background(),
+		chromedp.Flag("enable-precise-memory-info", true),
+		chromedp.Flag("js-flags", "--expose-gc"),
+	)
 	if err != nil {
 		srv.Close()
 		return nil, err
 	}
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromium),
-		chromedp.UserDataDir(profile),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("enable-precise-memory-info", true),
-		chromedp.Flag("js-flags", "--expose-gc"),
-	)
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelTab := chromedp.NewContext(actx)
 	e := &env{url: srv.URL + "/", ctx: ctx, stop: func() {
-		cancelTab()
-		cancelAlloc()
+		stopChromium()
 		srv.Close()
-		os.RemoveAll(profile)
 	}}
 	if err := e.cache(true); err != nil {
 		e.stop()
@@ -357,7 +344,7 @@ func libBundleJS() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return npmpkg.File(tgz, libBundle)
+	return jstest.File(tgz, libBundle)
 }
 
 func brotliBytes(b []byte) []byte {

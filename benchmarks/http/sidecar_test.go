@@ -216,7 +216,7 @@ func runLoad(b *testing.B, addr string, conns int) {
 	errs := make(chan error, conns)
 	var ready, wg sync.WaitGroup
 	start := make(chan struct{})
-	ctx := pprof.WithLabels(context.Background(), pprof.Labels("side", "client"))
+	ctx := pprof.WithLabels(b.Context(), pprof.Labels("side", "client"))
 	for c := range conns {
 		ready.Add(1)
 		wg.Add(1)

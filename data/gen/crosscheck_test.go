@@ -11,6 +11,8 @@ import (
 // Without its curated decision, a carrier that the two sources give
 // different codes fails the generation, named with both codes.
 func TestCrossCheckFailsUndecided(t *testing.T) {
+	// Not parallel: the generator caches regular expressions in a
+	// package-level map (leadingRE, mccmnc.go) without a lock.
 	moduleDir, err := findModuleDir()
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,8 @@ import (
 // generator is deterministic. After changing the generator, a curated file
 // or the phonenumbers version, run `go run ./data/gen` and commit the result.
 func TestCommittedDataIsReproducible(t *testing.T) {
+	// Not parallel: the generator caches regular expressions in a
+	// package-level map (leadingRE, mccmnc.go) without a lock.
 	moduleDir, err := findModuleDir()
 	if err != nil {
 		t.Fatal(err)
@@ -51,6 +53,7 @@ func TestCommittedDataIsReproducible(t *testing.T) {
 }
 
 func TestOverridesMustChangeSomething(t *testing.T) {
+	t.Parallel()
 	table := []byte("353\tEurope/London\n44\tEurope/London\n")
 	dir := t.TempDir()
 	write := func(s string) {

@@ -12,6 +12,7 @@ import (
 )
 
 func TestCoverPrefixes(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		lo, hi int64
 		want   string
@@ -31,6 +32,7 @@ func TestCoverPrefixes(t *testing.T) {
 // TestFillGaps: a curated range fills only what libphonenumber leaves to no
 // carrier, unless it is a register's and the codes differ.
 func TestFillGaps(t *testing.T) {
+	t.Parallel()
 	lib := []byte("7916\tMTS\n79161\tBeeline\n7917\tGLONASS\n79250\tMegaFon\n")
 	libCodes := map[string]string{"7916": "25001", "79161": "25099", "79250": "25002"}
 	prefixes := func(rs []curatedRange) string {
@@ -85,6 +87,7 @@ func TestFillGaps(t *testing.T) {
 }
 
 func TestReadRangesFileRejects(t *testing.T) {
+	t.Parallel()
 	for _, bad := range []string{
 		"IT\t39351\tIliad\t22250\thttps://example.org/iliad\n",             // no date
 		"IT\t39351\tIliad\t22250\tsomewhere\t2026-11-24\n",                 // source not a URL
@@ -106,6 +109,7 @@ func TestReadRangesFileRejects(t *testing.T) {
 // TestCheckRanges: a curated range's MCCMNC must be an operational network
 // of its region, and its prefix the region's.
 func TestCheckRanges(t *testing.T) {
+	t.Parallel()
 	list := []mccEntry{
 		{Type: "National", CountryCode: "IT", MCC: "222", MNC: "50", Status: "Operational"},
 		{Type: "National", CountryCode: "IT", MCC: "222", MNC: "77", Status: "Not operational"},
@@ -126,6 +130,7 @@ func TestCheckRanges(t *testing.T) {
 
 // TestRURegisterPinned: a register that is not the pinned one fails.
 func TestRURegisterPinned(t *testing.T) {
+	t.Parallel()
 	curated := os.DirFS(filepath.Join("..", "curated"))
 	gz := gzipBytes([]byte("АВС/ DEF;От;До;Емкость;Оператор;Регион;Территория ГАР;ИНН\n916;0000000;9999999;10000000;ПАО \"МТС\";Москва;Москва;7740000076\n"))
 	if _, err := readRURegister(fstest.MapFS{ruRegisterFile: {Data: gz}}, curated); err == nil || !strings.Contains(err.Error(), "SHA-256") {
@@ -149,6 +154,7 @@ func TestRURegisterPinned(t *testing.T) {
 // TestPrefixAliasRanges: an alias limited to prefixes gives the carrier's
 // own ranges under them its code, and fails when it covers none.
 func TestPrefixAliasRanges(t *testing.T) {
+	t.Parallel()
 	carriers := [][2]string{{"26263903", "Telco OI"}, {"26269292", "Telco OI"}, {"26269200", "Orange"}}
 	rs, err := prefixAliasRanges(carriers, []*alias{{region: "YT", carrier: "Telco OI", mccmnc: "64702", prefixes: []string{"262639"}, line: 1}})
 	if err != nil || len(rs) != 1 || rs[0].prefix != "26263903" || rs[0].mccmnc != "64702" || !rs[0].ownOnly {
@@ -163,6 +169,7 @@ func TestPrefixAliasRanges(t *testing.T) {
 // holder's in Arcep's register of network codes, and a block of a holder
 // curated with a code becomes its range.
 func TestFRRegister(t *testing.T) {
+	t.Parallel()
 	sources := os.DirFS(filepath.Join("..", "sources"))
 	curated := os.DirFS(filepath.Join("..", "curated"))
 	gz := gzipBytes([]byte("EZABPQM;Tranche_Debut;Tranche_Fin;Mn\xe9mo;Territoire;Date_Attribution\n06012;0601200000;0601299999;SFR0;M\xe9tropole;08/12/2011\n"))

@@ -9,6 +9,7 @@ import (
 )
 
 func TestReceiptJSON(t *testing.T) {
+	t.Parallel()
 	r := Receipt{
 		Accepted:      []Submitted{{ID: String("abcdefghijkl"), Number: "+4915112345678", NT: true}},
 		AcceptedCount: 1,
@@ -34,6 +35,7 @@ func TestReceiptJSON(t *testing.T) {
 }
 
 func TestNullsAreWritten(t *testing.T) {
+	t.Parallel()
 	b, err := json.Marshal(NTResult{ID: "abcdefghijkl", Number: "+1", NumberType: "UNKNOWN", QueryStatus: "FAILED"})
 	require.NoError(t, err)
 	var m map[string]any

@@ -57,6 +57,7 @@ func requireAsMarshal(t *testing.T, r *NTResult) {
 }
 
 func TestNTResultAppendJSON(t *testing.T) {
+	t.Parallel()
 	tricky := []string{
 		"",
 		"plain",

@@ -21,6 +21,7 @@ func refDigest(secret, signedText string) string {
 }
 
 func TestSignDigestKnownAnswers(t *testing.T) {
+	t.Parallel()
 	const (
 		secret = "demo-secret"
 		ts     = int64(1700000000)
@@ -70,6 +71,7 @@ func TestSignDigestKnownAnswers(t *testing.T) {
 }
 
 func TestRelativePath(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		path, base string
 		want       string
@@ -105,6 +107,7 @@ func TestRelativePath(t *testing.T) {
 }
 
 func TestSignRequest(t *testing.T) {
+	t.Parallel()
 	now := time.Unix(1700000000, 900_000_000) // fractions of a second are dropped
 	body := []byte(`{"msisdn":"+14156226819"}`)
 	tests := []struct {
@@ -180,6 +183,7 @@ func TestSignRequest(t *testing.T) {
 }
 
 func TestBasicHeaderAndXBasic(t *testing.T) {
+	t.Parallel()
 	require.Equal(t, "Basic ZGVtby1rZXk6ZGVtby1zZWNyZXQ=", BasicHeader("demo-key", "demo-secret"))
 	sum := sha256.Sum256([]byte("demo-key:demo-secret"))
 	require.Equal(t, hex.EncodeToString(sum[:]), XBasic("demo-key", "demo-secret"))

@@ -11,6 +11,7 @@ import (
 // A cached keyed HMAC gives digestMAC's result, however often it is
 // reused, for every secret, also once the cache is full, and concurrently.
 func TestMACCache(t *testing.T) {
+	t.Parallel()
 	var c macCache
 	prefix, body := []byte("/nt-lookup1700000000POST"), []byte(`{"number":"+4915123456789"}`)
 	check := func(secret string) {

@@ -1,7 +1,6 @@
 package auth
 
 import (
-	"context"
 	"errors"
 	"sync"
 	"testing"
@@ -16,7 +15,8 @@ func sigOf(n int) (s [32]byte) {
 }
 
 func TestReplayMemory(t *testing.T) {
-	ctx := context.Background()
+	t.Parallel()
+	ctx := t.Context()
 	m := NewReplayMemory(30*time.Second, 4)
 	now := time.Unix(1_700_000_000, 0)
 	ts := now.Unix()
@@ -55,7 +55,8 @@ func TestReplayMemory(t *testing.T) {
 }
 
 func TestReplayMemoryConcurrent(t *testing.T) {
-	ctx := context.Background()
+	t.Parallel()
+	ctx := t.Context()
 	m := NewReplayMemory(30*time.Second, 0)
 	now := time.Unix(1_700_000_000, 0)
 	var wg sync.WaitGroup
@@ -89,7 +90,7 @@ func TestReplayMemoryConcurrent(t *testing.T) {
 // of them (122,000 with the bound raised): what the replay check adds to a
 // signed POST, and how often it allocates (a map's growth, amortised).
 func BenchmarkReplayMemory(b *testing.B) {
-	ctx := context.Background()
+	ctx := b.Context()
 	m := NewReplayMemory(30*time.Second, 200_000)
 	const perSecond = 2000
 	start := time.Unix(1_700_000_000, 0)

@@ -93,6 +93,7 @@ func without(h map[string]string, names ...string) map[string]string {
 }
 
 func TestVerify(t *testing.T) {
+	t.Parallel()
 	const body = `{"msisdn":"+14156226819"}`
 	ts := testNow.Unix()
 	post := func(h map[string]string) request {
@@ -472,6 +473,7 @@ func requireNoSecretIn(t *testing.T, msg string, req *http.Request, rel string, 
 }
 
 func TestVerifySubSecondClock(t *testing.T) {
+	t.Parallel()
 	// Both sides take whole seconds: 30.9 s of real difference is 30 s and accepted.
 	v := testVerifier(t)
 	req := request{method: "GET", path: "/routes", headers: digestHeaders(testKey, testSecret, "/routes", "GET", 1699999970, "")}.build()
@@ -480,6 +482,7 @@ func TestVerifySubSecondClock(t *testing.T) {
 }
 
 func TestWithMaxSkew(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		skew   time.Duration
 		offset int64
@@ -527,6 +530,7 @@ type lyingLookup struct{ secretsOnly }
 func (lyingLookup) LookupXBasic([32]byte) (string, bool) { return testKey, true }
 
 func TestVerifyXBasicNeedsLookup(t *testing.T) {
+	t.Parallel()
 	req := request{method: "GET", path: "/routes", headers: map[string]string{HeaderXBasic: XBasic(testKey, testSecret)}}.build()
 
 	v := NewVerifier(secretsOnly(testAccounts))
@@ -551,6 +555,7 @@ func TestVerifyXBasicNeedsLookup(t *testing.T) {
 }
 
 func TestVerifyAccountWithoutSecrets(t *testing.T) {
+	t.Parallel()
 	v := NewVerifier(secretsOnly{"empty": nil})
 	req := request{method: "GET", path: "/routes", headers: digestHeaders("empty", "", "/routes", "GET", testNow.Unix(), "")}.build()
 	_, err := v.Verify(req, "/routes", nil, testNow)
@@ -565,6 +570,7 @@ func TestVerifyAccountWithoutSecrets(t *testing.T) {
 }
 
 func TestReasonString(t *testing.T) {
+	t.Parallel()
 	seen := map[string]bool{}
 	for r := ReasonMissingCredentials; r <= ReasonMalformedAuthorization; r++ {
 		s := r.String()
@@ -579,6 +585,7 @@ func TestReasonString(t *testing.T) {
 }
 
 func TestNewStaticCredentials(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		accounts map[string][]string
@@ -619,6 +626,7 @@ func TestNewStaticCredentials(t *testing.T) {
 }
 
 func TestVerifierConcurrent(t *testing.T) {
+	t.Parallel()
 	v := testVerifier(t)
 	var wg sync.WaitGroup
 	for i := range 16 {
@@ -665,6 +673,7 @@ func refSHA256(s string) string {
 // An unknown API key and a wrong secret or signature get the same message, so that answers do
 // not tell whether a key exists.
 func TestUnknownKeyAndWrongSecretSameMessage(t *testing.T) {
+	t.Parallel()
 	v := testVerifier(t)
 	const body = `{"msisdn":"+491788735000"}`
 	ts := testNow.Unix()
@@ -684,6 +693,7 @@ func TestUnknownKeyAndWrongSecretSameMessage(t *testing.T) {
 
 // Begin decides all it can without the body; Finish checks the digest signature over it.
 func TestBeginFinish(t *testing.T) {
+	t.Parallel()
 	v := testVerifier(t)
 	const body = `{"msisdn":"+491788735000"}`
 	ts := testNow.Unix()

@@ -14,6 +14,7 @@ import (
 )
 
 func TestWebhookSignaturesKnownAnswers(t *testing.T) {
+	t.Parallel()
 	body := []byte(`{"type":"NT","results":[]}`)
 	// The values printed in the package documentation.
 	const (
@@ -31,6 +32,7 @@ func TestWebhookSignaturesKnownAnswers(t *testing.T) {
 }
 
 func TestVerifyWebhook(t *testing.T) {
+	t.Parallel()
 	body := []byte(`{"type":"HLR","results":[{"id":"abc123def456"}]}`)
 	both := WebhookSignatures(testKey, []string{testSecret, testSecret2}, body)
 	sig1 := WebhookSignature(testKey, testSecret, body)
@@ -81,6 +83,7 @@ const (
 )
 
 func TestStandardWebhookSignatureKnownAnswer(t *testing.T) {
+	t.Parallel()
 	secret, err := DecodeStandardWebhookSecret(swSecret)
 	require.NoError(t, err)
 	require.Equal(t, swSignature, StandardWebhookSignature(secret, swMsgID, swTimestamp, []byte(swBody)))
@@ -99,6 +102,7 @@ func TestStandardWebhookSignatureKnownAnswer(t *testing.T) {
 }
 
 func TestDecodeStandardWebhookSecret(t *testing.T) {
+	t.Parallel()
 	for _, s := range []string{"whsec_", "", "whsec_not base64!", "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaS"} {
 		_, err := DecodeStandardWebhookSecret(s)
 		require.Error(t, err, s)
@@ -109,6 +113,7 @@ func TestDecodeStandardWebhookSecret(t *testing.T) {
 }
 
 func TestStandardWebhookVerifier(t *testing.T) {
+	t.Parallel()
 	published, err := DecodeStandardWebhookSecret(swSecret)
 	require.NoError(t, err)
 	oldSecret := []byte("an older secret of the endpoint")
@@ -195,6 +200,7 @@ func TestStandardWebhookVerifier(t *testing.T) {
 }
 
 func TestSignStandardWebhookHeaders(t *testing.T) {
+	t.Parallel()
 	secret, err := DecodeStandardWebhookSecret(swSecret)
 	require.NoError(t, err)
 	h := make(http.Header)

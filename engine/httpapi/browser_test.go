@@ -4,9 +4,9 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,33 +14,9 @@ import (
 
 	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/chromedp"
+	"github.com/numenhq/numen/wasm/jstest"
 	"github.com/stretchr/testify/require"
 )
-
-// headless starts Debian's chromium (which .ci/deps installs) with a fresh
-// profile and returns a tab. It fails the test when Chromium is missing:
-// CI must not pass without the browser.
-func headless(t *testing.T) context.Context {
-	t.Helper()
-	path, err := exec.LookPath("chromium")
-	require.NoError(t, err, "Chromium is needed for the report pages' browser test: run .ci/deps, which installs Debian's chromium")
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(path),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.NoSandbox, // root in CI containers; the pages are our own, from loopback
-		chromedp.DisableGPU,
-		chromedp.WindowSize(1280, 1000),
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-component-update", true),
-	)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	t.Cleanup(cancel)
-	actx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
-	t.Cleanup(cancelAlloc)
-	tab, cancelTab := chromedp.NewContext(actx)
-	t.Cleanup(cancelTab)
-	return tab
-}
 
 // reportNumbers are numbers of several countries and kinds, for a report
 // worth looking at.
@@ -56,6 +32,7 @@ var reportNumbers = []string{
 // with its charts (reports-list.png, report.png, report-filtered.png) in
 // the test's artifact folder (go test -artifacts).
 func TestReportsInChromium(t *testing.T) {
+	t.Parallel() // its own store, server and browser
 	s := storedServer(t, nil)
 	// 150 more lookups over six days.
 	for i := range 150 {
@@ -71,28 +48,33 @@ func TestReportsInChromium(t *testing.T) {
 		}
 	}
 	const report = "SYNC-API-NT-2026-11"
-	ctx := headless(t)
+	ctx := jstest.Chromium(t, chromedp.WindowSize(1280, 1000))
 	shot := func(name string) {
 		t.Helper()
 		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 		require.NoError(t, err)
 		require.NoError(t, os.WriteFile(filepath.Join(t.ArtifactDir(), name), png, 0o644))
 	}
-	// at waits until the page's location and content satisfy js.
-	// (A page that navigates while it is asked fails the question: it is
-	// asked again, every 100 ms for up to 20 s.)
+	// at waits until the page's location and content satisfy js, asking
+	// the page itself on each animation frame (chromedp.Poll) rather than
+	// asking it again and again from here. A navigation ends a poll, as
+	// the page's JavaScript goes with it: at then polls the next page, for
+	// at most 20 pages and 20 s.
 	at := func(js string) {
 		t.Helper()
+		deadline := time.Now().Add(20 * time.Second)
 		var err error
-		for range 200 {
-			var ok bool
-			ok, err = chromedp.Run(ctx, chromedp.Evaluate[bool]("(() => { try { return Boolean("+js+"); } catch (e) { return false; } })()"))
-			if err == nil && ok {
-				return
+		for range 20 {
+			left := time.Until(deadline)
+			if left <= 0 {
+				break
 			}
-			time.Sleep(100 * time.Millisecond)
+			_, err = chromedp.Run(ctx, chromedp.Poll[bool]("(() => { try { return Boolean("+js+"); } catch (e) { return false; } })()", chromedp.WithPollingTimeout(left)))
+			if err == nil || errors.Is(err, chromedp.ErrPollingTimeout) || ctx.Err() != nil {
+				break
+			}
 		}
-		require.Fail(t, "the page did not get there", "%s (last error: %v)", js, err)
+		require.NoError(t, err, "the page did not get there: %s", js)
 	}
 	eval := func(js string, v any) {
 		t.Helper()

@@ -2,7 +2,6 @@ package webhook
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -17,6 +16,7 @@ import (
 )
 
 func TestRetry(t *testing.T) {
+	t.Parallel()
 	total := time.Duration(0)
 	for n := 1; n <= len(Schedule); n++ {
 		d, ok := Retry(n, time.Minute)
@@ -32,6 +32,7 @@ func TestRetry(t *testing.T) {
 }
 
 func TestPayload(t *testing.T) {
+	t.Parallel()
 	b, err := Payload("NT", []json.RawMessage{[]byte(`{"id":"a"}`), []byte(`{"id":"b"}`)})
 	require.NoError(t, err)
 	require.Equal(t, `{"type":"NT","results":[{"id":"a"},{"id":"b"}]}`, string(b))
@@ -43,6 +44,7 @@ func TestPayload(t *testing.T) {
 }
 
 func TestSendAndVerify(t *testing.T) {
+	t.Parallel()
 	secrets := []string{"old-secret", "new-secret"}
 	var got http.Header
 	var status = http.StatusOK
@@ -59,7 +61,7 @@ func TestSendAndVerify(t *testing.T) {
 	defer srv.Close()
 	s := &Sender{Clock: func() time.Time { return time.Unix(1700000000, 0) }, UserAgent: "numen-test"}
 	d := Delivery{ID: "wh_1", URL: srv.URL, Body: []byte(`{"type":"NT","results":[]}`), Key: "key", Secrets: secrets}
-	require.NoError(t, s.Send(context.Background(), d))
+	require.NoError(t, s.Send(t.Context(), d))
 	require.Equal(t, "application/json", got.Get("Content-Type"))
 	require.Equal(t, "wh_1", got.Get("webhook-id"))
 	require.Equal(t, "1700000000", got.Get("webhook-timestamp"))
@@ -69,35 +71,37 @@ func TestSendAndVerify(t *testing.T) {
 	require.NoError(t, v.Verify(got, d.Body, time.Unix(1700000000, 0)))
 
 	status = http.StatusAccepted // anything but 200 fails
-	err := s.Send(context.Background(), d)
+	err := s.Send(t.Context(), d)
 	var we *Error
 	require.ErrorAs(t, err, &we)
 	require.Equal(t, 202, we.Status)
 	require.EqualError(t, err, "webhook "+srv.URL+": answered 202, not 200")
 
 	d.Secrets = []string{"unknown"}
-	require.Error(t, s.Send(context.Background(), d), "the receiver refuses a delivery signed with another secret")
+	require.Error(t, s.Send(t.Context(), d), "the receiver refuses a delivery signed with another secret")
 }
 
 func TestSendTimeoutAndRefused(t *testing.T) {
+	t.Parallel()
 	release := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-release }))
 	defer srv.Close()
 	defer close(release)
 	s := &Sender{Timeout: 20 * time.Millisecond}
-	err := s.Send(context.Background(), Delivery{ID: "x", URL: srv.URL, Body: []byte(`{}`), Key: "k", Secrets: []string{"s"}})
+	err := s.Send(t.Context(), Delivery{ID: "x", URL: srv.URL, Body: []byte(`{}`), Key: "k", Secrets: []string{"s"}})
 	require.EqualError(t, err, "webhook "+srv.URL+": no answer within 20ms")
 
 	closed := httptest.NewServer(http.NotFoundHandler())
 	url := closed.URL
 	closed.Close()
-	err = s.Send(context.Background(), Delivery{ID: "x", URL: url, Body: []byte(`{}`), Key: "k", Secrets: []string{"s"}})
+	err = s.Send(t.Context(), Delivery{ID: "x", URL: url, Body: []byte(`{}`), Key: "k", Secrets: []string{"s"}})
 	var we *Error
 	require.ErrorAs(t, err, &we)
 	require.Zero(t, we.Status)
 }
 
 func TestVerifyRefuses(t *testing.T) {
+	t.Parallel()
 	body := []byte(`{"type":"NT","results":[]}`)
 	req := httptest.NewRequest("POST", "/", bytes.NewReader(body))
 	req.Header.Set("X-Signatures", auth.WebhookSignatures("key", []string{"secret"}, body))
@@ -110,6 +114,7 @@ func TestVerifyRefuses(t *testing.T) {
 }
 
 func TestLegacyNT(t *testing.T) {
+	t.Parallel()
 	b, err := LegacyNT(&apiv2.NTResult{
 		ID: "abc", Number: "+4915123456789", NumberType: "MOBILE", QueryStatus: "OK",
 		IsValid: apiv2.Bool(true), IsPossiblyPorted: apiv2.Bool(false), Cost: apiv2.String("0.0010"),

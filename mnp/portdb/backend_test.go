@@ -1,7 +1,6 @@
 package portdb
 
 import (
-	"context"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -10,6 +9,7 @@ import (
 )
 
 func TestBackend(t *testing.T) {
+	t.Parallel()
 	plan := testPlan(t)
 	db := openCSV(t, "+4915112345678,26203,O2\n+4917*,26202,Vodafone\n+4915199999999,26201,Telekom\n", "DE")
 	b := NewBackend(NewHolder(db), "")
@@ -30,12 +30,12 @@ func TestBackend(t *testing.T) {
 		// A country the file does not cover: no answer, never a guessed false.
 		"+33612345678": {Status: mnp.Rejected, Code: mnp.CodeNoPortabilityData},
 	} {
-		got, err := b.Portability(context.Background(), query(number))
+		got, err := b.Portability(t.Context(), query(number))
 		require.NoError(t, err, number)
 		require.Equal(t, want, got, number)
 	}
 
-	_, err := NewBackend(&Holder{}, "ported.db").Portability(context.Background(), query("+4915112345678"))
+	_, err := NewBackend(&Holder{}, "ported.db").Portability(t.Context(), query("+4915112345678"))
 	require.ErrorIs(t, err, ErrNoDatabase)
 	require.True(t, mnp.Retryable(err), "another backend may answer")
 	require.Equal(t, mnp.CodeUnavailable, mnp.CodeOf(err))

@@ -14,6 +14,7 @@ import (
 )
 
 func TestBuildErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		csv     string
@@ -73,6 +74,7 @@ func TestBuildErrors(t *testing.T) {
 }
 
 func TestBuildOptionErrors(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		opts BuildOptions
 		want string
@@ -89,6 +91,7 @@ func TestBuildOptionErrors(t *testing.T) {
 }
 
 func TestBuildReadError(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	boom := errors.New("boom")
 	_, err := Build(&buf, iotest.ErrReader(boom), BuildOptions{Plan: testPlan(t), Regions: []string{"DE"}})
@@ -96,6 +99,7 @@ func TestBuildReadError(t *testing.T) {
 }
 
 func TestBuildStats(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	stats, err := Build(&buf, strings.NewReader(readSample(t)), BuildOptions{Plan: testPlan(t), Regions: []string{"DE", "AT"}})
 	require.NoError(t, err)
@@ -103,11 +107,13 @@ func TestBuildStats(t *testing.T) {
 }
 
 func TestBuildInfersRegions(t *testing.T) {
+	t.Parallel()
 	db := openCSV(t, readSample(t))
 	require.Equal(t, []string{"AT", "DE"}, db.Regions())
 }
 
 func TestBuildWithoutRows(t *testing.T) {
+	t.Parallel()
 	db := openCSV(t, "", "NL")
 	require.Equal(t, []string{"NL"}, db.Regions())
 	db = openCSV(t, "")
@@ -117,6 +123,7 @@ func TestBuildWithoutRows(t *testing.T) {
 // The file depends only on the set of rows and the options: not on the
 // order of the rows, their repetition or their spelling.
 func TestBuildReproducible(t *testing.T) {
+	t.Parallel()
 	rows := strings.Split(strings.TrimSpace(readSample(t)), "\n")
 	want := buildBytes(t, strings.Join(rows, "\n"), "DE", "AT")
 	require.Equal(t, want, buildBytes(t, strings.Join(rows, "\n"), "DE", "AT"), "same input, same bytes")
@@ -131,6 +138,7 @@ func TestBuildReproducible(t *testing.T) {
 }
 
 func TestBuilderAdd(t *testing.T) {
+	t.Parallel()
 	b, err := NewBuilder(BuildOptions{Plan: testPlan(t), Regions: []string{"DE"}, Name: "api"})
 	require.NoError(t, err)
 	require.NoError(t, b.Add("+4915112345678", "26203", "Telefónica"))
@@ -149,6 +157,7 @@ func TestBuilderAdd(t *testing.T) {
 
 // A Builder can write, take more rows and write again.
 func TestBuilderWriteTwice(t *testing.T) {
+	t.Parallel()
 	b, err := NewBuilder(BuildOptions{Plan: testPlan(t), Regions: []string{"DE"}, Created: fixedTime})
 	require.NoError(t, err)
 	require.NoError(t, b.Add("4915112345678", "26203", "C"))
@@ -178,6 +187,7 @@ func TestBuilderWriteTwice(t *testing.T) {
 }
 
 func TestPrefixCover(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		lo, hi string
 		want   []string
@@ -202,6 +212,7 @@ func TestPrefixCover(t *testing.T) {
 // prefixCover against the definition: a number of the span's length is
 // covered by exactly one prefix when it is in the span, by none when not.
 func TestPrefixCoverExact(t *testing.T) {
+	t.Parallel()
 	rnd := rand.New(rand.NewPCG(3, 4))
 	for range 30 {
 		a, b := 1000+rnd.IntN(9000), 1000+rnd.IntN(9000)

@@ -1,7 +1,6 @@
 package portdb
 
 import (
-	"context"
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
@@ -50,6 +49,7 @@ func entryOffset(b []byte, i int, ranges bool) int {
 }
 
 func TestCorruptFiles(t *testing.T) {
+	t.Parallel()
 	good := buildBytes(t, readSample(t), "DE", "AT")
 	le := binary.LittleEndian
 	tests := []struct {
@@ -220,6 +220,7 @@ func TestCorruptFiles(t *testing.T) {
 // A damaged network index that Open cannot see is an error of the
 // lookup, never another network's answer.
 func TestLookupCorruptNetwork(t *testing.T) {
+	t.Parallel()
 	b := buildBytes(t, readSample(t), "DE", "AT")
 	for i := range 4 {
 		off := entryOffset(b, i, false)
@@ -257,6 +258,7 @@ func truncFixture(t *testing.T) (b []byte, numbers []string, mccmncs []string) {
 // process (SIGBUS); so do Verify and the indexes of Open. Once a good file
 // is renamed into place and swapped in, lookups answer again.
 func TestLookupTruncatedInPlace(t *testing.T) {
+	t.Parallel()
 	good, numbers, mccmncs := truncFixture(t)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "ported.db")
@@ -296,7 +298,7 @@ func TestLookupTruncatedInPlace(t *testing.T) {
 		require.ErrorIs(t, r.Err(), ErrChanged, n)
 		require.ErrorIs(t, h.Lookup(n).Err(), ErrChanged, n)
 		res := plan.ClassifyString("+" + n)
-		_, err := backend.Portability(context.Background(), mnp.Query{Number: res.Number, Region: res.CountryCode, MCCMNC: res.MCCMNC})
+		_, err := backend.Portability(t.Context(), mnp.Query{Number: res.Number, Region: res.CountryCode, MCCMNC: res.MCCMNC})
 		require.ErrorIs(t, err, ErrChanged, n)
 		require.True(t, mnp.Retryable(err), "another backend may answer")
 		require.ErrorContains(t, err, "portdb("+path+"): ")
@@ -328,7 +330,7 @@ func TestLookupTruncatedInPlace(t *testing.T) {
 		require.Equal(t, mccmncs[k], r.MCCMNC(), numbers[k])
 	}
 	res := plan.ClassifyString("+" + numbers[gone[0]])
-	ans, err := backend.Portability(context.Background(), mnp.Query{Number: res.Number, Region: res.CountryCode, MCCMNC: "26209"})
+	ans, err := backend.Portability(t.Context(), mnp.Query{Number: res.Number, Region: res.CountryCode, MCCMNC: "26209"})
 	require.NoError(t, err)
 	require.Equal(t, mccmncs[gone[0]], ans.Network.MCCMNC)
 }
@@ -341,6 +343,7 @@ func TestLookupTruncatedInPlace(t *testing.T) {
 // lies; the backend refuses them all (counted), reports the damage once,
 // and its Health says so until a good database is swapped in.
 func TestLookupTruncatedMidPage(t *testing.T) {
+	t.Parallel()
 	good, numbers, mccmncs := truncFixture(t)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "ported.db")
@@ -381,14 +384,14 @@ func TestLookupTruncatedMidPage(t *testing.T) {
 		r := db.Lookup(numbers[i])
 		require.False(t, r.Found(), numbers[i])
 		require.ErrorIs(t, r.Err(), ErrChanged, "entry %d, in the zeroed rest of the page", i)
-		_, err := backend.Portability(context.Background(), query(numbers[i]))
+		_, err := backend.Portability(t.Context(), query(numbers[i]))
 		require.ErrorIs(t, err, ErrChanged, numbers[i])
 		require.True(t, mnp.Retryable(err), "another backend may answer")
 	}
 	// An entry before the cut reads as it was, but the file is not the
 	// one that was checked: its lookups are refused too.
 	require.ErrorIs(t, db.Lookup(numbers[0]).Err(), ErrChanged)
-	_, err = backend.Portability(context.Background(), query(numbers[0]))
+	_, err = backend.Portability(t.Context(), query(numbers[0]))
 	require.ErrorIs(t, err, ErrChanged)
 
 	require.Equal(t, uint64(len(zeroed)+1), backend.Refused())
@@ -409,7 +412,7 @@ func TestLookupTruncatedMidPage(t *testing.T) {
 	require.NoError(t, err)
 	h.Swap(db2)
 	require.NoError(t, backend.Health())
-	ans, err := backend.Portability(context.Background(), query(numbers[zeroed[0]]))
+	ans, err := backend.Portability(t.Context(), query(numbers[zeroed[0]]))
 	require.NoError(t, err)
 	require.Equal(t, mccmncs[zeroed[0]], ans.Network.MCCMNC)
 }
@@ -417,6 +420,7 @@ func TestLookupTruncatedMidPage(t *testing.T) {
 // Changed finds a truncation before any lookup does, by reading the
 // file's last entry: a health check sees it at once.
 func TestChangedWithoutLookup(t *testing.T) {
+	t.Parallel()
 	good, _, _ := truncFixture(t)
 	path := filepath.Join(t.TempDir(), "ported.db")
 	require.NoError(t, os.WriteFile(path, good, 0o644))
@@ -458,6 +462,7 @@ func TestChangedWithoutLookup(t *testing.T) {
 // file and answers from it, right for the file it checked; the new file
 // answers once opened and swapped in.
 func TestReplacedByRename(t *testing.T) {
+	t.Parallel()
 	good, numbers, mccmncs := truncFixture(t)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "ported.db")
@@ -486,6 +491,7 @@ func TestReplacedByRename(t *testing.T) {
 // Only a fault at an address of the file is the file's: any other panic
 // in a lookup is raised again.
 func TestFaultIn(t *testing.T) {
+	t.Parallel()
 	data := make([]byte, 64)
 	base := uintptr(unsafe.Pointer(&data[0]))
 	require.True(t, faultIn(addrPanic(base), data))
@@ -509,6 +515,7 @@ func (a addrPanic) Addr() uintptr { return uintptr(a) }
 // 1,285 of them answered wrong, "not ported" for numbers in the zeroed
 // rest of a page, and 75,616 answered from the file as it was.)
 func TestTruncatedWhileOpenSweep(t *testing.T) {
+	t.Parallel()
 	good, numbers, mccmncs := truncFixture(t)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "ported.db")

@@ -12,6 +12,7 @@ import (
 )
 
 func TestLookup(t *testing.T) {
+	t.Parallel()
 	db := openCSV(t, readSample(t), "DE", "AT")
 	tests := []struct {
 		name    string
@@ -58,6 +59,7 @@ func TestLookup(t *testing.T) {
 }
 
 func TestZeroResult(t *testing.T) {
+	t.Parallel()
 	var r Result
 	require.False(t, r.Found())
 	require.False(t, r.Exact())
@@ -68,6 +70,7 @@ func TestZeroResult(t *testing.T) {
 }
 
 func TestCoversByRegion(t *testing.T) {
+	t.Parallel()
 	db := openCSV(t, "+12125550100,310260,T-Mobile US\n", "US")
 	require.True(t, db.Covers("US"))
 	require.False(t, db.Covers("CA"), "CA shares +1 with US but is not covered")
@@ -83,6 +86,7 @@ func TestCoversByRegion(t *testing.T) {
 }
 
 func TestInfo(t *testing.T) {
+	t.Parallel()
 	b := buildBytes(t, readSample(t), "at", "DE", "DE")
 	db, err := OpenBytes(b)
 	require.NoError(t, err)
@@ -107,6 +111,7 @@ func TestInfo(t *testing.T) {
 }
 
 func TestOpenFile(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "ported.db")
 	require.NoError(t, os.WriteFile(path, buildBytes(t, readSample(t), "DE", "AT"), 0o644))
 	for _, opts := range [][]Option{nil, {WithoutMmap()}, {WithVerify()}, {WithoutMmap(), WithVerify()}} {
@@ -128,6 +133,7 @@ func TestOpenFile(t *testing.T) {
 }
 
 func TestOpenErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	_, err := Open(filepath.Join(dir, "missing.db"))
 	require.ErrorIs(t, err, os.ErrNotExist)
@@ -155,6 +161,7 @@ func TestOpenErrors(t *testing.T) {
 }
 
 func TestEmptyDatabase(t *testing.T) {
+	t.Parallel()
 	db := openCSV(t, "number_or_range,mccmnc\n", "DE")
 	require.False(t, db.Lookup("4915112345678").Found())
 	require.Equal(t, 0, db.Info().Numbers)
@@ -162,6 +169,7 @@ func TestEmptyDatabase(t *testing.T) {
 }
 
 func TestOpenBytesUnaligned(t *testing.T) {
+	t.Parallel()
 	b := buildBytes(t, readSample(t), "DE", "AT")
 	shifted := make([]byte, len(b)+1)
 	copy(shifted[1:], b)

@@ -24,6 +24,7 @@ func writeDBFile(t testing.TB, dir, mccmnc string, i int) string {
 }
 
 func TestZeroHolder(t *testing.T) {
+	t.Parallel()
 	var h Holder
 	require.False(t, h.Lookup("4915112345678").Found())
 	require.False(t, h.Covers("DE"))
@@ -34,6 +35,7 @@ func TestZeroHolder(t *testing.T) {
 }
 
 func TestHolderSwapClosesOld(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	a, err := Open(writeDBFile(t, dir, "26201", 0))
 	require.NoError(t, err)
@@ -73,6 +75,7 @@ func TestHolderSwapClosesOld(t *testing.T) {
 // (run with -race; a read of unmapped memory would crash), and every
 // database is closed in the end.
 func TestHolderConcurrentSwap(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	const swaps, readers, lookups = 40, 4, 3000
 	paths := make([]string, swaps+1)
@@ -144,6 +147,7 @@ func TestHolderConcurrentSwap(t *testing.T) {
 // file is not opened again), and does not take a file changed in place
 // for a new one.
 func TestHolderReload(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "ported.db")
 	put := func(b []byte) { // by rename, as files are to be replaced

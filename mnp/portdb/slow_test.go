@@ -147,6 +147,7 @@ func randomRows(rnd *rand.Rand, n int) []string {
 }
 
 func TestLookupMatchesSlow(t *testing.T) {
+	t.Parallel()
 	rnd := rand.New(rand.NewPCG(42, 7))
 	for _, shift := range []uint8{0, 1, 3, defaultShift} {
 		for _, n := range []int{1, 10, 300, 3000} {

@@ -1,7 +1,6 @@
 package remote
 
 import (
-	"context"
 	"encoding/json"
 	"sync"
 	"testing"
@@ -38,6 +37,7 @@ func mnpWith(f func(r *apiv2.MNPResult)) apiv2.MNPResult {
 }
 
 func TestHLRAnswerMapping(t *testing.T) {
+	t.Parallel()
 	masked := func(a mnp.HLRAnswer) mnp.HLRAnswer {
 		a.IMSI, a.MSIN, a.MSC = "***************", "**********", "************"
 		return a
@@ -196,6 +196,7 @@ func TestHLRAnswerMapping(t *testing.T) {
 }
 
 func TestPortAnswerMapping(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		res     apiv2.MNPResult
@@ -260,6 +261,7 @@ func TestPortAnswerMapping(t *testing.T) {
 }
 
 func TestNumenErrorCode(t *testing.T) {
+	t.Parallel()
 	for _, c := range mnp.Codes() {
 		got, ok := NumenErrorCode(int(c), c.Description())
 		require.True(t, ok, "code %d", c)
@@ -279,13 +281,14 @@ func TestNumenErrorCode(t *testing.T) {
 }
 
 func TestBackendHLR(t *testing.T) {
+	t.Parallel()
 	n := mustNumber(t, "+1 415 622 6819")
 	q := mnp.Query{Number: n, Region: "US", MCCMNC: "310260", Route: "ZZ9"}
 
 	t.Run("answer, no route sent by default", func(t *testing.T) {
 		p := newFakeProvider(t)
 		c, _ := newTestClient(t, p)
-		a, err := c.HLR(context.Background(), q)
+		a, err := c.HLR(t.Context(), q)
 		require.NoError(t, err)
 		require.Equal(t, mnp.Completed, a.Status)
 		require.Equal(t, mnp.NetworkRef{MCCMNC: "310260", Name: "T-Mobile US", Region: "US"}, a.PortedTo)
@@ -294,9 +297,9 @@ func TestBackendHLR(t *testing.T) {
 	t.Run("upstream route", func(t *testing.T) {
 		p := newFakeProvider(t)
 		c, _ := newTestClient(t, p, WithUpstreamRoute("IP1"))
-		_, err := c.HLR(context.Background(), q)
+		_, err := c.HLR(t.Context(), q)
 		require.NoError(t, err)
-		_, err = c.Portability(context.Background(), q)
+		_, err = c.Portability(t.Context(), q)
 		require.NoError(t, err)
 		for _, h := range p.requests() {
 			require.JSONEq(t, `{"msisdn":"+14156226819","route":"IP1"}`, string(h.body))
@@ -309,7 +312,7 @@ func TestBackendHLR(t *testing.T) {
 			ErrorCode: apiv2.Int(7), ErrorDescription: apiv2.String(mnp.CodeTimeout.Description()),
 		}))
 		c, _ := newTestClient(t, p)
-		a, err := c.HLR(context.Background(), q)
+		a, err := c.HLR(t.Context(), q)
 		require.NoError(t, err)
 		require.Equal(t, mnp.HLRAnswer{Status: mnp.Rejected, Code: mnp.CodeTimeout}, a)
 	})
@@ -317,7 +320,7 @@ func TestBackendHLR(t *testing.T) {
 		p := newFakeProvider(t)
 		p.setBody("POST /hlr-lookup", `{"msisdn":"+14156226819","processing_status":"QUEUED","connectivity_status":"CONNECTED"}`)
 		c, _ := newTestClient(t, p, WithName("provider-a"))
-		_, err := c.HLR(context.Background(), q)
+		_, err := c.HLR(t.Context(), q)
 		var be *mnp.BackendError
 		require.ErrorAs(t, err, &be)
 		require.Equal(t, mnp.CodeBadProviderAnswer, be.Code)
@@ -330,10 +333,10 @@ func TestBackendHLR(t *testing.T) {
 		p.failNext("POST /hlr-lookup", failure{status: 503})
 		p.failNext("POST /mnp-lookup", failure{status: 503})
 		c, _ := newTestClient(t, p)
-		_, err := c.HLR(context.Background(), q)
+		_, err := c.HLR(t.Context(), q)
 		require.ErrorIs(t, err, mnp.ErrUnavailable)
 		require.Equal(t, mnp.CodeUnavailable, mnp.CodeOf(err))
-		_, err = c.Portability(context.Background(), q)
+		_, err = c.Portability(t.Context(), q)
 		require.ErrorIs(t, err, mnp.ErrUnavailable)
 		require.Equal(t, 1, p.count("POST /hlr-lookup"))
 		require.Equal(t, 1, p.count("POST /mnp-lookup"))
@@ -341,7 +344,7 @@ func TestBackendHLR(t *testing.T) {
 	t.Run("portability", func(t *testing.T) {
 		p := newFakeProvider(t)
 		c, _ := newTestClient(t, p)
-		a, err := c.Portability(context.Background(), q)
+		a, err := c.Portability(t.Context(), q)
 		require.NoError(t, err)
 		require.Equal(t, mnp.PortAnswer{Status: mnp.Completed, Ported: mnp.True, Network: mnp.NetworkRef{MCCMNC: "310260", Name: "T-Mobile US", Region: "US"}}, a)
 	})
@@ -366,7 +369,7 @@ func TestBackendHLR(t *testing.T) {
 			}
 			return NumenErrorCode(code, desc)
 		}))
-		a, err := c.HLR(context.Background(), q)
+		a, err := c.HLR(t.Context(), q)
 		require.NoError(t, err)
 		require.Equal(t, mnp.CodeTimeout, a.Code)
 		require.Equal(t, []seen{{191, "HLR timeout"}}, got)
@@ -374,9 +377,9 @@ func TestBackendHLR(t *testing.T) {
 	t.Run("zero number", func(t *testing.T) {
 		p := newFakeProvider(t)
 		c, _ := newTestClient(t, p)
-		_, err := c.HLR(context.Background(), mnp.Query{})
+		_, err := c.HLR(t.Context(), mnp.Query{})
 		require.ErrorContains(t, err, "query without a number")
-		_, err = c.Portability(context.Background(), mnp.Query{})
+		_, err = c.Portability(t.Context(), mnp.Query{})
 		require.Error(t, err)
 		require.Empty(t, p.requests())
 	})
@@ -385,6 +388,7 @@ func TestBackendHLR(t *testing.T) {
 // TestCannedBodiesRoundTrip: the canned bodies decode back into the values
 // they were made from (a check of the fake, and of apiv2's types).
 func TestCannedBodiesRoundTrip(t *testing.T) {
+	t.Parallel()
 	var r apiv2.HLRResult
 	require.NoError(t, json.Unmarshal([]byte(mustJSON(t, cannedHLR)), &r))
 	require.Equal(t, cannedHLR, r)

@@ -21,6 +21,7 @@ import (
 )
 
 func TestNewValidates(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, url, key, secret string
 		opts                   []Option
@@ -80,6 +81,7 @@ func TestNewValidates(t *testing.T) {
 }
 
 func TestNameAndBaseURL(t *testing.T) {
+	t.Parallel()
 	c, err := New("http://127.0.0.1:8080/api/v2/", testKey, testSecret)
 	require.NoError(t, err)
 	require.Equal(t, "remote(127.0.0.1:8080)", c.Name())
@@ -184,6 +186,7 @@ func roundTrips() []roundTrip {
 // TestRoundTrips calls every SDK method with every authentication method;
 // the provider verifies each request with engine/auth.
 func TestRoundTrips(t *testing.T) {
+	t.Parallel()
 	methods := []struct {
 		opt  Option
 		name string
@@ -200,7 +203,7 @@ func TestRoundTrips(t *testing.T) {
 				c, err := New(p.baseURL(), testKey, testSecret, m.opt, WithClock(func() time.Time { return testNow }))
 				require.NoError(t, err)
 
-				got, err := rt.call(context.Background(), c)
+				got, err := rt.call(t.Context(), c)
 				require.NoError(t, err)
 				if rt.want != nil {
 					require.Equal(t, rt.want, got)
@@ -229,10 +232,11 @@ func TestRoundTrips(t *testing.T) {
 }
 
 func TestRouteQueryEscapedAndNotSigned(t *testing.T) {
+	t.Parallel()
 	p := newFakeProvider(t)
 	c, _ := newTestClient(t, p)
 	const msisdn = "+1 (415) 622-6819&route=XX1#frag"
-	_, err := c.Route(context.Background(), msisdn)
+	_, err := c.Route(t.Context(), msisdn)
 	require.NoError(t, err, "the digest covers the path without the query string")
 
 	h := p.requests()[0]
@@ -243,19 +247,21 @@ func TestRouteQueryEscapedAndNotSigned(t *testing.T) {
 }
 
 func TestBaseURLWithPrefix(t *testing.T) {
+	t.Parallel()
 	p := newFakeProvider(t)
 	c, err := New(p.srv.URL+"/tenant/API/v2/", testKey, testSecret, WithClock(func() time.Time { return testNow }))
 	require.NoError(t, err)
-	require.NoError(t, c.AuthTest(context.Background()))
+	require.NoError(t, c.AuthTest(t.Context()))
 	h := p.requests()[0]
 	require.Equal(t, "/tenant/API/v2/auth-test", h.path)
 	require.Equal(t, auth.MethodDigest, h.authMethod)
 }
 
 func TestOptionsSent(t *testing.T) {
+	t.Parallel()
 	p := newFakeProvider(t)
 	c, _ := newTestClient(t, p, WithUserAgent("acme/1.0"))
-	_, err := c.HLRLookups(context.Background(), []string{"+14156226819"}, &BulkOptions{IdempotencyKey: "k-123"})
+	_, err := c.HLRLookups(t.Context(), []string{"+14156226819"}, &BulkOptions{IdempotencyKey: "k-123"})
 	require.NoError(t, err)
 	h := p.requests()[0]
 	require.Equal(t, "acme/1.0", h.header.Get("User-Agent"))
@@ -264,6 +270,7 @@ func TestOptionsSent(t *testing.T) {
 
 // TestNoRedirects: credentials headers are not sent where a redirect points.
 func TestNoRedirects(t *testing.T) {
+	t.Parallel()
 	elsewhere := newFakeProvider(t)
 	redirect := failure{status: http.StatusTemporaryRedirect, body: "-"}
 	p := newFakeProvider(t)
@@ -276,7 +283,7 @@ func TestNoRedirects(t *testing.T) {
 	for _, opts := range [][]Option{{WithXBasic()}, {WithXBasic(), WithHTTPClient(&http.Client{})}} {
 		c, err := New(p.baseURL(), testKey, testSecret, opts...)
 		require.NoError(t, err)
-		_, err = c.Routes(context.Background())
+		_, err = c.Routes(t.Context())
 		var apiErr *APIError
 		require.ErrorAs(t, err, &apiErr)
 		require.Equal(t, http.StatusTemporaryRedirect, apiErr.StatusCode)
@@ -288,16 +295,17 @@ func TestNoRedirects(t *testing.T) {
 	follow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return nil }}
 	c, err := New(p.baseURL(), testKey, testSecret, WithXBasic(), WithHTTPClient(follow))
 	require.NoError(t, err)
-	_, err = c.Routes(context.Background())
+	_, err = c.Routes(t.Context())
 	require.NoError(t, err)
 	require.Len(t, elsewhere.requests(), 1)
 	require.Equal(t, auth.MethodXBasic, elsewhere.requests()[0].authMethod, "net/http forwarded the credential")
 }
 
 func TestBulkLimits(t *testing.T) {
+	t.Parallel()
 	p := newFakeProvider(t)
 	c, _ := newTestClient(t, p)
-	ctx := context.Background()
+	ctx := t.Context()
 	_, err := c.HLRLookups(ctx, nil, nil)
 	require.ErrorContains(t, err, "HLRLookups: 0 numbers; a bulk call takes 1 to 1000")
 	_, err = c.NTLookups(ctx, make([]string, MaxBulk+1), nil)
@@ -306,6 +314,7 @@ func TestBulkLimits(t *testing.T) {
 }
 
 func TestRetries(t *testing.T) {
+	t.Parallel()
 	unavailable := failure{status: http.StatusServiceUnavailable}
 	tests := []struct {
 		name         string
@@ -467,7 +476,7 @@ func TestRetries(t *testing.T) {
 			p := newFakeProvider(t)
 			p.failNext(tt.endpoint, tt.fails...)
 			c, _ := newTestClient(t, p, tt.opts...)
-			err := tt.call(context.Background(), c)
+			err := tt.call(t.Context(), c)
 			require.Equal(t, tt.wantAttempts, p.count(tt.endpoint), "attempts")
 			requireNoSecret(t, err)
 			if !tt.wantErr {
@@ -493,11 +502,12 @@ func TestRetries(t *testing.T) {
 }
 
 func TestRetryWaits(t *testing.T) {
+	t.Parallel()
 	t.Run("backoff grows", func(t *testing.T) {
 		p := newFakeProvider(t)
 		p.failNext("GET /routes", failure{status: 503}, failure{status: 503}, failure{status: 503})
 		c, s := newTestClient(t, p, WithRetries(3), WithBackoff(100*time.Millisecond, 300*time.Millisecond))
-		_, err := c.Routes(context.Background())
+		_, err := c.Routes(t.Context())
 		require.NoError(t, err)
 		w := s.all()
 		require.Len(t, w, 3)
@@ -510,7 +520,7 @@ func TestRetryWaits(t *testing.T) {
 		p := newFakeProvider(t)
 		p.failNext("GET /routes", failure{status: 429, retryAfter: "1"}, failure{status: 503, retryAfter: "2"})
 		c, s := newTestClient(t, p)
-		_, err := c.Routes(context.Background())
+		_, err := c.Routes(t.Context())
 		require.NoError(t, err)
 		require.Equal(t, []time.Duration{time.Second, 2 * time.Second}, s.all())
 	})
@@ -518,7 +528,7 @@ func TestRetryWaits(t *testing.T) {
 		p := newFakeProvider(t)
 		p.failNext("GET /routes", failure{status: 503, retryAfter: testNow.Add(3 * time.Second).UTC().Format(http.TimeFormat)})
 		c, s := newTestClient(t, p)
-		_, err := c.Routes(context.Background())
+		_, err := c.Routes(t.Context())
 		require.NoError(t, err)
 		require.Equal(t, []time.Duration{3 * time.Second}, s.all())
 	})
@@ -526,7 +536,7 @@ func TestRetryWaits(t *testing.T) {
 		p := newFakeProvider(t)
 		p.failNext("GET /routes", failure{status: 503, retryAfter: "4"})
 		c, s := newTestClient(t, p)
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 		defer cancel()
 		ctx2, cancel2 := context.WithDeadline(ctx, time.Now().Add(2*time.Second))
 		defer cancel2()
@@ -540,6 +550,7 @@ func TestRetryWaits(t *testing.T) {
 }
 
 func TestParseRetryAfter(t *testing.T) {
+	t.Parallel()
 	c, err := New("http://h/api/v2", testKey, testSecret, WithClock(func() time.Time { return testNow }))
 	require.NoError(t, err)
 	for in, want := range map[string]time.Duration{
@@ -560,6 +571,7 @@ func TestParseRetryAfter(t *testing.T) {
 // because it surely never reached the server. The transport's first dial
 // goes to a closed port on loopback.
 func TestPOSTRetriedWhenNeverSent(t *testing.T) {
+	t.Parallel()
 	closed, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	deadAddr := closed.Addr().String()
@@ -590,7 +602,7 @@ func TestPOSTRetriedWhenNeverSent(t *testing.T) {
 				},
 			}
 			c, _ := newTestClient(t, p, WithHTTPClient(&http.Client{Transport: tr}))
-			res, err := c.HLRLookup(context.Background(), "+14156226819", nil)
+			res, err := c.HLRLookup(t.Context(), "+14156226819", nil)
 			require.Equal(t, tt.wantDials, int(dials.Load()))
 			require.Equal(t, tt.wantAttempts, p.count("POST /hlr-lookup"))
 			if !tt.wantErr {
@@ -609,6 +621,7 @@ func TestPOSTRetriedWhenNeverSent(t *testing.T) {
 }
 
 func TestNeverSent(t *testing.T) {
+	t.Parallel()
 	dial := &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connect: connection refused")}
 	read := &net.OpError{Op: "read", Net: "tcp", Err: errors.New("connection reset by peer")}
 	for _, tt := range []struct {
@@ -629,11 +642,12 @@ func TestNeverSent(t *testing.T) {
 // TestFreshSignaturePerAttempt: a retried bulk call is signed anew, with the
 // clock's time at each attempt, and carries the same body and key.
 func TestFreshSignaturePerAttempt(t *testing.T) {
+	t.Parallel()
 	p := newFakeProvider(t)
 	p.failNext("POST /hlr-lookups", failure{status: 503}, failure{status: 503})
 	var tick atomic.Int64
 	c, _ := newTestClient(t, p, WithClock(func() time.Time { return testNow.Add(time.Duration(tick.Add(1)) * time.Second) }))
-	_, err := c.HLRLookups(context.Background(), []string{"+14156226819"}, &BulkOptions{IdempotencyKey: "batch-9"})
+	_, err := c.HLRLookups(t.Context(), []string{"+14156226819"}, &BulkOptions{IdempotencyKey: "batch-9"})
 	require.NoError(t, err)
 	hits := p.requests()
 	require.Len(t, hits, 3)
@@ -648,6 +662,7 @@ func TestFreshSignaturePerAttempt(t *testing.T) {
 }
 
 func TestAPIErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		status     int
 		body       string
@@ -702,7 +717,7 @@ func TestAPIErrors(t *testing.T) {
 			p := newFakeProvider(t)
 			p.failNext("POST /hlr-lookup", failure{status: tt.status, body: tt.body, retryAfter: tt.retryAfter})
 			c, _ := newTestClient(t, p)
-			_, err := c.HLRLookup(context.Background(), "+14156226819", nil)
+			_, err := c.HLRLookup(t.Context(), "+14156226819", nil)
 			var apiErr *APIError
 			require.ErrorAs(t, err, &apiErr)
 			require.Equal(t, tt.status, apiErr.StatusCode)
@@ -732,6 +747,7 @@ func TestAPIErrors(t *testing.T) {
 }
 
 func TestDecodeAPIError(t *testing.T) {
+	t.Parallel()
 	many := make([]string, 30)
 	for i := range many {
 		many[i] = fmt.Sprintf("message %d", i)
@@ -754,6 +770,7 @@ func TestDecodeAPIError(t *testing.T) {
 }
 
 func TestMalformedAnswer(t *testing.T) {
+	t.Parallel()
 	for _, body := range []string{
 		`not json`,
 		`null`,
@@ -770,7 +787,7 @@ func TestMalformedAnswer(t *testing.T) {
 			p.setBody("GET /routes", body)
 			p.setBody("GET /hlr-coverage", body)
 			c, _ := newTestClient(t, p)
-			ctx := context.Background()
+			ctx := t.Context()
 			_, err := c.HLRLookup(ctx, "+14156226819", nil)
 			errs := []error{err}
 			if body != `{"id": 5}` { // a valid object for these two
@@ -791,26 +808,29 @@ func TestMalformedAnswer(t *testing.T) {
 }
 
 func TestTimeBadAnswer(t *testing.T) {
+	t.Parallel()
 	p := newFakeProvider(t)
 	p.now.Store(0)
 	c, _ := newTestClient(t, p)
-	_, err := c.Time(context.Background())
+	_, err := c.Time(t.Context())
 	require.Equal(t, mnp.CodeBadProviderAnswer, mnp.CodeOf(err))
 }
 
 func TestAuthTestFalse(t *testing.T) {
+	t.Parallel()
 	p := newFakeProvider(t)
 	p.setBody("GET /auth-test", `{"success":false}`)
 	c, _ := newTestClient(t, p)
-	require.ErrorIs(t, c.AuthTest(context.Background()), ErrUnauthorized)
+	require.ErrorIs(t, c.AuthTest(t.Context()), ErrUnauthorized)
 }
 
 func TestWrongSecret(t *testing.T) {
+	t.Parallel()
 	for _, opt := range []Option{WithDigest(), WithXBasic(), WithBasicAuth()} {
 		p := newFakeProvider(t)
 		c, err := New(p.baseURL(), testKey, "wrong-"+testSecret, opt, WithClock(func() time.Time { return testNow }))
 		require.NoError(t, err)
-		err = c.AuthTest(context.Background())
+		err = c.AuthTest(t.Context())
 		require.ErrorIs(t, err, ErrUnauthorized)
 		require.NotErrorIs(t, err, ErrStaleTimestamp)
 		require.NotErrorIs(t, err, mnp.ErrUnavailable)
@@ -820,10 +840,11 @@ func TestWrongSecret(t *testing.T) {
 }
 
 func TestContextDeadline(t *testing.T) {
+	t.Parallel()
 	p := newFakeProvider(t)
 	p.failNext("POST /hlr-lookup", failure{stall: true})
 	c, _ := newTestClient(t, p)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Millisecond)
 	defer cancel()
 	_, err := c.HLRLookup(ctx, "+14156226819", nil)
 	require.Equal(t, mnp.CodeTimeout, mnp.CodeOf(err))
@@ -834,9 +855,10 @@ func TestContextDeadline(t *testing.T) {
 }
 
 func TestContextCanceled(t *testing.T) {
+	t.Parallel()
 	p := newFakeProvider(t)
 	c, _ := newTestClient(t, p)
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	_, err := c.Routes(ctx)
 	require.ErrorIs(t, err, context.Canceled)
@@ -846,10 +868,11 @@ func TestContextCanceled(t *testing.T) {
 }
 
 func TestStaleTimestampAndSyncClock(t *testing.T) {
+	t.Parallel()
 	p := newFakeProvider(t)
 	p.now.Store(testNow.Unix() + 100) // the server is 100 s ahead
 	c, _ := newTestClient(t, p)
-	ctx := context.Background()
+	ctx := t.Context()
 
 	_, err := c.HLRLookup(ctx, "+14156226819", nil)
 	require.ErrorIs(t, err, ErrUnauthorized)
@@ -878,10 +901,11 @@ func TestStaleTimestampAndSyncClock(t *testing.T) {
 }
 
 func TestAutoSyncClock(t *testing.T) {
+	t.Parallel()
 	p := newFakeProvider(t)
 	p.now.Store(testNow.Unix() - 3600) // the server is an hour behind
 	c, _ := newTestClient(t, p, WithAutoSyncClock())
-	res, err := c.HLRLookup(context.Background(), "+14156226819", nil)
+	res, err := c.HLRLookup(t.Context(), "+14156226819", nil)
 	require.NoError(t, err)
 	require.Equal(t, &cannedHLR, res)
 	var seq []string
@@ -894,19 +918,20 @@ func TestAutoSyncClock(t *testing.T) {
 	p2 := newFakeProvider(t)
 	c2, err := New(p2.baseURL(), testKey, "wrong", WithAutoSyncClock(), WithClock(func() time.Time { return testNow }))
 	require.NoError(t, err)
-	require.ErrorIs(t, c2.AuthTest(context.Background()), ErrUnauthorized)
+	require.ErrorIs(t, c2.AuthTest(t.Context()), ErrUnauthorized)
 	require.Equal(t, 1, len(p2.requests()))
 }
 
 // TestAutoSyncClockBounded: a server that also refuses GET /time for a stale
 // timestamp gets one sync attempt, not a loop.
 func TestAutoSyncClockBounded(t *testing.T) {
+	t.Parallel()
 	stale := failure{status: 401, body: `{"errors":["X-Digest-Timestamp 1700000000 is 100 s behind server time; allowed ±30 s"]}`}
 	p := newFakeProvider(t)
 	p.failNext("POST /hlr-lookup", stale, stale)
 	p.failNext("GET /time", stale, stale)
 	c, _ := newTestClient(t, p, WithAutoSyncClock())
-	_, err := c.HLRLookup(context.Background(), "+14156226819", nil)
+	_, err := c.HLRLookup(t.Context(), "+14156226819", nil)
 	require.ErrorIs(t, err, ErrStaleTimestamp)
 	require.Equal(t, 1, p.count("POST /hlr-lookup"))
 	require.Equal(t, 1, p.count("GET /time"))
@@ -914,6 +939,7 @@ func TestAutoSyncClockBounded(t *testing.T) {
 }
 
 func TestStaleTimestampDetection(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		status int
 		msg    string
@@ -935,6 +961,7 @@ func TestStaleTimestampDetection(t *testing.T) {
 // TestSecretNeverInErrors collects the errors of many failures, including a
 // provider that echoes the credentials it received, and looks for the secret.
 func TestSecretNeverInErrors(t *testing.T) {
+	t.Parallel()
 	echo := func(v string) failure {
 		return failure{status: 401, body: mustJSON(t, apiv2.ErrorBody{Errors: []string{"bad credentials " + v}})}
 	}
@@ -948,13 +975,13 @@ func TestSecretNeverInErrors(t *testing.T) {
 			failure{reset: true})
 		c, _ := newTestClient(t, p, opt, WithRetries(0), WithTimeout(50*time.Millisecond))
 		for range 6 {
-			errs = append(errs, c.AuthTest(context.Background()))
+			errs = append(errs, c.AuthTest(t.Context()))
 		}
 		p.failNext("POST /hlr-lookup", failure{stall: true})
-		_, err := c.HLRLookup(context.Background(), "+14156226819", nil)
+		_, err := c.HLRLookup(t.Context(), "+14156226819", nil)
 		errs = append(errs, err)
 		p.setBody("GET /routes", testSecret)
-		_, err = c.Routes(context.Background())
+		_, err = c.Routes(t.Context())
 		errs = append(errs, err)
 	}
 	_, err := New("http://127.0.0.1/api/v2?secret="+testSecret, testKey, testSecret)
@@ -969,6 +996,7 @@ func TestSecretNeverInErrors(t *testing.T) {
 }
 
 func TestConcurrentUse(t *testing.T) {
+	t.Parallel()
 	p := newFakeProvider(t)
 	c, err := New(p.baseURL(), testKey, testSecret, WithClock(func() time.Time { return testNow }))
 	require.NoError(t, err)
@@ -978,17 +1006,17 @@ func TestConcurrentUse(t *testing.T) {
 		wg.Add(2)
 		go func() {
 			defer wg.Done()
-			_, err := c.HLRLookup(context.Background(), "+14156226819", nil)
+			_, err := c.HLRLookup(t.Context(), "+14156226819", nil)
 			errs <- err
 		}()
 		go func() {
 			defer wg.Done()
 			if i%5 == 0 {
-				_, err := c.SyncClock(context.Background())
+				_, err := c.SyncClock(t.Context())
 				errs <- err
 				return
 			}
-			_, err := c.Route(context.Background(), "+14156226819")
+			_, err := c.Route(t.Context(), "+14156226819")
 			errs <- err
 		}()
 	}
@@ -1001,6 +1029,7 @@ func TestConcurrentUse(t *testing.T) {
 }
 
 func TestBackoffBounds(t *testing.T) {
+	t.Parallel()
 	c, err := New("http://h/api/v2", testKey, testSecret, WithBackoff(10*time.Millisecond, time.Second))
 	require.NoError(t, err)
 	for attempt, bound := range []time.Duration{10, 20, 40, 80, 160, 320, 640, 1000, 1000, 1000} {

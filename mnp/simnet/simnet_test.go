@@ -68,19 +68,20 @@ func mixed(t testing.TB, each int) []mnp.Query {
 
 func hlr(t testing.TB, n *simnet.Net, q mnp.Query) mnp.HLRAnswer {
 	t.Helper()
-	a, err := n.HLR(context.Background(), q)
+	a, err := n.HLR(t.Context(), q)
 	require.NoError(t, err, "%v", q.Number)
 	return a
 }
 
 func port(t testing.TB, n *simnet.Net, q mnp.Query) mnp.PortAnswer {
 	t.Helper()
-	a, err := n.Portability(context.Background(), q)
+	a, err := n.Portability(t.Context(), q)
 	require.NoError(t, err, "%v", q.Number)
 	return a
 }
 
 func TestDeterminism(t *testing.T) {
+	t.Parallel()
 	qs := mixed(t, 2000)
 	a, b := simnet.New(plan(t), simnet.WithSeed(42)), simnet.New(plan(t), simnet.WithSeed(42))
 	other := simnet.New(plan(t), simnet.WithSeed(43))
@@ -108,6 +109,7 @@ func TestDeterminism(t *testing.T) {
 // rely on staying put across releases and processes. The values were
 // computed apart, by a few lines of Python following FNV-1a and SplitMix64.
 func TestHashFrozen(t *testing.T) {
+	t.Parallel()
 	p := plan(t)
 	num, err := p.Parse("+4915123456789")
 	require.NoError(t, err)
@@ -123,6 +125,7 @@ func TestHashFrozen(t *testing.T) {
 }
 
 func TestRates(t *testing.T) {
+	t.Parallel()
 	qs := queries(t, "+49151", 8, 20000) // DE: 16 networks
 	for _, tc := range []struct {
 		name  string
@@ -170,6 +173,7 @@ func TestRates(t *testing.T) {
 }
 
 func TestAnswers(t *testing.T) {
+	t.Parallel()
 	p := plan(t)
 	rates := simnet.Rates{Connected: 0.6, Absent: 0.2, Unassigned: 0.2, Ported: 0.5, Roaming: 0.3}
 	n := simnet.New(p, simnet.WithSeed(3), simnet.WithRates(rates))
@@ -255,6 +259,7 @@ func TestAnswers(t *testing.T) {
 }
 
 func TestSingleNetworkRegionNeverPorted(t *testing.T) {
+	t.Parallel()
 	n := simnet.New(plan(t), simnet.WithRates(simnet.Rates{Connected: 1, Ported: 1}))
 	for _, q := range queries(t, "+3763", 5, 500) {
 		require.Len(t, plan(t).Networks(q.Region), 1)
@@ -267,6 +272,7 @@ func TestSingleNetworkRegionNeverPorted(t *testing.T) {
 // TestRoamingAbroad: a Jersey number roams in GB too, but not on the GB
 // networks that serve Jersey as well.
 func TestRoamingAbroad(t *testing.T) {
+	t.Parallel()
 	p := plan(t)
 	n := simnet.New(p, simnet.WithRates(simnet.Rates{Connected: 1, Roaming: 1}))
 	inGB := 0
@@ -286,6 +292,7 @@ func TestRoamingAbroad(t *testing.T) {
 }
 
 func TestNoHomeNetwork(t *testing.T) {
+	t.Parallel()
 	p := plan(t)
 	num, err := p.Parse("+80012345678")
 	require.NoError(t, err)
@@ -306,12 +313,13 @@ func TestNoHomeNetwork(t *testing.T) {
 }
 
 func TestLatency(t *testing.T) {
+	t.Parallel()
 	q := queries(t, "+49151", 8, 1)[0]
-	expired, cancel := context.WithDeadline(context.Background(), time.Unix(0, 0))
+	expired, cancel := context.WithDeadline(t.Context(), time.Unix(0, 0))
 	defer cancel()
-	canceled, cancel := context.WithCancel(context.Background())
+	canceled, cancel := context.WithCancel(t.Context())
 	cancel()
-	short, cancel := context.WithTimeout(context.Background(), time.Millisecond)
+	short, cancel := context.WithTimeout(t.Context(), time.Millisecond)
 	defer cancel()
 
 	for _, tc := range []struct {
@@ -322,8 +330,8 @@ func TestLatency(t *testing.T) {
 		retryable bool
 		cause     error
 	}{
-		{"no latency", context.Background(), nil, mnp.CodeNone, false, nil},
-		{"small latency", context.Background(), []simnet.Option{simnet.WithLatency(time.Millisecond, 3*time.Millisecond)}, mnp.CodeNone, false, nil},
+		{"no latency", t.Context(), nil, mnp.CodeNone, false, nil},
+		{"small latency", t.Context(), []simnet.Option{simnet.WithLatency(time.Millisecond, 3*time.Millisecond)}, mnp.CodeNone, false, nil},
 		{"deadline passed before the call", expired, nil, mnp.CodeTimeout, true, context.DeadlineExceeded},
 		{"deadline during the latency", short, []simnet.Option{simnet.WithLatency(time.Hour, time.Hour)}, mnp.CodeTimeout, true, context.DeadlineExceeded},
 		{"canceled", canceled, []simnet.Option{simnet.WithLatency(time.Hour, time.Hour)}, mnp.CodeInternal, false, context.Canceled},
@@ -353,6 +361,7 @@ func TestLatency(t *testing.T) {
 }
 
 func TestLatencyDrawn(t *testing.T) {
+	t.Parallel()
 	const min, max = 2 * time.Millisecond, 5 * time.Millisecond
 	var slept []time.Duration
 	record := func(ctx context.Context, d time.Duration) error {
@@ -381,6 +390,7 @@ func TestLatencyDrawn(t *testing.T) {
 }
 
 func TestFailureRate(t *testing.T) {
+	t.Parallel()
 	qs := queries(t, "+49151", 8, 4000)
 	for _, rate := range []float64{0, 0.3, 1} {
 		t.Run(fmt.Sprint(rate), func(t *testing.T) {
@@ -389,11 +399,11 @@ func TestFailureRate(t *testing.T) {
 			for i, q := range qs {
 				var err, twinErr error
 				if i%2 == 0 {
-					_, err = n.HLR(context.Background(), q)
-					_, twinErr = twin.HLR(context.Background(), q)
+					_, err = n.HLR(t.Context(), q)
+					_, twinErr = twin.HLR(t.Context(), q)
 				} else {
-					_, err = n.Portability(context.Background(), q)
-					_, twinErr = twin.Portability(context.Background(), q)
+					_, err = n.Portability(t.Context(), q)
+					_, twinErr = twin.Portability(t.Context(), q)
 				}
 				require.Equal(t, err == nil, twinErr == nil, "call %d: the same calls fail for the same seed", i)
 				if err == nil {
@@ -412,6 +422,7 @@ func TestFailureRate(t *testing.T) {
 }
 
 func TestOptionsPanic(t *testing.T) {
+	t.Parallel()
 	for name, f := range map[string]func(){
 		"nil plan":              func() { simnet.New(nil) },
 		"negative latency":      func() { simnet.WithLatency(-1, time.Second) },
@@ -430,6 +441,7 @@ func TestOptionsPanic(t *testing.T) {
 }
 
 func TestConcurrent(t *testing.T) {
+	t.Parallel()
 	qs := mixed(t, 100)
 	ref := simnet.New(plan(t), simnet.WithSeed(9))
 	want := make([]mnp.HLRAnswer, len(qs))
@@ -443,12 +455,12 @@ func TestConcurrent(t *testing.T) {
 	for w := range workers {
 		wg.Go(func() {
 			for i, q := range qs {
-				a, err := n.HLR(context.Background(), q)
+				a, err := n.HLR(t.Context(), q)
 				if err == nil && a != want[i] {
 					errs <- fmt.Errorf("worker %d: %v: %+v, want %+v", w, q.Number, a, want[i])
 					return
 				}
-				if _, err := n.Portability(context.Background(), q); err != nil && !errors.Is(err, simnet.ErrSimulatedFailure) {
+				if _, err := n.Portability(t.Context(), q); err != nil && !errors.Is(err, simnet.ErrSimulatedFailure) {
 					errs <- err
 					return
 				}
@@ -468,7 +480,7 @@ func TestConcurrent(t *testing.T) {
 func TestNoAllocs(t *testing.T) {
 	n := simnet.New(plan(t), simnet.WithRates(simnet.Rates{Connected: 1, Ported: 0.5, Roaming: 0.5}))
 	qs := mixed(t, 20)
-	ctx := context.Background()
+	ctx := t.Context()
 	i := 0
 	allocs := testing.AllocsPerRun(1000, func() {
 		_, _ = n.Portability(ctx, qs[i%len(qs)])
@@ -483,6 +495,7 @@ func TestNoAllocs(t *testing.T) {
 }
 
 func TestName(t *testing.T) {
+	t.Parallel()
 	n := simnet.New(plan(t))
 	require.Equal(t, "simnet (simulator)", n.Name())
 	require.Len(t, simnet.Route, 3)
@@ -493,7 +506,7 @@ func TestName(t *testing.T) {
 func BenchmarkHLR(b *testing.B) {
 	n := simnet.New(plan(b))
 	qs := mixed(b, 100)
-	ctx := context.Background()
+	ctx := b.Context()
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
@@ -505,7 +518,7 @@ func BenchmarkHLR(b *testing.B) {
 func BenchmarkPortability(b *testing.B) {
 	n := simnet.New(plan(b))
 	qs := mixed(b, 100)
-	ctx := context.Background()
+	ctx := b.Context()
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {

@@ -3,6 +3,7 @@ package compile
 import "testing"
 
 func TestCompileDFALimits(t *testing.T) {
+	t.Parallel()
 	if _, err := compileDFA(make([]string, 17), 10); err == nil {
 		t.Error("17 patterns accepted")
 	}

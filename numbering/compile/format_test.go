@@ -7,6 +7,7 @@ import (
 )
 
 func TestCompileLayout(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		pattern string
 		want    []byte // nil: refused
@@ -34,6 +35,7 @@ func TestCompileLayout(t *testing.T) {
 }
 
 func TestReplaceFirstGroup(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ format, rule, want string }{
 		{"$1 $2", "0$1", "0$1 $2"},
 		{"$1 $2", "($1)", "($1) $2"},

@@ -18,6 +18,7 @@ func shortMeta(id, emergency string, lengths ...int32) *phonenumbers.PhoneMetada
 // TestShortNumbers: regions in order, the non-geographic entry left out,
 // BR flagged exact, and bad input refused.
 func TestShortNumbers(t *testing.T) {
+	t.Parallel()
 	b, err := shortNumbers(&phonenumbers.PhoneMetadataCollection{Metadata: []*phonenumbers.PhoneMetadata{
 		shortMeta("DE", "11[02]", 3), shortMeta("001", "112"), shortMeta("BR", "19[0-3]", 3),
 	}})

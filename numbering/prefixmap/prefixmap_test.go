@@ -26,6 +26,7 @@ func mustEntry(t testing.TB, p string, v int32) Entry[int32] {
 }
 
 func TestAgainstReference(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
 	randDigits := func(n, symbols int) string {
 		b := make([]byte, n)
@@ -66,6 +67,7 @@ func TestAgainstReference(t *testing.T) {
 }
 
 func TestEdges(t *testing.T) {
+	t.Parallel()
 	var entries []Entry[int32]
 	for i, p := range []string{"4915", "49", "5", "491", "4"} { // out of order on purpose
 		entries = append(entries, mustEntry(t, p, []int32{4, 2, 5, 3, 1}[i]))
@@ -150,6 +152,7 @@ func FuzzLookup(f *testing.F) {
 // hardware's at every bucket size, at the edges of buckets, where an
 // off-by-one would show, and at random keys.
 func TestBucketOfDivides(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
 	for digits := 1; digits <= 5; digits++ {
 		d := pow11[MaxDigits-digits]

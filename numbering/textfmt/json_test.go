@@ -52,6 +52,7 @@ func requireAsEncodingJSON(t *testing.T, s string) {
 }
 
 func TestAppendJSONString(t *testing.T) {
+	t.Parallel()
 	for _, s := range jsonTricky {
 		requireAsEncodingJSON(t, s)
 	}

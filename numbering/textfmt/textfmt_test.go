@@ -9,6 +9,7 @@ import (
 )
 
 func TestSprintf(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		format string
 		args   []any
@@ -32,6 +33,7 @@ type stringer struct{}
 func (stringer) String() string { return "str" }
 
 func TestErrorf(t *testing.T) {
+	t.Parallel()
 	inner := errors.New("inner")
 	err := Errorf("outer %q: %w", "x", inner)
 	require.Equal(t, `outer "x": inner`, err.Error())
@@ -40,6 +42,7 @@ func TestErrorf(t *testing.T) {
 }
 
 func TestVerbs(t *testing.T) {
+	t.Parallel()
 	require.Empty(t, Verbs("%s %d %q %x %08x %#x %v %w %%"))
 	require.Equal(t, []string{"%e", "%+v", "%T"}, Verbs("%e %+v %T"))
 }
@@ -48,6 +51,7 @@ func TestVerbs(t *testing.T) {
 // them, so that a message quoting a name shows what the name holds and
 // does not reorder the text around it.
 func TestAppendQuoteInvisible(t *testing.T) {
+	t.Parallel()
 	for _, s := range []string{
 		"evil\u202eliboM", "a\u0085b", "\u2066x\u2069", "zero\u200bwidth", "soft\u00adhyphen",
 		"\ufeffbom", "tag\U000E0041", "a\u2028b", "\u061c\u200e\u200f",

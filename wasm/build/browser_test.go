@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -15,33 +14,16 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/numenhq/numen/data"
 	"github.com/numenhq/numen/numbering"
+	"github.com/numenhq/numen/wasm/jstest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// chromium starts headless Chromium (Debian's chromium, which .ci/deps
-// installs) with a fresh profile, and returns a tab's context. It fails
-// the test when Chromium is missing: CI must not pass without the browser.
+// chromium starts headless Chromium for the test, in a window the
+// screenshots are sized for, and returns a tab's context.
 func chromium(t *testing.T) context.Context {
 	t.Helper()
-	path, err := exec.LookPath("chromium")
-	require.NoError(t, err, "Chromium is needed for the browser tests: run .ci/deps, which installs Debian's chromium")
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(path),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.NoSandbox, // root in CI containers; the pages are our own, from loopback
-		chromedp.DisableGPU,
-		chromedp.WindowSize(1000, 1100),
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-component-update", true),
-	)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	t.Cleanup(cancel)
-	actx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
-	t.Cleanup(cancelAlloc)
-	tab, cancelTab := chromedp.NewContext(actx)
-	t.Cleanup(cancelTab)
-	return tab
+	return jstest.Chromium(t, chromedp.WindowSize(1000, 1100))
 }
 
 // pageErrors collects the page's uncaught exceptions and console errors.
@@ -114,6 +96,7 @@ func shown(s string) string {
 // numbering, numbers routed with a pasted map. It leaves a screenshot,
 // demo.png, in the test's artifact folder (go test -artifacts).
 func TestBrowser(t *testing.T) {
+	t.Parallel()
 	ctx := chromium(t)
 	errs := watch(t, ctx)
 	url := serve(t, dist) + "/wasm/"

@@ -69,6 +69,7 @@ const (
 )
 
 func TestBuild(t *testing.T) {
+	t.Parallel()
 	var names []string
 	for _, f := range built {
 		names = append(names, f.Name)
@@ -156,6 +157,7 @@ func TestBuild(t *testing.T) {
 }
 
 func TestBuildErrors(t *testing.T) {
+	t.Parallel()
 	_, err := Build(Options{Out: t.TempDir()})
 	assert.ErrorContains(t, err, "Root and Out are required")
 	root, err := filepath.Abs(filepath.Join("..", ".."))

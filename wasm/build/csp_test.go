@@ -56,6 +56,7 @@ func (e *encodings) wrap(h http.Handler) http.Handler {
 // without 'wasm-unsafe-eval' cannot compile the module, and Numen.load
 // says so: the policy is what the README says it must be.
 func TestNoGlobalsUnderCSP(t *testing.T) {
+	t.Parallel()
 	ctx := chromium(t)
 	errs := watch(t, ctx)
 	p, err := webpkg.Open(dist)

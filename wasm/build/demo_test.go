@@ -129,6 +129,7 @@ func utf16Len(s string) int { return len(utf16.Encode([]rune(s))) }
 // screenshots of the demo at 1280x800 and 390x844 in the test's artifact
 // folder.
 func TestDemoField(t *testing.T) {
+	t.Parallel()
 	ctx := chromium(t)
 	errs := watch(t, ctx)
 	e := newExpect(t, dist)
@@ -276,6 +277,7 @@ type foundMatch struct {
 // numbering's Find: offsets (in UTF-16 code units), raw text and every
 // field of the classification; then the demo's find box.
 func TestDemoFind(t *testing.T) {
+	t.Parallel()
 	ctx := chromium(t)
 	errs := watch(t, ctx)
 	e := newExpect(t, dist)
@@ -363,6 +365,7 @@ func sliceUTF16(s string, start, end int) string {
 // TestDemoCountry: the demo's country is the region of the browser's
 // language ("de-DE": Germany), with the names in that language.
 func TestDemoCountry(t *testing.T) {
+	t.Parallel()
 	ctx := chromium(t)
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate("about:blank")))
 	ua := eval[string](t, ctx, `navigator.userAgent`)
@@ -386,6 +389,7 @@ func TestDemoCountry(t *testing.T) {
 // TestDemoLoadError: when the module or the plan cannot be fetched, the
 // demo says so, naming the file, instead of "loading…" forever.
 func TestDemoLoadError(t *testing.T) {
+	t.Parallel()
 	p, err := webpkg.Open(dist)
 	require.NoError(t, err)
 	for _, missing := range []string{"numen.wasm", "numen-core.bin"} {
@@ -414,6 +418,7 @@ func TestDemoLoadError(t *testing.T) {
 // browser section give works as pasted: a page made of it formats what is
 // typed into its field, as package numbering does.
 func TestSnippet(t *testing.T) {
+	t.Parallel()
 	snippet, err := os.ReadFile(filepath.Join("..", "web", "snippet.html"))
 	require.NoError(t, err)
 	for _, doc := range []string{filepath.Join("..", "README.md"), filepath.Join("..", "..", "README.md")} {

@@ -11,6 +11,7 @@ import (
 	"github.com/numenhq/numen/data"
 	"github.com/numenhq/numen/numbering"
 	"github.com/numenhq/numen/routing"
+	"github.com/numenhq/numen/wasm/jstest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -177,6 +178,7 @@ const badMap = `{"defaultRoute": "XX9", "countries": [{"countrycode": "ZZ", "rou
 // with the core plan and with every pack, every beginning of 800 numbers
 // checked, 400 numbers routed with four maps, and bad input of every kind.
 func TestJavaScriptAPI(t *testing.T) {
+	t.Parallel()
 	testJavaScriptAPI(t, dist)
 }
 
@@ -185,6 +187,7 @@ func TestJavaScriptAPI(t *testing.T) {
 // runs the JavaScript API's test on it: the optimizer must not change an
 // answer.
 func TestWasmOpt(t *testing.T) {
+	t.Parallel()
 	_, err := exec.LookPath("wasm-opt")
 	require.NoError(t, err, "wasm-opt is needed to test the optimized build: run .ci/deps, which installs Debian's binaryen")
 	root, err := filepath.Abs(filepath.Join("..", ".."))
@@ -202,8 +205,7 @@ func TestWasmOpt(t *testing.T) {
 }
 
 func testJavaScriptAPI(t *testing.T, dist string) {
-	node, err := exec.LookPath("node")
-	require.NoError(t, err, "Node.js is needed to test the JavaScript API: run .ci/deps, which installs Debian's nodejs")
+	node := jstest.Node(t)
 	base := serve(t, dist) + "/wasm/"
 	e := newExpect(t, dist)
 	numbers := corpus()

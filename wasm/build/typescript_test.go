@@ -9,13 +9,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/numenhq/numen/internal/npmpkg"
+	"github.com/numenhq/numen/wasm/jstest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 // typescript is the TypeScript compiler the declarations are checked with.
-var typescript = npmpkg.Pin{
+var typescript = jstest.Pin{
 	Name:      "typescript",
 	Version:   "5.9.3",
 	Integrity: "sha512-jl1vZzPDinLr9eUt3J/t7V6FgNEw9QjvBPdysz9KfQDD41fQrC2Y4vKQdiaUpFT4bXlb1RHhLpp8wtm6M5TgSw==",
@@ -26,12 +26,12 @@ var typescript = npmpkg.Pin{
 // compiles; testdata/types/wrong.ts, whose every line marked "// error"
 // misuses it, fails on exactly those lines.
 func TestTypeScript(t *testing.T) {
-	node, err := exec.LookPath("node")
-	require.NoError(t, err, "Node is needed to run tsc: run .ci/deps")
+	t.Parallel()
+	node := jstest.Node(t)
 	tgz, err := typescript.Tarball()
 	require.NoError(t, err)
 	root := t.TempDir()
-	require.NoError(t, npmpkg.Extract(tgz, filepath.Join(root, "node_modules", "typescript")))
+	require.NoError(t, jstest.Extract(tgz, filepath.Join(root, "node_modules", "typescript")))
 	pkg := filepath.Join(root, "node_modules", "@numen", "numen")
 	require.NoError(t, os.MkdirAll(pkg, 0o755))
 	for _, name := range []string{"numen.d.ts", "numen.mjs", "package.json"} {

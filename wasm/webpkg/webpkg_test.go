@@ -86,6 +86,7 @@ func body(t *testing.T, resp *http.Response) []byte {
 }
 
 func TestServe(t *testing.T) {
+	t.Parallel()
 	dir := writePackage(t)
 	p, err := Open(dir)
 	require.NoError(t, err)
@@ -172,6 +173,7 @@ func TestServe(t *testing.T) {
 }
 
 func TestServeUnderStripPrefix(t *testing.T) {
+	t.Parallel()
 	dir := writePackage(t)
 	p, err := Open(dir)
 	require.NoError(t, err)
@@ -192,6 +194,7 @@ func TestServeUnderStripPrefix(t *testing.T) {
 }
 
 func TestOpenErrors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name   string
 		damage func(dir string)
@@ -245,6 +248,7 @@ func flip(dir, name string, at int) {
 }
 
 func TestAcceptsGzip(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		header string
 		want   bool
@@ -292,6 +296,7 @@ func FuzzAcceptsGzip(f *testing.F) {
 }
 
 func TestAcceptsBrotli(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		header string
 		want   bool

@@ -18,6 +18,7 @@ func slowKey(s string) uint32 {
 }
 
 func TestKey(t *testing.T) {
+	t.Parallel()
 	for _, s := range []string{"", "0", "9", "49", "491", "4915", "999999999", "9999999999999", "000000000", "123456789012"} {
 		if got, want := Key(s), slowKey(s); got != want {
 			t.Errorf("Key(%q) = %d, want %d", s, got, want)

@@ -60,6 +60,7 @@ func inputs() map[string][]byte {
 }
 
 func TestRoundTrip(t *testing.T) {
+	t.Parallel()
 	for name, b := range inputs() {
 		z := Gzip(b)
 		if got := gunzip(t, z); !bytes.Equal(got, b) {
@@ -72,6 +73,7 @@ func TestRoundTrip(t *testing.T) {
 // TestSmallerThanCompressGzip: on the plan's core and packs, the files
 // the browser package ships, the encoder beats compress/gzip's best level.
 func TestSmallerThanCompressGzip(t *testing.T) {
+	t.Parallel()
 	core, err := compile.Strip(data.Plan(), compile.Ranges, compile.Networks, compile.Geocoding, compile.Timezones, compile.ShortNumbers)
 	if err != nil {
 		t.Fatal(err)

@@ -1,9 +1,6 @@
-// Package npmpkg gets pinned npm packages for the tests and benchmarks that
-// run JavaScript (libphonenumber-js beside the browser module, TypeScript
-// over its declarations): the tarball that npm pack fetches, checked
-// against the integrity it is pinned with, and kept in the user's cache
-// folder so that a later run needs no registry.
-package npmpkg
+// Pinned npm packages.
+
+package jstest
 
 import (
 	"archive/tar"
@@ -120,7 +117,7 @@ func File(tgz []byte, path string) ([]byte, error) {
 		return true, nil
 	})
 	if err == nil && found == nil {
-		err = fmt.Errorf("npmpkg: no %s in the tarball", path)
+		err = fmt.Errorf("jstest: no %s in the tarball", path)
 	}
 	return found, err
 }
@@ -131,7 +128,7 @@ func Extract(tgz []byte, dir string) error {
 	return Walk(tgz, func(p string, b []byte) (bool, error) {
 		clean := filepath.Clean(filepath.FromSlash(p))
 		if filepath.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
-			return false, fmt.Errorf("npmpkg: a path outside the package: %q", p)
+			return false, fmt.Errorf("jstest: a path outside the package: %q", p)
 		}
 		path := filepath.Join(dir, clean)
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
