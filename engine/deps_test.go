@@ -75,7 +75,7 @@ var allowed = map[string]struct{ imports, tests string }{
 	"engine/store/storetest":           {"engine engine/apiv2 engine/store engine/store/internal/core RIVER TESTIFY", ""},
 	"engine/store/internal/core":       {"engine engine/store RIVER RIVERDRIVERS", "engine/store/storetest TESTIFY"},
 	"engine/httpapi/internal/promtext": {"", "PROMETHEUS"},
-	"engine/webhook":                   {"engine/apiv2 engine/auth net/http", "TESTIFY net/http/..."},
+	"engine/webhook":                   {"engine/apiv2 engine/auth net/http numbering/textfmt", "TESTIFY net/http/..."},
 
 	"cmd/numen": {"engine engine/account engine/auth engine/bulk engine/httpapi engine/store engine/store/sqlitestore engine/store/stores engine/webhook mnp/portdb mnp/remote mnp/simnet numbering numbering/textfmt routing wasm/webpkg golang.org/x/term net/http",
 		"data engine/apiv2 engine/store/pgstore engine/store/pgstore/pgtest numbering/compile PHONENUMBERS TESTIFY net/http/..."},

@@ -7,8 +7,9 @@ import (
 )
 
 // TestPayloadAllocations: a callback's body is made in one allocation of
-// its size (and two for the encoded type, by encoding/json), however many
-// results it has.
+// its size, however many results it has. (The type was encoded with
+// encoding/json once, whose pooled state a garbage collection empties: a
+// loaded machine saw a fourth allocation.)
 // Not parallel: AllocsPerRun counts the whole process's allocations.
 func TestPayloadAllocations(t *testing.T) {
 	results := make([]json.RawMessage, MaxResults)
@@ -17,8 +18,8 @@ func TestPayloadAllocations(t *testing.T) {
 	}
 	var body []byte
 	allocs := testing.AllocsPerRun(20, func() { body, _ = Payload("NT", results) })
-	if allocs > 3 {
-		t.Errorf("Payload of %d results: %.0f allocations; want at most 3", len(results), allocs)
+	if allocs > 1 {
+		t.Errorf("Payload of %d results: %.0f allocations; want 1", len(results), allocs)
 	}
 	if len(body) != cap(body) {
 		t.Errorf("Payload: %d bytes in a buffer of %d; want it sized exactly", len(body), cap(body))

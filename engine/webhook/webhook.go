@@ -43,6 +43,7 @@ import (
 
 	"github.com/numenhq/numen/engine/apiv2"
 	"github.com/numenhq/numen/engine/auth"
+	"github.com/numenhq/numen/numbering/textfmt"
 )
 
 // MaxResults is the most results one callback carries.
@@ -75,7 +76,8 @@ func Payload(kind string, results []json.RawMessage) ([]byte, error) {
 	if len(results) > MaxResults {
 		return nil, fmt.Errorf("webhook: %d results in one batch; at most %d", len(results), MaxResults)
 	}
-	t, _ := json.Marshal(kind)
+	var quoted [16]byte // the kinds are short: no allocation but the body's
+	t := textfmt.AppendJSONString(quoted[:0], kind)
 	size := len(`{"type":,"results":[]}`) + len(t) + max(len(results)-1, 0) // commas
 	for _, r := range results {
 		size += len(r)
