@@ -1,0 +1,117 @@
+package sqlitestore
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/numenhq/numen/engine"
+	"github.com/numenhq/numen/engine/store"
+	"github.com/numenhq/numen/engine/store/storetest"
+)
+
+// cpuTime returns the CPU time (user and system) this process has used.
+func cpuTime(b *testing.B) time.Duration {
+	b.Helper()
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkIndexCPU commits results to the database as the indexer does
+// (indexer.commit), in batches of 256 and 4096 (a quiet server's and a
+// burst's), of a large NT report as uneven as a real one
+// (storetest.Skewed) and of the three products in 12 reports
+// (storetest.NewRecord), and reports the CPU time of the process per
+// result: the indexer's cost to every lookup, which moves less than its
+// wall time when other work shares the CPUs.
+//
+//	go test -run '^$' -bench BenchmarkIndexCPU -benchtime 40000x -count 6 ./engine/store/sqlitestore
+func BenchmarkIndexCPU(b *testing.B) {
+	for _, kind := range []string{"skewed", "mixed"} {
+		for _, batch := range []int{256, indexBatch} {
+			b.Run(fmt.Sprintf("results=%s/batch=%d", kind, batch), func(b *testing.B) {
+				benchmarkIndexCPU(b, kind, batch)
+			})
+		}
+	}
+}
+
+func benchmarkIndexCPU(b *testing.B, kind string, batch int) {
+	s, err := Open(context.Background(), b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	items := make([]logged, b.N)
+	for i := range items {
+		var r engine.Record
+		if kind == "skewed" {
+			r = storetest.Skewed("acct-big", "SYNC-API-NT-2026-11", i)
+		} else {
+			p := store.Products()[i%3]
+			name := fmt.Sprintf("SYNC-API-%s-2026-%02d", p, 8+i/3%4)
+			r = storetest.NewRecord(fmt.Sprintf("acct-%d", i%2), name, p, fmt.Sprintf("f%011d", i), storetest.Base.Add(time.Duration(i)*time.Second), i)
+		}
+		e, err := store.EntryOf(r)
+		if err != nil {
+			b.Fatal(err)
+		}
+		items[i] = logged{entry: e, segment: 1, end: int64(i)}
+	}
+	runtime.GC()
+	b.ReportAllocs()
+	cpu0 := cpuTime(b)
+	b.ResetTimer()
+	for start := 0; start < len(items); start += batch {
+		if err := s.idx.commit(items[start:min(start+batch, len(items))]); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64((cpuTime(b)-cpu0).Microseconds())/float64(b.N), "cpu-µs/result")
+}
+
+// BenchmarkRecordCPU records from 64 goroutines, as BenchmarkRecord does
+// with the default group-commit delay, until every result is in the
+// database (the indexer caught up), and reports the CPU time of the
+// process per result: the writer's, the results log's and the indexer's.
+//
+//	go test -run '^$' -bench BenchmarkRecordCPU -benchtime 40000x -count 6 ./engine/store/sqlitestore
+func BenchmarkRecordCPU(b *testing.B) {
+	ctx := context.Background()
+	s, err := Open(ctx, b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	records := make([]engine.Record, b.N)
+	for i := range records {
+		records[i] = storetest.Skewed("acct-big", "SYNC-API-NT-2026-11", i)
+	}
+	var next atomic.Int64
+	runtime.GC()
+	b.ReportAllocs()
+	b.SetParallelism(max(1, 64/max(1, runtime.GOMAXPROCS(0))))
+	cpu0 := cpuTime(b)
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if err := s.Record(ctx, records[next.Add(1)-1]); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	if err := s.idx.caughtUp(ctx); err != nil {
+		b.Fatal(err)
+	}
+	b.StopTimer()
+	b.ReportMetric(float64((cpuTime(b)-cpu0).Microseconds())/float64(b.N), "cpu-µs/result")
+}
