@@ -1,9 +1,13 @@
 package sqlitestore
 
 import (
+	"bufio"
 	"context"
 	"fmt"
+	"os"
 	"runtime"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -24,18 +28,53 @@ func cpuTime(b *testing.B) time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
+// writes returns how many write system calls this process has made, and
+// the bytes they wrote (/proc/self/io's syscw and wchar).
+func writes(b *testing.B) (calls, bytes int64) {
+	b.Helper()
+	f, err := os.Open("/proc/self/io")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		k, v, _ := strings.Cut(sc.Text(), ": ")
+		n, _ := strconv.ParseInt(v, 10, 64)
+		switch k {
+		case "syscw":
+			calls = n
+		case "wchar":
+			bytes = n
+		}
+	}
+	return calls, bytes
+}
+
+// report reports the CPU time and the writes per result since cpu0,
+// calls0 and bytes0.
+func report(b *testing.B, cpu0 time.Duration, calls0, bytes0 int64) {
+	calls, bytes := writes(b)
+	n := float64(b.N)
+	b.ReportMetric(float64((cpuTime(b)-cpu0).Microseconds())/n, "cpu-µs/result")
+	b.ReportMetric(float64(calls-calls0)/n, "writes/result")
+	b.ReportMetric(float64(bytes-bytes0)/1024/n, "write-KiB/result")
+}
+
 // BenchmarkIndexCPU commits results to the database as the indexer does
-// (indexer.commit), in batches of 256 and 4096 (a quiet server's and a
-// burst's), of a large NT report as uneven as a real one
-// (storetest.Skewed) and of the three products in 12 reports
-// (storetest.NewRecord), and reports the CPU time of the process per
-// result: the indexer's cost to every lookup, which moves less than its
-// wall time when other work shares the CPUs.
+// (indexer.commit), in batches of 256, 1024 and 4096 (what the index
+// delay gathers at about 5,000 and 20,000 results/s, and a burst), of a
+// large NT report as uneven as a real one (storetest.Skewed) and of the
+// three products in 12 reports (storetest.NewRecord). It reports the CPU
+// time of the process per result, the indexer's cost to every lookup,
+// which moves less than wall time when other work shares the CPUs; and
+// the write system calls and bytes per result (the WAL's frames and the
+// checkpoints'), which do not depend on the load at all.
 //
 //	go test -run '^$' -bench BenchmarkIndexCPU -benchtime 40000x -count 6 ./engine/store/sqlitestore
 func BenchmarkIndexCPU(b *testing.B) {
 	for _, kind := range []string{"skewed", "mixed"} {
-		for _, batch := range []int{256, indexBatch} {
+		for _, batch := range []int{256, 1024, indexBatch} {
 			b.Run(fmt.Sprintf("results=%s/batch=%d", kind, batch), func(b *testing.B) {
 				benchmarkIndexCPU(b, kind, batch)
 			})
@@ -68,6 +107,7 @@ func benchmarkIndexCPU(b *testing.B, kind string, batch int) {
 	runtime.GC()
 	b.ReportAllocs()
 	cpu0 := cpuTime(b)
+	calls0, bytes0 := writes(b)
 	b.ResetTimer()
 	for start := 0; start < len(items); start += batch {
 		if err := s.idx.commit(items[start:min(start+batch, len(items))]); err != nil {
@@ -75,18 +115,33 @@ func benchmarkIndexCPU(b *testing.B, kind string, batch int) {
 		}
 	}
 	b.StopTimer()
-	b.ReportMetric(float64((cpuTime(b)-cpu0).Microseconds())/float64(b.N), "cpu-µs/result")
+	report(b, cpu0, calls0, bytes0)
 }
 
 // BenchmarkRecordCPU records from 64 goroutines, as BenchmarkRecord does
 // with the default group-commit delay, until every result is in the
-// database (the indexer caught up), and reports the CPU time of the
-// process per result: the writer's, the results log's and the indexer's.
+// database (the indexer caught up), and reports the CPU time and the
+// writes of the process per result (the writer's, the results log's and
+// the indexer's) and the mean results per transaction of the indexer,
+// with the default index delay and a longer one.
 //
 //	go test -run '^$' -bench BenchmarkRecordCPU -benchtime 40000x -count 6 ./engine/store/sqlitestore
 func BenchmarkRecordCPU(b *testing.B) {
+	for _, delay := range []time.Duration{DefaultIndexDelay, 200 * time.Millisecond} {
+		b.Run(fmt.Sprintf("index-delay=%v", delay), func(b *testing.B) {
+			benchmarkRecordCPU(b, delay)
+		})
+	}
+}
+
+func benchmarkRecordCPU(b *testing.B, delay time.Duration) {
 	ctx := context.Background()
-	s, err := Open(ctx, b.TempDir())
+	var commits, rows atomic.Int64
+	s, err := Open(ctx, b.TempDir(), WithIndexDelay(delay), WithBeforeCommit(func(ids []string) error {
+		commits.Add(1)
+		rows.Add(int64(len(ids)))
+		return nil
+	}))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -100,6 +155,7 @@ func BenchmarkRecordCPU(b *testing.B) {
 	b.ReportAllocs()
 	b.SetParallelism(max(1, 64/max(1, runtime.GOMAXPROCS(0))))
 	cpu0 := cpuTime(b)
+	calls0, bytes0 := writes(b)
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
@@ -113,5 +169,8 @@ func BenchmarkRecordCPU(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.StopTimer()
-	b.ReportMetric(float64((cpuTime(b)-cpu0).Microseconds())/float64(b.N), "cpu-µs/result")
+	report(b, cpu0, calls0, bytes0)
+	if n := commits.Load(); n > 0 {
+		b.ReportMetric(float64(rows.Load())/float64(n), "results/index-tx")
+	}
 }
