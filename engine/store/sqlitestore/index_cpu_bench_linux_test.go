@@ -28,9 +28,9 @@ func cpuTime(b *testing.B) time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// writes returns how many write system calls this process has made, and
+// writeCount returns how many write system calls this process has made, and
 // the bytes they wrote (/proc/self/io's syscw and wchar).
-func writes(b *testing.B) (calls, bytes int64) {
+func writeCount(b *testing.B) (calls, bytes int64) {
 	b.Helper()
 	f, err := os.Open("/proc/self/io")
 	if err != nil {
@@ -51,10 +51,10 @@ func writes(b *testing.B) (calls, bytes int64) {
 	return calls, bytes
 }
 
-// report reports the CPU time and the writes per result since cpu0,
+// reportPerResult reports the CPU time and the writes per result since cpu0,
 // calls0 and bytes0.
-func report(b *testing.B, cpu0 time.Duration, calls0, bytes0 int64) {
-	calls, bytes := writes(b)
+func reportPerResult(b *testing.B, cpu0 time.Duration, calls0, bytes0 int64) {
+	calls, bytes := writeCount(b)
 	n := float64(b.N)
 	b.ReportMetric(float64((cpuTime(b)-cpu0).Microseconds())/n, "cpu-µs/result")
 	b.ReportMetric(float64(calls-calls0)/n, "writes/result")
@@ -107,7 +107,7 @@ func benchmarkIndexCPU(b *testing.B, kind string, batch int) {
 	runtime.GC()
 	b.ReportAllocs()
 	cpu0 := cpuTime(b)
-	calls0, bytes0 := writes(b)
+	calls0, bytes0 := writeCount(b)
 	b.ResetTimer()
 	for start := 0; start < len(items); start += batch {
 		if err := s.idx.commit(items[start:min(start+batch, len(items))]); err != nil {
@@ -115,7 +115,7 @@ func benchmarkIndexCPU(b *testing.B, kind string, batch int) {
 		}
 	}
 	b.StopTimer()
-	report(b, cpu0, calls0, bytes0)
+	reportPerResult(b, cpu0, calls0, bytes0)
 }
 
 // BenchmarkRecordCPU records from 64 goroutines, as BenchmarkRecord does
@@ -155,7 +155,7 @@ func benchmarkRecordCPU(b *testing.B, delay time.Duration) {
 	b.ReportAllocs()
 	b.SetParallelism(max(1, 64/max(1, runtime.GOMAXPROCS(0))))
 	cpu0 := cpuTime(b)
-	calls0, bytes0 := writes(b)
+	calls0, bytes0 := writeCount(b)
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
@@ -169,7 +169,7 @@ func benchmarkRecordCPU(b *testing.B, delay time.Duration) {
 		b.Fatal(err)
 	}
 	b.StopTimer()
-	report(b, cpu0, calls0, bytes0)
+	reportPerResult(b, cpu0, calls0, bytes0)
 	if n := commits.Load(); n > 0 {
 		b.ReportMetric(float64(rows.Load())/float64(n), "results/index-tx")
 	}
