@@ -634,6 +634,17 @@ func (s *Store) setUp(ctx context.Context) error {
 	if err := migrate(ctx, s.idx.db); err != nil {
 		return err
 	}
+	// From now on the pages a transaction changes stay in memory until
+	// it commits (at most indexBatch results', some MiB): when the cache
+	// spilled them into the WAL half-way, SQLite wrote them again at the
+	// commit and read the WAL back to recompute its checksums, about a
+	// tenth of the indexer's CPU. Not before the migrations, which may
+	// rewrite a whole database in one transaction. The pool keeps its one
+	// connection (connect); one that replaces a broken one spills again,
+	// which costs CPU only.
+	if _, err := s.idx.db.ExecContext(ctx, "PRAGMA cache_spill = 0"); err != nil {
+		return err
+	}
 	var err error
 	if s.idx.insert, err = s.idx.db.PrepareContext(ctx, insertSQL+" VALUES "+insertRow+insertConflict); err != nil {
 		return err
@@ -723,13 +734,8 @@ func dsn(path string, o options, role connRole) string {
 		// A statement journal, should a statement need one, in memory,
 		// not in a temporary file.
 		q.Add("_pragma", "temp_store(MEMORY)")
-		// The pages a transaction changes stay in memory until it commits
-		// (at most indexBatch results', some MiB): when the cache spilled
-		// them into the WAL half-way, SQLite wrote them again at the
-		// commit and read the WAL back to recompute its checksums, which
-		// took a third of the indexer's CPU. And a cache of 32 MiB rather
-		// than 2 keeps the indexes' pages that each commit changes again.
-		q.Add("_pragma", "cache_spill(0)")
+		// A cache of 32 MiB rather than 2 keeps the indexes' pages that
+		// successive commits change again (and see setUp's cache_spill).
 		q.Add("_pragma", "cache_size(-32768)")
 		// The checkpointer checkpoints, not the commits (checkpoint.go).
 		q.Add("_pragma", "wal_autocheckpoint(0)")
