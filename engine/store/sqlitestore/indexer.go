@@ -513,7 +513,7 @@ func (x *indexer) insertStmt(n int) (*sql.Stmt, error) {
 	if st := x.inserts[n]; st != nil {
 		return st, nil
 	}
-	q := insertSQL + " VALUES " + insertRow + strings.Repeat(", "+insertRow, n-1) + insertConflict
+	q := insertManySQL + " VALUES " + insertRow + strings.Repeat(", "+insertRow, n-1)
 	st, err := x.db.Prepare(q)
 	if err != nil {
 		return nil, err
