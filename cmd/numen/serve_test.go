@@ -23,16 +23,47 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// syncBuffer is a bytes.Buffer safe for the server goroutine and the test.
+// syncBuffer is a bytes.Buffer safe for the server goroutine and the test,
+// which can wait for what the server writes (waitFor).
 type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	mu      sync.Mutex
+	b       bytes.Buffer
+	written chan struct{} // closed and replaced at each write; nil until waitFor
 }
 
 func (s *syncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.written != nil {
+		close(s.written)
+		s.written = make(chan struct{})
+	}
 	return s.b.Write(p)
+}
+
+// waitFor waits until the buffer holds want, looking again at each write.
+// When it does not after within (a hung server, not a slow one: within is
+// generous), it fails the test.
+func (s *syncBuffer) waitFor(t *testing.T, want string, within time.Duration) {
+	t.Helper()
+	timeout := time.NewTimer(within)
+	defer timeout.Stop()
+	for {
+		s.mu.Lock()
+		if s.written == nil {
+			s.written = make(chan struct{})
+		}
+		found, written := strings.Contains(s.b.String(), want), s.written
+		s.mu.Unlock()
+		if found {
+			return
+		}
+		select {
+		case <-written:
+		case <-timeout.C:
+			t.Fatalf("not written within %v: %q; written:\n%s", within, want, s.String())
+		}
+	}
 }
 
 func (s *syncBuffer) String() string {
