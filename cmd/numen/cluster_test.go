@@ -30,6 +30,7 @@ import (
 // every sync answer is stored exactly once, no number is charged twice,
 // and every node exports the same reports.
 func TestThreeNodesOnPostgreSQL(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts numen serve four times")
 	}

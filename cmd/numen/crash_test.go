@@ -86,6 +86,7 @@ func (c *child) kill9(t testing.TB) {
 // same data, and requires every accepted id to reach the receiver
 // (duplicates allowed, none missing).
 func TestBulkSurvivesKill9(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts numen serve twice")
 	}

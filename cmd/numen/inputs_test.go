@@ -50,6 +50,7 @@ func stoppedResults(t *testing.T, r *running, data, key string) int64 {
 // escapes it, and a retry with the Idempotency-Key answers the first
 // receipt and charges nothing again.
 func TestBulkControlCharacterReceipt(t *testing.T) {
+	t.Parallel()
 	r, c, hook, data := inputServer(t)
 	ctx := t.Context()
 	in := []string{"+4915123456789\u0007", "+4915123456780"}
@@ -104,6 +105,7 @@ func queuedJobs(t *testing.T, data string) map[string]int {
 // numbers, naming the field and the limit, and nothing is stored; so is a
 // storage name of 101 characters.
 func TestLongInputsAreRefused(t *testing.T) {
+	t.Parallel()
 	r, c, _, data := inputServer(t)
 	ctx := t.Context()
 	huge := strings.Repeat("9", 1_000_000)
@@ -143,6 +145,7 @@ func TestLongInputsAreRefused(t *testing.T) {
 // numen serve on PostgreSQL gives the handler the database's memory of
 // digest signatures (shared by the nodes), on SQLite the handler's own.
 func TestServeSharesReplayMemoryOnPostgreSQL(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	pg, err := stores.Open(ctx, pgtest.Database(t))
 	require.NoError(t, err)
@@ -159,6 +162,7 @@ func TestServeSharesReplayMemoryOnPostgreSQL(t *testing.T) {
 // numen call run twice in one second with the same request: the second is
 // refused as a replay and signs again with the next second, so both answer.
 func TestCallSignsAgainWhenRefusedAsReplay(t *testing.T) {
+	t.Parallel()
 	r, _, _, data := inputServer(t)
 	for i := range 3 {
 		code, out, errOut := runCLI(t, nil, "call", "--url", r.base, "--key", "inputs-test", "--secret", "inputs-test-secret-0123456789",
