@@ -10,6 +10,7 @@ import (
 )
 
 func TestExampleConfigLoads(t *testing.T) {
+	t.Parallel()
 	cfg, err := loadConfig("numen.example.json")
 	require.NoError(t, err)
 	require.Equal(t, "127.0.0.1:8080", cfg.Addr)
@@ -20,6 +21,7 @@ func TestExampleConfigLoads(t *testing.T) {
 }
 
 func TestConfigProblems(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ config, msg string }{
 		{`{"adr": "x"}`, `unknown setting "adr"`},
 		{`{"addr": 8080}`, "addr: want string, got number"},
@@ -57,6 +59,7 @@ func TestConfigProblems(t *testing.T) {
 }
 
 func TestLoadConfigNamesTheFile(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "numen.json")
 	require.NoError(t, os.WriteFile(path, []byte(`{"adr": 1}`), 0o600))
 	_, err := loadConfig(path)

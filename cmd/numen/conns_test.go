@@ -4,7 +4,6 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -51,6 +50,8 @@ const (
 // victim's connections are let in by closing the attacker's idle ones.
 // The figures are logged (benchmarks/README.md, "Connections").
 func TestIdleConnectionsDoNotShutOutOthers(t *testing.T) {
+	// Not parallel: it measures latencies, which other tests' load would
+	// change.
 	if testing.Short() {
 		t.Skip("starts numen serve twice and opens 20,000 connections")
 	}
@@ -167,7 +168,7 @@ func (v *victim) run(t *testing.T, n int) latencies {
 	var ds []time.Duration
 	for i := range n {
 		body := fmt.Sprintf(`{"number": "+4915123%06d"}`, i)
-		req, err := http.NewRequestWithContext(context.Background(), http.MethodPost, v.url, strings.NewReader(body))
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, v.url, strings.NewReader(body))
 		require.NoError(t, err)
 		req.Header.Set("Authorization", v.auth)
 		req.Header.Set("Content-Type", "application/json")
@@ -305,7 +306,12 @@ func (a *attacker) replace(stop <-chan struct{}, pause time.Duration) {
 		default:
 		}
 		if checked%256 == 255 {
-			time.Sleep(time.Millisecond) // a scan of the connections leaves the CPU to the others
+			// Not a wait for anything: the scan peeks at 10,000 sockets
+			// without blocking, and a pause after each 256 keeps it from
+			// taking a core from the server and the victim it measures
+			// (runtime.Gosched would hand the CPU only to this process's
+			// goroutines).
+			time.Sleep(time.Millisecond)
 		}
 		a.mu.Lock()
 		old := a.conns[i]

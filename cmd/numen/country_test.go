@@ -11,6 +11,7 @@ import (
 // international prefix are read; "+" numbers stay international; the
 // results are ClassifyIn's, from arguments and from standard input alike.
 func TestNTCountry(t *testing.T) {
+	t.Parallel()
 	numbers := []string{"0151 23456789", "00 44 20 7946 0000", "+1 201 555 0123", "0151 234", "hello"}
 	code, out, errOut := runCLI(t, nil, append([]string{"nt", "--country", "DE"}, numbers...)...)
 	require.Equal(t, exitOK, code, errOut)
@@ -46,6 +47,7 @@ func TestNTCountry(t *testing.T) {
 }
 
 func TestNTCountryUnknown(t *testing.T) {
+	t.Parallel()
 	for _, cc := range []string{"XY", "DEU", "001"} {
 		code, out, errOut := runCLI(t, nil, "nt", "--country", cc, "0151 23456789")
 		require.Equal(t, exitUsage, code)
@@ -55,6 +57,7 @@ func TestNTCountryUnknown(t *testing.T) {
 }
 
 func TestRouteCountry(t *testing.T) {
+	t.Parallel()
 	code, out, errOut := runCLI(t, nil, "route", "--country", "US", "(650) 253-0000", "011 49 151 23456789")
 	require.Equal(t, exitOK, code, errOut)
 	got := decodeRoutes(t, out)

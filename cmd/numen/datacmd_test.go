@@ -34,10 +34,10 @@ func runData(t *testing.T, args ...string) (int, string) {
 // of account's reports.
 func storedResults(t *testing.T, dir, account string) int64 {
 	t.Helper()
-	s, err := sqlitestore.Open(context.Background(), dir)
+	s, err := sqlitestore.Open(t.Context(), dir)
 	require.NoError(t, err)
 	defer s.Close()
-	reports, err := s.Reports(context.Background(), account)
+	reports, err := s.Reports(t.Context(), account)
 	require.NoError(t, err)
 	var n int64
 	for _, r := range reports {
@@ -71,10 +71,11 @@ func overwrite(t *testing.T, path string, from int64) {
 // deletes no segment; restoring last backup and running numen data
 // recover finds every answered result.
 func TestDamagedDatabaseStopsLookups(t *testing.T) {
+	t.Parallel()
 	data, bak := t.TempDir(), filepath.Join(t.TempDir(), "numen.db.bak")
 	r := startServer(t, &serveConfig{Data: data}, true)
 	c, key, secret := demoClient(t, r)
-	ctx := context.Background()
+	ctx := t.Context()
 	answered := 0
 	lookup := func() error {
 		_, err := c.NTLookup(ctx, fmt.Sprintf("+4915123%06d", answered), nil)
@@ -163,12 +164,13 @@ func TestDamagedDatabaseStopsLookups(t *testing.T) {
 // (exit status 1) and numen data recover rebuilds every answered result
 // from the log.
 func TestServeRefusesAnEmptyDatabase(t *testing.T) {
+	t.Parallel()
 	data := t.TempDir()
 	r := startServer(t, &serveConfig{Data: data}, true)
 	c, key, _ := demoClient(t, r)
 	answered := 0
 	for i := range 300 {
-		_, err := c.NTLookup(context.Background(), fmt.Sprintf("+4915223%06d", i), nil)
+		_, err := c.NTLookup(t.Context(), fmt.Sprintf("+4915223%06d", i), nil)
 		require.NoError(t, err)
 		answered++
 	}
@@ -178,7 +180,7 @@ func TestServeRefusesAnEmptyDatabase(t *testing.T) {
 
 	cl := &cli{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard, loadPlan: sharedPlan}
 	cfg := &serveConfig{Addr: "127.0.0.1:0", Data: data}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second) // a server that starts stops then
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second) // a server that starts stops then
 	defer cancel()
 	err := cl.runServer(ctx, cfg, true, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
 	require.ErrorContains(t, err, db+" is empty (0 bytes), but the results log has segment")
@@ -198,11 +200,12 @@ func TestServeRefusesAnEmptyDatabase(t *testing.T) {
 // --start-anyway ("start_anyway": true) starts on the empty database as
 // numen data recover would, logging what it went past.
 func TestServeStartAnyway(t *testing.T) {
+	t.Parallel()
 	data := t.TempDir()
 	r := startServer(t, &serveConfig{Data: data}, true)
 	c, key, _ := demoClient(t, r)
 	for i := range 100 {
-		_, err := c.NTLookup(context.Background(), fmt.Sprintf("+4915323%06d", i), nil)
+		_, err := c.NTLookup(t.Context(), fmt.Sprintf("+4915323%06d", i), nil)
 		require.NoError(t, err)
 	}
 	require.NoError(t, r.stop())
@@ -213,6 +216,7 @@ func TestServeStartAnyway(t *testing.T) {
 }
 
 func TestDataUsage(t *testing.T) {
+	t.Parallel()
 	code, out := runData(t)
 	require.Equal(t, exitUsage, code)
 	require.Contains(t, out, "want check, recover or backup")

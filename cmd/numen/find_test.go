@@ -30,6 +30,7 @@ pages 211-227 (2003); abc08912345678def; 0800 123 4567 free
 // DE and without a country, and compares the output with
 // testdata/find.golden (go test ./cmd/numen -update rewrites it).
 func TestFindGolden(t *testing.T) {
+	t.Parallel()
 	var all strings.Builder
 	for _, country := range []string{"DE", ""} {
 		for _, l := range []string{"possible", "valid", "strict-grouping", "exact-grouping"} {
@@ -66,6 +67,7 @@ func TestFindGolden(t *testing.T) {
 // TestFindFiles: files are searched in turn, each line names its file,
 // offsets count from the start of each file.
 func TestFindFiles(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a.txt"), filepath.Join(dir, "b.txt")
 	require.NoError(t, os.WriteFile(a, []byte("Call +49 30 1234567."), 0o644))
@@ -82,6 +84,7 @@ func TestFindFiles(t *testing.T) {
 
 // TestFindErrors: each error names its cause.
 func TestFindErrors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		args []string
 		code int
@@ -148,6 +151,7 @@ func (r *ragged) Read(p []byte) (int, error) {
 // finds exactly what Find finds in the whole text, at the same offsets,
 // for text several chunks long with long lines, read in ragged pieces.
 func TestFindStreamsLikeWholeText(t *testing.T) {
+	t.Parallel()
 	text, leniencies := findStreamText(4*findChunk), []numbering.Leniency{numbering.LeniencyPossible, numbering.LeniencyValid, numbering.LeniencyExactGrouping}
 	if raceDetector {
 		text, leniencies = text[:5*findChunk/2], leniencies[1:2]
@@ -205,6 +209,7 @@ func (e *endless) Read(p []byte) (int, error) {
 // numen find its chunk buffer and a little per chunk, not memory in
 // proportion to the input.
 func TestFindConstantMemory(t *testing.T) {
+	// Not parallel: it counts the whole process's allocations.
 	if testing.Short() {
 		t.Skip("64 MiB of text")
 	}

@@ -19,6 +19,7 @@ var formatInput = []string{
 }
 
 func TestFormatGolden(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -54,6 +55,7 @@ func TestFormatGolden(t *testing.T) {
 // TestFormatAgreesWithLibphonenumber checks the golden answers' source:
 // for every input phonenumbers reads, the CLI's line is its answer.
 func TestFormatAgreesWithLibphonenumber(t *testing.T) {
+	t.Parallel()
 	styles := map[string]phonenumbers.PhoneNumberFormat{
 		"international": phonenumbers.INTERNATIONAL, "national": phonenumbers.NATIONAL,
 		"e164": phonenumbers.E164, "rfc3966": phonenumbers.RFC3966,
@@ -80,6 +82,7 @@ func TestFormatAgreesWithLibphonenumber(t *testing.T) {
 }
 
 func TestFormatErrors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -104,6 +107,7 @@ func TestFormatErrors(t *testing.T) {
 // TestFormatStreamsLongInput formats many lines from standard input, with
 // an over-long one among them: one line out per line in, in order.
 func TestFormatStreamsLongInput(t *testing.T) {
+	t.Parallel()
 	var in strings.Builder
 	var want []string
 	for i := range 5000 {

@@ -1,9 +1,10 @@
 package main
 
 import (
-	"context"
+	"database/sql"
 	"errors"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/numenhq/numen/engine/store/pgstore/pgtest"
+	"github.com/numenhq/numen/engine/store/sqlitestore"
 	"github.com/numenhq/numen/engine/store/stores"
 	"github.com/numenhq/numen/mnp/remote"
 )
@@ -20,7 +22,7 @@ import (
 func inputServer(t *testing.T) (*running, *remote.Client, *receiver, string) {
 	t.Helper()
 	const key, secret = "inputs-test", "inputs-test-secret-0123456789"
-	hook := newReceiver(t, key, secret, 0)
+	hook := newReceiver(t, key, secret)
 	simnet := func() []backendConfig { return []backendConfig{{Type: "simnet"}} }
 	data := t.TempDir()
 	r := startServer(t, &serveConfig{
@@ -48,8 +50,9 @@ func stoppedResults(t *testing.T, r *running, data, key string) int64 {
 // escapes it, and a retry with the Idempotency-Key answers the first
 // receipt and charges nothing again.
 func TestBulkControlCharacterReceipt(t *testing.T) {
+	t.Parallel()
 	r, c, hook, data := inputServer(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	in := []string{"+4915123456789\u0007", "+4915123456780"}
 
 	receipt, err := c.NTLookups(ctx, in, nil)
@@ -66,23 +69,45 @@ func TestBulkControlCharacterReceipt(t *testing.T) {
 	require.Equal(t, first, again, "the first receipt")
 
 	hook.waitDeliveries(t, 2, 30*time.Second)
-	time.Sleep(300 * time.Millisecond) // a second job would have delivered by now
+	require.Equal(t, int64(2), stoppedResults(t, r, data, "inputs-test"), "stored once: nothing charged twice")
+	require.Equal(t, map[string]int{"numen_bulk_lookup": 2, "numen_webhook_delivery": 2}, queuedJobs(t, data),
+		"one lookup job and one callback per submission: the replay queued nothing")
 	hook.mu.Lock()
-	delivered := len(hook.received)
+	defer hook.mu.Unlock()
 	for id, n := range hook.received {
 		require.Equal(t, 1, n, "result %s delivered once", id)
 	}
-	hook.mu.Unlock()
-	require.Equal(t, 2, delivered, "one accepted number per submission, queued once")
-	require.Equal(t, int64(2), stoppedResults(t, r, data, "inputs-test"), "stored once: nothing charged twice")
+	require.Len(t, hook.received, 2, "one accepted number per submission")
+}
+
+// queuedJobs counts the jobs ever queued in a stopped server's data
+// directory, by kind (River's jobs table: finished jobs are kept a day).
+func queuedJobs(t *testing.T, data string) map[string]int {
+	t.Helper()
+	db, err := sql.Open("sqlite", filepath.Join(data, sqlitestore.FileName))
+	require.NoError(t, err)
+	defer db.Close()
+	rows, err := db.QueryContext(t.Context(), `SELECT kind, count(*) FROM river_job GROUP BY kind`)
+	require.NoError(t, err)
+	defer rows.Close()
+	jobs := map[string]int{}
+	for rows.Next() {
+		var kind string
+		var n int
+		require.NoError(t, rows.Scan(&kind, &n))
+		jobs[kind] = n
+	}
+	require.NoError(t, rows.Err())
+	return jobs
 }
 
 // An input number of a megabyte is 400 on every endpoint that takes
 // numbers, naming the field and the limit, and nothing is stored; so is a
 // storage name of 101 characters.
 func TestLongInputsAreRefused(t *testing.T) {
+	t.Parallel()
 	r, c, _, data := inputServer(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	huge := strings.Repeat("9", 1_000_000)
 	long := &remote.LookupOptions{Storage: strings.Repeat("s", 101)}
 
@@ -120,7 +145,8 @@ func TestLongInputsAreRefused(t *testing.T) {
 // numen serve on PostgreSQL gives the handler the database's memory of
 // digest signatures (shared by the nodes), on SQLite the handler's own.
 func TestServeSharesReplayMemoryOnPostgreSQL(t *testing.T) {
-	ctx := context.Background()
+	t.Parallel()
+	ctx := t.Context()
 	pg, err := stores.Open(ctx, pgtest.Database(t))
 	require.NoError(t, err)
 	defer pg.Close()
@@ -136,6 +162,7 @@ func TestServeSharesReplayMemoryOnPostgreSQL(t *testing.T) {
 // numen call run twice in one second with the same request: the second is
 // refused as a replay and signs again with the next second, so both answer.
 func TestCallSignsAgainWhenRefusedAsReplay(t *testing.T) {
+	t.Parallel()
 	r, _, _, data := inputServer(t)
 	for i := range 3 {
 		code, out, errOut := runCLI(t, nil, "call", "--url", r.base, "--key", "inputs-test", "--secret", "inputs-test-secret-0123456789",

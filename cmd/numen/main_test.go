@@ -52,6 +52,7 @@ func runCLI(t testing.TB, stdin io.Reader, args ...string) (code int, stdout, st
 }
 
 func TestRunVersion(t *testing.T) {
+	t.Parallel()
 	var out, errOut bytes.Buffer
 	code := run([]string{"version"}, strings.NewReader(""), &out, &errOut)
 	require.Equal(t, exitOK, code, errOut.String())
@@ -62,6 +63,7 @@ func TestRunVersion(t *testing.T) {
 }
 
 func TestOverlayFlag(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	overlay := filepath.Join(dir, "corrections.tsv")
 	require.NoError(t, os.WriteFile(overlay, []byte("+49 1540\tMOBILE\tExample Mobil\t26299\tnew range\n"), 0o644))
@@ -91,6 +93,7 @@ func TestOverlayFlag(t *testing.T) {
 }
 
 func TestVersionLinkerOverride(t *testing.T) {
+	// Not parallel: it sets the package variable version.
 	defer func(v string) { version = v }(version)
 	version = "v1.2.3"
 	code, out, _ := runCLI(t, nil, "version")
@@ -99,6 +102,7 @@ func TestVersionLinkerOverride(t *testing.T) {
 }
 
 func TestRunNTDirect(t *testing.T) {
+	t.Parallel()
 	var out, errOut bytes.Buffer
 	code := run([]string{"nt", "+49 151 23456789"}, strings.NewReader(""), &out, &errOut)
 	require.Equal(t, exitOK, code, errOut.String())
@@ -106,6 +110,7 @@ func TestRunNTDirect(t *testing.T) {
 }
 
 func TestUsage(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name       string
 		args       []string
@@ -151,6 +156,7 @@ func TestUsage(t *testing.T) {
 }
 
 func TestPlanFlagAndVerify(t *testing.T) {
+	t.Parallel()
 	code, out, errOut := runCLI(t, nil, "plan", "verify")
 	require.Equal(t, exitOK, code, errOut)
 	require.Contains(t, out, "built-in plan: ok\nversion: "+testPlan(t).Version().String()+"\n")

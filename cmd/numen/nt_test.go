@@ -54,6 +54,7 @@ func ptr[T any](v T) *T { return &v }
 var realNumbers = []string{"+49 151 23456789", "+44 20 7946 0000", "+1 800 FLOWERS", "hello"}
 
 func TestNTJSON(t *testing.T) {
+	t.Parallel()
 	code, out, errOut := runCLI(t, nil, append([]string{"nt"}, realNumbers...)...)
 	require.Equal(t, exitOK, code, errOut)
 	require.Empty(t, errOut)
@@ -97,6 +98,7 @@ func TestNTJSON(t *testing.T) {
 // TestNTJSONIsAppendJSON checks that a JSON line is exactly the library's
 // rendering of the result, nothing added or lost.
 func TestNTJSONIsAppendJSON(t *testing.T) {
+	t.Parallel()
 	code, out, _ := runCLI(t, nil, append([]string{"nt"}, realNumbers...)...)
 	require.Equal(t, exitOK, code)
 	var want []byte
@@ -108,6 +110,7 @@ func TestNTJSONIsAppendJSON(t *testing.T) {
 }
 
 func TestNTFlagsAnywhere(t *testing.T) {
+	t.Parallel()
 	_, before, _ := runCLI(t, nil, "nt", "--format", "csv", "+4915123456789", "hello")
 	_, after, _ := runCLI(t, nil, "nt", "+4915123456789", "hello", "--format", "csv")
 	_, middle, _ := runCLI(t, nil, "nt", "+4915123456789", "-format=csv", "hello")
@@ -144,6 +147,7 @@ var variedNumbers = []string{
 }
 
 func TestNTCSV(t *testing.T) {
+	t.Parallel()
 	code, out, errOut := runCLI(t, nil, append([]string{"nt", "--format", "csv"}, variedNumbers...)...)
 	require.Equal(t, exitOK, code, errOut)
 	rows := readCSV(t, out)
@@ -157,6 +161,7 @@ func TestNTCSV(t *testing.T) {
 // the JSON keys in their order, and each cell is the JSON value with null
 // empty and lists joined with "|".
 func TestCSVMatchesJSON(t *testing.T) {
+	t.Parallel()
 	_, jsonOut, _ := runCLI(t, nil, append([]string{"nt"}, variedNumbers...)...)
 	_, csvOut, _ := runCLI(t, nil, append([]string{"nt", "--format=csv"}, variedNumbers...)...)
 	rows := readCSV(t, csvOut)
@@ -205,6 +210,7 @@ func jsonObject(t *testing.T, line string) (keys, cells []string) {
 }
 
 func TestNTTable(t *testing.T) {
+	t.Parallel()
 	code, out, errOut := runCLI(t, nil, "nt", "--format", "table",
 		"+49 151 23456789", "+44 20 7946 0000", "+1 800 FLOWERS", "hel\tlo\x1b[2J")
 	require.Equal(t, exitOK, code, errOut)
@@ -251,6 +257,7 @@ func numberLines(n int) (input string, want []string) {
 }
 
 func TestNTStdinStreaming(t *testing.T) {
+	t.Parallel()
 	input, want := numberLines(5000)
 	code, out, errOut := runCLI(t, strings.NewReader(input), "nt")
 	require.Equal(t, exitOK, code, errOut)
@@ -280,6 +287,7 @@ func TestNTStdinStreaming(t *testing.T) {
 }
 
 func TestNTStdinLongLines(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("1", 100_000)
 	medium := "+49" + strings.Repeat("1", 300) // over ClassifyString's limit, under the line limit
 	blankThenJunk := strings.Repeat(" ", 2*maxLineLength) + "x"
@@ -303,6 +311,7 @@ func TestNTStdinLongLines(t *testing.T) {
 // TestTooLongLikeClassifyString holds the result made up for an over-long
 // line to what the library says about any input over its limit.
 func TestTooLongLikeClassifyString(t *testing.T) {
+	t.Parallel()
 	for _, s := range []string{strings.Repeat("1", maxLineLength+1), "+49" + strings.Repeat("5", maxLineLength)} {
 		want := testPlan(t).ClassifyString(s)
 		got := tooLong([]byte(s))
@@ -317,6 +326,7 @@ func TestTooLongLikeClassifyString(t *testing.T) {
 }
 
 func TestNTStdinBOMAndEmpty(t *testing.T) {
+	t.Parallel()
 	code, out, _ := runCLI(t, strings.NewReader("\ufeff+4915123456789\n"), "nt")
 	require.Equal(t, exitOK, code)
 	got := decodeJSONLines(t, out)
@@ -350,6 +360,7 @@ func (r *failingReader) Read(p []byte) (int, error) {
 }
 
 func TestNTStdinReadError(t *testing.T) {
+	t.Parallel()
 	in := &failingReader{data: "+4915123456789\n+442079460000\n", err: errors.New("disk on fire")}
 	code, out, errOut := runCLI(t, in, "nt")
 	require.Equal(t, exitError, code)
@@ -363,6 +374,7 @@ type failingWriter struct{}
 func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("no space left on device") }
 
 func TestNTWriteError(t *testing.T) {
+	t.Parallel()
 	input, _ := numberLines(20_000) // more than the output buffer holds
 	for _, format := range formatNames {
 		for _, stdin := range []io.Reader{strings.NewReader(input), strings.NewReader("")} {
@@ -379,6 +391,7 @@ func TestNTWriteError(t *testing.T) {
 }
 
 func TestLineSplitter(t *testing.T) {
+	t.Parallel()
 	const max = 8
 	tests := []struct {
 		input string
@@ -438,6 +451,8 @@ func (r *oneByteReader) Read(p []byte) (int, error) {
 // allocation per number to the library's in the JSON format. (ClassifyString
 // itself allocates nothing for most numbers; that is tested in numbering.)
 func TestClassifyLineNoAllocs(t *testing.T) {
+	// Not parallel: testing.AllocsPerRun counts the whole process's
+	// allocations.
 	plan := testPlan(t)
 	out := bufio.NewWriter(io.Discard)
 	lc := lineClassifier{plan: plan, w: newResultWriter(formatJSON, out)}
@@ -475,6 +490,7 @@ func BenchmarkClassifyLine(b *testing.B) {
 }
 
 func TestIsTerminal(t *testing.T) {
+	t.Parallel()
 	null, err := os.Open(os.DevNull)
 	require.NoError(t, err)
 	defer null.Close()

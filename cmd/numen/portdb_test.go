@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -41,6 +40,7 @@ func buildPortDB(t *testing.T, csv string, flags ...string) string {
 }
 
 func TestPortDBBuild(t *testing.T) {
+	// Not parallel: t.Setenv.
 	t.Setenv("SOURCE_DATE_EPOCH", "1748736000")
 	dir := t.TempDir()
 	in, out := filepath.Join(dir, "ported.csv"), filepath.Join(dir, "ported.db")
@@ -75,6 +75,7 @@ size: 200 bytes
 }
 
 func TestPortDBBuildErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	out := filepath.Join(dir, "ported.db")
 	bad := filepath.Join(dir, "bad.csv")
@@ -126,6 +127,7 @@ func TestPortDBBuildErrors(t *testing.T) {
 }
 
 func TestPortDBLookup(t *testing.T) {
+	t.Parallel()
 	path := buildPortDB(t, portedCSV, "-regions", "DE,AT")
 	code, stdout, stderr := runCLI(t, nil, "portdb", "lookup", path,
 		"+49 151 12345678", "+4915112000000", "004915119999999", "+4917612345678", "+43 664 1234567", "+33612345678", "hello")
@@ -150,6 +152,7 @@ func TestPortDBLookup(t *testing.T) {
 
 // Coverage is by region: a database of US numbers does not cover Canada.
 func TestPortDBLookupSharedCallingCode(t *testing.T) {
+	t.Parallel()
 	path := buildPortDB(t, "+12015550123,310260,T-Mobile US\n+1204*,302720\n", "-regions", "US")
 	code, stdout, stderr := runCLI(t, nil, "portdb", "lookup", path, "+1 201 555 0123", "+1 204 555 0123")
 	require.Equal(t, exitOK, code, stderr)
@@ -164,6 +167,7 @@ func TestPortDBLookupSharedCallingCode(t *testing.T) {
 }
 
 func TestPortDBDamaged(t *testing.T) {
+	t.Parallel()
 	path := buildPortDB(t, portedCSV)
 	b, err := os.ReadFile(path)
 	require.NoError(t, err)
@@ -190,6 +194,7 @@ func TestPortDBDamaged(t *testing.T) {
 // output. (Open alone checks only the header: a changed entry used to
 // answer with another network.)
 func TestPortDBLookupDamaged(t *testing.T) {
+	t.Parallel()
 	path := buildPortDB(t, portedCSV, "-regions", "DE,AT")
 	good, err := os.ReadFile(path)
 	require.NoError(t, err)
@@ -221,6 +226,7 @@ func TestPortDBLookupDamaged(t *testing.T) {
 }
 
 func TestPortDBHelp(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{{"help", "portdb"}, {"portdb", "-h"}, {"portdb", "build", "-h"}, {"portdb", "help"}} {
 		code, stdout, stderr := runCLI(t, nil, args...)
 		require.Equal(t, exitOK, code, "%v", args)
@@ -238,6 +244,7 @@ func TestPortDBHelp(t *testing.T) {
 // REJECTED or, where the cut left zeros without a fault, a wrong "not
 // ported"; nothing logged, /healthz 200.)
 func TestServePortDBTruncatedWhileServing(t *testing.T) {
+	t.Parallel()
 	primary := buildPortDB(t, portedCSV, "-regions", "DE,AT")
 	fallback := buildPortDB(t, "+4915112*,26207,Fallback Mobile\n", "-regions", "DE")
 	const secret = "portdb-secret-0123456789"
@@ -256,7 +263,7 @@ func TestServePortDBTruncatedWhileServing(t *testing.T) {
 	}, false, logs)
 	c, err := remote.New(r.base, "acct", secret)
 	require.NoError(t, err)
-	ctx := context.Background()
+	ctx := t.Context()
 	get := func(path string) (int, string) {
 		resp, err := http.Get(strings.TrimSuffix(r.base, "/api/v2") + path)
 		require.NoError(t, err)
@@ -305,19 +312,14 @@ func TestServePortDBTruncatedWhileServing(t *testing.T) {
 	require.Contains(t, body, "portdb("+primary+")")
 	require.Len(t, regexp.MustCompile(`level=ERROR msg="portability database damaged`).FindAllString(logs.String(), -1), 1, "still once")
 
-	// A good file renamed over the damaged one is taken within the
-	// reload interval: /healthz recovers and the primary answers again.
+	// A good file renamed over the damaged one is taken at the next
+	// reload (the watcher logs it once swapped in): /healthz recovers and
+	// the primary answers again.
 	good := buildPortDB(t, "+4915112*,26203,Telefónica Germany\n", "-regions", "DE")
 	require.NoError(t, os.Rename(good, primary))
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		if status, _ = get("/healthz"); status == http.StatusOK {
-			break
-		}
-		require.True(t, time.Now().Before(deadline), "the new file is not taken within 20 s:\n%s", logs.String())
-		time.Sleep(10 * time.Millisecond)
-	}
-	require.Contains(t, logs.String(), `level=INFO msg="portability database replaced: answering from the new file" route=MP1 backend=portdb(`+primary+`)`)
+	logs.waitFor(t, `level=INFO msg="portability database replaced: answering from the new file" route=MP1 backend=portdb(`+primary+`)`, 20*time.Second)
+	status, body = get("/healthz")
+	require.Equal(t, http.StatusOK, status, body)
 	res, err = c.MNPLookup(ctx, "+4915112345672", &remote.LookupOptions{Route: "MP1"})
 	require.NoError(t, err)
 	require.Equal(t, "26203", *res.MCCMNC, "the primary answers again")

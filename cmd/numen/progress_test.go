@@ -16,6 +16,7 @@ func (c *fakeClock) now() time.Time          { return c.t }
 func (c *fakeClock) advance(d time.Duration) { c.t = c.t.Add(d) }
 
 func TestProgress(t *testing.T) {
+	t.Parallel()
 	var out bytes.Buffer
 	clock := &fakeClock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
 	p := newProgress(&out, 2000, clock.now)
@@ -62,6 +63,7 @@ func TestProgress(t *testing.T) {
 }
 
 func TestProgressFinishUndrawn(t *testing.T) {
+	t.Parallel()
 	var out bytes.Buffer
 	clock := &fakeClock{}
 	p := newProgress(&out, 100, clock.now)
@@ -71,6 +73,7 @@ func TestProgressFinishUndrawn(t *testing.T) {
 }
 
 func TestProgressNil(t *testing.T) {
+	t.Parallel()
 	var p *progress
 	p.update(1, 1)
 	p.finish()

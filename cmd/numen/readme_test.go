@@ -29,6 +29,7 @@ var readmeSkipped = []struct{ prefix, why string }{
 // receiver. "go run ./cmd/numen" runs numen built once for the test. Every
 // command must succeed and no answer may be an error.
 func TestReadmeCommands(t *testing.T) {
+	t.Parallel()
 	bash := lookPathOrFail(t, "bash")
 	for _, tool := range []string{"curl", "openssl"} {
 		lookPathOrFail(t, tool) // the README signs a request by hand with them
@@ -41,7 +42,7 @@ func TestReadmeCommands(t *testing.T) {
 	require.GreaterOrEqual(t, ran, 8, "commands to run:\n%s", script)
 
 	bin := filepath.Join(t.TempDir(), "numen")
-	build := exec.Command("go", "build", "-o", bin, ".")
+	build := exec.CommandContext(t.Context(), "go", "build", "-o", bin, ".")
 	build.Stderr = os.Stderr
 	require.NoError(t, build.Run())
 
@@ -59,7 +60,7 @@ func TestReadmeCommands(t *testing.T) {
 	t.Cleanup(hook.Close)
 	startServer(t, &serveConfig{Data: filepath.Join(ws, "numen-data"), demoWebhook: hook.URL + "/results"}, true)
 
-	cmd := exec.Command(bash, "-c", script)
+	cmd := exec.CommandContext(t.Context(), bash, "-c", script)
 	cmd.Dir = ws
 	cmd.Env = append(os.Environ(), "NUMEN_BIN="+bin)
 	out, err := cmd.CombinedOutput()

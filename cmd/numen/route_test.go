@@ -41,6 +41,7 @@ func writeTemp(t *testing.T, name, content string) string {
 }
 
 func TestRouteDefaults(t *testing.T) {
+	t.Parallel()
 	code, out, errOut := runCLI(t, nil, "route", "+49 151 23456789", "+1 650 253 0000", "+881 6 1234 5678", "+49 1")
 	require.Equal(t, exitOK, code, errOut)
 	got := decodeRoutes(t, out)
@@ -61,6 +62,7 @@ func TestRouteDefaults(t *testing.T) {
 }
 
 func TestRouteWithMap(t *testing.T) {
+	t.Parallel()
 	m := writeTemp(t, "map.json", `{"routing": {"map": {"defaultRoute": "GT1", "mnpFallback": true,
 		"prefixes": [{"cns": "+49151", "route": "GT2", "mccmnc": 26201}],
 		"countries": [{"countrycode": "FR", "route": "DS7"}]}}}`)
@@ -84,6 +86,7 @@ func TestRouteWithMap(t *testing.T) {
 }
 
 func TestRouteStatic(t *testing.T) {
+	t.Parallel()
 	code, out, errOut := runCLI(t, nil, "route", "--route", "GT2", "+49 151 23456789")
 	require.Equal(t, exitOK, code, errOut)
 	got := decodeRoutes(t, out)
@@ -96,6 +99,7 @@ func TestRouteStatic(t *testing.T) {
 }
 
 func TestRouteBadInputs(t *testing.T) {
+	t.Parallel()
 	bad := writeTemp(t, "bad.json", `{"prefixes": [{"cns": "+4915", "route": "XYZ"}, {"cns": "+33", "route": "GT1", "countrycode": "DE"}],
 		"countries": [{"countrycode": "FR", "route": "DS7"}, {"countrycode": "FR", "route": "GT1"}]}`)
 	code, out, errOut := runCLI(t, nil, "route", "--map", bad, "+49 151 23456789")

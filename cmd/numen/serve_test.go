@@ -23,16 +23,47 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// syncBuffer is a bytes.Buffer safe for the server goroutine and the test.
+// syncBuffer is a bytes.Buffer safe for the server goroutine and the test,
+// which can wait for what the server writes (waitFor).
 type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	mu      sync.Mutex
+	b       bytes.Buffer
+	written chan struct{} // closed and replaced at each write; nil until waitFor
 }
 
 func (s *syncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.written != nil {
+		close(s.written)
+		s.written = make(chan struct{})
+	}
 	return s.b.Write(p)
+}
+
+// waitFor waits until the buffer holds want, looking again at each write.
+// When it does not after within (a hung server, not a slow one: within is
+// generous), it fails the test.
+func (s *syncBuffer) waitFor(t *testing.T, want string, within time.Duration) {
+	t.Helper()
+	timeout := time.NewTimer(within)
+	defer timeout.Stop()
+	for {
+		s.mu.Lock()
+		if s.written == nil {
+			s.written = make(chan struct{})
+		}
+		found, written := strings.Contains(s.b.String(), want), s.written
+		s.mu.Unlock()
+		if found {
+			return
+		}
+		select {
+		case <-written:
+		case <-timeout.C:
+			t.Fatalf("not written within %v: %q; written:\n%s", within, want, s.String())
+		}
+	}
 }
 
 func (s *syncBuffer) String() string {
@@ -66,7 +97,7 @@ func startServerLogging(t *testing.T, cfg *serveConfig, demo bool, logs io.Write
 	}
 	out := &syncBuffer{}
 	c := &cli{stdin: strings.NewReader(""), stdout: out, stderr: io.Discard, loadPlan: sharedPlan}
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(t.Context())
 	ready := make(chan string, 1)
 	done := make(chan error, 1)
 	go func() { done <- c.runServer(ctx, cfg, demo, slog.New(slog.NewTextHandler(logs, nil)), ready) }()
@@ -105,12 +136,13 @@ func demoClient(t *testing.T, r *running) (*remote.Client, string, string) {
 }
 
 func TestServeDemo(t *testing.T) {
+	t.Parallel()
 	data := t.TempDir()
 	r := startServer(t, &serveConfig{Data: data}, true)
 	require.Contains(t, r.stdout.String(), "DEMO MODE")
 	require.Contains(t, r.stdout.String(), "SIMULATOR")
 	c, key, _ := demoClient(t, r)
-	ctx := context.Background()
+	ctx := t.Context()
 
 	require.NoError(t, c.AuthTest(ctx))
 	routes, err := c.Routes(ctx)
@@ -138,7 +170,7 @@ func TestServeDemo(t *testing.T) {
 
 	// Graceful stop, then every answered lookup is in the database.
 	require.NoError(t, r.stop())
-	db, err := sqlitestore.Open(context.Background(), data)
+	db, err := sqlitestore.Open(t.Context(), data)
 	require.NoError(t, err)
 	defer db.Close()
 	reports, err := db.Reports(ctx, key)
@@ -154,6 +186,7 @@ func TestServeDemo(t *testing.T) {
 // sidecar's HLR and MNP routes are remote backends pointing at the first,
 // and the first route's primary provider is down, so lookups fail over.
 func TestServeRoundTrip(t *testing.T) {
+	t.Parallel()
 	provider := startServer(t, &serveConfig{}, true)
 	_, pkey, psecret := demoClient(t, provider)
 
@@ -178,7 +211,7 @@ func TestServeRoundTrip(t *testing.T) {
 	consumer := startServer(t, cfg, false)
 	c, err := remote.New(consumer.base, "consumer", secret)
 	require.NoError(t, err)
-	ctx := context.Background()
+	ctx := t.Context()
 
 	res, err := c.HLRLookup(ctx, "+4915123456789", nil)
 	require.NoError(t, err)
@@ -198,6 +231,7 @@ func TestServeRoundTrip(t *testing.T) {
 }
 
 func TestServeRefusesBadSetups(t *testing.T) {
+	t.Parallel()
 	c := &cli{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard, loadPlan: sharedPlan}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	// A portability database whose body is damaged: Open alone accepts it,
@@ -219,7 +253,7 @@ func TestServeRefusesBadSetups(t *testing.T) {
 		{&serveConfig{Routes: []routeConfig{{Route: "MP1", Backends: []backendConfig{{Type: "portdb", File: damaged}}}}}, ": body checksum "},
 	} {
 		tc.cfg.Addr, tc.cfg.Data = "127.0.0.1:0", t.TempDir()
-		err := c.runServer(context.Background(), tc.cfg, false, logger, nil)
+		err := c.runServer(t.Context(), tc.cfg, false, logger, nil)
 		require.Error(t, err)
 		require.Contains(t, err.Error(), tc.msg)
 	}
@@ -228,12 +262,13 @@ func TestServeRefusesBadSetups(t *testing.T) {
 // TestServeOverlay: the config's overlays answer, and every answer's
 // Numen-Data-Version header names them.
 func TestServeOverlay(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	overlay := filepath.Join(dir, "corrections.tsv")
 	require.NoError(t, os.WriteFile(overlay, []byte("+49 1540\tMOBILE\tExample Mobil\t26299\n"), 0o644))
 	r := startServer(t, &serveConfig{Overlays: []string{overlay}}, true)
 	c, _, _ := demoClient(t, r)
-	nt, err := c.NTLookup(context.Background(), "+49 1540 1234567", nil)
+	nt, err := c.NTLookup(t.Context(), "+49 1540 1234567", nil)
 	require.NoError(t, err)
 	require.True(t, *nt.IsValid)
 	require.Equal(t, "Example Mobil", *nt.OriginalNetworkName)
@@ -247,7 +282,7 @@ func TestServeOverlay(t *testing.T) {
 	// A config whose overlay does not compile does not serve.
 	require.NoError(t, os.WriteFile(overlay, []byte("+999 1\tMOBILE\tX\t-\n"), 0o644))
 	c2 := &cli{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard, loadPlan: sharedPlan}
-	err = c2.runServer(context.Background(), &serveConfig{Addr: "127.0.0.1:0", Data: t.TempDir(), Overlays: []string{overlay}}, true, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
+	err = c2.runServer(t.Context(), &serveConfig{Addr: "127.0.0.1:0", Data: t.TempDir(), Overlays: []string{overlay}}, true, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
 	require.ErrorContains(t, err, overlay+" line 1: prefix +999 1: no country uses")
 }
 
@@ -274,6 +309,7 @@ func browserPackage(t *testing.T) string {
 // TestServeWasm: --wasm serves the browser package at /wasm/ beside the
 // API, and refuses one of other numbering data.
 func TestServeWasm(t *testing.T) {
+	t.Parallel()
 	dir := browserPackage(t)
 	r := startServer(t, &serveConfig{Wasm: dir}, true)
 	root := strings.TrimSuffix(r.base, "/api/v2")
@@ -308,13 +344,13 @@ func TestServeWasm(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(other, plan, 0o644))
 	c := &cli{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard, loadPlan: sharedPlan}
-	err = c.runServer(context.Background(), &serveConfig{Addr: "127.0.0.1:0", Data: t.TempDir(), Plan: other, Wasm: dir}, true, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
+	err = c.runServer(t.Context(), &serveConfig{Addr: "127.0.0.1:0", Data: t.TempDir(), Plan: other, Wasm: dir}, true, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
 	require.ErrorContains(t, err, "--wasm "+dir+": its numbering data is libphonenumber "+data.LibphonenumberVersion)
 	require.ErrorContains(t, err, "the server's libphonenumber v0.0.0-test")
 	require.ErrorContains(t, err, "rebuild it with go run ./wasm/build -o "+dir)
 
 	// A folder that is not a package.
-	err = c.runServer(context.Background(), &serveConfig{Addr: "127.0.0.1:0", Data: t.TempDir(), Wasm: t.TempDir()}, true, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
+	err = c.runServer(t.Context(), &serveConfig{Addr: "127.0.0.1:0", Data: t.TempDir(), Wasm: t.TempDir()}, true, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
 	require.ErrorContains(t, err, "--wasm: browser package ")
 	require.ErrorContains(t, err, "has no numen.wasm")
 }
@@ -323,6 +359,7 @@ func TestServeWasm(t *testing.T) {
 // the same key and secret, so earlier reports stay visible, and demo.env
 // tells a shell where and how to call it.
 func TestDemoKeepsItsCredentials(t *testing.T) {
+	t.Parallel()
 	data := t.TempDir()
 	first := startServer(t, &serveConfig{Data: data}, true)
 	_, key, secret := demoClient(t, first)
@@ -336,7 +373,7 @@ func TestDemoKeepsItsCredentials(t *testing.T) {
 	c, key2, secret2 := demoClient(t, second)
 	require.Equal(t, key, key2)
 	require.Equal(t, secret, secret2)
-	require.NoError(t, c.AuthTest(context.Background()))
+	require.NoError(t, c.AuthTest(t.Context()))
 	env, err := os.ReadFile(filepath.Join(data, demoEnv))
 	require.NoError(t, err)
 	require.Equal(t, "NUMEN_URL="+second.base+"\nNUMEN_KEY="+key+"\nNUMEN_SECRET="+secret+"\n", string(env))
@@ -345,6 +382,6 @@ func TestDemoKeepsItsCredentials(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(data, demoCredentials), []byte(`{"key": "x"}`), 0o600))
 	cfg := &serveConfig{Data: data, Addr: "127.0.0.1:0"}
 	c3 := &cli{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard, loadPlan: sharedPlan}
-	err = c3.runServer(context.Background(), cfg, true, slog.New(slog.DiscardHandler), nil)
+	err = c3.runServer(t.Context(), cfg, true, slog.New(slog.DiscardHandler), nil)
 	require.ErrorContains(t, err, "demo-account.json: not the demo's credentials")
 }

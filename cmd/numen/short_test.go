@@ -28,6 +28,7 @@ var shortGoldenInput = []struct {
 // numbers as arguments, and compares the output with
 // testdata/short.golden (go test ./cmd/numen -update rewrites it).
 func TestShortGolden(t *testing.T) {
+	t.Parallel()
 	var all strings.Builder
 	for _, in := range shortGoldenInput {
 		code, out, errOut := runCLI(t, nil, append([]string{"short", "--country", in.country}, in.numbers...)...)
@@ -51,6 +52,7 @@ func TestShortGolden(t *testing.T) {
 // TestShortStdin: without arguments, one answer per line of standard input,
 // in order, blank lines skipped, the same answers as with arguments.
 func TestShortStdin(t *testing.T) {
+	t.Parallel()
 	code, out, errOut := runCLI(t, strings.NewReader("\ufeff112\r\n\n  911  \n116 000\n"+strings.Repeat("1", maxLineLength+10)+"\n110"), "short", "--country", "DE")
 	require.Equal(t, exitOK, code, errOut)
 	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
@@ -66,6 +68,7 @@ func TestShortStdin(t *testing.T) {
 // TestShortErrors: a missing or unknown --country is a usage error naming
 // it; a plan without short numbers is an error.
 func TestShortErrors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		args []string
 		want string
