@@ -179,9 +179,13 @@ func WithOverlayFile(path string) Option {
 
 // Load opens the plan compiled into the binary (package data): a few
 // milliseconds, with under a megabyte allocated (see the package
-// documentation). Do it once and share the Plan.
+// documentation). Do it once and share the Plan. The plan's bytes are part
+// of the executable, checked in full by the repository's tests: Load checks
+// their header, not every byte, so that a short-lived program pages in only
+// the parts of the plan it uses (Open and OpenBytes check every byte;
+// Plan.Verify checks a loaded plan as Open does and more).
 func Load(opts ...Option) (*Plan, error) {
-	return OpenBytes(data.Plan(), opts...)
+	return openBytes(data.Plan(), true, opts)
 }
 
 // Open reads a plan file, such as one written by go run ./data/gen from
@@ -220,16 +224,22 @@ func (e *fileError) Unwrap() error { return e.err }
 // modified afterwards. It checks the header, the checksum of the whole file
 // and the structure every lookup relies on; Verify checks more.
 func OpenBytes(b []byte, opts ...Option) (*Plan, error) {
+	return openBytes(b, false, opts)
+}
+
+// openBytes is OpenBytes, with the checks that read every byte of the plan
+// skipped when it is trusted (Load); packs and overlays are checked as ever.
+func openBytes(b []byte, trusted bool, opts []Option) (*Plan, error) {
 	var o options
 	for _, opt := range opts {
 		opt(&o)
 	}
-	raw, err := readHeader(b, false)
+	raw, err := readHeader(b, false, trusted)
 	if err != nil {
 		return nil, err
 	}
 	p := &Plan{file: b, version: raw.version, origin: raw.origin}
-	if err := p.read(raw); err != nil {
+	if err := p.read(raw, trusted); err != nil {
 		return nil, err
 	}
 	for i, pack := range o.packs {
@@ -245,13 +255,13 @@ func OpenBytes(b []byte, opts ...Option) (*Plan, error) {
 	return p, nil
 }
 
-func (p *Plan) read(raw *rawPlan) error {
+func (p *Plan) read(raw *rawPlan, trusted bool) error {
 	sec := func(id uint32) *reader {
 		s, ok := raw.sections[id]
 		if !ok {
 			return nil
 		}
-		return &reader{name: planfmt.SectionName(id) + " section", base: s.off, b: s.of(raw.file)}
+		return &reader{name: planfmt.SectionName(id) + " section", base: s.off, b: s.of(raw.file), trusted: trusted}
 	}
 	strs := sec(planfmt.SecStrings)
 	p.strings = readStrings(strs)
@@ -336,7 +346,7 @@ func (p *Plan) has(id uint32) bool {
 
 // readPack adds a pack's sections to the plan.
 func (p *Plan) readPack(b []byte) error {
-	raw, err := readHeader(b, true)
+	raw, err := readHeader(b, true, false)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -217,6 +218,21 @@ func TestEveryFlippedBitIsCaught(t *testing.T) {
 		require.ErrorIs(t, err, ErrFormat, "bit %d of byte %d", bit, i)
 		b[i] ^= bit
 	}
+}
+
+// TestLoadTrustsCheckedBytes: Load skips the checks that read every byte
+// of the built-in plan (the body's checksum, the order of every table
+// segment and automaton transition), so this test makes them: the same
+// bytes pass every check of OpenBytes and Verify, and Load reads from them
+// the same plan.
+func TestLoadTrustsCheckedBytes(t *testing.T) {
+	t.Parallel()
+	checked, err := OpenBytes(data.Plan())
+	require.NoError(t, err)
+	require.NoError(t, checked.Verify())
+	loaded, err := Load()
+	require.NoError(t, err)
+	require.True(t, reflect.DeepEqual(checked, loaded), "Load and OpenBytes read different plans")
 }
 
 func TestVerify(t *testing.T) {

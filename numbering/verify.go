@@ -17,7 +17,7 @@ import (
 // protection beyond the checksums, as whoever can change a file can
 // recompute either.) It returns a *FormatError.
 func (p *Plan) Verify() error {
-	raw, err := readHeader(p.file, false)
+	raw, err := readHeader(p.file, false, false)
 	if err != nil {
 		return err
 	}
