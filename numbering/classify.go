@@ -270,7 +270,7 @@ func (p *Plan) describe(cc *callingCode, r *region, t lpnType, n *Number, key ui
 		key = planfmt.Key(buf[:k])
 	}
 	if v := p.geo.lookup(key); v >= 0 {
-		return p.places[v : v+1 : v+1]
+		return p.places.get(v)
 	}
 	return r.nameList
 }

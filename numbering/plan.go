@@ -26,7 +26,7 @@ type Plan struct {
 	ranges   prefixTable
 	rangeNet []rangeNetwork // by ranges value
 	geo      prefixTable
-	places   []string // geocoding descriptions, by geo value: Regions slices them
+	places   places // geocoding descriptions, by geo value
 	zones    prefixTable
 	zoneSets [][]string // time-zone lists, by zones value
 	networks networkList
@@ -597,10 +597,19 @@ func (p *Plan) readGeocoding(r *reader) {
 		r.err = pool.err
 		return
 	}
-	p.places = make([]string, values)
-	for i := range p.places {
-		p.places[i] = r.str(&strs, at+4*i)
+	ids := r.slice(at, 4*values)
+	if r.err != nil {
+		return
 	}
+	if !r.trusted {
+		for i := range values {
+			if id := planfmt.U32(ids, 4*i); !strs.valid(id) {
+				r.fail(at+4*i, "string %d: there are %d", id, strs.count)
+				return
+			}
+		}
+	}
+	p.places = newPlaces(ids, strs, values)
 	p.geo = t
 }
 

@@ -97,7 +97,7 @@ func TestPlanTablesAgreeWithPrefixmap(t *testing.T) {
 		table *prefixTable
 		value func(int) string
 	}{
-		{"geocoding_en.tsv.gz", &p.geo, func(v int) string { return p.places[v] }},
+		{"geocoding_en.tsv.gz", &p.geo, func(v int) string { return p.places.get(v)[0] }},
 		{"carrier_en.tsv.gz", &p.ranges, func(v int) string { return p.rangeNet[v].name }},
 	} {
 		keys, values, texts := tablePrefixes(t, tc.file)

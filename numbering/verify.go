@@ -36,8 +36,8 @@ func (p *Plan) Verify() error {
 			return formatErr("strings section", raw.sections[planfmt.SecStrings].off, "string %d (%q) is not valid UTF-8", i, s)
 		}
 	}
-	for i, s := range p.places {
-		if !utf8.ValidString(s) {
+	for i := range p.places.n {
+		if s := p.places.get(i)[0]; !utf8.ValidString(s) {
 			return formatErr("geocoding section", raw.sections[planfmt.SecGeocoding].off, "description %d (%q) is not valid UTF-8", i, s)
 		}
 	}
