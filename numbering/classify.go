@@ -231,7 +231,7 @@ func (p *Plan) classify(res *Result, n *Number) {
 		if v.ov != nil && !v.ov.keepNet {
 			res.Network, res.MCCMNC = v.ov.network, v.ov.mccmnc
 		} else if i := p.ranges.lookup(key); i >= 0 {
-			nw := &p.rangeNet[i]
+			nw := p.rangeNetwork(i)
 			res.Network, res.MCCMNC = nw.name, nw.mccmnc
 		}
 	}

@@ -23,20 +23,20 @@ type Plan struct {
 	// ranges maps a number to the original network of its longest
 	// assigned range: name and MCCMNC come from that one range, so that
 	// an answer never pairs one operator's name with another's code.
-	ranges   prefixTable
-	rangeNet []rangeNetwork // by ranges value
-	geo      prefixTable
-	places   places // geocoding descriptions, by geo value
-	zones    prefixTable
-	zoneSets [][]string // time-zone lists, by zones value
-	networks networkList
-	formats  formats      // number formats; empty without the section
-	short    shortNumbers // libphonenumber's short numbers; zero without the section
-	overlay  *overlay     // nil without overlays
-	version  Version
-	dialling bool   // the plan has the Dialling section: ParseIn can read national input
-	origin   string // the digest of the whole plan the file was cut from
-	packs    int    // packs taken (WithPack)
+	ranges    prefixTable
+	rangeNets []byte // by ranges value: uint32 name and MCCMNC strings (rangeNetwork)
+	geo       prefixTable
+	places    places // geocoding descriptions, by geo value
+	zones     prefixTable
+	zoneSets  [][]string // time-zone lists, by zones value
+	networks  networkList
+	formats   formats      // number formats; empty without the section
+	short     shortNumbers // libphonenumber's short numbers; zero without the section
+	overlay   *overlay     // nil without overlays
+	version   Version
+	dialling  bool   // the plan has the Dialling section: ParseIn can read national input
+	origin    string // the digest of the whole plan the file was cut from
+	packs     int    // packs taken (WithPack)
 }
 
 // Version identifies the numbering data a Plan was loaded from.
@@ -576,14 +576,31 @@ func (p *Plan) readRanges(r *reader) {
 	if r.err != nil {
 		return
 	}
-	p.rangeNet = make([]rangeNetwork, values)
-	for i := range p.rangeNet {
-		p.rangeNet[i].name = r.str(&p.strings, at+8*i)
-		if id := r.u32(at + 8*i + 4); id != planfmt.NoString {
-			p.rangeNet[i].mccmnc = r.str(&p.strings, at+8*i+4)
+	nets := r.slice(at, 8*values)
+	if r.err != nil {
+		return
+	}
+	if !r.trusted {
+		for i := range values {
+			name, mccmnc := planfmt.U32(nets, 8*i), planfmt.U32(nets, 8*i+4)
+			if !p.strings.valid(name) || mccmnc != planfmt.NoString && !p.strings.valid(mccmnc) {
+				r.fail(at+8*i, "network %d: strings %d and %d; there are %d", i, name, mccmnc, p.strings.count)
+				return
+			}
 		}
 	}
-	p.ranges = t
+	p.rangeNets, p.ranges = nets, t
+}
+
+// rangeNetwork returns the network of value i of the Ranges table, read
+// from the file on each lookup (two string ids): the strings share the
+// file's bytes, so that Load decodes none of the 29,000 ranges' networks.
+func (p *Plan) rangeNetwork(i int) rangeNetwork {
+	nw := rangeNetwork{name: p.strings.get(planfmt.U32(p.rangeNets, 8*i))}
+	if id := planfmt.U32(p.rangeNets, 8*i+4); id != planfmt.NoString {
+		nw.mccmnc = p.strings.get(id)
+	}
+	return nw
 }
 
 func (p *Plan) readGeocoding(r *reader) {

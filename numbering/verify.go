@@ -88,7 +88,8 @@ func (p *Plan) Verify() error {
 			}
 		}
 	}
-	for _, nw := range p.rangeNet {
+	for i := range len(p.rangeNets) / 8 {
+		nw := p.rangeNetwork(i)
 		if nw.mccmnc != "" && (len(nw.mccmnc) < 5 || len(nw.mccmnc) > 6 || !isDigits(nw.mccmnc)) {
 			return formatErr("network ranges section", raw.sections[planfmt.SecRanges].off, "network %q: MCCMNC %q", nw.name, nw.mccmnc)
 		}
