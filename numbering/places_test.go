@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/numenhq/numen/numbering/internal/planfmt"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -32,4 +33,26 @@ func TestPlacesConcurrentFirstUse(t *testing.T) {
 	}
 	wg.Wait()
 	require.Equal(t, make([]int, len(bad)), bad)
+}
+
+// TestDeferredSectionsConcurrentFirstUse uses the sections Load reads on
+// first use from several goroutines at once (go test -race checks it).
+func TestDeferredSectionsConcurrentFirstUse(t *testing.T) {
+	t.Parallel()
+	p, err := Load()
+	require.NoError(t, err)
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			nw, ok := p.Network("23415")
+			assert.True(t, ok)
+			assert.Equal(t, "GB", p.RegionOfMCC("234"))
+			assert.NotEmpty(t, p.Networks("GB"))
+			assert.NotEmpty(t, nw.Name)
+			info, err := p.ShortNumber("112", "DE")
+			assert.NoError(t, err)
+			assert.True(t, info.Emergency)
+		})
+	}
+	wg.Wait()
 }

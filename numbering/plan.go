@@ -34,9 +34,10 @@ type Plan struct {
 	short     shortNumbers // libphonenumber's short numbers; zero without the section
 	overlay   *overlay     // nil without overlays
 	version   Version
-	dialling  bool   // the plan has the Dialling section: ParseIn can read national input
-	origin    string // the digest of the whole plan the file was cut from
-	packs     int    // packs taken (WithPack)
+	dialling  bool     // the plan has the Dialling section: ParseIn can read national input
+	origin    string   // the digest of the whole plan the file was cut from
+	packs     int      // packs taken (WithPack)
+	deferred  deferred // sections Load reads on first use
 }
 
 // Version identifies the numbering data a Plan was loaded from.
@@ -286,6 +287,14 @@ func (p *Plan) read(raw *rawPlan, trusted bool) error {
 	}
 	for _, id := range optionalSections {
 		if r := sec(id); r != nil {
+			switch {
+			case defers(id, trusted) && id == planfmt.SecNetworks:
+				p.deferred.networks.r = r
+				continue
+			case defers(id, trusted) && id == planfmt.SecShortNumbers:
+				p.deferred.short.r = r
+				continue
+			}
 			if err := p.readOptional(id, r); err != nil {
 				return err
 			}
@@ -335,9 +344,9 @@ func (p *Plan) has(id uint32) bool {
 	case planfmt.SecTimezones:
 		return p.zones.n > 0
 	case planfmt.SecNetworks:
-		return p.networks.records != nil
+		return p.networks.records != nil || p.deferred.networks.r != nil
 	case planfmt.SecShortNumbers:
-		return p.short.regions != nil
+		return p.short.regions != nil || p.deferred.short.r != nil
 	case planfmt.SecFormats:
 		return p.formats.codes != nil
 	}

@@ -231,6 +231,11 @@ func TestLoadTrustsCheckedBytes(t *testing.T) {
 	require.NoError(t, err)
 	loaded, err := Load()
 	require.NoError(t, err)
+	require.NotNil(t, loaded.deferred.networks.r)
+	require.NotNil(t, loaded.deferred.short.r)
+	loaded.networkList() // the sections Load reads on first use
+	require.NoError(t, loaded.shortNumbers())
+	loaded.deferred = deferred{}
 	require.True(t, reflect.DeepEqual(checked, loaded), "Load and OpenBytes read different plans")
 	require.NoError(t, checked.Verify())
 }

@@ -76,6 +76,10 @@ func (p *Plan) Verify() error {
 			return formatErr("dialling section", raw.sections[planfmt.SecDialling].off, "region %s: a program that cannot match", r.id)
 		}
 	}
+	p.networkList()
+	if err := p.shortNumbers(); err != nil {
+		return err
+	}
 	for i := range p.networks.pool.count {
 		if s := p.networks.pool.get(uint32(i)); !utf8.ValidString(s) {
 			return formatErr("networks section", raw.sections[planfmt.SecNetworks].off, "string %d (%q) is not valid UTF-8", i, s)
