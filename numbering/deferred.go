@@ -1,10 +1,6 @@
 package numbering
 
-import (
-	"sync"
-
-	"github.com/numenhq/numen/numbering/internal/planfmt"
-)
+import "sync"
 
 // deferred holds the sections of the built-in plan (Load) that no
 // classification reads, read on first use instead: the MCC-MNC list
@@ -19,11 +15,6 @@ type deferredSection struct {
 	once sync.Once
 	r    *reader // nil when read at load or absent
 	err  error   // the read's error: only a damaged executable has one
-}
-
-// defers reports whether Load reads section id on first use.
-func defers(id uint32, trusted bool) bool {
-	return trusted && (id == planfmt.SecNetworks || id == planfmt.SecShortNumbers)
 }
 
 // networkList returns the MCC-MNC list, read on first use for Load. The

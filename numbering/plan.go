@@ -288,10 +288,10 @@ func (p *Plan) read(raw *rawPlan, trusted bool) error {
 	for _, id := range optionalSections {
 		if r := sec(id); r != nil {
 			switch {
-			case defers(id, trusted) && id == planfmt.SecNetworks:
+			case trusted && id == planfmt.SecNetworks: // read on first use (deferred.go)
 				p.deferred.networks.r = r
 				continue
-			case defers(id, trusted) && id == planfmt.SecShortNumbers:
+			case trusted && id == planfmt.SecShortNumbers:
 				p.deferred.short.r = r
 				continue
 			}
