@@ -38,6 +38,7 @@ type Plan struct {
 	origin    string   // the digest of the whole plan the file was cut from
 	packs     int      // packs taken (WithPack)
 	deferred  deferred // sections Load reads on first use
+	trusted   bool     // read by Load, with the checks that read every byte skipped
 }
 
 // Version identifies the numbering data a Plan was loaded from.
@@ -239,7 +240,7 @@ func openBytes(b []byte, trusted bool, opts []Option) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{file: b, version: raw.version, origin: raw.origin}
+	p := &Plan{file: b, version: raw.version, origin: raw.origin, trusted: trusted}
 	if err := p.read(raw, trusted); err != nil {
 		return nil, err
 	}

@@ -236,6 +236,8 @@ func TestLoadTrustsCheckedBytes(t *testing.T) {
 	loaded.networkList() // the sections Load reads on first use
 	require.NoError(t, loaded.shortNumbers())
 	loaded.deferred = deferred{}
+	require.True(t, loaded.trusted)
+	loaded.trusted = false
 	require.True(t, reflect.DeepEqual(checked, loaded), "Load and OpenBytes read different plans")
 	require.NoError(t, checked.Verify())
 }
