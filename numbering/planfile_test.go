@@ -242,6 +242,23 @@ func TestLoadTrustsCheckedBytes(t *testing.T) {
 	require.NoError(t, checked.Verify())
 }
 
+// TestVerifyMakesTheChecksLoadSkips: a plan read as Load reads the
+// built-in one answers from bytes whose tables it has not checked; Verify
+// checks them.
+func TestVerifyMakesTheChecksLoadSkips(t *testing.T) {
+	t.Parallel()
+	b := bytes.Clone(data.Plan())
+	geoAt, _ := sectionOf(t, b, planfmt.SecGeocoding)
+	put32(b, geoAt+planfmt.TableHeaderSize+8, 0) // segment 2 starts before segment 1
+	reseal(b, false)
+	_, err := OpenBytes(b)
+	require.ErrorContains(t, err, "out of order")
+	p, err := openBytes(b, true, nil)
+	require.NoError(t, err)
+	require.ErrorContains(t, p.Verify(), "out of order")
+	require.ErrorIs(t, p.Verify(), ErrFormat)
+}
+
 func TestVerify(t *testing.T) {
 	t.Parallel()
 	require.NoError(t, plan(t).Verify())
