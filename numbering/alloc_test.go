@@ -52,7 +52,7 @@ func TestRangeLookupDoesNotAllocate(t *testing.T) {
 		allocs := testing.AllocsPerRun(100, func() {
 			got = ""
 			if v := p.ranges.lookup(planfmt.Key(in)); v >= 0 {
-				got = p.rangeNet[v].mccmnc
+				got = p.rangeNetwork(v).mccmnc
 			}
 		})
 		if allocs != 0 {

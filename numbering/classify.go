@@ -231,7 +231,7 @@ func (p *Plan) classify(res *Result, n *Number) {
 		if v.ov != nil && !v.ov.keepNet {
 			res.Network, res.MCCMNC = v.ov.network, v.ov.mccmnc
 		} else if i := p.ranges.lookup(key); i >= 0 {
-			nw := &p.rangeNet[i]
+			nw := p.rangeNetwork(i)
 			res.Network, res.MCCMNC = nw.name, nw.mccmnc
 		}
 	}
@@ -270,7 +270,7 @@ func (p *Plan) describe(cc *callingCode, r *region, t lpnType, n *Number, key ui
 		key = planfmt.Key(buf[:k])
 	}
 	if v := p.geo.lookup(key); v >= 0 {
-		return p.places[v : v+1 : v+1]
+		return p.places.get(v)
 	}
 	return r.nameList
 }

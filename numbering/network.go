@@ -160,7 +160,7 @@ func (l *networkList) code(i int) string {
 // not have returns false, as does every code for a plan without the
 // MCC-MNC list.
 func (p *Plan) Network(mccmnc string) (Network, bool) {
-	l := &p.networks
+	l := p.networkList()
 	i := sort.Search(l.n, func(i int) bool { return l.code(i) >= mccmnc })
 	if i < l.n && l.code(i) == mccmnc {
 		return l.at(i), true
@@ -173,7 +173,7 @@ func (p *Plan) Network(mccmnc string) (Network, bool) {
 // shared: do not modify it. The first call builds the lists of every
 // region.
 func (p *Plan) Networks(region string) []Network {
-	l := &p.networks
+	l := p.networkList()
 	l.once.Do(func() {
 		l.byRegion = map[string][]Network{}
 		for i := range l.n {
@@ -195,7 +195,7 @@ func (p *Plan) RegionOfMCC(mcc string) string {
 		return ""
 	}
 	v := uint32(mcc[0]-'0')*100 + uint32(mcc[1]-'0')*10 + uint32(mcc[2]-'0')
-	l := &p.networks
+	l := p.networkList()
 	i := sort.Search(len(l.home), func(i int) bool { return planfmt.U32(l.mccs, 8*i) >= v })
 	if i < len(l.home) && planfmt.U32(l.mccs, 8*i) == v {
 		return l.home[i]

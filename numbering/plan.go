@@ -23,20 +23,22 @@ type Plan struct {
 	// ranges maps a number to the original network of its longest
 	// assigned range: name and MCCMNC come from that one range, so that
 	// an answer never pairs one operator's name with another's code.
-	ranges   prefixTable
-	rangeNet []rangeNetwork // by ranges value
-	geo      prefixTable
-	places   []string // geocoding descriptions, by geo value: Regions slices them
-	zones    prefixTable
-	zoneSets [][]string // time-zone lists, by zones value
-	networks networkList
-	formats  formats      // number formats; empty without the section
-	short    shortNumbers // libphonenumber's short numbers; zero without the section
-	overlay  *overlay     // nil without overlays
-	version  Version
-	dialling bool   // the plan has the Dialling section: ParseIn can read national input
-	origin   string // the digest of the whole plan the file was cut from
-	packs    int    // packs taken (WithPack)
+	ranges    prefixTable
+	rangeNets []byte // by ranges value: uint32 name and MCCMNC strings (rangeNetwork)
+	geo       prefixTable
+	places    places // geocoding descriptions, by geo value
+	zones     prefixTable
+	zoneSets  [][]string // time-zone lists, by zones value
+	networks  networkList
+	formats   formats      // number formats; empty without the section
+	short     shortNumbers // libphonenumber's short numbers; zero without the section
+	overlay   *overlay     // nil without overlays
+	version   Version
+	dialling  bool     // the plan has the Dialling section: ParseIn can read national input
+	origin    string   // the digest of the whole plan the file was cut from
+	packs     int      // packs taken (WithPack)
+	deferred  deferred // sections Load reads on first use
+	trusted   bool     // read by Load, with the checks that read every byte skipped
 }
 
 // Version identifies the numbering data a Plan was loaded from.
@@ -179,9 +181,13 @@ func WithOverlayFile(path string) Option {
 
 // Load opens the plan compiled into the binary (package data): a few
 // milliseconds, with under a megabyte allocated (see the package
-// documentation). Do it once and share the Plan.
+// documentation). Do it once and share the Plan. The plan's bytes are part
+// of the executable, checked in full by the repository's tests: Load checks
+// their header, not every byte, so that a short-lived program pages in only
+// the parts of the plan it uses (Open and OpenBytes check every byte;
+// Plan.Verify checks a loaded plan as Open does and more).
 func Load(opts ...Option) (*Plan, error) {
-	return OpenBytes(data.Plan(), opts...)
+	return openBytes(data.Plan(), true, opts)
 }
 
 // Open reads a plan file, such as one written by go run ./data/gen from
@@ -220,16 +226,22 @@ func (e *fileError) Unwrap() error { return e.err }
 // modified afterwards. It checks the header, the checksum of the whole file
 // and the structure every lookup relies on; Verify checks more.
 func OpenBytes(b []byte, opts ...Option) (*Plan, error) {
+	return openBytes(b, false, opts)
+}
+
+// openBytes is OpenBytes, with the checks that read every byte of the plan
+// skipped when it is trusted (Load); packs and overlays are checked as ever.
+func openBytes(b []byte, trusted bool, opts []Option) (*Plan, error) {
 	var o options
 	for _, opt := range opts {
 		opt(&o)
 	}
-	raw, err := readHeader(b, false)
+	raw, err := readHeader(b, false, trusted)
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{file: b, version: raw.version, origin: raw.origin}
-	if err := p.read(raw); err != nil {
+	p := &Plan{file: b, version: raw.version, origin: raw.origin, trusted: trusted}
+	if err := p.read(raw, trusted); err != nil {
 		return nil, err
 	}
 	for i, pack := range o.packs {
@@ -245,13 +257,13 @@ func OpenBytes(b []byte, opts ...Option) (*Plan, error) {
 	return p, nil
 }
 
-func (p *Plan) read(raw *rawPlan) error {
+func (p *Plan) read(raw *rawPlan, trusted bool) error {
 	sec := func(id uint32) *reader {
 		s, ok := raw.sections[id]
 		if !ok {
 			return nil
 		}
-		return &reader{name: planfmt.SectionName(id) + " section", base: s.off, b: s.of(raw.file)}
+		return &reader{name: planfmt.SectionName(id) + " section", base: s.off, b: s.of(raw.file), trusted: trusted}
 	}
 	strs := sec(planfmt.SecStrings)
 	p.strings = readStrings(strs)
@@ -276,6 +288,14 @@ func (p *Plan) read(raw *rawPlan) error {
 	}
 	for _, id := range optionalSections {
 		if r := sec(id); r != nil {
+			switch {
+			case trusted && id == planfmt.SecNetworks: // read on first use (deferred.go)
+				p.deferred.networks.r = r
+				continue
+			case trusted && id == planfmt.SecShortNumbers:
+				p.deferred.short.r = r
+				continue
+			}
 			if err := p.readOptional(id, r); err != nil {
 				return err
 			}
@@ -325,9 +345,9 @@ func (p *Plan) has(id uint32) bool {
 	case planfmt.SecTimezones:
 		return p.zones.n > 0
 	case planfmt.SecNetworks:
-		return p.networks.records != nil
+		return p.networks.records != nil || p.deferred.networks.r != nil
 	case planfmt.SecShortNumbers:
-		return p.short.regions != nil
+		return p.short.regions != nil || p.deferred.short.r != nil
 	case planfmt.SecFormats:
 		return p.formats.codes != nil
 	}
@@ -336,7 +356,7 @@ func (p *Plan) has(id uint32) bool {
 
 // readPack adds a pack's sections to the plan.
 func (p *Plan) readPack(b []byte) error {
-	raw, err := readHeader(b, true)
+	raw, err := readHeader(b, true, false)
 	if err != nil {
 		return err
 	}
@@ -566,14 +586,31 @@ func (p *Plan) readRanges(r *reader) {
 	if r.err != nil {
 		return
 	}
-	p.rangeNet = make([]rangeNetwork, values)
-	for i := range p.rangeNet {
-		p.rangeNet[i].name = r.str(&p.strings, at+8*i)
-		if id := r.u32(at + 8*i + 4); id != planfmt.NoString {
-			p.rangeNet[i].mccmnc = r.str(&p.strings, at+8*i+4)
+	nets := r.slice(at, 8*values)
+	if r.err != nil {
+		return
+	}
+	if !r.trusted {
+		for i := range values {
+			name, mccmnc := planfmt.U32(nets, 8*i), planfmt.U32(nets, 8*i+4)
+			if !p.strings.valid(name) || mccmnc != planfmt.NoString && !p.strings.valid(mccmnc) {
+				r.fail(at+8*i, "network %d: strings %d and %d; there are %d", i, name, mccmnc, p.strings.count)
+				return
+			}
 		}
 	}
-	p.ranges = t
+	p.rangeNets, p.ranges = nets, t
+}
+
+// rangeNetwork returns the network of value i of the Ranges table, read
+// from the file on each lookup (two string ids): the strings share the
+// file's bytes, so that Load decodes none of the 29,000 ranges' networks.
+func (p *Plan) rangeNetwork(i int) rangeNetwork {
+	nw := rangeNetwork{name: p.strings.get(planfmt.U32(p.rangeNets, 8*i))}
+	if id := planfmt.U32(p.rangeNets, 8*i+4); id != planfmt.NoString {
+		nw.mccmnc = p.strings.get(id)
+	}
+	return nw
 }
 
 func (p *Plan) readGeocoding(r *reader) {
@@ -587,10 +624,19 @@ func (p *Plan) readGeocoding(r *reader) {
 		r.err = pool.err
 		return
 	}
-	p.places = make([]string, values)
-	for i := range p.places {
-		p.places[i] = r.str(&strs, at+4*i)
+	ids := r.slice(at, 4*values)
+	if r.err != nil {
+		return
 	}
+	if !r.trusted {
+		for i := range values {
+			if id := planfmt.U32(ids, 4*i); !strs.valid(id) {
+				r.fail(at+4*i, "string %d: there are %d", id, strs.count)
+				return
+			}
+		}
+	}
+	p.places = newPlaces(ids, strs, values)
 	p.geo = t
 }
 

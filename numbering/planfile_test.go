@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -217,6 +218,45 @@ func TestEveryFlippedBitIsCaught(t *testing.T) {
 		require.ErrorIs(t, err, ErrFormat, "bit %d of byte %d", bit, i)
 		b[i] ^= bit
 	}
+}
+
+// TestLoadTrustsCheckedBytes: Load skips the checks that read every byte
+// of the built-in plan (the body's checksum, the order of every table
+// segment and automaton transition), so this test makes them: the same
+// bytes pass every check of OpenBytes and Verify, and Load reads from them
+// the same plan.
+func TestLoadTrustsCheckedBytes(t *testing.T) {
+	t.Parallel()
+	checked, err := OpenBytes(data.Plan())
+	require.NoError(t, err)
+	loaded, err := Load()
+	require.NoError(t, err)
+	require.NotNil(t, loaded.deferred.networks.r)
+	require.NotNil(t, loaded.deferred.short.r)
+	loaded.networkList() // the sections Load reads on first use
+	require.NoError(t, loaded.shortNumbers())
+	loaded.deferred = deferred{}
+	require.True(t, loaded.trusted)
+	loaded.trusted = false
+	require.True(t, reflect.DeepEqual(checked, loaded), "Load and OpenBytes read different plans")
+	require.NoError(t, checked.Verify())
+}
+
+// TestVerifyMakesTheChecksLoadSkips: a plan read as Load reads the
+// built-in one answers from bytes whose tables it has not checked; Verify
+// checks them.
+func TestVerifyMakesTheChecksLoadSkips(t *testing.T) {
+	t.Parallel()
+	b := bytes.Clone(data.Plan())
+	geoAt, _ := sectionOf(t, b, planfmt.SecGeocoding)
+	put32(b, geoAt+planfmt.TableHeaderSize+8, 0) // segment 2 starts before segment 1
+	reseal(b, false)
+	_, err := OpenBytes(b)
+	require.ErrorContains(t, err, "out of order")
+	p, err := openBytes(b, true, nil)
+	require.NoError(t, err)
+	require.ErrorContains(t, p.Verify(), "out of order")
+	require.ErrorIs(t, p.Verify(), ErrFormat)
 }
 
 func TestVerify(t *testing.T) {

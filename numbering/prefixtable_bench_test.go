@@ -97,8 +97,8 @@ func TestPlanTablesAgreeWithPrefixmap(t *testing.T) {
 		table *prefixTable
 		value func(int) string
 	}{
-		{"geocoding_en.tsv.gz", &p.geo, func(v int) string { return p.places[v] }},
-		{"carrier_en.tsv.gz", &p.ranges, func(v int) string { return p.rangeNet[v].name }},
+		{"geocoding_en.tsv.gz", &p.geo, func(v int) string { return p.places.get(v)[0] }},
+		{"carrier_en.tsv.gz", &p.ranges, func(v int) string { return p.rangeNetwork(v).name }},
 	} {
 		keys, values, texts := tablePrefixes(t, tc.file)
 		entries := make([]prefixmap.Entry[int32], len(keys))

@@ -81,9 +81,13 @@ var ErrNoShortNumbers = errors.New("numbering: the plan has no short-number data
 //
 // A region that the plan does not know is a *RegionError; a region without
 // short numbers in libphonenumber's metadata answers false everywhere.
-// A plan without short-number data returns ErrNoShortNumbers. ShortNumber
-// does not allocate.
+// A plan without short-number data returns ErrNoShortNumbers. Load reads
+// the short-number data at the first call (a *FormatError then would mean
+// a damaged executable). ShortNumber does not allocate.
 func (p *Plan) ShortNumber(s, region string) (ShortInfo, error) {
+	if err := p.shortNumbers(); err != nil {
+		return ShortInfo{}, err
+	}
 	if p.short.regions == nil {
 		return ShortInfo{}, ErrNoShortNumbers
 	}

@@ -13,13 +13,22 @@ import (
 // can match. Open already rejects damaged files (the CRC-32C checksums of
 // header and body) and any structure a lookup could trip on; Verify is for
 // files from elsewhere, before they are put to use (numen plan verify).
+// On a plan from Load, which checks the built-in plan's header only, it
+// first makes every check of Open.
 // (The header's SHA-256 digest names the data, in Version; it is no
 // protection beyond the checksums, as whoever can change a file can
 // recompute either.) It returns a *FormatError.
 func (p *Plan) Verify() error {
-	raw, err := readHeader(p.file, false)
+	raw, err := readHeader(p.file, false, false)
 	if err != nil {
 		return err
+	}
+	if p.trusted {
+		// Load skipped the checks that read every table and automaton:
+		// make them, as Open does.
+		if _, err := OpenBytes(p.file); err != nil {
+			return err
+		}
 	}
 	spans := make([]span, 0, len(raw.sections))
 	for _, s := range raw.sections {
@@ -36,8 +45,8 @@ func (p *Plan) Verify() error {
 			return formatErr("strings section", raw.sections[planfmt.SecStrings].off, "string %d (%q) is not valid UTF-8", i, s)
 		}
 	}
-	for i, s := range p.places {
-		if !utf8.ValidString(s) {
+	for i := range p.places.n {
+		if s := p.places.get(i)[0]; !utf8.ValidString(s) {
 			return formatErr("geocoding section", raw.sections[planfmt.SecGeocoding].off, "description %d (%q) is not valid UTF-8", i, s)
 		}
 	}
@@ -76,6 +85,10 @@ func (p *Plan) Verify() error {
 			return formatErr("dialling section", raw.sections[planfmt.SecDialling].off, "region %s: a program that cannot match", r.id)
 		}
 	}
+	p.networkList()
+	if err := p.shortNumbers(); err != nil {
+		return err
+	}
 	for i := range p.networks.pool.count {
 		if s := p.networks.pool.get(uint32(i)); !utf8.ValidString(s) {
 			return formatErr("networks section", raw.sections[planfmt.SecNetworks].off, "string %d (%q) is not valid UTF-8", i, s)
@@ -88,7 +101,8 @@ func (p *Plan) Verify() error {
 			}
 		}
 	}
-	for _, nw := range p.rangeNet {
+	for i := range len(p.rangeNets) / 8 {
+		nw := p.rangeNetwork(i)
 		if nw.mccmnc != "" && (len(nw.mccmnc) < 5 || len(nw.mccmnc) > 6 || !isDigits(nw.mccmnc)) {
 			return formatErr("network ranges section", raw.sections[planfmt.SecRanges].off, "network %q: MCCMNC %q", nw.name, nw.mccmnc)
 		}

@@ -1,0 +1,53 @@
+package numbering
+
+import "sync"
+
+// deferred holds the sections of the built-in plan (Load) that no
+// classification reads, read on first use instead: the MCC-MNC list
+// (Network, Networks, RegionOfMCC) and the short numbers (ShortNumber),
+// 290 KiB of the plan that a program answering one number does not page in.
+// Plans read with every check (Open, OpenBytes) read them at once.
+type deferred struct {
+	networks, short deferredSection
+}
+
+type deferredSection struct {
+	once sync.Once
+	r    *reader // nil when read at load or absent
+	err  error   // the read's error: only a damaged executable has one
+}
+
+// networkList returns the MCC-MNC list, read on first use for Load. The
+// built-in plan is checked by the repository's tests: a read that fails
+// means a damaged executable, and panics rather than answer from it.
+func (p *Plan) networkList() *networkList {
+	if d := &p.deferred.networks; d.r != nil {
+		d.once.Do(p.readDeferredNetworks)
+		if d.err != nil {
+			panic("numbering: the plan built into the program is damaged: " + d.err.Error())
+		}
+	}
+	return &p.networks
+}
+
+func (p *Plan) readDeferredNetworks() {
+	d := &p.deferred.networks
+	p.networks.read(d.r)
+	d.err = d.r.err
+}
+
+// shortNumbers reads the short-number data on first use for Load; it
+// returns the read's error.
+func (p *Plan) shortNumbers() error {
+	if d := &p.deferred.short; d.r != nil {
+		d.once.Do(p.readDeferredShort)
+		return d.err
+	}
+	return nil
+}
+
+func (p *Plan) readDeferredShort() {
+	d := &p.deferred.short
+	p.readShortNumbers(d.r)
+	d.err = d.r.err
+}
