@@ -78,7 +78,7 @@ var allowed = map[string]struct{ imports, tests string }{
 	"engine/webhook":                   {"engine/apiv2 engine/auth net/http numbering/textfmt", "TESTIFY net/http/..."},
 
 	"cmd/numen": {"engine engine/account engine/auth engine/bulk engine/httpapi engine/store engine/store/sqlitestore engine/store/stores engine/webhook mnp/portdb mnp/remote mnp/simnet numbering numbering/textfmt routing wasm/webpkg golang.org/x/term net/http",
-		"data engine/apiv2 engine/store/pgstore engine/store/pgstore/pgtest numbering/compile PHONENUMBERS TESTIFY net/http/..."},
+		"data engine/apiv2 engine/store/pgstore engine/store/pgstore/pgtest numbering/compile PHONENUMBERS TESTIFY database/sql net/http/..."},
 
 	"wasm":                        {"numbering numbering/textfmt routing", "numbering/compile TESTIFY"},
 	"wasm/build":                  {"numbering numbering/compile wasm/build/internal/deflate BROTLI", "benchmarks data routing wasm/jstest wasm/webpkg CHROMEDP TESTIFY net/http/..."},
@@ -90,6 +90,7 @@ var allowed = map[string]struct{ imports, tests string }{
 	"benchmarks/browser":              {"", "benchmarks wasm/jstest wasm/webpkg BROTLI CHROMEDP net/http/..."},
 	"benchmarks/http":                 {"", "engine engine/account engine/auth engine/httpapi engine/store/pgstore engine/store/pgstore/pgtest engine/store/sqlitestore mnp/simnet numbering SQLITE database/sql net/http/..."},
 	"benchmarks/startup/measure":      {"", ""},
+	"benchmarks/startup/planpages":    {"data numbering", ""},
 	"benchmarks/startup/numbering":    {"numbering", ""},
 	"benchmarks/startup/phonenumbers": {"PHONENUMBERS", ""},
 	"benchmarks/http/bare":            {"net/http", ""},
