@@ -17,16 +17,18 @@ import (
 
 func open(t *testing.T) *pgstore.Store {
 	t.Helper()
-	s, err := pgstore.Open(context.Background(), pgtest.Database(t))
+	s, err := pgstore.Open(t.Context(), pgtest.Database(t))
 	require.NoError(t, err)
 	return s
 }
 
 func TestConformance(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T) store.Store { return open(t) })
 }
 
 func TestQueueConformance(t *testing.T) {
+	t.Parallel()
 	storetest.RunQueue(t, func(t *testing.T) store.Database { return open(t) })
 }
 
@@ -51,7 +53,7 @@ func (w *wakeWorker) Work(context.Context, *river.Job[wakeArgs]) error {
 func TestIdleNodeWakesOnNotify(t *testing.T) {
 	pgstore.SetIdleCheck(t, 200*time.Millisecond)
 	url := pgtest.Database(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	a, err := pgstore.Open(ctx, url)
 	require.NoError(t, err)
 	defer a.Close()

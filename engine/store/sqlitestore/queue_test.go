@@ -36,7 +36,7 @@ func TestQueueSleepsWhenIdle(t *testing.T) {
 	sqlitestore.SetIdleCheck(t, 100*time.Millisecond)
 	s := open(t, t.TempDir())
 	t.Cleanup(func() { require.NoError(t, s.Close()) })
-	ctx := context.Background()
+	ctx := t.Context()
 	w := &idleWorker{}
 	workers := river.NewWorkers()
 	river.AddWorker(workers, w)

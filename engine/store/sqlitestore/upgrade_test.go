@@ -66,14 +66,15 @@ func (w *kindWorker[T]) worked() []T {
 // keys, the pending webhook delivery, and both queued jobs, which the
 // workers then run.
 func TestOpensVersion1DataDirectory(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	tar := exec.Command("tar", "xzf", filepath.Join("testdata", "v1-datadir.tgz"), "-C", dir)
 	out, err := tar.CombinedOutput()
 	require.NoError(t, err, "%s", out)
-	s, err := sqlitestore.Open(context.Background(), dir)
+	s, err := sqlitestore.Open(t.Context(), dir)
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, s.Close()) })
-	ctx := context.Background()
+	ctx := t.Context()
 	require.NoError(t, s.Ping(ctx))
 
 	// Every id the old server answered is stored.
