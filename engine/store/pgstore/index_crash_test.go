@@ -79,8 +79,9 @@ func TestCrashHelperProcess(t *testing.T) {
 // stored, and the reports and summaries count exactly the results stored,
 // at once (what was pending is counted by the reads) and once the new
 // store's indexer has indexed what the dead one left.
+//
+// Not parallel: it sets the index delay of the stores opened after it.
 func TestCrashCountsExactly(t *testing.T) {
-	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts a child process")
 	}
