@@ -41,8 +41,9 @@ func (connected) Portability(ctx context.Context, q mnp.Query) (mnp.PortAnswer, 
 }
 
 // receiver is a loopback webhook receiver that verifies every delivery,
-// fails the first `failures` attempts (or delays them past the sender's
-// timeout), and keeps what it took.
+// fails the first `failures` attempts (or, when slow, answers them only
+// after the sender gave up at its timeout), keeps what it took, and
+// signals changed after each request.
 type receiver struct {
 	*httptest.Server
 	mu        sync.Mutex
@@ -402,7 +403,7 @@ func TestTimeoutIsAFailedAttempt(t *testing.T) {
 
 func timeoutIsAFailedAttempt(t *testing.T, open backend) {
 	r := newReceiver(t, "acct", []string{"first-secret-0123456789"}, 1)
-	r.slow = true // the first answer comes after 300 ms, past the sender's 50 ms
+	r.slow = true // the first answer comes after the sender's 50 ms timeout
 	f := newFixture(t, open, []string{r.URL}, func(o *Options, _ *account.Account) {
 		o.Sender = &webhook.Sender{Timeout: 50 * time.Millisecond}
 	})
