@@ -140,7 +140,8 @@ func golden(t *testing.T, name string, v any) {
 }
 
 func TestHLRLookupGolden(t *testing.T) {
-	ctx := context.Background()
+	t.Parallel()
+	ctx := t.Context()
 	for _, tc := range []struct {
 		name   string
 		number string
@@ -199,12 +200,13 @@ func TestHLRLookupGolden(t *testing.T) {
 }
 
 func TestInvalidNumbersNeverReachABackend(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, nil)
 	for _, n := range []string{"+49 151 2", "+49 30 1234567", "hello", "+999 1234", "+881 6 12345678"} {
-		res, err := resultOf(f.eng.HLRLookup(context.Background(), f.acct, Request{Number: n}))
+		res, err := resultOf(f.eng.HLRLookup(t.Context(), f.acct, Request{Number: n}))
 		require.NoError(t, err, n)
 		require.Equal(t, "REJECTED", res.ProcessingStatus, n)
-		res2, err := resultOf(f.eng.MNPLookup(context.Background(), f.acct, Request{Number: "+49 151 2"}))
+		res2, err := resultOf(f.eng.MNPLookup(t.Context(), f.acct, Request{Number: "+49 151 2"}))
 		require.NoError(t, err)
 		require.Equal(t, "REJECTED", res2.ProcessingStatus)
 	}
@@ -212,6 +214,7 @@ func TestInvalidNumbersNeverReachABackend(t *testing.T) {
 }
 
 func TestMNPFallback(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, nil)
 	m, err := routing.ParseMap([]byte(`{"mnpFallback": true}`))
 	require.NoError(t, err)
@@ -219,7 +222,7 @@ func TestMNPFallback(t *testing.T) {
 	require.NoError(t, err)
 	// In the default coverage no HLR route scores 50 for Yoigo (21404),
 	// and MP1 does, so MNP fallback answers from the portability database.
-	res, err := resultOf(f.eng.HLRLookup(context.Background(), acct, Request{Number: "+34 622 123 456"}))
+	res, err := resultOf(f.eng.HLRLookup(t.Context(), acct, Request{Number: "+34 622 123 456"}))
 	require.NoError(t, err)
 	require.Equal(t, "AUTO:MP1:MNP_FALLBACK", res.RoutingInstruction)
 	require.Equal(t, MNPDB, res.DataSource)
@@ -231,12 +234,13 @@ func TestMNPFallback(t *testing.T) {
 // An HLR lookup answered from the cache under MNP fallback is filed as the
 // first answer was: in the HLR report, as an HLR record, not charged.
 func TestMNPFallbackCacheHitSameReport(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, func(o *Options) { o.Cache = CacheOptions{HLR: time.Hour, MNP: 24 * time.Hour} })
 	m, err := routing.ParseMap([]byte(`{"mnpFallback": true}`))
 	require.NoError(t, err)
 	acct, err := f.eng.NewProfile(ProfileOptions{Key: "fallback", Map: m})
 	require.NoError(t, err)
-	ctx := context.Background()
+	ctx := t.Context()
 	first, err := resultOf(f.eng.HLRLookup(ctx, acct, Request{Number: "+34 622 123 456"}))
 	require.NoError(t, err)
 	second, err := resultOf(f.eng.HLRLookup(ctx, acct, Request{Number: "+34 622 123 456"}))
@@ -256,6 +260,7 @@ func TestMNPFallbackCacheHitSameReport(t *testing.T) {
 }
 
 func TestMNPLookupGolden(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name   string
 		number string
@@ -271,7 +276,7 @@ func TestMNPLookupGolden(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t, nil)
 			f.mp1.answer, f.mp1.err = tc.answer, tc.err
-			res, err := resultOf(f.eng.MNPLookup(context.Background(), f.acct, Request{Number: tc.number, Storage: "my report"}))
+			res, err := resultOf(f.eng.MNPLookup(t.Context(), f.acct, Request{Number: tc.number, Storage: "my report"}))
 			require.NoError(t, err)
 			golden(t, tc.name, res)
 		})
@@ -279,6 +284,7 @@ func TestMNPLookupGolden(t *testing.T) {
 }
 
 func TestNTLookupGolden(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ name, number string }{
 		{"nt_mobile", "+49 151 23456789"},
 		{"nt_invalid", "+49 151 2"},
@@ -286,7 +292,7 @@ func TestNTLookupGolden(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t, nil)
-			res, err := resultOf(f.eng.NTLookup(context.Background(), f.acct, Request{Number: tc.number, Async: true}))
+			res, err := resultOf(f.eng.NTLookup(t.Context(), f.acct, Request{Number: tc.number, Async: true}))
 			require.NoError(t, err)
 			golden(t, tc.name, res)
 		})
@@ -294,8 +300,9 @@ func TestNTLookupGolden(t *testing.T) {
 }
 
 func TestCache(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, func(o *Options) { o.Cache = CacheOptions{HLR: time.Hour, MNP: 24 * time.Hour} })
-	ctx := context.Background()
+	ctx := t.Context()
 	first, err := resultOf(f.eng.HLRLookup(ctx, f.acct, Request{Number: "+49 151 23456789"}))
 	require.NoError(t, err)
 	require.False(t, first.Cached)
@@ -340,6 +347,7 @@ func TestCache(t *testing.T) {
 }
 
 func TestCacheEvictsOldest(t *testing.T) {
+	t.Parallel()
 	c, err := newCache(CacheOptions{HLR: time.Hour, MaxEntries: 2})
 	require.NoError(t, err)
 	now := time.Unix(0, 0)
@@ -354,20 +362,22 @@ func TestCacheEvictsOldest(t *testing.T) {
 }
 
 func TestSinkFailureIsNotAnAnswer(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, nil)
 	f.sinkErr = errors.New("disk full")
-	_, err := f.eng.HLRLookup(context.Background(), f.acct, Request{Number: "+49 151 23456789"})
+	_, err := f.eng.HLRLookup(t.Context(), f.acct, Request{Number: "+49 151 23456789"})
 	require.ErrorIs(t, err, ErrNotRecorded)
 	require.ErrorContains(t, err, "disk full")
-	_, err = f.eng.NTLookup(context.Background(), f.acct, Request{Number: "+49 151 23456789"})
+	_, err = f.eng.NTLookup(t.Context(), f.acct, Request{Number: "+49 151 23456789"})
 	require.ErrorIs(t, err, ErrNotRecorded)
-	_, err = f.eng.MNPLookup(context.Background(), f.acct, Request{Number: "+49 151 23456789"})
+	_, err = f.eng.MNPLookup(t.Context(), f.acct, Request{Number: "+49 151 23456789"})
 	require.ErrorIs(t, err, ErrNotRecorded)
 }
 
 func TestRequestErrors(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, nil)
-	ctx := context.Background()
+	ctx := t.Context()
 	long := make([]byte, MaxStorageLength+1)
 	for i := range long {
 		long[i] = 'x'
@@ -439,6 +449,7 @@ func TestRequestErrors(t *testing.T) {
 }
 
 func TestRouteRoutesAndMap(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, nil)
 	d, err := f.eng.Route(f.acct, Request{Number: "+49 151 23456789"})
 	require.NoError(t, err)
@@ -450,6 +461,7 @@ func TestRouteRoutesAndMap(t *testing.T) {
 }
 
 func TestNewValidatesBackends(t *testing.T) {
+	t.Parallel()
 	plan := loadPlan(t)
 	h := &fakeHLR{}
 	p := &fakePort{}
@@ -475,6 +487,7 @@ func TestNewValidatesBackends(t *testing.T) {
 }
 
 func TestIDs(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 11, 22, 4, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return now }
 	s := newIDSource(nil, clock)
@@ -561,6 +574,7 @@ func (c constReader) Read(p []byte) (int, error) {
 }
 
 func TestStorageNames(t *testing.T) {
+	t.Parallel()
 	at := time.Date(2026, 11, 30, 23, 30, 0, 0, time.FixedZone("", -5*3600)) // December in UTC
 	require.Equal(t, "SYNC-API-2026-12", StorageName("", routing.HLR, false, at))
 	require.Equal(t, "SYNC-API-NT-2026-12", StorageName("", routing.NT, false, at))
@@ -570,6 +584,7 @@ func TestStorageNames(t *testing.T) {
 }
 
 func TestMoney(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]Money{"0": 0, "0.01": 100, "0.0125": 125, "12.5": 125000, "1.0000": 10000} {
 		m, err := ParseMoney(in)
 		require.NoError(t, err, in)
@@ -592,6 +607,7 @@ func TestMoney(t *testing.T) {
 }
 
 func TestAdmit(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, nil)
 	for _, tc := range []struct {
 		product routing.Product

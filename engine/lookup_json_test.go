@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"encoding/json"
 	"sync/atomic"
 	"testing"
@@ -17,8 +16,9 @@ import (
 // fresh, cached and rejected results; and without a sink a lookup encodes
 // only when the request asks (Request.Encode).
 func TestLookupJSON(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, func(o *Options) { o.Cache = CacheOptions{HLR: time.Hour, MNP: time.Hour} })
-	ctx := context.Background()
+	ctx := t.Context()
 	check := func(name string, result apiv2.Result, body []byte, err error) {
 		t.Helper()
 		require.NoError(t, err, name)
@@ -60,6 +60,7 @@ func TestLookupJSON(t *testing.T) {
 // The engine's storageName, which keeps the month's default names, names
 // every report as StorageName does, across months (also going back).
 func TestStorageNameOfTheMonth(t *testing.T) {
+	t.Parallel()
 	e := Engine{months: new(atomic.Pointer[monthReports])}
 	for _, ts := range []string{"2026-11-30T23:59:59Z", "2026-12-01T00:00:00Z", "2026-11-15T12:00:00+05:00", "2027-01-01T00:30:00+01:00", "2026-12-31T23:59:59Z"} {
 		now, err := time.Parse(time.RFC3339, ts)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -13,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/riverqueue/river"
 	"github.com/stretchr/testify/require"
 
 	"github.com/numenhq/numen/engine"
@@ -41,8 +41,9 @@ func (connected) Portability(ctx context.Context, q mnp.Query) (mnp.PortAnswer, 
 }
 
 // receiver is a loopback webhook receiver that verifies every delivery,
-// fails the first `failures` attempts (or delays them past the sender's
-// timeout), and keeps what it took.
+// fails the first `failures` attempts (or, when slow, answers them only
+// after the sender gave up at its timeout), keeps what it took, and
+// signals changed after each request.
 type receiver struct {
 	*httptest.Server
 	mu        sync.Mutex
@@ -52,6 +53,7 @@ type receiver struct {
 	batches   map[string][]byte // webhook-id -> body
 	ids       map[string]bool   // result ids received
 	forgeries int
+	changed   signal // after every request
 }
 
 func newReceiver(t *testing.T, key string, secrets []string, failures int) *receiver {
@@ -61,6 +63,7 @@ func newReceiver(t *testing.T, key string, secrets []string, failures int) *rece
 		swv.Secrets = append(swv.Secrets, []byte(s))
 	}
 	r.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		defer r.changed.notify()
 		body, err := webhook.Verify(req, key, secrets, 0)
 		r.mu.Lock()
 		defer r.mu.Unlock()
@@ -73,9 +76,10 @@ func newReceiver(t *testing.T, key string, secrets []string, failures int) *rece
 		if r.failures > 0 {
 			r.failures--
 			if r.slow {
-				// Answers 200 after the sender gave up: not a delivery.
+				// Answers 200 after the sender gave up (and closed
+				// the connection): not a delivery.
 				r.mu.Unlock()
-				time.Sleep(300 * time.Millisecond)
+				<-req.Context().Done()
 				r.mu.Lock()
 				return
 			}
@@ -106,38 +110,148 @@ func (r *receiver) received() (batches, ids, attempts int) {
 	return len(r.batches), len(r.ids), len(r.attempts)
 }
 
-// waitFor polls cond until it holds, failing after a bounded wait.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
+// signal tells waiters that something changed: a request came to a
+// receiver, a fixture's store queued or finished work.
+type signal struct {
+	mu sync.Mutex
+	ch chan struct{}
+}
+
+// wait returns a channel closed at the next notify.
+func (s *signal) wait() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ch == nil {
+		s.ch = make(chan struct{})
+	}
+	return s.ch
+}
+
+func (s *signal) notify() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ch != nil {
+		close(s.ch)
+		s.ch = nil
 	}
 }
+
+// waitFor checks cond each time s is notified until it holds, failing
+// after a bounded wait.
+func waitFor(t *testing.T, s *signal, what string, cond func() bool) {
+	t.Helper()
+	timeout := time.NewTimer(60 * time.Second)
+	defer timeout.Stop()
+	for {
+		changed := s.wait()
+		if cond() {
+			return
+		}
+		select {
+		case <-changed:
+		case <-timeout.C:
+			t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}
+
+// tracked is a store that counts the work queued and finished, so that a
+// test can wait until the queue is idle instead of sleeping.
+type tracked struct {
+	store.Database
+	changed signal
+	mu      sync.Mutex
+	// lookups queued and dispatched; deliveries queued and done
+	// (delivered, or failed for good).
+	queued, dispatched, deliveries, done int
+}
+
+func (s *tracked) Enqueue(ctx context.Context, claim *store.Claim, job river.InsertManyParams) (*store.Claim, error) {
+	earlier, err := s.Database.Enqueue(ctx, claim, job)
+	if err == nil && earlier == nil && job.Args != nil {
+		s.count(func() { s.queued++ })
+	}
+	return earlier, err
+}
+
+func (s *tracked) Dispatch(ctx context.Context, batch *store.Batch, jobs []river.InsertManyParams) error {
+	err := s.Database.Dispatch(ctx, batch, jobs)
+	if err == nil {
+		s.count(func() { s.dispatched++; s.deliveries += len(jobs) })
+	}
+	return err
+}
+
+func (s *tracked) SetDelivery(ctx context.Context, d store.Delivery) error {
+	err := s.Database.SetDelivery(ctx, d)
+	if err == nil && d.State != "pending" {
+		s.count(func() { s.done++ })
+	}
+	return err
+}
+
+func (s *tracked) count(f func()) {
+	s.mu.Lock()
+	f()
+	s.mu.Unlock()
+	s.changed.notify()
+}
+
+// idle reports whether every lookup job queued has queued its deliveries
+// and every delivery is done, with the number of lookup jobs queued.
+func (s *tracked) idle() (bool, int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.queued == s.dispatched && s.deliveries == s.done, s.queued
+}
+
+// settle waits until the queue is idle and returns the number of lookup
+// jobs queued.
+func (f *fixture) settle(t *testing.T) int {
+	t.Helper()
+	var n int
+	waitFor(t, &f.tracked.changed, "the queue to be idle", func() bool {
+		ok, queued := f.tracked.idle()
+		n = queued
+		return ok
+	})
+	return n
+}
+
+// logSignal is a slog handler that notifies s at each record at or above
+// level warn (a delivery failed for good).
+type logSignal struct{ s *signal }
+
+func (h logSignal) Enabled(_ context.Context, l slog.Level) bool { return l >= slog.LevelWarn }
+func (h logSignal) Handle(context.Context, slog.Record) error    { h.s.notify(); return nil }
+func (h logSignal) WithAttrs([]slog.Attr) slog.Handler           { return h }
+func (h logSignal) WithGroup(string) slog.Handler                { return h }
 
 type fixture struct {
 	bulk    *Bulk
 	acct    *account.Account
 	metrics *fakeMetrics
 	store   store.Database
+	tracked *tracked // the store as bulk sees it
 }
 
-// onPostgres makes newFixture open a PostgreSQL database (TestOnPostgreSQL)
-// instead of a SQLite data directory.
-var onPostgres bool
+// backend opens the store of a test's fixture.
+type backend func(t *testing.T) (store.Database, error)
 
-func newFixture(t *testing.T, urls []string, mutate func(*Options, *account.Account)) *fixture {
+func onSQLite(t *testing.T) (store.Database, error) {
+	return sqlitestore.Open(t.Context(), t.TempDir())
+}
+
+// onPostgres opens a database of its own on the server of
+// NUMEN_TEST_POSTGRES (TestOnPostgreSQL).
+func onPostgres(t *testing.T) (store.Database, error) {
+	return pgstore.Open(t.Context(), pgtest.Database(t))
+}
+
+func newFixture(t *testing.T, open backend, urls []string, mutate func(*Options, *account.Account)) *fixture {
 	plan, err := sharedPlan()
 	require.NoError(t, err)
-	var st store.Database
-	if onPostgres {
-		st, err = pgstore.Open(context.Background(), pgtest.Database(t))
-	} else {
-		st, err = sqlitestore.Open(context.Background(), t.TempDir())
-	}
+	st, err := open(t)
 	require.NoError(t, err)
 	backends := []engine.RouteBackends{
 		{Route: "DS7", HLR: []engine.HLR{{Name: "c", Backend: connected{}}}},
@@ -150,9 +264,9 @@ func newFixture(t *testing.T, urls []string, mutate func(*Options, *account.Acco
 	ea, err := eng.NewProfile(engine.ProfileOptions{Key: "acct"})
 	require.NoError(t, err)
 	acct := &account.Account{Key: "acct", Secrets: []string{"first-secret-0123456789", "second-secret-0123456789"}, WebhookURLs: urls, Profile: ea}
-	f := &fixture{acct: acct, metrics: &fakeMetrics{series: map[string]func() float64{}}, store: st}
+	f := &fixture{acct: acct, metrics: &fakeMetrics{series: map[string]func() float64{}}, store: st, tracked: &tracked{Database: st}}
 	o := Options{
-		Engine: eng, Store: st,
+		Engine: eng, Store: f.tracked,
 		Account: func(key string) (*account.Account, bool) {
 			if key == acct.Key {
 				return acct, true
@@ -160,11 +274,13 @@ func newFixture(t *testing.T, urls []string, mutate func(*Options, *account.Acco
 			return nil, false
 		},
 		Minute: time.Millisecond, PollInterval: 10 * time.Millisecond,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Metrics: f.metrics,
+		Logger: slog.New(logSignal{&f.tracked.changed}), Metrics: f.metrics,
 	}
 	if mutate != nil {
 		mutate(&o, acct)
 	}
+	// Not t.Context(): River stops when Start's context ends, and the
+	// workers run until the cleanup's Close.
 	f.bulk, err = Open(context.Background(), o)
 	require.NoError(t, err)
 	t.Cleanup(func() {
@@ -185,12 +301,17 @@ func numbers(n int) []string {
 }
 
 func TestSubmitAndDeliverNT(t *testing.T) {
+	t.Parallel()
+	submitAndDeliverNT(t, onSQLite)
+}
+
+func submitAndDeliverNT(t *testing.T, open backend) {
 	r1 := newReceiver(t, "acct", []string{"second-secret-0123456789"}, 0) // knows one secret of two
 	r2 := newReceiver(t, "acct", []string{"first-secret-0123456789"}, 0)
-	f := newFixture(t, []string{r1.URL + "/hook", r2.URL + "/hook"}, nil)
+	f := newFixture(t, open, []string{r1.URL + "/hook", r2.URL + "/hook"}, nil)
 	in := append(numbers(998), "hello", "+999 123")
 	in[997] = "4915100000997" // a bare MSISDN: the receipt names it as its result will, in E.164
-	receipt, _, err := f.bulk.Submit(context.Background(), f.acct, engine.Submission{Product: engine.ProductNT, Numbers: in, Storage: "campaign"})
+	receipt, _, err := f.bulk.Submit(t.Context(), f.acct, engine.Submission{Product: engine.ProductNT, Numbers: in, Storage: "campaign"})
 	require.NoError(t, err)
 	require.Equal(t, "+4915100000997", receipt.Accepted[997].Number)
 	require.Equal(t, 998, receipt.AcceptedCount)
@@ -203,11 +324,8 @@ func TestSubmitAndDeliverNT(t *testing.T) {
 	require.Nil(t, receipt.Rejected[0].ID)
 	require.Equal(t, "hello", receipt.Rejected[0].Number)
 
-	waitFor(t, "both receivers", func() bool {
-		_, a, _ := r1.received()
-		_, b, _ := r2.received()
-		return a == 998 && b == 998
-	})
+	waitFor(t, &r1.changed, "the first receiver", func() bool { _, n, _ := r1.received(); return n == 998 })
+	waitFor(t, &r2.changed, "the second receiver", func() bool { _, n, _ := r2.received(); return n == 998 })
 	for _, acc := range receipt.Accepted {
 		require.True(t, r1.ids[*acc.ID], "id %s delivered", *acc.ID)
 	}
@@ -223,22 +341,29 @@ func TestSubmitAndDeliverNT(t *testing.T) {
 	}
 	require.Zero(t, r1.forgeries+r2.forgeries)
 	// Every result is in the store, in the caller's report.
-	reports, err := f.store.Reports(context.Background(), "acct")
+	reports, err := f.store.Reports(t.Context(), "acct")
 	require.NoError(t, err)
 	require.Len(t, reports, 1)
 	require.Equal(t, int64(998), reports[0].Count)
-	waitFor(t, "delivery states", func() bool {
-		ds, err := f.bulk.Deliveries(context.Background(), "acct", 10)
-		return err == nil && len(ds) == 2 && ds[0].State == "delivered" && ds[1].State == "delivered"
-	})
+	require.Equal(t, 1, f.settle(t), "lookup jobs")
+	ds, err := f.bulk.Deliveries(t.Context(), "acct", 10)
+	require.NoError(t, err)
+	require.Len(t, ds, 2)
+	require.Equal(t, "delivered", ds[0].State)
+	require.Equal(t, "delivered", ds[1].State)
 }
 
 func TestRetryScheduleThenSuccess(t *testing.T) {
+	t.Parallel()
+	retryScheduleThenSuccess(t, onSQLite)
+}
+
+func retryScheduleThenSuccess(t *testing.T, open backend) {
 	r := newReceiver(t, "acct", []string{"first-secret-0123456789"}, 4)
-	f := newFixture(t, []string{r.URL}, nil)
-	_, _, err := f.bulk.Submit(context.Background(), f.acct, engine.Submission{Product: engine.ProductNT, Numbers: numbers(3)})
+	f := newFixture(t, open, []string{r.URL}, nil)
+	_, _, err := f.bulk.Submit(t.Context(), f.acct, engine.Submission{Product: engine.ProductNT, Numbers: numbers(3)})
 	require.NoError(t, err)
-	waitFor(t, "delivery after 4 failures", func() bool { b, _, _ := r.received(); return b == 1 })
+	waitFor(t, &r.changed, "delivery after 4 failures", func() bool { b, _, _ := r.received(); return b == 1 })
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	require.Len(t, r.attempts, 5)
@@ -249,14 +374,20 @@ func TestRetryScheduleThenSuccess(t *testing.T) {
 }
 
 func TestFullScheduleThenFailed(t *testing.T) {
+	t.Parallel()
+	fullScheduleThenFailed(t, onSQLite)
+}
+
+func fullScheduleThenFailed(t *testing.T, open backend) {
 	r := newReceiver(t, "acct", []string{"first-secret-0123456789"}, 1000)
-	f := newFixture(t, []string{r.URL}, nil)
-	_, _, err := f.bulk.Submit(context.Background(), f.acct, engine.Submission{Product: engine.ProductNT, Numbers: numbers(1)})
+	f := newFixture(t, open, []string{r.URL}, nil)
+	_, _, err := f.bulk.Submit(t.Context(), f.acct, engine.Submission{Product: engine.ProductNT, Numbers: numbers(1)})
 	require.NoError(t, err)
-	waitFor(t, "the delivery to fail for good", func() bool { return f.bulk.failed.Load() == 1 })
+	// The worker counts the failure, then logs it.
+	waitFor(t, &f.tracked.changed, "the delivery to fail for good", func() bool { return f.bulk.failed.Load() == 1 })
 	_, _, attempts := r.received()
 	require.Equal(t, webhook.MaxAttempts, attempts, "the first attempt and 11 retries")
-	ds, err := f.bulk.Deliveries(context.Background(), "acct", 10)
+	ds, err := f.bulk.Deliveries(t.Context(), "acct", 10)
 	require.NoError(t, err)
 	require.Equal(t, "failed", ds[0].State)
 	require.Equal(t, 12, ds[0].Attempts)
@@ -266,14 +397,19 @@ func TestFullScheduleThenFailed(t *testing.T) {
 }
 
 func TestTimeoutIsAFailedAttempt(t *testing.T) {
+	t.Parallel()
+	timeoutIsAFailedAttempt(t, onSQLite)
+}
+
+func timeoutIsAFailedAttempt(t *testing.T, open backend) {
 	r := newReceiver(t, "acct", []string{"first-secret-0123456789"}, 1)
-	r.slow = true // the first answer comes after 300 ms, past the sender's 50 ms
-	f := newFixture(t, []string{r.URL}, func(o *Options, _ *account.Account) {
+	r.slow = true // the first answer comes after the sender's 50 ms timeout
+	f := newFixture(t, open, []string{r.URL}, func(o *Options, _ *account.Account) {
 		o.Sender = &webhook.Sender{Timeout: 50 * time.Millisecond}
 	})
-	_, _, err := f.bulk.Submit(context.Background(), f.acct, engine.Submission{Product: engine.ProductNT, Numbers: numbers(2)})
+	_, _, err := f.bulk.Submit(t.Context(), f.acct, engine.Submission{Product: engine.ProductNT, Numbers: numbers(2)})
 	require.NoError(t, err)
-	waitFor(t, "delivery after a timeout", func() bool { b, _, _ := r.received(); return b == 1 })
+	waitFor(t, &r.changed, "delivery after a timeout", func() bool { b, _, _ := r.received(); return b == 1 })
 	_, _, attempts := r.received()
 	require.Equal(t, 2, attempts)
 }
@@ -310,9 +446,14 @@ func (m *fakeMetrics) value(series string) float64 {
 }
 
 func TestIdempotencyKey(t *testing.T) {
+	t.Parallel()
+	idempotencyKey(t, onSQLite)
+}
+
+func idempotencyKey(t *testing.T, open backend) {
 	r := newReceiver(t, "acct", []string{"first-secret-0123456789"}, 0)
-	f := newFixture(t, []string{r.URL}, nil)
-	ctx := context.Background()
+	f := newFixture(t, open, []string{r.URL}, nil)
+	ctx := t.Context()
 	body := []byte(`{"numbers": ["+4915100000000", "+4915100000001"]}`)
 	first, _, err := f.bulk.Submit(ctx, f.acct, engine.Submission{Product: engine.ProductNT, Numbers: numbers(2), IdempotencyKey: "key-1", Body: body})
 	require.NoError(t, err)
@@ -321,8 +462,7 @@ func TestIdempotencyKey(t *testing.T) {
 	require.Equal(t, first, again, "the original receipt, not a second submission")
 	_, _, err = f.bulk.Submit(ctx, f.acct, engine.Submission{Product: engine.ProductNT, Numbers: numbers(3), IdempotencyKey: "key-1", Body: []byte(`{"numbers": []}`)})
 	require.ErrorIs(t, err, engine.ErrIdempotencyKeyReused)
-	waitFor(t, "one delivery", func() bool { b, _, _ := r.received(); return b == 1 })
-	time.Sleep(100 * time.Millisecond)
+	require.Equal(t, 1, f.settle(t), "lookup jobs")
 	_, ids, _ := r.received()
 	require.Equal(t, 2, ids, "queued once")
 }
@@ -330,9 +470,14 @@ func TestIdempotencyKey(t *testing.T) {
 // Concurrent submissions with one Idempotency-Key: one is queued, and every
 // one answers its receipt; none fails.
 func TestIdempotencyKeyConcurrent(t *testing.T) {
+	t.Parallel()
+	idempotencyKeyConcurrent(t, onSQLite)
+}
+
+func idempotencyKeyConcurrent(t *testing.T, open backend) {
 	r := newReceiver(t, "acct", []string{"first-secret-0123456789"}, 0)
-	f := newFixture(t, []string{r.URL}, nil)
-	ctx := context.Background()
+	f := newFixture(t, open, []string{r.URL}, nil)
+	ctx := t.Context()
 	body := []byte(`{"numbers": ["+4915100000000", "+4915100000001", "+4915100000002"]}`)
 	const n = 20
 	receipts := make([]*apiv2.Receipt, n)
@@ -351,23 +496,27 @@ func TestIdempotencyKeyConcurrent(t *testing.T) {
 		require.NoError(t, errs[i], "submission %d", i)
 		require.Equal(t, receipts[0], receipts[i], "submission %d", i)
 	}
-	waitFor(t, "one delivery", func() bool { b, _, _ := r.received(); return b == 1 })
-	time.Sleep(100 * time.Millisecond)
+	require.Equal(t, 1, f.settle(t), "lookup jobs")
 	_, ids, _ := r.received()
 	require.Equal(t, 3, ids, "queued once")
 }
 
 func TestHLRBulkAndLegacyKeys(t *testing.T) {
+	t.Parallel()
+	hlrBulkAndLegacyKeys(t, onSQLite)
+}
+
+func hlrBulkAndLegacyKeys(t *testing.T, open backend) {
 	r := newReceiver(t, "acct", []string{"first-secret-0123456789"}, 0)
-	f := newFixture(t, []string{r.URL}, nil)
-	ctx := context.Background()
+	f := newFixture(t, open, []string{r.URL}, nil)
+	ctx := t.Context()
 	receipt, _, err := f.bulk.Submit(ctx, f.acct, engine.Submission{Product: engine.ProductHLR, Numbers: []string{"+4915123456789", "+49 30 1234567", "+8816 12345678", "nonsense"}})
 	require.NoError(t, err)
 	require.Equal(t, 1, receipt.AcceptedCount, "landlines, rejected ranges and non-numbers are unusable for HLR")
 	require.Equal(t, 3, receipt.RejectedCount)
 	require.Equal(t, "DS7", receipt.Route)
 	require.Equal(t, apiv2.Decimal("0.0100"), receipt.Cost)
-	waitFor(t, "the HLR batch", func() bool { b, _, _ := r.received(); return b == 1 })
+	waitFor(t, &r.changed, "the HLR batch", func() bool { b, _, _ := r.received(); return b == 1 })
 	for _, body := range r.batches {
 		var batch struct {
 			Type    string            `json:"type"`
@@ -382,7 +531,7 @@ func TestHLRBulkAndLegacyKeys(t *testing.T) {
 	f.acct.LegacyNTKeys = true
 	_, _, err = f.bulk.Submit(ctx, f.acct, engine.Submission{Product: engine.ProductNT, Numbers: []string{"+4915123456789"}})
 	require.NoError(t, err)
-	waitFor(t, "the legacy NT batch", func() bool { b, _, _ := r.received(); return b == 2 })
+	waitFor(t, &r.changed, "the legacy NT batch", func() bool { b, _, _ := r.received(); return b == 2 })
 	found := false
 	for _, body := range r.batches {
 		if strings.Contains(string(body), `"numbertype"`) {
@@ -396,8 +545,13 @@ func TestHLRBulkAndLegacyKeys(t *testing.T) {
 }
 
 func TestSubmitErrors(t *testing.T) {
-	f := newFixture(t, []string{"http://127.0.0.1:9/hook"}, nil)
-	ctx := context.Background()
+	t.Parallel()
+	submitErrors(t, onSQLite)
+}
+
+func submitErrors(t *testing.T, open backend) {
+	f := newFixture(t, open, []string{"http://127.0.0.1:9/hook"}, nil)
+	ctx := t.Context()
 	_, _, err := f.bulk.Submit(ctx, f.acct, engine.Submission{Product: engine.ProductNT, Numbers: numbers(1), Route: "GT1"})
 	require.EqualError(t, err, `route: "GT1" is an HLR route; this lookup needs one of [NT]`)
 	_, _, err = f.bulk.Submit(ctx, f.acct, engine.Submission{Product: engine.ProductHLR, Numbers: numbers(1), Storage: strings.Repeat("x", 101)})
@@ -421,9 +575,14 @@ func TestSubmitErrors(t *testing.T) {
 // JSON escapes it; the receipt is encoded before the job is queued, and a
 // retry with the same key answers those very bytes and queues nothing.
 func TestReceiptWithControlCharacters(t *testing.T) {
+	t.Parallel()
+	receiptWithControlCharacters(t, onSQLite)
+}
+
+func receiptWithControlCharacters(t *testing.T, open backend) {
 	r := newReceiver(t, "acct", []string{"first-secret-0123456789"}, 0)
-	f := newFixture(t, []string{r.URL}, nil)
-	ctx := context.Background()
+	f := newFixture(t, open, []string{r.URL}, nil)
+	ctx := t.Context()
 	in := []string{"+4915123456789\a", "+4915123456780", "<b>\u2028"}
 	body := []byte(`{"numbers": ["+4915123456789\u0007", "+4915123456780", "<b>"]}`)
 	receipt, encoded, err := f.bulk.Submit(ctx, f.acct, engine.Submission{Product: engine.ProductNT, Numbers: in, IdempotencyKey: "ctl", Body: body})
@@ -441,8 +600,7 @@ func TestReceiptWithControlCharacters(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, string(encoded), string(encodedAgain), "the first receipt, byte for byte")
 	require.Equal(t, receipt.Accepted, again.Accepted)
-	waitFor(t, "one delivery", func() bool { b, _, _ := r.received(); return b == 1 })
-	time.Sleep(100 * time.Millisecond)
+	require.Equal(t, 1, f.settle(t), "lookup jobs")
 	_, ids, _ := r.received()
 	require.Equal(t, 1, ids, "queued and charged once")
 }
@@ -450,24 +608,25 @@ func TestReceiptWithControlCharacters(t *testing.T) {
 // TestOnPostgreSQL runs the package's tests again with the queue and the
 // results in PostgreSQL (the server of NUMEN_TEST_POSTGRES).
 func TestOnPostgreSQL(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
-		test func(*testing.T)
+		test func(*testing.T, backend)
 	}{
-		{"SubmitAndDeliverNT", TestSubmitAndDeliverNT},
-		{"RetryScheduleThenSuccess", TestRetryScheduleThenSuccess},
-		{"FullScheduleThenFailed", TestFullScheduleThenFailed},
-		{"TimeoutIsAFailedAttempt", TestTimeoutIsAFailedAttempt},
-		{"IdempotencyKey", TestIdempotencyKey},
-		{"IdempotencyKeyConcurrent", TestIdempotencyKeyConcurrent},
-		{"HLRBulkAndLegacyKeys", TestHLRBulkAndLegacyKeys},
-		{"SubmitErrors", TestSubmitErrors},
-		{"ReceiptWithControlCharacters", TestReceiptWithControlCharacters},
+		{"SubmitAndDeliverNT", submitAndDeliverNT},
+		{"RetryScheduleThenSuccess", retryScheduleThenSuccess},
+		{"FullScheduleThenFailed", fullScheduleThenFailed},
+		{"TimeoutIsAFailedAttempt", timeoutIsAFailedAttempt},
+		{"IdempotencyKey", idempotencyKey},
+		{"IdempotencyKeyConcurrent", idempotencyKeyConcurrent},
+		{"HLRBulkAndLegacyKeys", hlrBulkAndLegacyKeys},
+		{"SubmitErrors", submitErrors},
+		{"ReceiptWithControlCharacters", receiptWithControlCharacters},
+		{"SubmitCountry", submitCountry},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			onPostgres = true
-			defer func() { onPostgres = false }()
-			tc.test(t)
+			t.Parallel()
+			tc.test(t, onPostgres)
 		})
 	}
 }

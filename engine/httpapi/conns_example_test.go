@@ -19,9 +19,18 @@ func ExampleConnLimiter() {
 		panic(err)
 	}
 	limiter := httpapi.NewConnLimiter(ln, httpapi.ConnLimits{Max: 1}, nil)
+	idle := make(chan struct{}, 1)
 	srv := &http.Server{
-		Handler:           http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "ok") }),
-		ConnState:         limiter.ConnState, // how the limiter tells idle connections
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "ok") }),
+		ConnState: func(c net.Conn, s http.ConnState) {
+			limiter.ConnState(c, s) // how the limiter tells idle connections
+			if s == http.StateIdle {
+				select {
+				case idle <- struct{}{}: // and how this example waits for one
+				default:
+				}
+			}
+		},
 		ReadHeaderTimeout: 10 * time.Second,
 	}
 	go func() { _ = srv.Serve(limiter) }()
@@ -41,9 +50,7 @@ func ExampleConnLimiter() {
 	fmt.Println("first client:", get(first))
 	// The first connection stays open, idle (once net/http has finished
 	// the answer), until the second comes.
-	for i := 0; i < 1000 && limiter.Counts().Idle == 0; i++ {
-		time.Sleep(time.Millisecond)
-	}
+	<-idle
 	second, _ := net.Dial("tcp", ln.Addr().String())
 	defer second.Close()
 	fmt.Println("second client:", get(second))

@@ -98,6 +98,7 @@ func (h *limiterHarness) dial(addr string) (*fakeConn, net.Conn) {
 func (h *limiterHarness) counts() ConnCounts { return h.l.Counts() }
 
 func TestConnLimiterAccountsEveryConnection(t *testing.T) {
+	t.Parallel()
 	h := newLimiterHarness(t, ConnLimits{Max: 100, PerAddress: 10, IdlePerAddress: 10})
 	var conns []net.Conn
 	for i := range 12 {
@@ -139,6 +140,7 @@ func TestConnLimiterAccountsEveryConnection(t *testing.T) {
 }
 
 func TestConnLimiterClosesLongestIdleFirst(t *testing.T) {
+	t.Parallel()
 	h := newLimiterHarness(t, ConnLimits{Max: 3})
 	f1, c1 := h.dial("192.0.2.1:1")
 	h.now = h.now.Add(time.Second)
@@ -211,6 +213,7 @@ func (h *limiterHarness) tracked(f *fakeConn) net.Conn {
 }
 
 func TestConnLimiterPerAddress(t *testing.T) {
+	t.Parallel()
 	h := newLimiterHarness(t, ConnLimits{Max: 100, PerAddress: 3, IdlePerAddress: 2,
 		Proxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}})
 	// Idle: the address's third idle connection ends its first.
@@ -268,6 +271,7 @@ func TestConnLimiterPerAddress(t *testing.T) {
 }
 
 func TestConnLimiterShortIdleUnderPressure(t *testing.T) {
+	t.Parallel()
 	h := newLimiterHarness(t, ConnLimits{Max: 10, PressureIdleTimeout: 5 * time.Second})
 	var fakes []*fakeConn
 	for i := range 5 {
@@ -311,6 +315,7 @@ func TestConnStateAllocatesNothing(t *testing.T) {
 // closed by the server without an answer, a busy one is answered, and the
 // counts return to zero once the clients go.
 func TestConnLimiterWithNetHTTP(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	release := make(chan struct{})

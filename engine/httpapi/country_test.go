@@ -12,6 +12,7 @@ import (
 // and GET /route; without it, national input is refused as before; an
 // unknown country is 400 naming it.
 func TestCountry(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, nil)
 	sign := digest(secret, 0)
 	nt := func(body string) (int, apiv2.NTResult, string) {

@@ -15,6 +15,7 @@ import (
 // Requests that start within a deadlineStep share a context; each ends
 // between its timeout and deadlineStep later.
 func TestDeadlinesShared(t *testing.T) {
+	t.Parallel()
 	d := &deadlines{timeout: time.Minute}
 	t0 := time.Now()
 	a := d.get(t0)
@@ -37,9 +38,10 @@ func TestDeadlinesShared(t *testing.T) {
 // The shared context ends at its deadline, and so do the contexts derived
 // from a request's; the request's values are kept.
 func TestRequestContextEnds(t *testing.T) {
+	t.Parallel()
 	d := &deadlines{timeout: 20 * time.Millisecond}
 	type key struct{}
-	values := context.WithValue(context.Background(), key{}, "v")
+	values := context.WithValue(t.Context(), key{}, "v")
 	rc := &requestContext{Context: d.get(time.Now()), values: values}
 	require.Equal(t, "v", rc.Value(key{}))
 	child, cancel := context.WithCancel(rc)
@@ -56,6 +58,7 @@ func TestRequestContextEnds(t *testing.T) {
 // A client that goes away does not cut the lookup short: its result is
 // recorded with a context that did not end.
 func TestClientGoneLookupRecorded(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, nil)
 	entered, recorded := make(chan context.Context, 1), make(chan error, 1)
 	release := make(chan struct{})
@@ -65,7 +68,7 @@ func TestClientGoneLookupRecorded(t *testing.T) {
 		recorded <- ctx.Err()
 		return ctx.Err()
 	}))
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(t.Context())
 	body := `{"number": "+4915123456789"}`
 	req, err := http.NewRequestWithContext(ctx, "POST", s.URL+"/api/v2/nt-lookup", strings.NewReader(body))
 	require.NoError(t, err)

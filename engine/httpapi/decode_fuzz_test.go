@@ -75,6 +75,7 @@ func FuzzDecode(f *testing.F) {
 // TestDecodeRequired: the required field is found under its exact name,
 // the last of a repeated name decides, and nothing may follow the object.
 func TestDecodeRequired(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		body, want string // want "" for decoded
 	}{
@@ -189,6 +190,7 @@ func FuzzDecodeLookup(f *testing.F) {
 // the fast path's values share the body's one copy, and a long body must
 // not be kept alive by a short value.
 func TestDecodeLookupLongBody(t *testing.T) {
+	t.Parallel()
 	body := []byte(`{"number":"+4915123456789","storage":"` + strings.Repeat("s", maxFastBody) + `"}`)
 	_, fast := decodeLookupFast(body, "number")
 	require.False(t, fast)

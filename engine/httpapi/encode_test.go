@@ -17,7 +17,8 @@ import (
 // JSON, as the store keeps it, plus a newline, and it is what json.Marshal
 // makes of the result (the answer before the result was encoded once).
 func TestAnswerIsTheRecordedResult(t *testing.T) {
-	st, err := sqlitestore.Open(context.Background(), t.TempDir())
+	t.Parallel()
+	st, err := sqlitestore.Open(t.Context(), t.TempDir())
 	require.NoError(t, err)
 	defer st.Close()
 	s := newServer(t, nil)
@@ -55,7 +56,7 @@ func TestAnswerIsTheRecordedResult(t *testing.T) {
 		marshalled, err := json.Marshal(r.Result)
 		require.NoError(t, err)
 		require.Equal(t, string(marshalled)+"\n", string(b), "%s %s: json.Marshal of the result", tc.path, tc.body)
-		stored, err := st.Bodies(context.Background(), []string{res.ID})
+		stored, err := st.Bodies(t.Context(), []string{res.ID})
 		require.NoError(t, err)
 		require.Equal(t, string(stored[res.ID])+"\n", string(b), "%s %s: the stored result", tc.path, tc.body)
 	}

@@ -139,6 +139,7 @@ func operations(t *testing.T, doc map[string]any) map[string]map[string]any {
 }
 
 func TestOpenAPIDocument(t *testing.T) {
+	t.Parallel()
 	doc := openAPIDoc(t)
 	require.Equal(t, "3.1.0", doc["openapi"])
 	info := doc["info"].(map[string]any)
@@ -159,6 +160,7 @@ func TestOpenAPIDocument(t *testing.T) {
 }
 
 func TestOpenAPIPathsAreTheEndpoints(t *testing.T) {
+	t.Parallel()
 	doc := openAPIDoc(t)
 	ops := operations(t, doc)
 	require.Equal(t, Endpoints(), docKeys(ops), "documented operations and served endpoints differ")
@@ -220,6 +222,7 @@ func TestOpenAPIPathsAreTheEndpoints(t *testing.T) {
 }
 
 func TestOpenAPIReferencesResolve(t *testing.T) {
+	t.Parallel()
 	doc := openAPIDoc(t)
 	used := map[string]bool{}
 	n := 0
@@ -278,6 +281,7 @@ func keysOfValue(v any) []string {
 }
 
 func TestOpenAPISchemasMatchWireTypes(t *testing.T) {
+	t.Parallel()
 	doc := openAPIDoc(t)
 	schemas := doc["components"].(map[string]any)["schemas"].(map[string]any)
 	s := "s"
@@ -387,6 +391,7 @@ func TestOpenAPISchemasMatchWireTypes(t *testing.T) {
 }
 
 func TestOpenAPIErrorCodesDocumented(t *testing.T) {
+	t.Parallel()
 	doc := openAPIDoc(t)
 	sc := deref(t, doc, doc["components"].(map[string]any)["schemas"].(map[string]any)["ErrorCode"])
 	desc := sc["description"].(string)
@@ -584,6 +589,7 @@ func decodeJSON(t *testing.T, b []byte) any {
 }
 
 func TestOpenAPISchemaChecker(t *testing.T) {
+	t.Parallel()
 	doc := openAPIDoc(t)
 	c := &schemaChecker{doc: doc}
 	hlr := decodeJSON(t, []byte(`{"type": "HLR", "results": []}`))
@@ -597,6 +603,7 @@ func TestOpenAPISchemaChecker(t *testing.T) {
 }
 
 func TestOpenAPIExamplesFitSchemas(t *testing.T) {
+	t.Parallel()
 	doc := openAPIDoc(t)
 	c := &schemaChecker{doc: doc}
 	n := 0
@@ -622,6 +629,7 @@ func TestOpenAPIExamplesFitSchemas(t *testing.T) {
 }
 
 func TestOpenAPIServedOverLoopback(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, nil)
 	status, hdr, b := s.do(t, http.MethodGet, "/api/v2/openapi.json", "", noAuth)
 	require.Equal(t, http.StatusOK, status)
@@ -726,6 +734,7 @@ func (g *oneEach) ClaimSignature(_ context.Context, key string, ts int64, sig [3
 // documented outcome and requires each response to be documented for its
 // endpoint and status and to fit the documented schema and headers.
 func TestOpenAPIDescribesLiveResponses(t *testing.T) {
+	t.Parallel()
 	doc := openAPIDoc(t)
 	c := &schemaChecker{doc: doc}
 	ops := operations(t, doc)
@@ -994,7 +1003,7 @@ func TestOpenAPIDescribesLiveResponses(t *testing.T) {
 	// The reports: a server without a store has none; one with a store
 	// lists and downloads them.
 	expect(main, "GET", "/api/v2/reports", "", sign, 404)
-	st, err := sqlitestore.Open(context.Background(), t.TempDir())
+	st, err := sqlitestore.Open(t.Context(), t.TempDir())
 	require.NoError(t, err)
 	defer st.Close()
 	stored := newServer(t, func(cfg *Config, a *account.Account) { cfg.Store = st })

@@ -42,6 +42,7 @@ func fixed(ts int64) signer {
 // lookup; now the signature is accepted once, by the server's default
 // memory (one node, as on SQLite).
 func TestDigestReplayRefused(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, func(cfg *Config, a *account.Account) { cfg.Replays = nil }) // the default
 	recorded := countRecords(s)
 	ts := s.now.Load()
@@ -92,10 +93,11 @@ func TestDigestReplayRefused(t *testing.T) {
 // anything and the client signs it again later. Every lookup is answered
 // and charged once: 3 clients × 5 identical lookups at once.
 func TestDigestReplayClientSignsAgain(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, func(cfg *Config, a *account.Account) { cfg.Replays = nil })
 	recorded := countRecords(s)
 	clock := remote.WithClock(func() time.Time { return time.Unix(s.now.Load(), 0) })
-	ctx := context.Background()
+	ctx := t.Context()
 	var wg sync.WaitGroup
 	for range 3 {
 		c, err := remote.New(s.URL+"/api/v2", key, secret, clock)
@@ -123,6 +125,7 @@ func TestDigestReplayClientSignsAgain(t *testing.T) {
 // The memory is bounded per key: past the bound, requests are refused with
 // 429 and Retry-After (not forgotten) until the oldest signatures expire.
 func TestDigestReplayMemoryFull(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, func(cfg *Config, a *account.Account) { cfg.Replays = auth.NewReplayMemory(30*time.Second, 2) })
 	ts := s.now.Load()
 	for i := range 2 {
@@ -141,9 +144,10 @@ func TestDigestReplayMemoryFull(t *testing.T) {
 // Nodes sharing a PostgreSQL database share the memory: a request replayed
 // to another node, or to a node restarted, is refused.
 func TestDigestReplayAcrossNodesOnPostgreSQL(t *testing.T) {
+	t.Parallel()
 	dsn := pgtest.Database(t)
 	open := func() *pgstore.Store {
-		st, err := pgstore.Open(context.Background(), dsn)
+		st, err := pgstore.Open(t.Context(), dsn)
 		require.NoError(t, err)
 		return st
 	}
@@ -178,7 +182,7 @@ func TestDigestReplayAcrossNodesOnPostgreSQL(t *testing.T) {
 	// Signatures out of the window are deleted; the table keeps the rest.
 	guard := st1.ReplayGuard(30 * time.Second)
 	later := time.Unix(ts+31, 0)
-	require.NoError(t, guard.ClaimSignature(context.Background(), key, ts+31, [32]byte{1}, later))
-	require.NoError(t, guard.ClaimSignature(context.Background(), key, ts, [32]byte{9}, later), "ts's row was swept; Begin refuses such a timestamp anyway")
-	require.True(t, auth.IsReplayed(guard.ClaimSignature(context.Background(), key, ts+31, [32]byte{1}, later)))
+	require.NoError(t, guard.ClaimSignature(t.Context(), key, ts+31, [32]byte{1}, later))
+	require.NoError(t, guard.ClaimSignature(t.Context(), key, ts, [32]byte{9}, later), "ts's row was swept; Begin refuses such a timestamp anyway")
+	require.True(t, auth.IsReplayed(guard.ClaimSignature(t.Context(), key, ts+31, [32]byte{1}, later)))
 }

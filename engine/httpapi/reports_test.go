@@ -28,7 +28,8 @@ import (
 )
 
 func TestReportPages(t *testing.T) {
-	st, err := sqlitestore.Open(context.Background(), t.TempDir())
+	t.Parallel()
+	st, err := sqlitestore.Open(t.Context(), t.TempDir())
 	require.NoError(t, err)
 	defer st.Close()
 	s := newServer(t, func(cfg *Config, a *account.Account) { cfg.Store = st })
@@ -87,8 +88,9 @@ func TestReportPages(t *testing.T) {
 // so that the client sees it incomplete, not a shorter report that ends
 // well; /healthz reports the damage from then on.
 func TestDamagedDatabaseAbortsDownload(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
-	st, err := sqlitestore.Open(context.Background(), dir)
+	st, err := sqlitestore.Open(t.Context(), dir)
 	require.NoError(t, err)
 	const n = 20000
 	from := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
@@ -115,7 +117,7 @@ func TestDamagedDatabaseAbortsDownload(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, f.Close())
 
-	st, err = sqlitestore.Open(context.Background(), dir)
+	st, err = sqlitestore.Open(t.Context(), dir)
 	require.NoError(t, err)
 	defer st.Close()
 	s := newServer(t, func(cfg *Config, a *account.Account) { cfg.Store = st; cfg.Health = st.Ping })
@@ -148,7 +150,8 @@ func TestDamagedDatabaseAbortsDownload(t *testing.T) {
 // The report pages count against the account's rate limit, and a failed
 // sign-in there is logged and counted like a failed API request.
 func TestReportPagesRateLimitAndFailedSignIns(t *testing.T) {
-	st, err := sqlitestore.Open(context.Background(), t.TempDir())
+	t.Parallel()
+	st, err := sqlitestore.Open(t.Context(), t.TempDir())
 	require.NoError(t, err)
 	defer st.Close()
 	s := newServer(t, func(cfg *Config, a *account.Account) { cfg.Store = st; a.RateLimit, a.RateBurst = 0.001, 2 })
@@ -186,6 +189,7 @@ func (failingReader) Export(ctx context.Context, account, storage string, q *sto
 // A download that fails after its first bytes is cut, not ended: on the
 // report pages and through the API alike.
 func TestDownloadFailingMidStreamIsCut(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, func(cfg *Config, a *account.Account) { cfg.Store = failingReader{} })
 	for _, path := range []string{"/reports/ANY-2026-11?format=csv", "/api/v2/reports/ANY-2026-11?format=csv"} {
 		req, err := http.NewRequest("GET", s.URL+path, nil)

@@ -176,6 +176,7 @@ func errorsOf(t *testing.T, b []byte) []string {
 }
 
 func TestEveryEndpointOverLoopback(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, nil)
 	sign := digest(secret, 0)
 	for _, tc := range []struct {
@@ -257,6 +258,7 @@ func TestEveryEndpointOverLoopback(t *testing.T) {
 }
 
 func TestAuthentication(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, nil)
 	body := `{"number": "+4915123456789"}`
 	for _, tc := range []struct {
@@ -305,6 +307,7 @@ func TestAuthentication(t *testing.T) {
 }
 
 func TestAccessRules(t *testing.T) {
+	t.Parallel()
 	t.Run("whitelist", func(t *testing.T) {
 		s := newServer(t, func(cfg *Config, a *account.Account) {
 			a.Whitelist = []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}
@@ -365,6 +368,7 @@ func TestAccessRules(t *testing.T) {
 }
 
 func TestErrorStatuses(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, func(cfg *Config, a *account.Account) { cfg.MaxBodyBytes = 256 })
 	sign := digest(secret, 0)
 	for _, tc := range []struct {
@@ -404,6 +408,7 @@ func TestErrorStatuses(t *testing.T) {
 // The request timeout reaches the lookup: a store that does not answer
 // within it leaves the request a 503, not a request that hangs.
 func TestRequestTimeout(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, func(cfg *Config, a *account.Account) { cfg.RequestTimeout = 50 * time.Millisecond })
 	s.sinkTo.Store(engine.SinkFunc(func(ctx context.Context, r engine.Record) error {
 		select {
@@ -422,6 +427,7 @@ func TestRequestTimeout(t *testing.T) {
 // unclean path under the API is redirected to the clean one, as the mux
 // does for every path.
 func TestUncleanAPIPaths(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, nil)
 	for _, tc := range []struct{ path, location string }{
 		{"/api/v2//time", "/api/v2/time"},
@@ -444,6 +450,7 @@ func TestUncleanAPIPaths(t *testing.T) {
 // Every path under the API that names no endpoint, whatever the case of
 // its base, is the API's JSON 404, not net/http's plain-text one.
 func TestUnknownAPIPathsAreJSON404(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, nil)
 	for _, p := range []string{
 		"/API/V2/time", "/Api/v2/hlr-lookup", "/API/V2/", "/API/V2", "/api/v2", "/api/V2/reports/x",
@@ -473,6 +480,7 @@ func (b *stubBulk) Submit(ctx context.Context, a *account.Account, s engine.Subm
 }
 
 func TestBulkPreconditions(t *testing.T) {
+	t.Parallel()
 	bulk := &stubBulk{}
 	s := newServer(t, func(cfg *Config, a *account.Account) { cfg.Bulk = bulk })
 	sign := digest(secret, 0)
@@ -493,6 +501,7 @@ func TestBulkPreconditions(t *testing.T) {
 }
 
 func TestHealthAndMetrics(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, nil)
 	status, _, b := s.do(t, "GET", "/healthz", "", noAuth)
 	require.Equal(t, 200, status)
@@ -527,6 +536,7 @@ func TestHealthAndMetrics(t *testing.T) {
 }
 
 func TestNewRejectsBadAccounts(t *testing.T) {
+	t.Parallel()
 	eng, err := engine.New(engine.Options{Plan: loadPlan(t), Backends: []engine.RouteBackends{
 		{Route: "DS7", HLR: []engine.HLR{{Name: "x", Backend: connectedHLR{}}}},
 		{Route: "GT1", HLR: []engine.HLR{{Name: "x", Backend: connectedHLR{}}}},
@@ -556,6 +566,7 @@ func TestNewRejectsBadAccounts(t *testing.T) {
 // Each request is logged once, at Info, with what an operator needs and
 // without a source location.
 func TestRequestLog(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, nil)
 	status, _, b := s.do(t, "POST", "/api/v2/nt-lookup", `{"number":"+4915123456789"}`, digest(secret, 0))
 	require.Equal(t, http.StatusOK, status, "%s", b)
@@ -578,6 +589,7 @@ func TestRequestLog(t *testing.T) {
 // Paths are matched lower-cased in ASCII only: a Kelvin sign (U+212A),
 // which Unicode lower-cases to "k", does not make /nt-lookup.
 func TestPathsLowerCasedASCIIOnly(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, nil)
 	body := `{"number": "+4915123456789"}`
 	status, _, b := s.do(t, "POST", "/api/v2/nt-loo%E2%84%AAup", body, digest(secret, 0))
@@ -592,6 +604,7 @@ func TestPathsLowerCasedASCIIOnly(t *testing.T) {
 // written for the hosted service may send them); a known member of the
 // wrong type is still 400.
 func TestUnknownFieldsIgnored(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, nil)
 	for _, tc := range []struct{ path, body string }{
 		{"/api/v2/nt-lookup", `{"number": "+4915123456789", "callback": "https://x.example/", "tags": [1, {"a": null}]}`},
@@ -609,6 +622,7 @@ func TestUnknownFieldsIgnored(t *testing.T) {
 // On a full disk every lookup is refused; its error is logged once per
 // interval, not once per request, and counted in /metrics.
 func TestRefusedRequestsLogThrottled(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, nil)
 	s.sinkErr.Store(errors.New("write numen.db: no space left on device"))
 	const n = 1000
@@ -627,6 +641,7 @@ func TestRefusedRequestsLogThrottled(t *testing.T) {
 }
 
 func TestLogThrottle(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	l := slog.New(slog.NewTextHandler(&buf, nil))
 	var th logThrottle

@@ -23,6 +23,7 @@ func sessionAccounts() map[string]*account.Account {
 }
 
 func TestSessionRoundTrip(t *testing.T) {
+	t.Parallel()
 	accounts := sessionAccounts()
 	now := time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC)
 	made, value := newSession("key-a", "secret-a2", now)
@@ -56,6 +57,7 @@ func TestSessionRoundTrip(t *testing.T) {
 }
 
 func TestSessionTampering(t *testing.T) {
+	t.Parallel()
 	accounts := sessionAccounts()
 	now := time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC)
 	_, value := newSession("key-a", "secret-a1", now)
@@ -120,6 +122,7 @@ func FuzzParseSession(f *testing.F) {
 }
 
 func TestLocalNext(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"":                                    "/reports",
 		"/reports":                            "/reports",
@@ -138,6 +141,7 @@ func TestLocalNext(t *testing.T) {
 }
 
 func TestSameOrigin(t *testing.T) {
+	t.Parallel()
 	req := func(h ...string) *http.Request {
 		r := httptest.NewRequest("POST", "http://127.0.0.1:8080/reports/signin", nil)
 		for i := 0; i+1 < len(h); i += 2 {
@@ -155,6 +159,7 @@ func TestSameOrigin(t *testing.T) {
 }
 
 func TestSigninLimiter(t *testing.T) {
+	t.Parallel()
 	var l signinLimiter
 	now := time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC)
 	a := netip.MustParseAddr("192.0.2.1")

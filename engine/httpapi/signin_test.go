@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"context"
 	"encoding/csv"
 	"encoding/json"
 	"html"
@@ -93,7 +92,7 @@ func cookieNamed(resp *http.Response, name string) *http.Cookie {
 // storedServer is a server with a SQLite store and NT results of several
 // countries for key.
 func storedServer(t *testing.T, mutate func(cfg *Config, a *account.Account)) *server {
-	st, err := sqlitestore.Open(context.Background(), t.TempDir())
+	st, err := sqlitestore.Open(t.Context(), t.TempDir())
 	require.NoError(t, err)
 	t.Cleanup(func() { st.Close() })
 	s := newServer(t, func(cfg *Config, a *account.Account) {
@@ -112,6 +111,7 @@ func storedServer(t *testing.T, mutate func(cfg *Config, a *account.Account)) *s
 }
 
 func TestSignInSessionAndSignOut(t *testing.T) {
+	t.Parallel()
 	s := storedServer(t, nil)
 	b := newClient(t, s)
 
@@ -213,6 +213,7 @@ func TestSignInSessionAndSignOut(t *testing.T) {
 }
 
 func TestSignInRateLimitAndWhitelist(t *testing.T) {
+	t.Parallel()
 	s := storedServer(t, nil)
 	b := newClient(t, s)
 	for range signinBurst {
@@ -239,6 +240,7 @@ func TestSignInRateLimitAndWhitelist(t *testing.T) {
 }
 
 func TestReportPageTableFiltersAndDownloads(t *testing.T) {
+	t.Parallel()
 	s := storedServer(t, nil)
 	b := newClient(t, s)
 	b.signIn(key, secret, "/reports")
@@ -295,6 +297,7 @@ func TestReportPageTableFiltersAndDownloads(t *testing.T) {
 // An account sees only its own reports: not by name, not by a tampered
 // URL, not through the API.
 func TestReportIsolation(t *testing.T) {
+	t.Parallel()
 	const otherKey, otherSecret = "other-key", "other-secret-0123456789"
 	s := storedServer(t, func(cfg *Config, a *account.Account) {
 		acct, err := cfg.Engine.NewProfile(engine.ProfileOptions{Key: otherKey})
@@ -368,6 +371,7 @@ func mustURL(t *testing.T, s string) *url.URL {
 
 // Over TLS the cookies are Secure.
 func TestSessionCookieSecureOverTLS(t *testing.T) {
+	t.Parallel()
 	s := storedServer(t, nil)
 	ts := httptest.NewTLSServer(s.h)
 	t.Cleanup(ts.Close)

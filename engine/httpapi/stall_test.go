@@ -22,6 +22,7 @@ import (
 // the bodies of known clients are buffered as they arrive, not as announced,
 // and time out. Meanwhile ordinary requests are answered.
 func TestStalledBodiesKeepMemoryBounded(t *testing.T) {
+	t.Parallel()
 	const stalls = 200 // per kind; the server's full figure is in benchmarks/README.md
 	s := newServer(t, func(cfg *Config, a *account.Account) {
 		cfg.MaxBodyMemory = 4 << 20

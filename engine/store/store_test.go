@@ -37,6 +37,7 @@ func keys(t *testing.T, v any) []string {
 }
 
 func TestColumnsAreTheAPIsAttributesInOrder(t *testing.T) {
+	t.Parallel()
 	require.Equal(t, keys(t, apiv2.HLRResult{}), store.Columns(engine.ProductHLR))
 	require.Equal(t, keys(t, apiv2.MNPResult{}), store.Columns(engine.ProductMNP))
 	require.Equal(t, keys(t, apiv2.NTResult{}), store.Columns(engine.ProductNT))
@@ -48,6 +49,7 @@ func TestColumnsAreTheAPIsAttributesInOrder(t *testing.T) {
 }
 
 func TestExporterCells(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	ex, err := store.NewExporter(&buf, store.CSV, []engine.Product{engine.ProductNT})
 	require.NoError(t, err)
@@ -74,6 +76,7 @@ func TestExporterCells(t *testing.T) {
 // would run as a formula (testdata/injection.csv): each such cell starts
 // with an apostrophe; other cells are as they were.
 func TestExporterNeutralisesFormulas(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	ex, err := store.NewExporter(&buf, store.CSV, []engine.Product{engine.ProductNT})
 	require.NoError(t, err)
@@ -114,6 +117,7 @@ func TestExporterNeutralisesFormulas(t *testing.T) {
 }
 
 func TestNeutralise(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"": "", "=1": "'=1", "+1": "'+1", "-1": "'-1", "@a": "'@a", "\tx": "'\tx", "\rx": "'\rx",
 		"'=1": "'=1", "1+1": "1+1", "x": "x", "é": "é",
@@ -123,6 +127,7 @@ func TestNeutralise(t *testing.T) {
 }
 
 func TestExporterJSON(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	ex, err := store.NewExporter(&buf, store.JSON, nil)
 	require.NoError(t, err)
@@ -139,6 +144,7 @@ func TestExporterJSON(t *testing.T) {
 }
 
 func TestNewExporterErrors(t *testing.T) {
+	t.Parallel()
 	_, err := store.NewExporter(&bytes.Buffer{}, "xml", nil)
 	require.ErrorContains(t, err, `format "xml"`)
 	_, err = store.NewExporter(&bytes.Buffer{}, store.CSV, nil)
@@ -148,6 +154,7 @@ func TestNewExporterErrors(t *testing.T) {
 }
 
 func TestMixedHeader(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	// Order and repetition of the products given do not matter.
 	ex, err := store.NewExporter(&buf, store.CSV, []engine.Product{engine.ProductNT, engine.ProductMNP, engine.ProductNT})
@@ -164,6 +171,7 @@ func TestMixedHeader(t *testing.T) {
 }
 
 func TestParseFormat(t *testing.T) {
+	t.Parallel()
 	for _, f := range []store.Format{store.CSV, store.JSON} {
 		got, err := store.ParseFormat(string(f))
 		require.NoError(t, err)
@@ -176,6 +184,7 @@ func TestParseFormat(t *testing.T) {
 }
 
 func TestEntryOf(t *testing.T) {
+	t.Parallel()
 	r := storetest.NewRecord("acct", "SYNC-API-2026-11", engine.ProductHLR, "id0000000001", storetest.Base, 0)
 	e, err := store.EntryOf(r)
 	require.NoError(t, err)
@@ -223,6 +232,7 @@ var _ engine.Sink = store.Store(nil)
 // stores' migrations read them so), for every product and outcome of the
 // fixtures, and that long values are cut to 100 characters.
 func TestFactsOf(t *testing.T) {
+	t.Parallel()
 	for _, p := range store.Products() {
 		for variant := range 3 {
 			r := storetest.NewRecord("acct", "S", p, "id0000000001", storetest.Base, variant)

@@ -1,7 +1,6 @@
 package pgstore_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -18,7 +17,7 @@ import (
 // the number of results.
 func requireExact(t *testing.T, s store.Reader, dsn string) int64 {
 	t.Helper()
-	ctx := context.Background()
+	ctx := t.Context()
 	conn, err := pgx.Connect(ctx, dsn)
 	require.NoError(t, err)
 	defer conn.Close(ctx)

@@ -3,7 +3,6 @@ package pgstore_test
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"fmt"
 	"io"
 	"os"
@@ -45,7 +44,7 @@ func TestCrashHelperProcess(t *testing.T) {
 	} else {
 		pgstore.SetIndexDelay(t, 0)
 	}
-	s, err := pgstore.Open(context.Background(), dsn)
+	s, err := pgstore.Open(t.Context(), dsn)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
@@ -62,7 +61,7 @@ func TestCrashHelperProcess(t *testing.T) {
 				p := store.Products()[i%3]
 				r := storetest.NewRecord(fmt.Sprintf("acct-%d", c%2), fmt.Sprintf("report-%d", i%3), p, id,
 					storetest.Base.Add(time.Duration(i)*time.Minute), i)
-				if err := s.Record(context.Background(), r); err != nil {
+				if err := s.Record(t.Context(), r); err != nil {
 					fmt.Fprintln(os.Stderr, err)
 					os.Exit(2)
 				}
@@ -80,6 +79,8 @@ func TestCrashHelperProcess(t *testing.T) {
 // stored, and the reports and summaries count exactly the results stored,
 // at once (what was pending is counted by the reads) and once the new
 // store's indexer has indexed what the dead one left.
+//
+// Not parallel: it sets the index delay of the stores opened after it.
 func TestCrashCountsExactly(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a child process")
@@ -126,7 +127,7 @@ func crashAndCount(t *testing.T, index string) {
 	// closed sockets: a statement running then finishes, committed (the
 	// commit of a statement outside a transaction comes before its answer
 	// is sent), or fails, rolled back. Counted after that.
-	ctx := context.Background()
+	ctx := t.Context()
 	conn, err := pgx.Connect(ctx, dsn)
 	require.NoError(t, err)
 	defer conn.Close(ctx)
@@ -136,14 +137,14 @@ func crashAndCount(t *testing.T, index string) {
 		return n == 0
 	}, 30*time.Second, 10*time.Millisecond, "the dead process's sessions end")
 	pgstore.SetIndexDelay(t, time.Hour) // the new store's indexer: only when asked
-	s, err := pgstore.Open(context.Background(), dsn)
+	s, err := pgstore.Open(t.Context(), dsn)
 	require.NoError(t, err)
 	defer s.Close()
 	pending := pendingCount(t, dsn)
 	stored := requireExact(t, s, dsn)
 	t.Logf("%d results acknowledged before the kill, %d stored, %d of them pending", len(acked), stored, pending)
 	require.GreaterOrEqual(t, stored, int64(len(acked)))
-	bodies, err := s.Bodies(context.Background(), keys(acked))
+	bodies, err := s.Bodies(t.Context(), keys(acked))
 	require.NoError(t, err)
 	require.Len(t, bodies, len(acked), "every result acknowledged is stored")
 	if index == "late" {

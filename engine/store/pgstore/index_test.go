@@ -2,7 +2,6 @@ package pgstore_test
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -23,7 +22,7 @@ import (
 // pendingCount returns the number of results not yet indexed.
 func pendingCount(t *testing.T, dsn string) int64 {
 	t.Helper()
-	ctx := context.Background()
+	ctx := t.Context()
 	conn, err := pgx.Connect(ctx, dsn)
 	require.NoError(t, err)
 	defer conn.Close(ctx)
@@ -37,7 +36,7 @@ func pendingCount(t *testing.T, dsn string) int64 {
 func indexed(t *testing.T, s *pgstore.Store, dsn string) {
 	t.Helper()
 	require.Eventually(t, func() bool {
-		_, err := s.IndexAll(context.Background())
+		_, err := s.IndexAll(t.Context())
 		require.NoError(t, err)
 		return pendingCount(t, dsn) == 0
 	}, 20*time.Second, 10*time.Millisecond, "results left pending")
@@ -47,7 +46,7 @@ func indexed(t *testing.T, s *pgstore.Store, dsn string) {
 // them, exactly; once indexed, the same.
 func TestReadsCountPending(t *testing.T) {
 	pgstore.SetIndexDelay(t, time.Hour)
-	ctx := context.Background()
+	ctx := t.Context()
 	dsn := pgtest.Database(t)
 	s, err := pgstore.Open(ctx, dsn)
 	require.NoError(t, err)
@@ -97,7 +96,7 @@ func TestReadsCountPending(t *testing.T) {
 // pending rows: every report counts each stored result once.
 func TestTwoStoresIndexConcurrently(t *testing.T) {
 	pgstore.SetIndexDelay(t, time.Millisecond) // many small index transactions: many races
-	ctx := context.Background()
+	ctx := t.Context()
 	dsn := pgtest.Database(t)
 	var nodes [2]*pgstore.Store
 	for i := range nodes {
@@ -146,7 +145,7 @@ func TestTwoStoresIndexConcurrently(t *testing.T) {
 func TestIndexerKilledMidway(t *testing.T) {
 	pgstore.SetIndexDelay(t, 0)
 	pgstore.SetIndexRetry(t, 0)
-	ctx := context.Background()
+	ctx := t.Context()
 	dsn := pgtest.Database(t)
 	// The errors of the transactions killed are expected: not logged.
 	s, err := pgstore.Open(ctx, dsn, pgstore.WithLogger(slog.New(slog.DiscardHandler)))

@@ -1,7 +1,6 @@
 package pgstore_test
 
 import (
-	"context"
 	"encoding/json"
 	"testing"
 
@@ -19,8 +18,9 @@ import (
 // version before them wrote it: migration 2 gives the stored results their
 // facts and their reports their summaries, the same as new results get.
 func TestUpgradeFromSchema1(t *testing.T) {
+	t.Parallel()
 	dsn := pgtest.Database(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	conn, err := pgx.Connect(ctx, dsn)
 	require.NoError(t, err)
 	defer conn.Close(ctx)
@@ -89,8 +89,9 @@ ON CONFLICT (account, storage, product) DO UPDATE SET count = r.count + 1, cost 
 // counts read are those stored, and results recorded after are counted
 // with them.
 func TestUpgradeFromSchema3(t *testing.T) {
+	t.Parallel()
 	dsn := pgtest.Database(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	conn, err := pgx.Connect(ctx, dsn)
 	require.NoError(t, err)
 	defer conn.Close(ctx)

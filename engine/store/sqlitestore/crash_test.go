@@ -3,7 +3,6 @@ package sqlitestore_test
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"fmt"
 	"io"
 	"os"
@@ -31,6 +30,7 @@ const crashIndexEnv = "NUMEN_SQLITESTORE_CRASH_INDEX"
 // TestCrashHelperProcess is the child of TestCrashKeepsAcknowledged, not a
 // test of its own.
 func TestCrashHelperProcess(t *testing.T) {
+	t.Parallel()
 	dir := os.Getenv(crashDirEnv)
 	if dir == "" {
 		t.Skip("the child process of TestCrashKeepsAcknowledged")
@@ -39,7 +39,7 @@ func TestCrashHelperProcess(t *testing.T) {
 	if os.Getenv(crashIndexEnv) == "late" {
 		opts = append(opts, sqlitestore.WithIndexDelay(time.Hour))
 	}
-	s, err := sqlitestore.Open(context.Background(), dir, opts...)
+	s, err := sqlitestore.Open(t.Context(), dir, opts...)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
@@ -53,7 +53,7 @@ func TestCrashHelperProcess(t *testing.T) {
 		wg.Go(func() {
 			for i := range each {
 				id := fmt.Sprintf("c%dx%07d", w, i)
-				if err := s.Record(context.Background(), record(id, i)); err != nil {
+				if err := s.Record(t.Context(), record(id, i)); err != nil {
 					fmt.Fprintln(os.Stderr, err)
 					os.Exit(2)
 				}
@@ -73,6 +73,7 @@ func TestCrashHelperProcess(t *testing.T) {
 // OS; the flush of the log, which this cannot test, covers losing the
 // machine.)
 func TestCrashKeepsAcknowledged(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts a child process")
 	}
@@ -128,7 +129,7 @@ func crashAndCount(t *testing.T, index string) {
 		require.True(t, stored[id], "%s was acknowledged and is lost", id)
 	}
 	// The reports table agrees with the results it counts.
-	reports, err := s.Reports(context.Background(), "acct-1")
+	reports, err := s.Reports(t.Context(), "acct-1")
 	require.NoError(t, err)
 	var counted int64
 	for _, rep := range reports {

@@ -1,7 +1,6 @@
 package sqlitestore_test
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -26,7 +25,7 @@ func recordN(t *testing.T, s *sqlitestore.Store, prefix string, from, n int) []s
 	ids := make([]string, n)
 	for i := range n {
 		ids[i] = fmt.Sprintf("%s%07d", prefix, from+i)
-		require.NoError(t, s.Record(context.Background(), record(ids[i], from+i)))
+		require.NoError(t, s.Record(t.Context(), record(ids[i], from+i)))
 	}
 	return ids
 }
@@ -55,6 +54,7 @@ func restore(t *testing.T, dir, path string) {
 // and Ping gives the way out; restoring the backup, opening (as "numen
 // data recover" does) finds every result answered.
 func TestDamagedDatabaseKeepsTheLog(t *testing.T) {
+	t.Parallel()
 	dir, bak := t.TempDir(), filepath.Join(t.TempDir(), "numen.db.bak")
 	opts := []sqlitestore.Option{sqlitestore.WithSegmentSize(8192), sqlitestore.WithIndexDelay(0), sqlitestore.WithLogRetention(0)}
 	s := open(t, dir, opts...)
@@ -85,10 +85,10 @@ func TestDamagedDatabaseKeepsTheLog(t *testing.T) {
 	// goes.
 	sqlitestore.Prune(s)
 	require.Equal(t, segs, segments(t, dir), "no segment is deleted from a damaged store")
-	err = s.Ping(context.Background())
+	err = s.Ping(t.Context())
 	require.ErrorContains(t, err, "is damaged")
 	require.ErrorContains(t, err, "numen data recover "+dir)
-	err = s.Record(context.Background(), record("dmg-after", 99))
+	err = s.Record(t.Context(), record("dmg-after", 99))
 	require.ErrorIs(t, err, store.ErrDamaged)
 	t.Log(err)
 	_ = s.Close() // fails: the database is damaged
@@ -108,6 +108,7 @@ func TestDamagedDatabaseKeepsTheLog(t *testing.T) {
 // is refused, naming the way out; recovering from the log, with every
 // segment kept for the retention, finds every result answered.
 func TestOpenRefusesAnEmptyDatabase(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s := open(t, dir, sqlitestore.WithSegmentSize(8192), sqlitestore.WithIndexDelay(0))
 	answered := recordN(t, s, "empty", 0, 50)
@@ -116,7 +117,7 @@ func TestOpenRefusesAnEmptyDatabase(t *testing.T) {
 	require.NoError(t, os.Truncate(db, 0))
 	require.NoError(t, os.RemoveAll(db+"-wal"))
 
-	_, err := sqlitestore.Open(context.Background(), dir)
+	_, err := sqlitestore.Open(t.Context(), dir)
 	var mismatch *sqlitestore.MismatchError
 	require.ErrorAs(t, err, &mismatch)
 	require.ErrorContains(t, err, db+" is empty (0 bytes), but the results log has segments 0000000000000001.log to")
@@ -137,6 +138,7 @@ func TestOpenRefusesAnEmptyDatabase(t *testing.T) {
 // A database replaced by a new one (a schema, no results) is refused the
 // same way.
 func TestOpenRefusesANewDatabase(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s := open(t, dir)
 	recordN(t, s, "new", 0, 5)
@@ -144,7 +146,7 @@ func TestOpenRefusesANewDatabase(t *testing.T) {
 	db := filepath.Join(dir, sqlitestore.FileName)
 	require.NoError(t, os.Remove(db))
 	require.NoError(t, os.RemoveAll(db+"-wal"))
-	_, err := sqlitestore.Open(context.Background(), dir)
+	_, err := sqlitestore.Open(t.Context(), dir)
 	require.ErrorContains(t, err, db+" is missing, but the results log has segment 0000000000000001.log")
 }
 
@@ -152,6 +154,7 @@ func TestOpenRefusesANewDatabase(t *testing.T) {
 // log, is caught up from the segments since its position, which the
 // retention kept.
 func TestOpenCatchesUpARestoredBackup(t *testing.T) {
+	t.Parallel()
 	dir, bak := t.TempDir(), filepath.Join(t.TempDir(), "numen.db.bak")
 	s := open(t, dir, sqlitestore.WithSegmentSize(8192), sqlitestore.WithIndexDelay(0))
 	answered := recordN(t, s, "old", 0, 30)
@@ -174,6 +177,7 @@ func TestOpenCatchesUpARestoredBackup(t *testing.T) {
 // there is refused, naming the missing segment; recovering then commits
 // what the log still has, and reports the rest lost.
 func TestOpenRefusesAMissingSegment(t *testing.T) {
+	t.Parallel()
 	dir, bak := t.TempDir(), filepath.Join(t.TempDir(), "numen.db.bak")
 	s := open(t, dir, sqlitestore.WithSegmentSize(8192), sqlitestore.WithIndexDelay(0))
 	recordN(t, s, "gap", 0, 10)
@@ -186,7 +190,7 @@ func TestOpenRefusesAMissingSegment(t *testing.T) {
 	gone := segs[2]
 	require.NoError(t, os.Remove(gone))
 
-	_, err := sqlitestore.Open(context.Background(), dir)
+	_, err := sqlitestore.Open(t.Context(), dir)
 	require.ErrorContains(t, err, "segment "+filepath.Base(gone)+" missing from "+filepath.Join(dir, sqlitestore.LogDir))
 	require.ErrorContains(t, err, `"numen data recover `+dir+`"`)
 	t.Log(err)
@@ -202,6 +206,7 @@ func TestOpenRefusesAMissingSegment(t *testing.T) {
 // indexer had not reached when the process died is repaired, reported,
 // and every result is kept: the one with the bit and those after it.
 func TestOpenRepairsAFlippedBit(t *testing.T) {
+	t.Parallel()
 	for _, at := range []struct {
 		name string
 		off  func(rec int) int // the byte flipped, from a record's start
@@ -240,6 +245,7 @@ func TestOpenRepairsAFlippedBit(t *testing.T) {
 // it are kept (resynchronised), not dropped: Open refuses, and recovering
 // keeps all but the damaged one, copied aside.
 func TestOpenKeepsRecordsAfterDamage(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	answered := logOnly(t, dir, "resync", 40)
 	segs := segments(t, dir)
@@ -251,7 +257,7 @@ func TestOpenKeepsRecordsAfterDamage(t *testing.T) {
 	}
 	require.NoError(t, os.WriteFile(segs[0], data, 0o600))
 
-	_, err = sqlitestore.Open(context.Background(), dir)
+	_, err = sqlitestore.Open(t.Context(), dir)
 	require.ErrorContains(t, err, fmt.Sprintf("%s has ", segs[0]))
 	require.ErrorContains(t, err, fmt.Sprintf("unreadable bytes at offset %d: the results there are lost (the records after them are kept)", start))
 	t.Log(err)
@@ -263,7 +269,7 @@ func TestOpenKeepsRecordsAfterDamage(t *testing.T) {
 	require.EqualValues(t, len(answered)-1, countResults(t, s))
 	t.Logf("results answered %d, stored after recovering %d (the damaged record reported: %q)", len(answered), countResults(t, s), s.Recovery().Problems)
 	require.FileExists(t, filepath.Join(dir, sqlitestore.LogDir, "damaged", fmt.Sprintf("0000000000000001-%d.bad", start)))
-	require.NoError(t, s.Record(context.Background(), record("resync-after", 41)))
+	require.NoError(t, s.Record(t.Context(), record("resync-after", 41)))
 	require.NoError(t, s.Close())
 	s = open(t, dir) // reported once: the next start is clean
 	defer s.Close()
@@ -289,6 +295,7 @@ func recordStart(t *testing.T, data []byte, i int) int {
 // anything; Recover keeps what the log holds, after which Check finds the
 // store consistent.
 func TestCheckAndRecoverTheLog(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	answered := logOnly(t, dir, "check", 40)
 	segs := segments(t, dir)
@@ -326,6 +333,7 @@ func TestCheckAndRecoverTheLog(t *testing.T) {
 // first) unless rebuild, which moves it aside and rebuilds the results
 // from the log.
 func TestRecoverADamagedDatabase(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s := open(t, dir, sqlitestore.WithIndexDelay(0))
 	answered := recordN(t, s, "rebuild", 0, 60)
@@ -362,12 +370,13 @@ func TestRecoverADamagedDatabase(t *testing.T) {
 // the database's position, never over it: results answered then are
 // found by the next start even when the indexer had not reached them.
 func TestStartAnywayWithoutTheLog(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s := open(t, dir, sqlitestore.WithIndexDelay(0))
 	answered := recordN(t, s, "nolog", 0, 10)
 	require.NoError(t, s.Close())
 	require.NoError(t, os.RemoveAll(filepath.Join(dir, sqlitestore.LogDir)))
-	_, err := sqlitestore.Open(context.Background(), dir)
+	_, err := sqlitestore.Open(t.Context(), dir)
 	require.ErrorContains(t, err, "0000000000000001.log, where the database's position is")
 
 	s = open(t, dir, sqlitestore.WithStartAnyway(), sqlitestore.WithBeforeCommit(func([]string) error { return errors.New("indexer kept out") }))

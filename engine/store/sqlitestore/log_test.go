@@ -2,7 +2,6 @@ package sqlitestore_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -27,7 +26,7 @@ func logOnly(t *testing.T, dir, prefix string, n int, opts ...sqlitestore.Option
 	ids := make([]string, n)
 	for i := range n {
 		ids[i] = fmt.Sprintf("%s%07d", prefix, i)
-		require.NoError(t, s.Record(context.Background(), record(ids[i], i)))
+		require.NoError(t, s.Record(t.Context(), record(ids[i], i)))
 	}
 	require.ErrorContains(t, s.Close(), "indexer kept out")
 	return ids
@@ -46,6 +45,7 @@ func segments(t *testing.T, dir string) []string {
 // died) are committed to the database by the next Open, with their
 // reports, and the segments they were in are deleted.
 func TestOpenCommitsTheLog(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	ids := logOnly(t, dir, "replay", 30, sqlitestore.WithSegmentSize(4096))
 	require.Greater(t, len(segments(t, dir)), 2, "30 results of about 800 bytes take several 4 KiB segments")
@@ -69,6 +69,7 @@ func TestOpenCommitsTheLog(t *testing.T) {
 // While the store runs, the indexer deletes the segments it has
 // committed.
 func TestIndexerDeletesSegments(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s := open(t, dir, sqlitestore.WithSegmentSize(4096), sqlitestore.WithIndexDelay(0),
 		sqlitestore.WithLogRetention(0), sqlitestore.WithPruneEvery(time.Millisecond))
@@ -76,7 +77,7 @@ func TestIndexerDeletesSegments(t *testing.T) {
 	var ids []string
 	for i := range 40 {
 		ids = append(ids, fmt.Sprintf("segdel%06d", i))
-		require.NoError(t, s.Record(context.Background(), record(ids[i], i)))
+		require.NoError(t, s.Record(t.Context(), record(ids[i], i)))
 	}
 	require.Equal(t, ids, storedIDs(t, s))
 	for range 500 { // bounded: 5 s
@@ -91,10 +92,11 @@ func TestIndexerDeletesSegments(t *testing.T) {
 // Segments younger than the retention stay, their results in the
 // database: a restored backup is caught up from them.
 func TestRetentionKeepsSegments(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s := open(t, dir, sqlitestore.WithSegmentSize(4096), sqlitestore.WithIndexDelay(0))
 	for i := range 40 {
-		require.NoError(t, s.Record(context.Background(), record(fmt.Sprintf("retain%06d", i), i)))
+		require.NoError(t, s.Record(t.Context(), record(fmt.Sprintf("retain%06d", i), i)))
 	}
 	require.EqualValues(t, 40, countResults(t, s))
 	n := len(segments(t, dir))
@@ -115,6 +117,7 @@ func TestRetentionKeepsSegments(t *testing.T) {
 // was never acknowledged: Open drops it, zeroes its bytes, and appends
 // after the records before it.
 func TestOpenDropsATornRecord(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	ids := logOnly(t, dir, "torn", 5)
 	segs := segments(t, dir)
@@ -137,7 +140,7 @@ func TestOpenDropsATornRecord(t *testing.T) {
 	data, err = os.ReadFile(segs[0])
 	require.NoError(t, err)
 	require.Equal(t, end, len(bytes.TrimRight(data, "\x00")), "the torn record is zeroed")
-	require.NoError(t, s.Record(context.Background(), record("torn0000005", 5)))
+	require.NoError(t, s.Record(t.Context(), record("torn0000005", 5)))
 	require.NoError(t, s.Close())
 	s = open(t, dir)
 	defer s.Close()
@@ -148,6 +151,7 @@ func TestOpenDropsATornRecord(t *testing.T) {
 // crash: Open refuses the log, naming the file, rather than skip the
 // results after it.
 func TestOpenRefusesADamagedLog(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	logOnly(t, dir, "damage", 20, sqlitestore.WithSegmentSize(4096))
 	segs := segments(t, dir)
@@ -157,7 +161,7 @@ func TestOpenRefusesADamagedLog(t *testing.T) {
 	data[40] ^= 0xff // in the first record's payload
 	require.NoError(t, os.WriteFile(segs[0], data, 0o600))
 
-	_, err = sqlitestore.Open(context.Background(), dir)
+	_, err = sqlitestore.Open(t.Context(), dir)
 	require.ErrorContains(t, err, "the database does not match its results log")
 	require.ErrorContains(t, err, segs[0]+" has 937 unreadable bytes at offset 12: the results there are lost (the records after them are kept)")
 	require.ErrorContains(t, err, `"numen data recover `+dir+`"`)
@@ -166,6 +170,7 @@ func TestOpenRefusesADamagedLog(t *testing.T) {
 
 // A segment of another format or version is refused, naming it.
 func TestOpenRefusesAnUnknownSegment(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	logOnly(t, dir, "version", 2)
 	segs := segments(t, dir)
@@ -173,11 +178,11 @@ func TestOpenRefusesAnUnknownSegment(t *testing.T) {
 	require.NoError(t, err)
 	binary.LittleEndian.PutUint32(data[8:], 99)
 	require.NoError(t, os.WriteFile(segs[0], data, 0o600))
-	_, err = sqlitestore.Open(context.Background(), dir)
+	_, err = sqlitestore.Open(t.Context(), dir)
 	require.ErrorContains(t, err, segs[0]+": results log version 99, want 1: open it with a newer numen")
 
 	copy(data, "NOTALOG!")
 	require.NoError(t, os.WriteFile(segs[0], data, 0o600))
-	_, err = sqlitestore.Open(context.Background(), dir)
+	_, err = sqlitestore.Open(t.Context(), dir)
 	require.ErrorContains(t, err, segs[0]+": not a segment of the results log")
 }

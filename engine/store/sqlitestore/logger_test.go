@@ -44,7 +44,7 @@ func TestIndexerFailureLoggedOnce(t *testing.T) {
 			}
 			return nil
 		}))
-	ctx := context.Background()
+	ctx := t.Context()
 	require.NoError(t, s.Record(ctx, record("logged000001", 0)))
 	for range 5 {
 		attempts <- true

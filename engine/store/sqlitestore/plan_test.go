@@ -1,7 +1,6 @@
 package sqlitestore
 
 import (
-	"context"
 	"strings"
 	"testing"
 
@@ -12,7 +11,8 @@ import (
 // return rows: no full scan and no sort (USE TEMP B-TREE), whatever the
 // size of the reports.
 func TestQueryPlans(t *testing.T) {
-	s, err := Open(context.Background(), t.TempDir())
+	t.Parallel()
+	s, err := Open(t.Context(), t.TempDir())
 	require.NoError(t, err)
 	defer s.Close()
 	for name, q := range map[string]string{
@@ -28,7 +28,7 @@ func TestQueryPlans(t *testing.T) {
 			WHERE account = 'a' AND storage = 's' AND (created_ms, id) > (1, 'x')
 			ORDER BY created_ms, id LIMIT 100`,
 	} {
-		rows, err := s.rdb.QueryContext(context.Background(), "EXPLAIN QUERY PLAN "+q)
+		rows, err := s.rdb.QueryContext(t.Context(), "EXPLAIN QUERY PLAN "+q)
 		require.NoError(t, err)
 		var plan []string
 		for rows.Next() {

@@ -2,7 +2,6 @@ package sqlitestore_test
 
 import (
 	"context"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -20,11 +19,14 @@ func (idleArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{Queue: "
 
 type idleWorker struct {
 	river.WorkerDefaults[idleArgs]
-	n atomic.Int32
+	worked chan struct{} // a send after each job
 }
 
-func (w *idleWorker) Work(context.Context, *river.Job[idleArgs]) error {
-	w.n.Add(1)
+func (w *idleWorker) Work(ctx context.Context, _ *river.Job[idleArgs]) error {
+	select {
+	case w.worked <- struct{}{}:
+	case <-ctx.Done(): // a job worked more often than the test waits for
+	}
 	return nil
 }
 
@@ -36,8 +38,8 @@ func TestQueueSleepsWhenIdle(t *testing.T) {
 	sqlitestore.SetIdleCheck(t, 100*time.Millisecond)
 	s := open(t, t.TempDir())
 	t.Cleanup(func() { require.NoError(t, s.Close()) })
-	ctx := context.Background()
-	w := &idleWorker{}
+	ctx := t.Context()
+	w := &idleWorker{worked: make(chan struct{}, 2)}
 	workers := river.NewWorkers()
 	river.AddWorker(workers, w)
 	require.NoError(t, s.StartQueue(ctx, store.QueueConfig{
@@ -45,11 +47,15 @@ func TestQueueSleepsWhenIdle(t *testing.T) {
 		PollInterval: 50 * time.Millisecond, RescueAfter: time.Minute,
 	}))
 	require.False(t, s.QueueWorking(), "nothing to work on: no client")
-	for round := int32(1); round <= 2; round++ {
+	for range 2 {
 		_, err := s.Enqueue(ctx, nil, river.InsertManyParams{Args: idleArgs{}})
 		require.NoError(t, err)
 		require.True(t, s.QueueWorking(), "a job queued wakes the workers")
-		require.Eventually(t, func() bool { return w.n.Load() == round }, 20*time.Second, 10*time.Millisecond)
+		select {
+		case <-w.worked:
+		case <-time.After(20 * time.Second):
+			t.Fatal("no job worked within 20 s")
+		}
 		require.Eventually(t, func() bool { return !s.QueueWorking() }, 20*time.Second, 10*time.Millisecond, "idle again: the client stops")
 	}
 	require.NoError(t, s.StopQueue(ctx))

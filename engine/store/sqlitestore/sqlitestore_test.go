@@ -26,24 +26,27 @@ import (
 )
 
 func TestConformance(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T) store.Store {
-		s, err := sqlitestore.Open(context.Background(), t.TempDir())
+		s, err := sqlitestore.Open(t.Context(), t.TempDir())
 		require.NoError(t, err)
 		return s
 	})
 }
 
 func TestQueueConformance(t *testing.T) {
+	t.Parallel()
 	storetest.RunQueue(t, func(t *testing.T) store.Database {
-		s, err := sqlitestore.Open(context.Background(), t.TempDir())
+		s, err := sqlitestore.Open(t.Context(), t.TempDir())
 		require.NoError(t, err)
 		return s
 	})
 }
 
 func TestConformanceNoDelay(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T) store.Store {
-		s, err := sqlitestore.Open(context.Background(), t.TempDir(), sqlitestore.WithGroupCommit(16, 0), sqlitestore.WithReaders(1))
+		s, err := sqlitestore.Open(t.Context(), t.TempDir(), sqlitestore.WithGroupCommit(16, 0), sqlitestore.WithReaders(1))
 		require.NoError(t, err)
 		return s
 	})
@@ -51,7 +54,7 @@ func TestConformanceNoDelay(t *testing.T) {
 
 func open(t *testing.T, dir string, opts ...sqlitestore.Option) *sqlitestore.Store {
 	t.Helper()
-	s, err := sqlitestore.Open(context.Background(), dir, opts...)
+	s, err := sqlitestore.Open(t.Context(), dir, opts...)
 	require.NoError(t, err)
 	return s
 }
@@ -64,7 +67,7 @@ func record(id string, i int) engine.Record {
 // snapshot is everything an account's store holds, to compare two opens.
 func snapshot(t *testing.T, s store.Store, account string) (reports []store.Report, exports map[string]string) {
 	t.Helper()
-	ctx := context.Background()
+	ctx := t.Context()
 	reports, err := s.Reports(ctx, account)
 	require.NoError(t, err)
 	exports = map[string]string{}
@@ -79,10 +82,11 @@ func snapshot(t *testing.T, s store.Store, account string) (reports []store.Repo
 }
 
 func TestReopenKeepsEverything(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s := open(t, dir)
 	for i := range 50 {
-		require.NoError(t, s.Record(context.Background(), record(fmt.Sprintf("reopen%04d", i), i)))
+		require.NoError(t, s.Record(t.Context(), record(fmt.Sprintf("reopen%04d", i), i)))
 	}
 	reports, exports := snapshot(t, s, "acct-1")
 	require.Len(t, reports, 3)
@@ -94,14 +98,15 @@ func TestReopenKeepsEverything(t *testing.T) {
 	require.Equal(t, reports, reports2)
 	require.Equal(t, exports, exports2)
 	// And it takes more.
-	require.NoError(t, s.Record(context.Background(), record("reopen9999", 0)))
+	require.NoError(t, s.Record(t.Context(), record("reopen9999", 0)))
 }
 
 func TestOpenTwiceMigratesOnce(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for range 3 {
 		s := open(t, dir)
-		require.NoError(t, s.Ping(context.Background()))
+		require.NoError(t, s.Ping(t.Context()))
 		require.NoError(t, s.Close())
 	}
 	db, err := sql.Open("sqlite", filepath.Join(dir, sqlitestore.FileName))
@@ -116,17 +121,18 @@ func TestOpenTwiceMigratesOnce(t *testing.T) {
 
 	// A second store on a directory in use fails at once, naming it.
 	a := open(t, dir)
-	_, err = sqlitestore.Open(context.Background(), dir)
+	_, err = sqlitestore.Open(t.Context(), dir)
 	require.ErrorContains(t, err, "is open in another store")
 	require.ErrorContains(t, err, sqlitestore.LockName)
-	require.NoError(t, a.Record(context.Background(), record("twice0000001", 0)))
+	require.NoError(t, a.Record(t.Context(), record("twice0000001", 0)))
 	require.NoError(t, a.Close())
 	b := open(t, dir)
-	require.ErrorIs(t, b.Record(context.Background(), record("twice0000001", 0)), store.ErrDuplicateID)
+	require.ErrorIs(t, b.Record(t.Context(), record("twice0000001", 0)), store.ErrDuplicateID)
 	require.NoError(t, b.Close())
 }
 
 func TestOpenNewerSchema(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	require.NoError(t, open(t, dir).Close())
 	db, err := sql.Open("sqlite", filepath.Join(dir, sqlitestore.FileName))
@@ -134,17 +140,18 @@ func TestOpenNewerSchema(t *testing.T) {
 	_, err = db.Exec(fmt.Sprintf("PRAGMA user_version = %d", sqlitestore.SchemaVersion+1))
 	require.NoError(t, err)
 	require.NoError(t, db.Close())
-	_, err = sqlitestore.Open(context.Background(), dir)
+	_, err = sqlitestore.Open(t.Context(), dir)
 	require.ErrorContains(t, err, "newer than this build")
 }
 
 func TestOpenCreatesPrivateFiles(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("no Unix permissions")
 	}
 	dir := filepath.Join(t.TempDir(), "a", "b")
 	s := open(t, dir)
-	require.NoError(t, s.Record(context.Background(), record("private00001", 0)))
+	require.NoError(t, s.Record(t.Context(), record("private00001", 0)))
 	require.Equal(t, filepath.Join(dir, sqlitestore.FileName), s.Path())
 	for _, name := range []string{"", sqlitestore.FileName, sqlitestore.FileName + "-wal"} {
 		fi, err := os.Stat(filepath.Join(dir, name))
@@ -155,20 +162,22 @@ func TestOpenCreatesPrivateFiles(t *testing.T) {
 }
 
 func TestOpenPathWithOddCharacters(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "my reports?x=1#frag%20&_pragma=x")
 	s := open(t, dir)
-	require.NoError(t, s.Record(context.Background(), record("oddpath00001", 0)))
+	require.NoError(t, s.Record(t.Context(), record("oddpath00001", 0)))
 	require.NoError(t, s.Close())
 	_, err := os.Stat(filepath.Join(dir, sqlitestore.FileName))
 	require.NoError(t, err)
 }
 
 func TestOpenUnwritable(t *testing.T) {
+	t.Parallel()
 	t.Run("parent is a file", func(t *testing.T) {
 		file := filepath.Join(t.TempDir(), "file")
 		require.NoError(t, os.WriteFile(file, nil, 0o600))
 		dir := filepath.Join(file, "store")
-		_, err := sqlitestore.Open(context.Background(), dir)
+		_, err := sqlitestore.Open(t.Context(), dir)
 		require.ErrorContains(t, err, "sqlitestore: open "+filepath.Join(dir, sqlitestore.FileName)+": create directory")
 		t.Log(err)
 	})
@@ -179,7 +188,7 @@ func TestOpenUnwritable(t *testing.T) {
 		dir := filepath.Join(t.TempDir(), "ro")
 		require.NoError(t, os.Mkdir(dir, 0o500))
 		t.Cleanup(func() { os.Chmod(dir, 0o700) })
-		_, err := sqlitestore.Open(context.Background(), dir)
+		_, err := sqlitestore.Open(t.Context(), dir)
 		require.ErrorContains(t, err, "directory "+dir+" is not writable")
 		require.ErrorIs(t, err, os.ErrPermission)
 		t.Log(err)
@@ -217,7 +226,7 @@ func waitQueued(t *testing.T, s *sqlitestore.Store, n int) {
 // count.
 func countResults(t *testing.T, s store.Store) int64 {
 	t.Helper()
-	reports, err := s.Reports(context.Background(), "acct-1")
+	reports, err := s.Reports(t.Context(), "acct-1")
 	require.NoError(t, err)
 	var n int64
 	for _, r := range reports {
@@ -230,11 +239,12 @@ func countResults(t *testing.T, s store.Store) int64 {
 // yet in the database, in the database, or earlier in the same group.
 // The other results of the group are appended.
 func TestDuplicateFailsAloneInGroup(t *testing.T) {
+	t.Parallel()
 	opt, held, release, flushes := stall()
 	// The indexer commits only when a read asks.
 	s := open(t, t.TempDir(), opt, sqlitestore.WithIndexDelay(time.Hour))
 	defer s.Close()
-	ctx := context.Background()
+	ctx := t.Context()
 
 	first := make(chan error, 1)
 	go func() { first <- s.Record(ctx, record("batch0000000", 0)) }()
@@ -274,6 +284,7 @@ func TestDuplicateFailsAloneInGroup(t *testing.T) {
 // reads report the failure. Results it could not commit by Close are
 // committed by the next Open.
 func TestIndexerRetries(t *testing.T) {
+	t.Parallel()
 	var failing atomic.Bool
 	failing.Store(true)
 	var attempts atomic.Int32
@@ -286,7 +297,7 @@ func TestIndexerRetries(t *testing.T) {
 			}
 			return nil
 		}))
-	ctx := context.Background()
+	ctx := t.Context()
 	for i := range 3 {
 		require.NoError(t, s.Record(ctx, record(fmt.Sprintf("retry%07d", i), i)))
 	}
@@ -314,6 +325,7 @@ func TestIndexerRetries(t *testing.T) {
 // While maxUnindexed results wait for an indexer that fails, Record
 // refuses more, saying why.
 func TestRecordWaitsForTheIndexer(t *testing.T) {
+	t.Parallel()
 	var failing atomic.Bool
 	failing.Store(true)
 	s := open(t, t.TempDir(), sqlitestore.WithIndexDelay(0), sqlitestore.WithIndexRetry(10*time.Millisecond),
@@ -325,7 +337,7 @@ func TestRecordWaitsForTheIndexer(t *testing.T) {
 			return nil
 		}))
 	defer s.Close()
-	ctx := context.Background()
+	ctx := t.Context()
 	require.NoError(t, s.Record(ctx, record("wait00000001", 0)))
 	require.NoError(t, s.Record(ctx, record("wait00000002", 1)))
 	require.Eventually(t, func() bool { return s.Ping(ctx) != nil }, 5*time.Second, time.Millisecond)
@@ -341,7 +353,7 @@ func TestRecordWaitsForTheIndexer(t *testing.T) {
 // storedIDs returns the ids of every result of acct-1, sorted.
 func storedIDs(t *testing.T, s store.Store) []string {
 	t.Helper()
-	ctx := context.Background()
+	ctx := t.Context()
 	reports, err := s.Reports(ctx, "acct-1")
 	require.NoError(t, err)
 	var ids []string
@@ -364,10 +376,11 @@ func storedIDs(t *testing.T, s store.Store) []string {
 }
 
 func TestContextEndsWhileFlushing(t *testing.T) {
+	t.Parallel()
 	opt, held, release, _ := stall()
 	dir := t.TempDir()
 	s := open(t, dir, opt)
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() { done <- s.Record(ctx, record("late00000001", 0)) }()
 	<-held // written to the log, not flushed
@@ -383,10 +396,11 @@ func TestContextEndsWhileFlushing(t *testing.T) {
 }
 
 func TestCloseDrainsPending(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	opt, held, release, _ := stall()
 	s := open(t, dir, opt, sqlitestore.WithIndexDelay(time.Hour))
-	ctx := context.Background()
+	ctx := t.Context()
 	const n = 40
 	errs := make([]error, n)
 	var wg sync.WaitGroup
@@ -422,9 +436,10 @@ func TestCloseDrainsPending(t *testing.T) {
 }
 
 func TestRecordAfterCloseIsErrClosed(t *testing.T) {
+	t.Parallel()
 	s := open(t, t.TempDir())
 	require.NoError(t, s.Close())
-	err := s.Record(context.Background(), record("afterclose01", 0))
+	err := s.Record(t.Context(), record("afterclose01", 0))
 	require.ErrorIs(t, err, store.ErrClosed)
 	require.ErrorContains(t, err, "afterclose01")
 }
@@ -513,10 +528,11 @@ func ExampleStore_Query() {
 // it, and the results that arrive during a flush share the next one. A
 // read sees every result acknowledged before it began.
 func TestRecordWaitsForFlush(t *testing.T) {
+	t.Parallel()
 	opt, held, release, flushes := stall()
 	s := open(t, t.TempDir(), opt, sqlitestore.WithIndexDelay(time.Hour))
 	defer s.Close()
-	ctx := context.Background()
+	ctx := t.Context()
 	a := make(chan error, 1)
 	go func() { a <- s.Record(ctx, record("flushwait001", 0)) }()
 	<-held
@@ -545,6 +561,7 @@ func TestRecordWaitsForFlush(t *testing.T) {
 // Record after it, with an error that says so; the store must be opened
 // again.
 func TestFailedFlushBreaksTheStore(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	var fail atomic.Bool
 	s := open(t, dir, sqlitestore.WithSync(func() error {
@@ -553,7 +570,7 @@ func TestFailedFlushBreaksTheStore(t *testing.T) {
 		}
 		return nil
 	}))
-	ctx := context.Background()
+	ctx := t.Context()
 	require.NoError(t, s.Record(ctx, record("syncfail0001", 0)))
 	fail.Store(true)
 	err := s.Record(ctx, record("syncfail0002", 3))
@@ -581,10 +598,11 @@ func TestFailedFlushBreaksTheStore(t *testing.T) {
 // checkpoint sequence number grows) rather than growing without end,
 // also while results keep arriving.
 func TestCheckpointer(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s := open(t, dir, sqlitestore.WithRestartFrames(32))
 	defer s.Close()
-	ctx := context.Background()
+	ctx := t.Context()
 	walSequence := func() uint32 {
 		h := make([]byte, 32)
 		f, err := os.Open(filepath.Join(dir, sqlitestore.FileName+"-wal"))
@@ -631,6 +649,7 @@ func TestCheckpointer(t *testing.T) {
 // lone Record is then flushed at once again. A group of one must not keep
 // the target up (the decay of at least one a group).
 func TestGroupTargetFollowsTheLoad(t *testing.T) {
+	t.Parallel()
 	// The first flush is held until the burst is queued behind it.
 	entered, release := make(chan struct{}), make(chan struct{})
 	var held atomic.Bool
@@ -646,7 +665,7 @@ func TestGroupTargetFollowsTheLoad(t *testing.T) {
 	var once sync.Once
 	free := func() { once.Do(func() { close(release) }) }
 	defer free() // before Close, should the test fail while the flush is held
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
 	require.EqualValues(t, 1, sqlitestore.GroupTarget(s))
 
@@ -682,10 +701,11 @@ func TestGroupTargetFollowsTheLoad(t *testing.T) {
 // Record that comes alone to an idle store is flushed at once, however
 // long the delay.
 func TestLoneRecordDoesNotWaitForTheDelay(t *testing.T) {
+	t.Parallel()
 	s := open(t, t.TempDir(), sqlitestore.WithGroupCommit(0, time.Hour))
 	defer s.Close()
 	for i := range 3 {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 		require.NoError(t, s.Record(ctx, record(fmt.Sprintf("alone%07d", i), i)))
 		cancel()
 	}

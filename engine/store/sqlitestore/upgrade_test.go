@@ -43,14 +43,22 @@ func (fixtureDelivery) Kind() string { return "numen_webhook_delivery" }
 
 type kindWorker[T river.JobArgs] struct {
 	river.WorkerDefaults[T]
-	mu   sync.Mutex
-	jobs []T
+	mu    sync.Mutex
+	jobs  []T
+	first chan struct{} // closed after the first job
+}
+
+func newKindWorker[T river.JobArgs]() *kindWorker[T] {
+	return &kindWorker[T]{first: make(chan struct{})}
 }
 
 func (w *kindWorker[T]) Work(ctx context.Context, job *river.Job[T]) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.jobs = append(w.jobs, job.Args)
+	if len(w.jobs) == 1 {
+		close(w.first)
+	}
 	return nil
 }
 
@@ -66,14 +74,15 @@ func (w *kindWorker[T]) worked() []T {
 // keys, the pending webhook delivery, and both queued jobs, which the
 // workers then run.
 func TestOpensVersion1DataDirectory(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	tar := exec.Command("tar", "xzf", filepath.Join("testdata", "v1-datadir.tgz"), "-C", dir)
 	out, err := tar.CombinedOutput()
 	require.NoError(t, err, "%s", out)
-	s, err := sqlitestore.Open(context.Background(), dir)
+	s, err := sqlitestore.Open(t.Context(), dir)
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, s.Close()) })
-	ctx := context.Background()
+	ctx := t.Context()
 	require.NoError(t, s.Ping(ctx))
 
 	// Every id the old server answered is stored.
@@ -167,7 +176,7 @@ func TestOpensVersion1DataDirectory(t *testing.T) {
 	require.Equal(t, 3, batch.Results)
 
 	// The queue: the delivery to retry and the job that never ran.
-	lookups, deliveries := &kindWorker[fixtureLookup]{}, &kindWorker[fixtureDelivery]{}
+	lookups, deliveries := newKindWorker[fixtureLookup](), newKindWorker[fixtureDelivery]()
 	workers := river.NewWorkers()
 	river.AddWorker(workers, lookups)
 	river.AddWorker(workers, deliveries)
@@ -176,9 +185,13 @@ func TestOpensVersion1DataDirectory(t *testing.T) {
 		Queues: map[string]river.QueueConfig{"bulk_lookups": {MaxWorkers: 1}, "webhook_deliveries": {MaxWorkers: 1}},
 		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug})),
 	}))
-	deadline := time.Now().Add(30 * time.Second)
-	for (len(lookups.worked()) < 1 || len(deliveries.worked()) < 1) && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
+	timeout := time.After(30 * time.Second)
+	for _, first := range []chan struct{}{lookups.first, deliveries.first} {
+		select {
+		case <-first:
+		case <-timeout:
+			t.Fatal("the queued jobs did not run within 30 s")
+		}
 	}
 	require.NoError(t, s.StopQueue(ctx))
 	require.Len(t, lookups.worked(), 1, "the accepted HLR job runs after the upgrade")

@@ -3,7 +3,6 @@ package storetest
 import (
 	"bytes"
 	"cmp"
-	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -155,7 +154,7 @@ func queries() []store.Query {
 // of 7, and compares the ids with the reference's; and downloads each.
 func testQuery(t *testing.T, open Opener) {
 	s := openStore(t, open)
-	ctx := context.Background()
+	ctx := t.Context()
 	const acct, name = "acct-q", "campaign-2026-11"
 	rs := Varied(acct, name, 90)
 	require.NoError(t, s.RecordAll(ctx, rs))
@@ -217,7 +216,7 @@ func testQuery(t *testing.T, open Opener) {
 // costs per value and per day.
 func testSummary(t *testing.T, open Opener) {
 	s := openStore(t, open)
-	ctx := context.Background()
+	ctx := t.Context()
 	const acct, name = "acct-s", "campaign-2026-11"
 	rs := Varied(acct, name, 90)
 	// One at a time and in groups, so that both paths of a store count.

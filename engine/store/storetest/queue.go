@@ -21,17 +21,17 @@ type QueueOpener func(t *testing.T) store.Database
 // open returns: idempotency claims, the outbox and the River client the
 // store owns.
 func RunQueue(t *testing.T, open QueueOpener) {
-	t.Run("Claims", func(t *testing.T) { testClaims(t, open) })
-	t.Run("ConcurrentClaims", func(t *testing.T) { testConcurrentClaims(t, open) })
-	t.Run("Outbox", func(t *testing.T) { testOutbox(t, open) })
-	t.Run("Work", func(t *testing.T) { testWork(t, open) })
+	t.Run("Claims", func(t *testing.T) { t.Parallel(); testClaims(t, open) })
+	t.Run("ConcurrentClaims", func(t *testing.T) { t.Parallel(); testConcurrentClaims(t, open) })
+	t.Run("Outbox", func(t *testing.T) { t.Parallel(); testOutbox(t, open) })
+	t.Run("Work", func(t *testing.T) { t.Parallel(); testWork(t, open) })
 }
 
 func openDatabase(t *testing.T, open QueueOpener) store.Database {
 	t.Helper()
 	db := open(t)
 	t.Cleanup(func() { require.NoError(t, db.Close()) })
-	require.NoError(t, db.Ping(context.Background()))
+	require.NoError(t, db.Ping(t.Context()))
 	return db
 }
 
@@ -47,14 +47,19 @@ func (testArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{Queue: "
 // testWorker counts the jobs it works.
 type testWorker struct {
 	river.WorkerDefaults[testArgs]
-	mu   sync.Mutex
-	seen map[int]int
+	mu     sync.Mutex
+	seen   map[int]int
+	worked chan int // each job's N after its work, when there is room
 }
 
 func (w *testWorker) Work(ctx context.Context, job *river.Job[testArgs]) error {
 	w.mu.Lock()
-	defer w.mu.Unlock()
 	w.seen[job.Args.N]++
+	w.mu.Unlock()
+	select {
+	case w.worked <- job.Args.N:
+	default:
+	}
 	return nil
 }
 
@@ -70,7 +75,7 @@ func (w *testWorker) count() (jobs, runs int) {
 
 func testClaims(t *testing.T, open QueueOpener) {
 	db := openDatabase(t, open)
-	ctx := context.Background()
+	ctx := t.Context()
 	none, err := db.Claim(ctx, "acct", "key-1")
 	require.NoError(t, err)
 	require.Nil(t, none)
@@ -96,7 +101,7 @@ func testClaims(t *testing.T, open QueueOpener) {
 // queues its job, and the others get its claim; none fails.
 func testConcurrentClaims(t *testing.T, open QueueOpener) {
 	db := openDatabase(t, open)
-	ctx := context.Background()
+	ctx := t.Context()
 	const n = 20
 	var queued atomic.Int32
 	var wg sync.WaitGroup
@@ -125,7 +130,7 @@ func testConcurrentClaims(t *testing.T, open QueueOpener) {
 
 func testOutbox(t *testing.T, open QueueOpener) {
 	db := openDatabase(t, open)
-	ctx := context.Background()
+	ctx := t.Context()
 	_, err := db.Batch(ctx, "wh_0")
 	require.ErrorIs(t, err, store.ErrUnknownBatch)
 	b := &store.Batch{ID: "wh_1", Account: "acct", Product: "NT", Results: 2, Body: []byte(`{"type":"NT","results":[1,2]}`),
@@ -157,10 +162,10 @@ func testOutbox(t *testing.T, open QueueOpener) {
 // dispatch of a batch, and requires each to be worked once.
 func testWork(t *testing.T, open QueueOpener) {
 	db := openDatabase(t, open)
-	ctx := context.Background()
+	ctx := t.Context()
 	_, err := db.Enqueue(ctx, nil, river.InsertManyParams{Args: testArgs{N: 1}})
 	require.NoError(t, err)
-	w := &testWorker{seen: map[int]int{}}
+	w := &testWorker{seen: map[int]int{}, worked: make(chan int, 16)}
 	workers := river.NewWorkers()
 	river.AddWorker(workers, w)
 	require.NoError(t, db.StartQueue(ctx, store.QueueConfig{
@@ -173,14 +178,24 @@ func testWork(t *testing.T, open QueueOpener) {
 	b := &store.Batch{ID: "wh_2", Account: "acct", Product: "HLR", Body: []byte(`{}`), URLs: []string{"http://127.0.0.1:1/a"}, Created: Base}
 	require.NoError(t, db.Dispatch(ctx, b, []river.InsertManyParams{{Args: testArgs{N: 3}}, {Args: testArgs{N: 4}}}))
 	require.NoError(t, db.Dispatch(ctx, b, []river.InsertManyParams{{Args: testArgs{N: 5}}}), "dispatched before: queues nothing")
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		if jobs, _ := w.count(); jobs >= 4 || time.Now().After(deadline) {
-			break
+	// A last job, queued after the others: River fetches jobs in the
+	// order they were scheduled, so once it is worked, every job queued
+	// before it has been fetched, and StopQueue waits for fetched jobs to
+	// finish. Then nothing else can come.
+	_, err = db.Enqueue(ctx, nil, river.InsertManyParams{Args: testArgs{N: 6}})
+	require.NoError(t, err)
+	timeout := time.After(20 * time.Second)
+	for last := false; !last; {
+		select {
+		case n := <-w.worked:
+			last = n == 6
+		case <-timeout:
+			jobs, _ := w.count()
+			t.Fatalf("%d jobs worked after 20 s; the last not yet", jobs)
 		}
-		time.Sleep(20 * time.Millisecond)
 	}
-	time.Sleep(200 * time.Millisecond)
+	require.NoError(t, db.StopQueue(ctx))
+	delete(w.seen, 6)
 	jobs, runs := w.count()
 	require.Equal(t, 4, jobs, "jobs 1-4 worked, 5 never queued")
 	require.Equal(t, 4, runs, "each once")

@@ -32,31 +32,33 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files in engine/store/storetest/testdata/")
 
 // Opener returns a new, empty store for one test. Run closes it (and may
-// close it early); the opener cleans up whatever else it made.
+// close it early); the opener cleans up whatever else it made. The
+// subtests run in parallel: an opener is called concurrently, and the
+// stores it returns must not share state.
 type Opener func(t *testing.T) store.Store
 
 // Run runs the conformance suite against the stores open returns.
 func Run(t *testing.T, open Opener) {
-	t.Run("RoundTrip", func(t *testing.T) { testRoundTrip(t, open) })
-	t.Run("MixedReport", func(t *testing.T) { testMixedReport(t, open) })
-	t.Run("Paging", func(t *testing.T) { testPaging(t, open) })
-	t.Run("Query", func(t *testing.T) { testQuery(t, open) })
-	t.Run("Summary", func(t *testing.T) { testSummary(t, open) })
-	t.Run("UnknownReport", func(t *testing.T) { testUnknownReport(t, open) })
-	t.Run("AccountsApart", func(t *testing.T) { testAccountsApart(t, open) })
-	t.Run("DuplicateID", func(t *testing.T) { testDuplicateID(t, open) })
-	t.Run("InvalidRecord", func(t *testing.T) { testInvalidRecord(t, open) })
-	t.Run("CanceledContext", func(t *testing.T) { testCanceledContext(t, open) })
-	t.Run("Concurrent", func(t *testing.T) { testConcurrent(t, open) })
-	t.Run("Closed", func(t *testing.T) { testClosed(t, open) })
-	t.Run("RecordAllAndBodies", func(t *testing.T) { testRecordAllAndBodies(t, open) })
+	t.Run("RoundTrip", func(t *testing.T) { t.Parallel(); testRoundTrip(t, open) })
+	t.Run("MixedReport", func(t *testing.T) { t.Parallel(); testMixedReport(t, open) })
+	t.Run("Paging", func(t *testing.T) { t.Parallel(); testPaging(t, open) })
+	t.Run("Query", func(t *testing.T) { t.Parallel(); testQuery(t, open) })
+	t.Run("Summary", func(t *testing.T) { t.Parallel(); testSummary(t, open) })
+	t.Run("UnknownReport", func(t *testing.T) { t.Parallel(); testUnknownReport(t, open) })
+	t.Run("AccountsApart", func(t *testing.T) { t.Parallel(); testAccountsApart(t, open) })
+	t.Run("DuplicateID", func(t *testing.T) { t.Parallel(); testDuplicateID(t, open) })
+	t.Run("InvalidRecord", func(t *testing.T) { t.Parallel(); testInvalidRecord(t, open) })
+	t.Run("CanceledContext", func(t *testing.T) { t.Parallel(); testCanceledContext(t, open) })
+	t.Run("Concurrent", func(t *testing.T) { t.Parallel(); testConcurrent(t, open) })
+	t.Run("Closed", func(t *testing.T) { t.Parallel(); testClosed(t, open) })
+	t.Run("RecordAllAndBodies", func(t *testing.T) { t.Parallel(); testRecordAllAndBodies(t, open) })
 }
 
 // testRecordAllAndBodies records a bulk batch at once and reads its bodies
 // back by id, as a bulk job that runs again after a crash does.
 func testRecordAllAndBodies(t *testing.T, open Opener) {
 	s := openStore(t, open)
-	ctx := context.Background()
+	ctx := t.Context()
 	rs := fixtures("acct", "ASYNC-API-NT-2026-11", engine.ProductNT, 1200, Base, "bulk")
 	require.NoError(t, s.RecordAll(ctx, rs))
 	ids := make([]string, 0, len(rs)+1)
@@ -91,7 +93,7 @@ func openStore(t *testing.T, open Opener) store.Store {
 	t.Helper()
 	s := open(t)
 	t.Cleanup(func() { require.NoError(t, s.Close()) })
-	require.NoError(t, s.Ping(context.Background()))
+	require.NoError(t, s.Ping(t.Context()))
 	return s
 }
 
@@ -101,7 +103,7 @@ func recordAll(t *testing.T, s store.Store, rs []engine.Record) [][]byte {
 	t.Helper()
 	bodies := make([][]byte, len(rs))
 	for i, r := range rs {
-		require.NoError(t, s.Record(context.Background(), r), "record %s", r.ID)
+		require.NoError(t, s.Record(t.Context(), r), "record %s", r.ID)
 		var err error
 		bodies[i], err = json.Marshal(r.Result)
 		require.NoError(t, err)
@@ -122,13 +124,13 @@ func fixtures(account, storage string, product engine.Product, n int, from time.
 func export(t *testing.T, s store.Store, account, storage string, f store.Format) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	require.NoError(t, s.Export(context.Background(), account, storage, &store.Query{}, f, &buf))
+	require.NoError(t, s.Export(t.Context(), account, storage, &store.Query{}, f, &buf))
 	return buf.Bytes()
 }
 
 func testRoundTrip(t *testing.T, open Opener) {
 	s := openStore(t, open)
-	ctx := context.Background()
+	ctx := t.Context()
 	const acct = "acct-1"
 	reports := map[engine.Product]string{
 		engine.ProductHLR: "SYNC-API-2026-11",
@@ -206,7 +208,7 @@ func indexOf(rs []engine.Record, id string) int {
 
 func testMixedReport(t *testing.T, open Opener) {
 	s := openStore(t, open)
-	ctx := context.Background()
+	ctx := t.Context()
 	const acct, name = "acct-1", "campaign-2026-11"
 	var rs []engine.Record
 	for i := range 6 { // NT, MNP, HLR, NT, ...: interleaved in time
@@ -229,7 +231,7 @@ func testMixedReport(t *testing.T, open Opener) {
 
 func testPaging(t *testing.T, open Opener) {
 	s := openStore(t, open)
-	ctx := context.Background()
+	ctx := t.Context()
 	const acct, name = "acct-1", "SYNC-API-NT-2026-11"
 	rs := fixtures(acct, name, engine.ProductNT, 25, Base, "page")
 	// Two results in the same millisecond are ordered by id.
@@ -280,7 +282,7 @@ func testPaging(t *testing.T, open Opener) {
 
 func testUnknownReport(t *testing.T, open Opener) {
 	s := openStore(t, open)
-	ctx := context.Background()
+	ctx := t.Context()
 	recordAll(t, s, fixtures("acct-1", "SYNC-API-2026-11", engine.ProductHLR, 1, Base, "known"))
 	for _, f := range []store.Format{store.CSV, store.JSON} {
 		var buf bytes.Buffer
@@ -301,7 +303,7 @@ func testUnknownReport(t *testing.T, open Opener) {
 
 func testAccountsApart(t *testing.T, open Opener) {
 	s := openStore(t, open)
-	ctx := context.Background()
+	ctx := t.Context()
 	const name = "SYNC-API-2026-11"
 	recordAll(t, s, fixtures("acct-a", name, engine.ProductHLR, 2, Base, "a"))
 	recordAll(t, s, fixtures("acct-b", name, engine.ProductHLR, 3, Base, "b"))
@@ -339,7 +341,7 @@ func testAccountsApart(t *testing.T, open Opener) {
 
 func testDuplicateID(t *testing.T, open Opener) {
 	s := openStore(t, open)
-	ctx := context.Background()
+	ctx := t.Context()
 	r := NewRecord("acct-1", "SYNC-API-2026-11", engine.ProductHLR, "dup000000001", Base, 0)
 	require.NoError(t, s.Record(ctx, r))
 	again := r
@@ -364,7 +366,7 @@ func testDuplicateID(t *testing.T, open Opener) {
 
 func testInvalidRecord(t *testing.T, open Opener) {
 	s := openStore(t, open)
-	ctx := context.Background()
+	ctx := t.Context()
 	good := NewRecord("acct-1", "SYNC-API-2026-11", engine.ProductHLR, "valid0000001", Base, 0)
 	for name, change := range map[string]func(r *engine.Record){
 		"no id":         func(r *engine.Record) { r.ID = "" },
@@ -384,18 +386,18 @@ func testInvalidRecord(t *testing.T, open Opener) {
 
 func testCanceledContext(t *testing.T, open Opener) {
 	s := openStore(t, open)
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	r := NewRecord("acct-1", "SYNC-API-2026-11", engine.ProductHLR, "canceled0001", Base, 0)
 	require.ErrorIs(t, s.Record(ctx, r), context.Canceled)
 	// A context that ended before Record records nothing.
-	_, err := s.Query(context.Background(), "acct-1", "SYNC-API-2026-11", &store.Query{}, "", 0)
+	_, err := s.Query(t.Context(), "acct-1", "SYNC-API-2026-11", &store.Query{}, "", 0)
 	require.ErrorIs(t, err, store.ErrUnknownReport)
 }
 
 func testConcurrent(t *testing.T, open Opener) {
 	s := openStore(t, open)
-	ctx := context.Background()
+	ctx := t.Context()
 	const workers, each = 32, 200
 	var wg sync.WaitGroup
 	errs := make(chan error, workers)
@@ -446,7 +448,7 @@ func testConcurrent(t *testing.T, open Opener) {
 
 func testClosed(t *testing.T, open Opener) {
 	s := open(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	r := NewRecord("acct-1", "SYNC-API-2026-11", engine.ProductHLR, "closed000001", Base, 0)
 	require.NoError(t, s.Record(ctx, r))
 	require.NoError(t, s.Close())

@@ -30,7 +30,7 @@ func Database(t testing.TB) string {
 	if server == "" {
 		t.Fatalf("%s is not set: this test needs PostgreSQL. Run the tests with .ci/test, which starts a server, or start one with .ci/postgres start and export the URL it prints as %s", EnvVar, EnvVar)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
 	admin, err := pgx.Connect(ctx, server)
 	if err != nil {
