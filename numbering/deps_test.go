@@ -18,10 +18,6 @@ func TestRunTimeDependencies(t *testing.T) {
 		return strings.HasPrefix(pkg, "github.com/nyaruka/phonenumbers") || strings.HasPrefix(pkg, "google.golang.org/protobuf")
 	}
 	noRegexp := func(pkg string) bool { return forbidden(pkg) || pkg == "regexp" || pkg == "regexp/syntax" }
-	// The protobuf runtime comes into the sidecar with
-	// prometheus/client_golang (engine/httpapi's /metrics, and so
-	// cmd/numen), never with the numbering data.
-	noPhonenumbers := func(pkg string) bool { return strings.HasPrefix(pkg, "github.com/nyaruka/phonenumbers") }
 	for pattern, bad := range map[string]func(string) bool{
 		"./numbering":        noRegexp,
 		"./routing":          noRegexp,
@@ -31,10 +27,10 @@ func TestRunTimeDependencies(t *testing.T) {
 		"./engine/auth":      forbidden,
 		"./engine/store/...": forbidden,
 		"./engine/webhook":   forbidden,
-		"./engine/httpapi":   noPhonenumbers,
+		"./engine/httpapi":   forbidden,
 		"./engine/bulk":      forbidden,
 		"./engine/account":   forbidden,
-		"./cmd/numen":        noPhonenumbers,
+		"./cmd/numen":        forbidden,
 		"./mnp/simnet":       noRegexp,
 		"./mnp/remote":       forbidden,
 		"./engine/apiv2":     noRegexp,
