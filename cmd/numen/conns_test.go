@@ -129,7 +129,8 @@ func TestIdleConnectionsDoNotShutOutOthers(t *testing.T) {
 	}
 }
 
-// victim makes signed NT lookups, each on a new connection from victimAddr.
+// victim makes NT lookups (HTTP Basic), each on a new connection from
+// victimAddr.
 type victim struct {
 	client *http.Client
 	url    string
