@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"net/http"
+	"net/http/httptrace"
 	"strings"
 	"testing"
 	"time"
@@ -77,6 +79,43 @@ func TestBulkControlCharacterReceipt(t *testing.T) {
 		require.Equal(t, 1, n, "result %s delivered once", id)
 	}
 	require.Len(t, hook.received, 2, "one accepted number per submission")
+}
+
+// A bulk submission whose answer is lost (the client gives up as soon as
+// its request is sent, and the connection closes) and that is retried
+// with its Idempotency-Key is queued and charged once, whether or not the
+// server had committed it when the client left; the retries answer one
+// receipt.
+func TestBulkRetryAfterLostAnswer(t *testing.T) {
+	t.Parallel()
+	r, c, hook, data := inputServer(t)
+	in := []string{"+4915123456781", "+4915123456782"}
+	o := &remote.BulkOptions{IdempotencyKey: "lost-1"}
+
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+		WroteRequest: func(httptrace.WroteRequestInfo) { cancel() },
+	})
+	_, err := c.NTLookups(ctx, in, o)
+	require.ErrorIs(t, err, context.Canceled, "the first answer is lost")
+
+	first, err := c.NTLookups(t.Context(), in, o)
+	require.NoError(t, err)
+	require.Equal(t, 2, first.AcceptedCount)
+	again, err := c.NTLookups(t.Context(), in, o)
+	require.NoError(t, err)
+	require.Equal(t, first, again, "one receipt")
+
+	hook.waitDeliveries(t, 1, 30*time.Second)
+	require.Equal(t, int64(2), stoppedResults(t, r, data, "inputs-test"), "stored once: nothing charged twice")
+	require.Len(t, outbox(t, data, "inputs-test"), 1, "one callback in the outbox: one job")
+	hook.mu.Lock()
+	defer hook.mu.Unlock()
+	for id, n := range hook.received {
+		require.Equal(t, 1, n, "result %s delivered once", id)
+	}
+	require.Len(t, hook.received, 2)
 }
 
 // outbox returns the webhook deliveries of an account in a stopped
