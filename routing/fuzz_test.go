@@ -52,3 +52,33 @@ func FuzzParseMap(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDecisionJSON holds Decision.AppendJSON (GET /route's answer) to
+// encoding/json byte for byte, for any route and network text and any
+// confidence and origin, known or not: the same keys in the same order,
+// strings escaped alike, and origin null for a static decision.
+func FuzzDecisionJSON(f *testing.F) {
+	f.Add("HA1", "26201", uint8(High), uint8(OriginScore))
+	f.Add("REJECT", "", uint8(Low), uint8(OriginReject))
+	f.Add("GT\u0007", "<&>\u2028", uint8(MNPFallback), uint8(OriginStatic))
+	f.Add("\xff\xfe", "\"\\", uint8(200), uint8(200))
+	f.Fuzz(func(t *testing.T, route, mccmnc string, confidence, origin uint8) {
+		d := Decision{Route: route, MCCMNC: mccmnc, Confidence: Confidence(confidence), Origin: Origin(origin)}
+		plain := struct {
+			Route      string  `json:"route"`
+			Confidence string  `json:"confidence_level"`
+			MCCMNC     string  `json:"mccmnc"`
+			Origin     *string `json:"origin"`
+		}{Route: route, Confidence: d.Confidence.String(), MCCMNC: mccmnc}
+		if o := d.Origin.String(); o != "" {
+			plain.Origin = &o
+		}
+		want, err := json.Marshal(plain)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := d.AppendJSON(nil); string(got) != string(want) {
+			t.Fatalf("AppendJSON\n got %s\nwant %s", got, want)
+		}
+	})
+}

@@ -1,6 +1,7 @@
 package webhook
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"testing"
@@ -31,4 +32,42 @@ func TestPayloadAllocations(t *testing.T) {
 	if err := json.Unmarshal(body, &v); err != nil || v.Type != "NT" || len(v.Results) != MaxResults {
 		t.Errorf("Payload: %v, type %q, %d results", err, v.Type, len(v.Results))
 	}
+}
+
+// FuzzPayload holds Payload to encoding/json byte for byte: any batch type
+// and up to 64 results (JSON strings of any text), the body is what
+// json.Marshal makes of {"type", "results"}, sized exactly; more than
+// MaxResults is an error.
+func FuzzPayload(f *testing.F) {
+	f.Add("NT", []byte("a\x00b\x00c"), uint8(3))
+	f.Add("HLR", []byte(""), uint8(0))
+	f.Add("\u2028<&>\"", []byte("\xff\x00\x7f"), uint8(64))
+	f.Fuzz(func(t *testing.T, kind string, text []byte, n uint8) {
+		parts := bytes.Split(text, []byte{0})
+		results := make([]json.RawMessage, 0, int(n)%65)
+		for i := range cap(results) {
+			r, err := json.Marshal(string(parts[i%len(parts)]))
+			if err != nil {
+				t.Fatal(err)
+			}
+			results = append(results, r)
+		}
+		want, err := json.Marshal(struct {
+			Type    string            `json:"type"`
+			Results []json.RawMessage `json:"results"`
+		}{kind, results})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := Payload(kind, results)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(want) {
+			t.Fatalf("Payload\n got %s\nwant %s", got, want)
+		}
+		if len(got) != cap(got) {
+			t.Fatalf("Payload: %d bytes in a buffer of %d", len(got), cap(got))
+		}
+	})
 }
