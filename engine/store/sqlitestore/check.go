@@ -103,11 +103,13 @@ func Check(dir string) (CheckReport, error) {
 	if _, err := os.Stat(dir); err != nil {
 		return r, fmt.Errorf("sqlitestore: check: %w", err)
 	}
-	lock, err := lockDir(dir)
+	lock, err := lockIfStore(dir)
 	if err != nil {
 		return r, fmt.Errorf("sqlitestore: check %s: %w (stop the server first)", dir, err)
 	}
-	defer lock.Close()
+	if lock != nil {
+		defer lock.Close()
+	}
 	path := filepath.Join(dir, FileName)
 	logDir := filepath.Join(dir, LogDir)
 	st, err := inspectDatabase(context.Background(), path, options{busyTimeout: 5 * time.Second})

@@ -401,3 +401,22 @@ func TestStartAnywayWithoutTheLog(t *testing.T) {
 	defer s.Close()
 	require.Equal(t, answered, storedIDs(t, s))
 }
+
+// Check reads without changing anything: on a directory no store has
+// opened it creates no file, not even the lock; on a directory a store
+// holds open it fails, naming the lock, and tells to stop the server.
+func TestCheckChangesNothing(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	_, err := sqlitestore.Check(dir)
+	require.NoError(t, err)
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	require.Empty(t, entries, "files made by Check")
+
+	s := open(t, dir)
+	defer s.Close()
+	_, err = sqlitestore.Check(dir)
+	require.ErrorContains(t, err, sqlitestore.LockName+" is locked")
+	require.ErrorContains(t, err, "stop the server first")
+}

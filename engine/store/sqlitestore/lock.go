@@ -17,8 +17,24 @@ var errLocked = errors.New("locked")
 
 // lockDir takes the lock of dir, or fails naming it.
 func lockDir(dir string) (*os.File, error) {
+	return lockPath(dir, os.O_RDWR|os.O_CREATE)
+}
+
+// lockIfStore takes the lock of dir as lockDir does, but creates no lock
+// file: a directory without one has never had a store open, and none
+// holds it now. Check uses it, as it changes nothing. It returns nil for
+// such a directory.
+func lockIfStore(dir string) (*os.File, error) {
+	f, err := lockPath(dir, os.O_RDWR)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	return f, err
+}
+
+func lockPath(dir string, flag int) (*os.File, error) {
 	path := filepath.Join(dir, LockName)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := os.OpenFile(path, flag, 0o600)
 	if err != nil {
 		return nil, err
 	}
