@@ -178,7 +178,7 @@ func shortExamples(region string) []string {
 // emergencyNumbers enumerates the emergency numbers of a region from the
 // plan's automaton, up to 8 digits and 500 numbers (each is checked against
 // phonenumbers by the caller; TestShortNumbersExhaustive checks that none
-// of up to 4 digits is missing).
+// of up to 3 digits is missing).
 func emergencyNumbers(p *Plan, region string) []string {
 	i := p.short.byRegion[regionKey(region)]
 	if i == 0 {
