@@ -269,8 +269,9 @@ func (p *Plan) describe(cc *callingCode, r *region, t lpnType, n *Number, key ui
 		k += copy(buf[k:], n.national()[1:])
 		key = planfmt.Key(buf[:k])
 	}
-	if v := p.geo.lookup(key); v >= 0 {
-		return p.places.get(v)
+	geo, places := p.geocoding()
+	if v := geo.lookup(key); v >= 0 {
+		return places.get(v)
 	}
 	return r.nameList
 }

@@ -5,10 +5,12 @@ import "sync"
 // deferred holds the sections of the built-in plan (Load) that no
 // classification reads, read on first use instead: the MCC-MNC list
 // (Network, Networks, RegionOfMCC) and the short numbers (ShortNumber),
-// 290 KiB of the plan that a program answering one number does not page in.
+// 290 KiB of the plan that a program answering one number does not page in;
+// and the geocoding descriptions (2.3 MiB), which only geographic numbers
+// read, so that one mobile number pages in none of them.
 // Plans read with every check (Open, OpenBytes) read them at once.
 type deferred struct {
-	networks, short deferredSection
+	networks, short, geo deferredSection
 }
 
 type deferredSection struct {
@@ -49,5 +51,23 @@ func (p *Plan) shortNumbers() error {
 func (p *Plan) readDeferredShort() {
 	d := &p.deferred.short
 	p.readShortNumbers(d.r)
+	d.err = d.r.err
+}
+
+// geocoding returns the geocoding table and descriptions, read on first use
+// for Load; a read that fails means a damaged executable, as networkList.
+func (p *Plan) geocoding() (*prefixTable, *places) {
+	if d := &p.deferred.geo; d.r != nil {
+		d.once.Do(p.readDeferredGeocoding)
+		if d.err != nil {
+			panic("numbering: the plan built into the program is damaged: " + d.err.Error())
+		}
+	}
+	return &p.geo, &p.places
+}
+
+func (p *Plan) readDeferredGeocoding() {
+	d := &p.deferred.geo
+	p.readGeocoding(d.r)
 	d.err = d.r.err
 }

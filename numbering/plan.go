@@ -295,6 +295,9 @@ func (p *Plan) read(raw *rawPlan, trusted bool) error {
 			case trusted && id == planfmt.SecShortNumbers:
 				p.deferred.short.r = r
 				continue
+			case trusted && id == planfmt.SecGeocoding:
+				p.deferred.geo.r = r
+				continue
 			}
 			if err := p.readOptional(id, r); err != nil {
 				return err
@@ -341,7 +344,7 @@ func (p *Plan) has(id uint32) bool {
 	case planfmt.SecRanges:
 		return p.ranges.n > 0
 	case planfmt.SecGeocoding:
-		return p.geo.n > 0
+		return p.geo.n > 0 || p.deferred.geo.r != nil
 	case planfmt.SecTimezones:
 		return p.zones.n > 0
 	case planfmt.SecNetworks:

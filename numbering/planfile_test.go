@@ -233,8 +233,10 @@ func TestLoadTrustsCheckedBytes(t *testing.T) {
 	require.NoError(t, err)
 	require.NotNil(t, loaded.deferred.networks.r)
 	require.NotNil(t, loaded.deferred.short.r)
+	require.NotNil(t, loaded.deferred.geo.r)
 	loaded.networkList() // the sections Load reads on first use
 	require.NoError(t, loaded.shortNumbers())
+	loaded.geocoding()
 	loaded.deferred = deferred{}
 	require.True(t, loaded.trusted)
 	loaded.trusted = false
