@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/numenhq/numen/engine"
 	"github.com/numenhq/numen/engine/apiv2"
@@ -17,12 +18,15 @@ import (
 
 // codecs read each product's stored result objects back into their apiv2
 // type, whose JSON attribute names, in field order, are the product's
-// columns: a field added there appears in downloads too.
-var codecs = map[engine.Product]*codec{
-	engine.ProductHLR: newCodec(reflect.TypeFor[apiv2.HLRResult]()),
-	engine.ProductMNP: newCodec(reflect.TypeFor[apiv2.MNPResult]()),
-	engine.ProductNT:  newCodec(reflect.TypeFor[apiv2.NTResult]()),
-}
+// columns: a field added there appears in downloads too. Built at first
+// use, not when a program that never exports starts.
+var codecs = sync.OnceValue(func() map[engine.Product]*codec {
+	return map[engine.Product]*codec{
+		engine.ProductHLR: newCodec(reflect.TypeFor[apiv2.HLRResult]()),
+		engine.ProductMNP: newCodec(reflect.TypeFor[apiv2.MNPResult]()),
+		engine.ProductNT:  newCodec(reflect.TypeFor[apiv2.NTResult]()),
+	}
+})
 
 // codec turns a result object into CSV cells.
 type codec struct {
@@ -51,7 +55,7 @@ func newCodec(t reflect.Type) *codec {
 // API's order: the header of a CSV export of a report of that product.
 // It returns nil for an unknown product.
 func Columns(p engine.Product) []string {
-	if c := codecs[p]; c != nil {
+	if c := codecs()[p]; c != nil {
 		return slices.Clone(c.columns)
 	}
 	return nil
@@ -123,7 +127,7 @@ func NewTable(products []engine.Product) (*Table, error) {
 	}
 	t.index = map[string]int{}
 	for _, p := range t.products {
-		for _, c := range codecs[p].columns {
+		for _, c := range codecs()[p].columns {
 			if _, ok := t.index[c]; !ok {
 				t.index[c] = len(t.header)
 				t.header = append(t.header, c)
@@ -133,7 +137,7 @@ func NewTable(products []engine.Product) (*Table, error) {
 	t.cells = make([]string, len(t.header))
 	t.values = map[engine.Product]reflect.Value{}
 	for _, p := range t.products {
-		t.values[p] = reflect.New(codecs[p].typ)
+		t.values[p] = reflect.New(codecs()[p].typ)
 	}
 	return t, nil
 }
@@ -159,7 +163,7 @@ func (t *Table) Row(product engine.Product, result []byte) ([]string, error) {
 	if t.productCol {
 		t.cells[0] = string(product)
 	}
-	c := codecs[product]
+	c := codecs()[product]
 	for i, name := range c.columns {
 		t.cells[t.index[name]] = csvCell(v.Elem().Field(c.fields[i]))
 	}
