@@ -207,7 +207,9 @@ type options struct {
 	// the pruner looks, the WAL size (frames) past which the checkpointer
 	// restarts the WAL; a hook in the indexer's transaction before COMMIT
 	// (an error fails it as a failed COMMIT would); the writer's flush of
-	// the log; and a commit function in place of the log writer's.
+	// the log; a commit function in place of the log writer's; and the
+	// hooks called after a result is queued, when Close stops taking
+	// results and after each of the pruner's passes.
 	segmentSize   int64
 	indexRetry    time.Duration
 	pruneEvery    time.Duration
@@ -215,6 +217,9 @@ type options struct {
 	beforeCommit  func(ids []string) error
 	sync          func() error
 	commit        func(*Store) func([]*pending)
+	onQueued      func(queued int)
+	onClosing     func()
+	afterPrune    func()
 }
 
 // WithStartAnyway opens a store whose database does not match its results
@@ -463,6 +468,7 @@ func Open(ctx context.Context, dir string, opts ...Option) (*Store, error) {
 			p := &pending{entry: e, done: make(chan error, 1)}
 			return p, p.done
 		},
+		OnQueued: o.onQueued, OnClosing: o.onClosing,
 	}
 	s.Start(1)
 	go s.idx.run()

@@ -210,16 +210,34 @@ func stall() (opt sqlitestore.Option, held <-chan struct{}, release chan struct{
 	return opt, h, r, flushes
 }
 
-// waitQueued waits until n results wait for the writer.
-func waitQueued(t *testing.T, s *sqlitestore.Store, n int) {
-	t.Helper()
-	for range 100000 {
-		if sqlitestore.Queued(s) == n {
-			return
+// queueWatch wakes a test each time a result is queued for the writer,
+// through the store's hook (sqlitestore.WithOnQueued): give its option to
+// Open, then wait.
+type queueWatch chan struct{}
+
+func newQueueWatch() queueWatch { return make(queueWatch, 1) }
+
+func (q queueWatch) option() sqlitestore.Option {
+	return sqlitestore.WithOnQueued(func(int) {
+		select {
+		case q <- struct{}{}:
+		default: // a wake-up is pending already
 		}
-		time.Sleep(100 * time.Microsecond)
+	})
+}
+
+// wait waits until n results wait for the writer (which the tests hold,
+// so that the queue only grows), looking again at each wake-up.
+func (q queueWatch) wait(t *testing.T, s *sqlitestore.Store, n int) {
+	t.Helper()
+	timeout := time.After(time.Minute)
+	for sqlitestore.Queued(s) < n {
+		select {
+		case <-q:
+		case <-timeout:
+			t.Fatalf("%d results queued, want %d", sqlitestore.Queued(s), n)
+		}
 	}
-	t.Fatalf("%d results queued, want %d", sqlitestore.Queued(s), n)
 }
 
 // countResults returns the number of results of acct-1 that its reports
@@ -241,8 +259,9 @@ func countResults(t *testing.T, s store.Store) int64 {
 func TestDuplicateFailsAloneInGroup(t *testing.T) {
 	t.Parallel()
 	opt, held, release, flushes := stall()
+	queue := newQueueWatch()
 	// The indexer commits only when a read asks.
-	s := open(t, t.TempDir(), opt, sqlitestore.WithIndexDelay(time.Hour))
+	s := open(t, t.TempDir(), opt, queue.option(), sqlitestore.WithIndexDelay(time.Hour))
 	defer s.Close()
 	ctx := t.Context()
 
@@ -255,7 +274,7 @@ func TestDuplicateFailsAloneInGroup(t *testing.T) {
 	var wg sync.WaitGroup
 	for i, id := range ids {
 		wg.Go(func() { errs[i] = s.Record(ctx, record(id, i)) })
-		waitQueued(t, s, i+1) // in this order
+		queue.wait(t, s, i+1) // in this order
 	}
 	close(release)
 	wg.Wait()
@@ -399,7 +418,9 @@ func TestCloseDrainsPending(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	opt, held, release, _ := stall()
-	s := open(t, dir, opt, sqlitestore.WithIndexDelay(time.Hour))
+	queue, closing := newQueueWatch(), make(chan struct{})
+	s := open(t, dir, opt, queue.option(), sqlitestore.WithIndexDelay(time.Hour),
+		sqlitestore.WithOnClosing(func() { close(closing) }))
 	ctx := t.Context()
 	const n = 40
 	errs := make([]error, n)
@@ -409,18 +430,13 @@ func TestCloseDrainsPending(t *testing.T) {
 	for i := 1; i < n; i++ {
 		wg.Go(func() { errs[i] = s.Record(ctx, record(fmt.Sprintf("drain%07d", i), i)) })
 	}
-	waitQueued(t, s, n-1)
+	queue.wait(t, s, n-1)
 	closed := make(chan error, 1)
 	go func() { closed <- s.Close() }()
 	// Close waits for the writer, which waits for release: results queued
 	// before Close are appended, not dropped, and the indexer commits
 	// them before Close returns.
-	for range 100000 {
-		if errors.Is(s.Ping(ctx), store.ErrClosed) {
-			break
-		}
-		time.Sleep(100 * time.Microsecond)
-	}
+	<-closing
 	require.ErrorIs(t, s.Record(ctx, record("refused00000", 0)), store.ErrClosed)
 	close(release)
 	wg.Wait()
@@ -530,7 +546,8 @@ func ExampleStore_Query() {
 func TestRecordWaitsForFlush(t *testing.T) {
 	t.Parallel()
 	opt, held, release, flushes := stall()
-	s := open(t, t.TempDir(), opt, sqlitestore.WithIndexDelay(time.Hour))
+	queue := newQueueWatch()
+	s := open(t, t.TempDir(), opt, queue.option(), sqlitestore.WithIndexDelay(time.Hour))
 	defer s.Close()
 	ctx := t.Context()
 	a := make(chan error, 1)
@@ -545,7 +562,7 @@ func TestRecordWaitsForFlush(t *testing.T) {
 	for i := range 3 {
 		go func() { others <- s.Record(ctx, record(fmt.Sprintf("flushwait%03d", i+2), 3*(i+1))) }()
 	}
-	waitQueued(t, s, 3)
+	queue.wait(t, s, 3) // the first is the writer's, held in its flush
 	close(release)
 	require.NoError(t, <-a)
 	for range 3 {
@@ -660,7 +677,8 @@ func TestGroupTargetFollowsTheLoad(t *testing.T) {
 		}
 		return nil
 	})
-	s := open(t, t.TempDir(), sqlitestore.WithGroupCommit(0, 20*time.Millisecond), hold)
+	queue := newQueueWatch()
+	s := open(t, t.TempDir(), sqlitestore.WithGroupCommit(0, 20*time.Millisecond), hold, queue.option())
 	defer s.Close()
 	var once sync.Once
 	free := func() { once.Do(func() { close(release) }) }
@@ -678,7 +696,7 @@ func TestGroupTargetFollowsTheLoad(t *testing.T) {
 	for i := range burst {
 		wg.Go(func() { assert.NoError(t, s.Record(ctx, record(fmt.Sprintf("burst%07d", i), i))) })
 	}
-	require.Eventually(t, func() bool { return sqlitestore.Queued(s) == burst }, 10*time.Second, time.Millisecond)
+	queue.wait(t, s, burst)
 	free()
 	wg.Wait()
 	require.Eventually(t, func() bool { return sqlitestore.GroupTarget(s) == burst }, 10*time.Second, time.Millisecond,
