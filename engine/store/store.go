@@ -75,6 +75,7 @@ import (
 
 	"github.com/numenhq/numen/engine"
 	"github.com/numenhq/numen/engine/apiv2"
+	"github.com/numenhq/numen/engine/store/internal/facts"
 )
 
 // Recorder is what the engine and the bulk queue write: results, each
@@ -162,7 +163,7 @@ var (
 	ErrDuplicateID = errors.New("result id already recorded")
 	// ErrInvalidRecord is a Record that cannot be stored as given (a
 	// missing field, an unknown product, a result of the wrong type).
-	ErrInvalidRecord = errors.New("invalid record")
+	ErrInvalidRecord = facts.ErrInvalid
 	// ErrDamaged is a store that has found its database damaged and takes
 	// no more results until an operator repairs it: HTTP 503. Its text is
 	// fit for a client; the error that wraps it names the file.
@@ -253,8 +254,9 @@ type Entry struct {
 	Cost   engine.Money
 	// Result is the result object as the API writes it (encoding/json).
 	Result []byte
-	// Facts are the attributes of Result the stores index and count.
-	Facts Facts
+	// Facts are the attributes of Result the stores index and count
+	// (engine/store/internal/facts: the drivers' plumbing).
+	Facts facts.Facts
 }
 
 // EntryOf validates r and encodes its result, or takes r.JSON as it is
@@ -286,7 +288,7 @@ func EntryOf(r engine.Record) (Entry, error) {
 	return Entry{
 		Account: r.Account, Storage: r.Storage, ID: r.ID, Product: r.Product(),
 		Millis: r.Time.UnixMilli(), Cost: r.Cost, Result: body,
-		Facts: factsOfResult(r.Result),
+		Facts: facts.Of(r.Result),
 	}, nil
 }
 

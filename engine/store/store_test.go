@@ -14,6 +14,7 @@ import (
 	"github.com/numenhq/numen/engine"
 	"github.com/numenhq/numen/engine/apiv2"
 	"github.com/numenhq/numen/engine/store"
+	"github.com/numenhq/numen/engine/store/internal/facts"
 	"github.com/numenhq/numen/engine/store/storetest"
 )
 
@@ -193,7 +194,7 @@ func TestEntryOf(t *testing.T) {
 	require.Equal(t, store.Entry{
 		Account: "acct", Storage: "SYNC-API-2026-11", ID: "id0000000001", Product: engine.ProductHLR,
 		Millis: storetest.Base.UnixMilli(), Cost: r.Cost, Result: body,
-		Facts: store.Facts{
+		Facts: facts.Facts{
 			Number: "+4915123456789", Status: "COMPLETED", Connectivity: "CONNECTED",
 			Country: "DE", CountryName: "Germany", Network: "26203", NetworkName: "Telekom",
 		},
@@ -227,18 +228,18 @@ func TestEntryOf(t *testing.T) {
 
 var _ engine.Sink = store.Store(nil)
 
-// TestFactsOf checks that the facts EntryOf takes from a result value are
-// those FactsOf reads from its JSON (the SQLite store's log and both
+// TestFactsFromJSON checks that the facts EntryOf takes from a result value are
+// those facts.FromJSON reads from its JSON (the SQLite store's log and both
 // stores' migrations read them so), for every product and outcome of the
 // fixtures, and that long values are cut to 100 characters.
-func TestFactsOf(t *testing.T) {
+func TestFactsFromJSON(t *testing.T) {
 	t.Parallel()
 	for _, p := range store.Products() {
 		for variant := range 3 {
 			r := storetest.NewRecord("acct", "S", p, "id0000000001", storetest.Base, variant)
 			e, err := store.EntryOf(r)
 			require.NoError(t, err)
-			f, err := store.FactsOf(p, e.Result)
+			f, err := facts.FromJSON(p, e.Result)
 			require.NoError(t, err)
 			require.Equal(t, e.Facts, f, "%s variant %d", p, variant)
 			require.NotEmpty(t, f.Number)
@@ -254,7 +255,7 @@ func TestFactsOf(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, strings.Repeat("é", 100), e.Facts.Number)
 	require.Equal(t, strings.Repeat("n", 100), e.Facts.NetworkName)
-	f, err := store.FactsOf(engine.ProductNT, e.Result)
+	f, err := facts.FromJSON(engine.ProductNT, e.Result)
 	require.NoError(t, err)
 	require.Equal(t, e.Facts, f)
 
@@ -265,12 +266,12 @@ func TestFactsOf(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, e.Facts.Network)
 	require.Empty(t, e.Facts.NetworkName)
-	f, err = store.FactsOf(engine.ProductNT, e.Result)
+	f, err = facts.FromJSON(engine.ProductNT, e.Result)
 	require.NoError(t, err)
 	require.Equal(t, e.Facts, f)
 
-	_, err = store.FactsOf(engine.ProductNT, []byte(`[1]`))
+	_, err = facts.FromJSON(engine.ProductNT, []byte(`[1]`))
 	require.ErrorIs(t, err, store.ErrInvalidRecord)
-	_, err = store.FactsOf("XYZ", []byte(`{}`))
+	_, err = facts.FromJSON("XYZ", []byte(`{}`))
 	require.ErrorIs(t, err, store.ErrInvalidRecord)
 }

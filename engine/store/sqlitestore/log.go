@@ -16,6 +16,7 @@ import (
 
 	"github.com/numenhq/numen/engine"
 	"github.com/numenhq/numen/engine/store"
+	"github.com/numenhq/numen/engine/store/internal/facts"
 )
 
 // The results log is where a result becomes durable: the writer appends
@@ -180,7 +181,7 @@ func readRecord(b []byte) (e store.Entry, size int, err error) {
 	}
 	// The facts are not in the record: read from the result, as EntryOf
 	// took them from the result before it was encoded.
-	if e.Facts, err = store.FactsOf(e.Product, e.Result); err != nil {
+	if e.Facts, err = facts.FromJSON(e.Product, e.Result); err != nil {
 		return e, 0, fmt.Errorf("record %q: %w", e.ID, err)
 	}
 	return e, recordHeader + int(n), nil
