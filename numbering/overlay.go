@@ -338,7 +338,7 @@ func (p *Plan) overlayRegion(code *callingCode, national string) *region {
 	if len(code.regions) > 1 {
 		digits := []byte(national)
 		for _, i := range code.regions {
-			if r := &p.regions[i]; r.hasLead && r.leading.longestPrefix(digits) > 0 {
+			if r := &p.regions[i]; r.hasLead && r.automata().leading.longestPrefix(digits) > 0 {
 				return r
 			}
 		}
@@ -362,20 +362,20 @@ func (r *region) hasTypedNumbers(prefix string) bool {
 // prefix matches one of the patterns descs (a mask of 1<<desc): a search
 // of the automaton's states from the prefix's.
 func (r *region) hasNumbersOf(prefix string, descs uint16) bool {
-	s := 0
+	a, s := &r.automata().types, 0
 	for j := 0; j < len(prefix) && s >= 0; j++ {
-		s = r.types.step(s, int(prefix[j]-'0'))
+		s = a.step(s, int(prefix[j]-'0'))
 	}
 	if s < 0 {
 		return false
 	}
 	seen := map[int]bool{s: true}
 	for queue := []int{s}; len(queue) > 0; queue = queue[1:] {
-		if r.types.acceptOf(queue[0])&descs != 0 {
+		if a.acceptOf(queue[0])&descs != 0 {
 			return true
 		}
 		for d := range 10 {
-			if n := r.types.step(queue[0], d); n >= 0 && !seen[n] {
+			if n := a.step(queue[0], d); n >= 0 && !seen[n] {
 				seen[n] = true
 				queue = append(queue, n)
 			}

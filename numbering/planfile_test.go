@@ -237,6 +237,10 @@ func TestLoadTrustsCheckedBytes(t *testing.T) {
 	loaded.networkList() // the sections Load reads on first use
 	require.NoError(t, loaded.shortNumbers())
 	loaded.geocoding()
+	for i := range loaded.regions {
+		loaded.regions[i].automata()
+		loaded.regions[i].lazy = nil
+	}
 	loaded.deferred = deferred{}
 	require.True(t, loaded.trusted)
 	loaded.trusted = false
