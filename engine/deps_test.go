@@ -73,7 +73,7 @@ var allowed = map[string]struct{ imports, tests string }{
 	"engine/store/sqlitestore":         {"engine engine/store engine/store/internal/core engine/store/internal/facts RIVER RIVERDRIVERS SQLITE database/sql", "engine/store/storetest CMP TESTIFY"},
 	"engine/store/stores":              {"engine/store engine/store/pgstore engine/store/sqlitestore", ""},
 	"engine/store/storetest":           {"engine engine/apiv2 engine/store engine/store/internal/core engine/store/internal/facts RIVER TESTIFY", ""},
-	"engine/store/internal/core":       {"engine engine/store engine/store/internal/facts RIVER RIVERDRIVERS", "engine/store/storetest TESTIFY"},
+	"engine/store/internal/core":       {"engine engine/store engine/store/internal/facts RIVER RIVERDRIVERS", "engine/apiv2 engine/store/storetest TESTIFY"},
 	"engine/store/internal/facts":      {"engine engine/apiv2", ""},
 	"engine/httpapi/internal/promtext": {"", "PROMETHEUS"},
 	"engine/webhook":                   {"engine/apiv2 engine/auth net/http numbering/textfmt", "TESTIFY net/http/..."},

@@ -17,8 +17,8 @@
 //
 // This package holds what consumers need: the interfaces, the report and
 // row types, the sentinel errors, the validation and encoding of a record
-// (EntryOf) and the CSV and JSON writers (Exporter), so that two
-// implementations cannot export the same report differently.
+// (EntryOf) and the layout of a report's table (Table, Columns), which the
+// CSV download and the web page share.
 //
 // # How the stores are built
 //
@@ -60,8 +60,8 @@
 //
 // # Thread safety
 //
-// Implementations are safe for concurrent use. Exporter is not: one export
-// writes to one writer from one goroutine.
+// Implementations are safe for concurrent use. A Table is not: one
+// goroutine lays out one table.
 package store
 
 import (
@@ -200,6 +200,27 @@ type Row struct {
 }
 
 // Format is a download format of Export.
+//
+// JSON is an array of the result objects exactly as the API returned them,
+// one per line.
+//
+// CSV (RFC 4180: quoted where needed, lines ending in CRLF) has a header
+// row, then one row per result; cells hold the attribute values: text,
+// numbers in decimal, booleans as true and false, null as an empty cell,
+// arrays (regions, timezones) with their elements joined by "|" (an empty
+// array is an empty cell too). A cell that a spreadsheet would read as a
+// formula (text starting with "=", "+", "-", "@", a tab or a carriage
+// return) gets a leading apostrophe, as OWASP advises against CSV
+// injection: a number's "+44..." is written "'+44...". A carriage return
+// inside a cell is dropped (encoding/csv in CRLF mode writes a line break
+// inside a quoted cell as CRLF and drops a lone CR); the JSON download
+// keeps every byte. A report of one product has that product's attributes
+// as columns, in the API's order (Columns). A report that mixes products
+// (possible only under a name the caller chose) starts with a "product"
+// column, then has the union of the products' attributes: those of HLR,
+// then the ones MNP adds, then the ones NT adds (only for the products the
+// report holds); a cell of an attribute the row's product does not have is
+// empty.
 type Format string
 
 // Formats.

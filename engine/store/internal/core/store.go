@@ -272,7 +272,7 @@ func (s *Store[T]) Export(ctx context.Context, account, storage string, q *store
 		return fail(err)
 	}
 	defer r.tx.Rollback(context.WithoutCancel(ctx))
-	ex, err := store.NewExporter(w, format, exportProducts(r.products, q))
+	ex, err := NewExporter(w, format, exportProducts(r.products, q))
 	if err != nil {
 		return fail(err)
 	}
