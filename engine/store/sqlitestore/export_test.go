@@ -27,6 +27,17 @@ func WithOnClosing(f func()) Option {
 	return func(o *options) { o.onClosing = f }
 }
 
+// WithAfterIndex calls f after each of the indexer's transactions, once
+// its outcome (err, nil when it committed) is what Ping and the reads see.
+func WithAfterIndex(f func(err error)) Option {
+	return func(o *options) { o.afterIndex = f }
+}
+
+// WithAfterCheckpoint calls f after each pass of the checkpointer.
+func WithAfterCheckpoint(f func()) Option {
+	return func(o *options) { o.afterCkpt = f }
+}
+
 // WithAfterPrune calls f after each pass of the background pruner.
 func WithAfterPrune(f func()) Option {
 	return func(o *options) { o.afterPrune = f }

@@ -209,7 +209,9 @@ type options struct {
 	// (an error fails it as a failed COMMIT would); the writer's flush of
 	// the log; a commit function in place of the log writer's; and the
 	// hooks called after a result is queued, when Close stops taking
-	// results and after each of the pruner's passes.
+	// results, after each of the pruner's passes, after each of the
+	// indexer's transactions (with its error, once published) and after
+	// each of the checkpointer's passes.
 	segmentSize   int64
 	indexRetry    time.Duration
 	pruneEvery    time.Duration
@@ -220,6 +222,8 @@ type options struct {
 	onQueued      func(queued int)
 	onClosing     func()
 	afterPrune    func()
+	afterIndex    func(error)
+	afterCkpt     func()
 }
 
 // WithStartAnyway opens a store whose database does not match its results

@@ -240,6 +240,46 @@ func (q queueWatch) wait(t *testing.T, s *sqlitestore.Store, n int) {
 	}
 }
 
+// indexWatch holds the outcome of the indexer's latest transaction,
+// through the store's hook (sqlitestore.WithAfterIndex): give its option to
+// Open, then wait for a failure or a commit.
+type indexWatch chan error
+
+func newIndexWatch() indexWatch { return make(indexWatch, 1) }
+
+func (w indexWatch) option() sqlitestore.Option {
+	return sqlitestore.WithAfterIndex(func(err error) {
+		for { // keep the latest outcome only
+			select {
+			case w <- err:
+				return
+			default:
+			}
+			select {
+			case <-w:
+			default:
+			}
+		}
+	})
+}
+
+// wait waits until a transaction of the indexer has failed (failed true)
+// or committed, and its outcome is published.
+func (w indexWatch) wait(t *testing.T, failed bool) {
+	t.Helper()
+	timeout := time.After(time.Minute)
+	for {
+		select {
+		case err := <-w:
+			if (err != nil) == failed {
+				return
+			}
+		case <-timeout:
+			t.Fatalf("the indexer did not %s", map[bool]string{true: "fail", false: "commit"}[failed])
+		}
+	}
+}
+
 // countResults returns the number of results of acct-1 that its reports
 // count.
 func countResults(t *testing.T, s store.Store) int64 {
@@ -306,11 +346,10 @@ func TestIndexerRetries(t *testing.T) {
 	t.Parallel()
 	var failing atomic.Bool
 	failing.Store(true)
-	var attempts atomic.Int32
 	dir := t.TempDir()
-	s := open(t, dir, sqlitestore.WithIndexDelay(0), sqlitestore.WithIndexRetry(10*time.Millisecond),
+	indexed := newIndexWatch()
+	s := open(t, dir, sqlitestore.WithIndexDelay(0), sqlitestore.WithIndexRetry(10*time.Millisecond), indexed.option(),
 		sqlitestore.WithBeforeCommit(func([]string) error {
-			attempts.Add(1)
 			if failing.Load() {
 				return errors.New("injected failure")
 			}
@@ -320,7 +359,7 @@ func TestIndexerRetries(t *testing.T) {
 	for i := range 3 {
 		require.NoError(t, s.Record(ctx, record(fmt.Sprintf("retry%07d", i), i)))
 	}
-	require.Eventually(t, func() bool { return attempts.Load() >= 3 }, 5*time.Second, time.Millisecond)
+	indexed.wait(t, true)
 	err := s.Ping(ctx)
 	require.ErrorContains(t, err, "injected failure")
 	require.ErrorContains(t, err, "results wait in the log; it tries again")
@@ -328,7 +367,8 @@ func TestIndexerRetries(t *testing.T) {
 	require.ErrorContains(t, err, "are in the log but not in the database yet, and the indexer fails")
 
 	failing.Store(false)
-	require.Eventually(t, func() bool { return s.Ping(ctx) == nil }, 5*time.Second, time.Millisecond)
+	indexed.wait(t, false)
+	require.NoError(t, s.Ping(ctx))
 	require.Equal(t, []string{"retry0000000", "retry0000001", "retry0000002"}, storedIDs(t, s))
 
 	// Failing at Close: the results stay in the log.
@@ -347,8 +387,9 @@ func TestRecordWaitsForTheIndexer(t *testing.T) {
 	t.Parallel()
 	var failing atomic.Bool
 	failing.Store(true)
+	indexed := newIndexWatch()
 	s := open(t, t.TempDir(), sqlitestore.WithIndexDelay(0), sqlitestore.WithIndexRetry(10*time.Millisecond),
-		sqlitestore.WithMaxUnindexed(2),
+		sqlitestore.WithMaxUnindexed(2), indexed.option(),
 		sqlitestore.WithBeforeCommit(func([]string) error {
 			if failing.Load() {
 				return errors.New("injected failure")
@@ -359,12 +400,14 @@ func TestRecordWaitsForTheIndexer(t *testing.T) {
 	ctx := t.Context()
 	require.NoError(t, s.Record(ctx, record("wait00000001", 0)))
 	require.NoError(t, s.Record(ctx, record("wait00000002", 1)))
-	require.Eventually(t, func() bool { return s.Ping(ctx) != nil }, 5*time.Second, time.Millisecond)
+	indexed.wait(t, true)
+	require.Error(t, s.Ping(ctx))
 	err := s.Record(ctx, record("wait00000003", 2))
 	require.ErrorContains(t, err, "2 results wait for the indexer, which fails")
 	require.ErrorContains(t, err, "injected failure")
 	failing.Store(false)
-	require.Eventually(t, func() bool { return s.Ping(ctx) == nil }, 5*time.Second, time.Millisecond)
+	indexed.wait(t, false)
+	require.NoError(t, s.Ping(ctx))
 	require.NoError(t, s.Record(ctx, record("wait00000003", 2)))
 	require.Equal(t, []string{"wait00000001", "wait00000002", "wait00000003"}, storedIDs(t, s))
 }
@@ -617,7 +660,13 @@ func TestFailedFlushBreaksTheStore(t *testing.T) {
 func TestCheckpointer(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	s := open(t, dir, sqlitestore.WithRestartFrames(32))
+	checkpoints := make(chan struct{}, 1)
+	s := open(t, dir, sqlitestore.WithRestartFrames(32), sqlitestore.WithAfterCheckpoint(func() {
+		select {
+		case checkpoints <- struct{}{}:
+		default:
+		}
+	}))
 	defer s.Close()
 	ctx := t.Context()
 	walSequence := func() uint32 {
@@ -649,7 +698,13 @@ func TestCheckpointer(t *testing.T) {
 	// The checkpointer follows the indexer, which may still be copying
 	// the burst (with the race detector, and seven indexes a result, it
 	// lags by up to a second or two on two vCPUs).
-	require.Eventually(t, func() bool { return sqlitestore.Checkpointed(s) > 0 }, 20*time.Second, 10*time.Millisecond, "no checkpoint")
+	for timeout := time.After(time.Minute); sqlitestore.Checkpointed(s) == 0; {
+		select {
+		case <-checkpoints: // a pass ended: look again
+		case <-timeout:
+			t.Fatal("no checkpoint")
+		}
+	}
 	// The WAL file's header changes when the first commit after a complete
 	// checkpoint writes the WAL from its beginning again: keep committing
 	// (once per poll) until one does.
