@@ -32,7 +32,7 @@ func Version() string {
 // "routing/coverage.json" (the name is relative to this directory; the
 // generator copies the files into routing.go).
 func ReadFile(name string) ([]byte, error) {
-	s, ok := routingFiles[name]
+	s, ok := routingFile(name)
 	if !ok {
 		return nil, errors.New("data: no routing file " + name)
 	}

@@ -40,8 +40,10 @@ const (
 	idAlphabet    = "0123456789abcdefghijklmnopqrstuvwxyz"
 )
 
-// idEpoch is the time of id 00000000....
-var idEpoch = time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC).UnixMilli()
+// idEpoch is the time of id 00000000....: 2020-01-01T00:00:00Z in Unix
+// milliseconds (a constant, not time.Date: nothing to compute at start-up;
+// TestIDEpoch checks it).
+const idEpoch = 1577836800000
 
 // idTimeSpan is 36^8 milliseconds, about 89 years: the time part wraps
 // after it.

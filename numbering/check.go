@@ -484,13 +484,13 @@ func stripPartial(np *nationalPrefix, national []byte, buf *[maxStripped]byte) [
 // (the compiler's) are kept when their possible lengths leave room for more
 // digits or for none. ok is false when no number of the region begins so.
 func (r *region) futureTypes(national []byte) (types TypeSet, ok bool) {
-	s := 0
+	a, s := &r.automata().types, 0
 	for _, c := range national {
-		if s = r.types.step(s, int(c-'0')); s < 0 {
+		if s = a.step(s, int(c-'0')); s < 0 {
 			return 0, false
 		}
 	}
-	future := r.types.future(s)
+	future := a.future(s)
 	if future&(1<<descGeneral) == 0 {
 		return 0, false
 	}

@@ -269,8 +269,9 @@ func (p *Plan) describe(cc *callingCode, r *region, t lpnType, n *Number, key ui
 		k += copy(buf[k:], n.national()[1:])
 		key = planfmt.Key(buf[:k])
 	}
-	if v := p.geo.lookup(key); v >= 0 {
-		return p.places.get(v)
+	geo, places := p.geocoding()
+	if v := geo.lookup(key); v >= 0 {
+		return places.get(v)
 	}
 	return r.nameList
 }
@@ -295,7 +296,7 @@ func (p *Plan) regionAndType(cc *callingCode, national []byte) (*region, lpnType
 		}
 		r := &p.regions[i]
 		if r.hasLead {
-			if r.leading.longestPrefix(national) > 0 {
+			if r.automata().leading.longestPrefix(national) > 0 {
 				return r, r.typeOf(national)
 			}
 		} else if t := r.typeOf(national); t != typeNone {
@@ -368,7 +369,7 @@ func (t lpnType) geographic(cc int) bool {
 // every pattern that matches; the possible lengths and libphonenumber's order
 // of precedence decide.
 func (r *region) typeOf(national []byte) lpnType {
-	return r.typeOfMask(r.types.match(national), len(national))
+	return r.typeOfMask(r.automata().types.match(national), len(national))
 }
 
 // typeOfMask decides the type from the automaton's mask for a number of

@@ -11,7 +11,7 @@ func (p *Plan) MobileNumbers(regionCode, prefix string) float64 {
 	if r == nil {
 		return 0
 	}
-	d := &r.types
+	d := &r.automata().types
 	s := 0
 	for i := 0; i < len(prefix); i++ {
 		c := prefix[i]

@@ -245,10 +245,11 @@
 // sizes and offsets of its sections, not every byte: those bytes are part
 // of the executable, as its code is, and the repository's tests check them
 // in full (and Plan.Verify does, on demand); it reads the MCC-MNC list and
-// the short numbers, which no classification needs, at their first use.
-// So a program that answers one number pages in only the parts of the
-// 3.4 MiB plan it reads (about 40%, against all of it when every byte is
-// checked). Load takes a few
+// the short numbers, which no classification needs, the geocoding
+// descriptions, which only geographic numbers need, and each region's
+// automata at their first use. So a program that answers one number pages
+// in only the parts of the 3.4 MiB plan it reads (about 22% for a mobile
+// number, against all of it when every byte is checked). Load takes a few
 // milliseconds and allocates under a megabyte, which stays live with the
 // plan (figures and commands in benchmarks/README.md). Classify walks the automaton of the
 // number's region (one cache line per significant digit; runs of states

@@ -62,7 +62,7 @@ func TestAutomataAgainstRegexp(t *testing.T) {
 			samples = append(samples, b.String())
 		}
 		for _, s := range samples {
-			got := r.types.match([]byte(s))
+			got := r.automata().types.match([]byte(s))
 			for d, re := range res {
 				want := re != nil && re.MatchString(s)
 				if (got&(1<<d) != 0) != want {

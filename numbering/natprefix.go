@@ -292,7 +292,7 @@ func stripNationalPrefix(rg *region, np *nationalPrefix, national []byte, buf *[
 // national prefix can start the number, is decided by the rule's quick
 // automaton (unless the rule always runs) or literal alone.
 func (np *nationalPrefix) strip(rg *region, national []byte, buf *[maxStripped]byte) ([]byte, bool) {
-	viable := func(nsn []byte) bool { return rg.types.match(nsn)&(1<<descGeneral) != 0 }
+	viable := func(nsn []byte) bool { return rg.automata().types.match(nsn)&(1<<descGeneral) != 0 }
 	if np.literals != nil {
 		// No groups: stripping is cutting the prefix off, no copy needed.
 		n, ok := literalMatch(np.literals, national)

@@ -117,7 +117,7 @@ func numberInRange(p *Plan, prefix string, isRange map[string]string) (res Resul
 		if n > len(prefix) && isRange[string(buf[:n])] != "" {
 			return false // a longer range: not this one's number
 		}
-		if r.typeOfMask(r.types.acceptOf(s), n-ccLen) != typeNone {
+		if r.typeOfMask(r.automata().types.acceptOf(s), n-ccLen) != typeNone {
 			num := Number{n: uint8(n), ccLen: uint8(ccLen)}
 			copy(num.digits[:], buf[:n])
 			if res = p.Classify(num); res.Valid && (res.Type.IsMobile() || res.Type == Pager) {
@@ -128,7 +128,7 @@ func numberInRange(p *Plan, prefix string, isRange map[string]string) (res Resul
 			return false
 		}
 		for d := range 10 {
-			if next := r.types.step(s, d); next >= 0 {
+			if next := r.automata().types.step(s, d); next >= 0 {
 				buf[n] = byte('0' + d)
 				if walk(r, next, n+1) {
 					return true
@@ -141,7 +141,7 @@ func numberInRange(p *Plan, prefix string, isRange map[string]string) (res Resul
 		r := &p.regions[i]
 		s := 0
 		for j := 0; j < len(national) && s >= 0; j++ {
-			s = r.types.step(s, int(national[j]-'0'))
+			s = r.automata().types.step(s, int(national[j]-'0'))
 		}
 		budget = 4000
 		if s >= 0 && walk(r, s, len(prefix)) {

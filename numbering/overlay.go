@@ -39,7 +39,9 @@ func (e *OverlayError) Unwrap() []error {
 	return []error{ErrOverlay}
 }
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+// castagnoli returns the CRC-32C table, built at its first use rather than
+// when the program starts.
+func castagnoli() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) }
 
 // overlay is the lines of the overlays given to Load, compiled over the
 // plan: a longest-prefix table over the full digits (calling code
@@ -64,17 +66,38 @@ type overlayEntry struct {
 	line    int
 }
 
-// overlayTypes are the type names an overlay line may give, and the
-// libphonenumber types they stand for.
-var overlayTypes = map[string]lpnType{
-	"LANDLINE": typeFixed, "MOBILE": typeMobile, "MOBILE_OR_LANDLINE": typeFixedOrMobile,
-	"TOLL_FREE": typeTollFree, "PREMIUM_RATE": typePremium, "SHARED_COST": typeShared,
-	"VOIP": typeVoIP, "PAGER": typePager, "UAN": typeUAN, "VOICEMAIL": typeVoicemail,
+// overlayType returns the libphonenumber type that a type name of an
+// overlay line stands for. (A switch, not a map: no package state to build
+// when the program starts.)
+func overlayType(name string) (lpnType, bool) {
+	switch name {
+	case "LANDLINE":
+		return typeFixed, true
+	case "MOBILE":
+		return typeMobile, true
+	case "MOBILE_OR_LANDLINE":
+		return typeFixedOrMobile, true
+	case "TOLL_FREE":
+		return typeTollFree, true
+	case "PREMIUM_RATE":
+		return typePremium, true
+	case "SHARED_COST":
+		return typeShared, true
+	case "VOIP":
+		return typeVoIP, true
+	case "PAGER":
+		return typePager, true
+	case "UAN":
+		return typeUAN, true
+	case "VOICEMAIL":
+		return typeVoicemail, true
+	}
+	return typeNone, false
 }
 
 // typeDesc is the automaton pattern (desc) whose possible lengths a type
-// uses.
-var typeDesc = map[lpnType][]int{
+// uses, by type (an array of constant slices, laid out by the compiler).
+var typeDesc = [...][]int{
 	typeFixed: {descFixed}, typeMobile: {descMobile}, typeFixedOrMobile: {descFixed, descMobile},
 	typeTollFree: {descTollFree}, typePremium: {descPremium}, typeShared: {descShared},
 	typeVoIP: {descVoIP}, typePager: {descPager}, typeUAN: {descUAN}, typeVoicemail: {descVoicemail},
@@ -96,7 +119,7 @@ func (p *Plan) applyOverlays(sources []overlaySource) error {
 			defer f.Close()
 			r = f
 		}
-		sum := crc32.New(castagnoli)
+		sum := crc32.New(castagnoli())
 		lines, err := p.parseOverlay(src.name, io.TeeReader(r, sum), func(e overlayEntry) error {
 			if i, ok := seen[e.prefix]; ok {
 				prev := &ov.entries[i]
@@ -210,7 +233,7 @@ func (p *Plan) overlayLine(line string) (overlayEntry, error) {
 	if f[1] == "-" {
 		e.keepTyp = true
 	} else {
-		t, ok := overlayTypes[f[1]]
+		t, ok := overlayType(f[1])
 		if !ok {
 			return e, errorf("type %q: want one of MOBILE, LANDLINE, MOBILE_OR_LANDLINE, TOLL_FREE, PREMIUM_RATE, SHARED_COST, VOIP, PAGER, UAN, VOICEMAIL, or - to keep the plan's", f[1])
 		}
@@ -315,7 +338,7 @@ func (p *Plan) overlayRegion(code *callingCode, national string) *region {
 	if len(code.regions) > 1 {
 		digits := []byte(national)
 		for _, i := range code.regions {
-			if r := &p.regions[i]; r.hasLead && r.leading.longestPrefix(digits) > 0 {
+			if r := &p.regions[i]; r.hasLead && r.automata().leading.longestPrefix(digits) > 0 {
 				return r
 			}
 		}
@@ -339,20 +362,20 @@ func (r *region) hasTypedNumbers(prefix string) bool {
 // prefix matches one of the patterns descs (a mask of 1<<desc): a search
 // of the automaton's states from the prefix's.
 func (r *region) hasNumbersOf(prefix string, descs uint16) bool {
-	s := 0
+	a, s := &r.automata().types, 0
 	for j := 0; j < len(prefix) && s >= 0; j++ {
-		s = r.types.step(s, int(prefix[j]-'0'))
+		s = a.step(s, int(prefix[j]-'0'))
 	}
 	if s < 0 {
 		return false
 	}
 	seen := map[int]bool{s: true}
 	for queue := []int{s}; len(queue) > 0; queue = queue[1:] {
-		if r.types.acceptOf(queue[0])&descs != 0 {
+		if a.acceptOf(queue[0])&descs != 0 {
 			return true
 		}
 		for d := range 10 {
-			if n := r.types.step(queue[0], d); n >= 0 && !seen[n] {
+			if n := a.step(queue[0], d); n >= 0 && !seen[n] {
 				seen[n] = true
 				queue = append(queue, n)
 			}

@@ -214,7 +214,7 @@ func adjacentDigits(s string) bool {
 // possible reports whether national matches the region's general pattern
 // (libphonenumber's check that a national number is viable).
 func (r *region) possible(national []byte) bool {
-	return r.types.match(national)&(1<<descGeneral) != 0
+	return r.automata().types.match(national)&(1<<descGeneral) != 0
 }
 
 // classifyParsed is ClassifyString's and ClassifyIn's answer for a reading

@@ -17,7 +17,7 @@ func TestPlacesConcurrentFirstUse(t *testing.T) {
 	t.Parallel()
 	p, err := Load()
 	require.NoError(t, err)
-	ps := &p.places
+	_, ps := p.geocoding()
 	require.Positive(t, ps.n)
 	var wg sync.WaitGroup
 	bad := make([]int, 4)
@@ -52,6 +52,8 @@ func TestDeferredSectionsConcurrentFirstUse(t *testing.T) {
 			info, err := p.ShortNumber("112", "DE")
 			assert.NoError(t, err)
 			assert.True(t, info.Emergency)
+			res := p.ClassifyString("+493012345678") // geographic: the geocoding section
+			assert.Equal(t, []string{"Berlin"}, res.Regions)
 		})
 	}
 	wg.Wait()

@@ -83,7 +83,7 @@ type callingCode struct {
 	zones []string
 }
 
-// Number-type descriptions in the order of the bits of region.types.
+// Number-type descriptions in the order of the bits of regionAutomata.types.
 const (
 	descGeneral = iota
 	descFixed
@@ -106,13 +106,13 @@ type region struct {
 	cc       int
 	mnp      bool
 	sameMF   bool              // same_mobile_and_fixed_line_pattern
-	types    automaton         // one pattern per desc
+	aut      regionAutomata    // through automata(): Load reads them at first use
+	lazy     *lazyAutomata     // for Load, until the region's first use; else nil
 	lengths  [descCount]uint32 // bit l: length l possible; all ones when unrestricted
 	possMin  int               // shortest possible length of the general desc; -1 when none
 	possMax  int               // longest
 	local    uint32            // general desc local-only lengths
-	leading  automaton         // leading_digits, for calling codes shared by regions
-	hasLead  bool              // leading is set
+	hasLead  bool              // the region has leading digits (regionAutomata.leading)
 	// idd and natPrefix read national input in the region (ParseIn): its
 	// international prefix and its national prefix for parsing with its
 	// transform rule; nil when it has none, or the plan no Dialling section.
@@ -295,6 +295,9 @@ func (p *Plan) read(raw *rawPlan, trusted bool) error {
 			case trusted && id == planfmt.SecShortNumbers:
 				p.deferred.short.r = r
 				continue
+			case trusted && id == planfmt.SecGeocoding:
+				p.deferred.geo.r = r
+				continue
 			}
 			if err := p.readOptional(id, r); err != nil {
 				return err
@@ -341,7 +344,7 @@ func (p *Plan) has(id uint32) bool {
 	case planfmt.SecRanges:
 		return p.ranges.n > 0
 	case planfmt.SecGeocoding:
-		return p.geo.n > 0
+		return p.geo.n > 0 || p.deferred.geo.r != nil
 	case planfmt.SecTimezones:
 		return p.zones.n > 0
 	case planfmt.SecNetworks:
@@ -432,9 +435,12 @@ func (p *Plan) readCodes(r *reader, automata *reader, progs []nationalPrefix) {
 		rg.nameList = names[i : i+1 : i+1]
 		flags := r.u32(at + planfmt.RegionFlags)
 		rg.mnp, rg.sameMF = flags&planfmt.FlagMNP != 0, flags&planfmt.FlagSameMobileAndFixed != 0
-		rg.types = readAutomaton(automata, r.u32(at+planfmt.RegionTypes), "region "+rg.id+" types")
-		if lead := r.u32(at + planfmt.RegionLeading); lead != planfmt.NoOffset {
-			rg.leading, rg.hasLead = readAutomaton(automata, lead, "region "+rg.id+" leading digits"), true
+		types, lead := r.u32(at+planfmt.RegionTypes), r.u32(at+planfmt.RegionLeading)
+		rg.hasLead = lead != planfmt.NoOffset
+		if automata.trusted { // read at the region's first use (deferred.go)
+			rg.lazy = &lazyAutomata{r: automata, types: types, leading: lead}
+		} else {
+			rg.aut = readRegionAutomata(automata, rg.id, types, lead)
 		}
 		rg.local = r.u32(at + planfmt.RegionLocalOnly)
 		if s := r.slice(at+planfmt.RegionPossibleMin, 2); s != nil {

@@ -233,8 +233,14 @@ func TestLoadTrustsCheckedBytes(t *testing.T) {
 	require.NoError(t, err)
 	require.NotNil(t, loaded.deferred.networks.r)
 	require.NotNil(t, loaded.deferred.short.r)
+	require.NotNil(t, loaded.deferred.geo.r)
 	loaded.networkList() // the sections Load reads on first use
 	require.NoError(t, loaded.shortNumbers())
+	loaded.geocoding()
+	for i := range loaded.regions {
+		loaded.regions[i].automata()
+		loaded.regions[i].lazy = nil
+	}
 	loaded.deferred = deferred{}
 	require.True(t, loaded.trusted)
 	loaded.trusted = false

@@ -45,8 +45,9 @@ func (p *Plan) Verify() error {
 			return formatErr("strings section", raw.sections[planfmt.SecStrings].off, "string %d (%q) is not valid UTF-8", i, s)
 		}
 	}
-	for i := range p.places.n {
-		if s := p.places.get(i)[0]; !utf8.ValidString(s) {
+	_, places := p.geocoding()
+	for i := range places.n {
+		if s := places.get(i)[0]; !utf8.ValidString(s) {
 			return formatErr("geocoding section", raw.sections[planfmt.SecGeocoding].off, "description %d (%q) is not valid UTF-8", i, s)
 		}
 	}

@@ -41,10 +41,19 @@ Flags (before or after the numbers; "--" ends them):
                           US); numbers with "+" are read whatever the region
 `
 
-// numberStyles are the values of --style.
-var numberStyles = map[string]numbering.Style{
-	"e164": numbering.E164, "international": numbering.International,
-	"national": numbering.National, "rfc3966": numbering.RFC3966,
+// numberStyle returns the style of a value of --style (any case).
+func numberStyle(name string) (numbering.Style, bool) {
+	switch strings.ToLower(name) {
+	case "e164":
+		return numbering.E164, true
+	case "international":
+		return numbering.International, true
+	case "national":
+		return numbering.National, true
+	case "rfc3966":
+		return numbering.RFC3966, true
+	}
+	return 0, false
 }
 
 func (c *cli) format(args []string) int {
@@ -56,7 +65,7 @@ func (c *cli) format(args []string) int {
 	if !ok {
 		return code
 	}
-	style, ok := numberStyles[strings.ToLower(*styleName)]
+	style, ok := numberStyle(*styleName)
 	if !ok {
 		return c.usageError("format", "unknown --style %q: want e164, international, national or rfc3966", *styleName)
 	}

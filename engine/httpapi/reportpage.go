@@ -89,20 +89,30 @@ type columnView struct {
 	Name, URL, Arrow string
 }
 
-var fieldLabels = map[store.Field]string{
-	store.FieldProduct:      "Product",
-	store.FieldStatus:       "Status",
-	store.FieldConnectivity: "Connectivity",
-	store.FieldNumberType:   "Number type",
-	store.FieldCountry:      "Country",
-	store.FieldNetwork:      "Network",
+// fieldLabel returns the label of a field in the report page's form.
+func fieldLabel(f store.Field) string {
+	switch f {
+	case store.FieldProduct:
+		return "Product"
+	case store.FieldStatus:
+		return "Status"
+	case store.FieldConnectivity:
+		return "Connectivity"
+	case store.FieldNumberType:
+		return "Number type"
+	case store.FieldCountry:
+		return "Country"
+	case store.FieldNetwork:
+		return "Network"
+	}
+	return ""
 }
 
 func (h *Handler) reportPage(w http.ResponseWriter, r *http.Request, st store.Reader, v viewer, name string) {
 	vals := r.URL.Query()
 	notice := ""
 	if vals.Get("sort") == "number" {
-		for _, f := range filterParams {
+		for _, f := range store.Fields() {
 			if vals.Get(string(f)) != "" {
 				// The form may send both: the filter wins.
 				vals.Del("sort")
@@ -326,7 +336,7 @@ func filters(q *store.Query, sum *store.Summary, products []engine.Product) []fi
 // the value selected when isSet (shown with a count of 0 when the report
 // holds none).
 func filter(f store.Field, ts []store.Tally, cur string, isSet bool) filterView {
-	fv := filterView{Name: string(f), Label: fieldLabels[f], Options: []optionView{{Value: "", Text: "any"}}}
+	fv := filterView{Name: string(f), Label: fieldLabel(f), Options: []optionView{{Value: "", Text: "any"}}}
 	found := false
 	for _, t := range ts {
 		value, text := t.Value, t.Value

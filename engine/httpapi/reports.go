@@ -343,9 +343,6 @@ func (h *Handler) reportList(w http.ResponseWriter, r *http.Request, st store.Re
 	renderPage(w, http.StatusOK, "list", pageData{Title: "Reports", Viewer: v, Body: reportRows(reports)})
 }
 
-// filterParams are the query parameters of the fields' conditions.
-var filterParams = store.Fields()
-
 // noValue is the query value of "results without a value".
 const noValue = "-"
 
@@ -353,7 +350,7 @@ const noValue = "-"
 // parameters (see the package's report pages). Errors name the parameter.
 func reportQuery(vals url.Values) (store.Query, error) {
 	var q store.Query
-	for _, f := range filterParams {
+	for _, f := range store.Fields() { // the query parameters of the fields' conditions
 		v := vals.Get(string(f))
 		switch v {
 		case "":

@@ -1,15 +1,13 @@
 package store
 
 import (
-	"bufio"
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
-	"io"
 	"reflect"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/numenhq/numen/engine"
 	"github.com/numenhq/numen/engine/apiv2"
@@ -17,12 +15,15 @@ import (
 
 // codecs read each product's stored result objects back into their apiv2
 // type, whose JSON attribute names, in field order, are the product's
-// columns: a field added there appears in downloads too.
-var codecs = map[engine.Product]*codec{
-	engine.ProductHLR: newCodec(reflect.TypeFor[apiv2.HLRResult]()),
-	engine.ProductMNP: newCodec(reflect.TypeFor[apiv2.MNPResult]()),
-	engine.ProductNT:  newCodec(reflect.TypeFor[apiv2.NTResult]()),
-}
+// columns: a field added there appears in downloads too. Built at first
+// use, not when a program that never exports starts.
+var codecs = sync.OnceValue(func() map[engine.Product]*codec {
+	return map[engine.Product]*codec{
+		engine.ProductHLR: newCodec(reflect.TypeFor[apiv2.HLRResult]()),
+		engine.ProductMNP: newCodec(reflect.TypeFor[apiv2.MNPResult]()),
+		engine.ProductNT:  newCodec(reflect.TypeFor[apiv2.NTResult]()),
+	}
+})
 
 // codec turns a result object into CSV cells.
 type codec struct {
@@ -51,42 +52,10 @@ func newCodec(t reflect.Type) *codec {
 // API's order: the header of a CSV export of a report of that product.
 // It returns nil for an unknown product.
 func Columns(p engine.Product) []string {
-	if c := codecs[p]; c != nil {
+	if c := codecs()[p]; c != nil {
 		return slices.Clone(c.columns)
 	}
 	return nil
-}
-
-// Exporter writes the results of one report as a CSV or JSON download.
-// Implementations of Store stream their rows through it, so every
-// implementation writes the same bytes.
-//
-// JSON is an array of the result objects exactly as the API returned them,
-// one per line.
-//
-// CSV (RFC 4180: quoted where needed, lines ending in CRLF) has a header
-// row, then one row per result; cells hold the attribute values: text,
-// numbers in decimal, booleans as true and false, null as an empty cell,
-// arrays (regions, timezones) with their elements joined by "|" (an empty
-// array is an empty cell too). A cell that a spreadsheet would read as a
-// formula is neutralised (Neutralise): a number's "+44..." is written
-// "'+44...". A carriage return inside a cell is dropped (encoding/csv in
-// CRLF mode writes a line break inside a quoted cell as CRLF and drops a
-// lone CR); the JSON download keeps every byte. A report of one product
-// has that product's attributes as columns, in the API's order (Columns).
-// A report that mixes products (possible only under a name the caller
-// chose) starts with a "product" column, then has the union of the
-// products' attributes: those of HLR, then the ones MNP adds, then the ones
-// NT adds (only for the products the report holds); a cell of an attribute
-// the row's product does not have is empty.
-type Exporter struct {
-	format Format
-	bw     *bufio.Writer
-	n      int
-
-	// CSV only.
-	cw    *csv.Writer
-	table *Table
 }
 
 // Table lays results of several products out as the rows of one table: the
@@ -123,7 +92,7 @@ func NewTable(products []engine.Product) (*Table, error) {
 	}
 	t.index = map[string]int{}
 	for _, p := range t.products {
-		for _, c := range codecs[p].columns {
+		for _, c := range codecs()[p].columns {
 			if _, ok := t.index[c]; !ok {
 				t.index[c] = len(t.header)
 				t.header = append(t.header, c)
@@ -133,7 +102,7 @@ func NewTable(products []engine.Product) (*Table, error) {
 	t.cells = make([]string, len(t.header))
 	t.values = map[engine.Product]reflect.Value{}
 	for _, p := range t.products {
-		t.values[p] = reflect.New(codecs[p].typ)
+		t.values[p] = reflect.New(codecs()[p].typ)
 	}
 	return t, nil
 }
@@ -145,7 +114,7 @@ func (t *Table) Header() []string { return t.header }
 // wrote it), one per column of Header: text as is, numbers in decimal,
 // booleans as true and false, null as an empty cell, arrays joined by
 // "|". The slice is reused by the next call. The cells are not
-// neutralised (Neutralise): that is the CSV download's business.
+// neutralised: that is the CSV download's business (core.Neutralise).
 func (t *Table) Row(product engine.Product, result []byte) ([]string, error) {
 	v, ok := t.values[product]
 	if !ok {
@@ -159,94 +128,11 @@ func (t *Table) Row(product engine.Product, result []byte) ([]string, error) {
 	if t.productCol {
 		t.cells[0] = string(product)
 	}
-	c := codecs[product]
+	c := codecs()[product]
 	for i, name := range c.columns {
 		t.cells[t.index[name]] = csvCell(v.Elem().Field(c.fields[i]))
 	}
 	return t.cells, nil
-}
-
-// NewExporter starts a download of a report holding results of products
-// (at least one) in format, writing to w. Call Write for each result, then
-// Close.
-func NewExporter(w io.Writer, format Format, products []engine.Product) (*Exporter, error) {
-	if _, err := ParseFormat(string(format)); err != nil {
-		return nil, err
-	}
-	e := &Exporter{format: format, bw: bufio.NewWriterSize(w, 32<<10)}
-	if format == JSON {
-		_, err := e.bw.WriteString("[")
-		return e, err
-	}
-	t, err := NewTable(products)
-	if err != nil {
-		return nil, err
-	}
-	e.table = t
-	e.cw = csv.NewWriter(e.bw)
-	e.cw.UseCRLF = true
-	return e, e.cw.Write(t.Header())
-}
-
-// Write adds one result of product: its object as the API wrote it.
-func (e *Exporter) Write(product engine.Product, result []byte) error {
-	e.n++
-	if e.format == JSON {
-		sep := ",\n"
-		if e.n == 1 {
-			sep = "\n"
-		}
-		e.bw.WriteString(sep)
-		_, err := e.bw.Write(result)
-		return err
-	}
-	if !slices.Contains(e.table.products, product) {
-		return fmt.Errorf("result %d is a %q result; the export was started for %v", e.n, product, e.table.products)
-	}
-	cells, err := e.table.Row(product, result)
-	if err != nil {
-		return fmt.Errorf("result %d: %w", e.n, err)
-	}
-	for i, c := range cells {
-		cells[i] = Neutralise(c)
-	}
-	return e.cw.Write(cells)
-}
-
-// Close ends the download and flushes it to the writer.
-func (e *Exporter) Close() error {
-	if e.format == JSON {
-		end := "\n]\n"
-		if e.n == 0 {
-			end = "]\n"
-		}
-		e.bw.WriteString(end)
-	} else {
-		e.cw.Flush()
-		if err := e.cw.Error(); err != nil {
-			return err
-		}
-	}
-	return e.bw.Flush()
-}
-
-// Neutralise returns a CSV cell that spreadsheets do not run: text
-// starting with "=", "+", "-", "@", a tab or a carriage return (which
-// Excel, LibreOffice and Google Sheets read as the start of a formula, so
-// that a number such as =HYPERLINK("http://evil.example/","click") would
-// be a link, or worse) gets a leading apostrophe, which spreadsheets show
-// as text and do not display. Other text is unchanged. This is OWASP's
-// advice for CSV injection; a program reading the file as data sees the
-// apostrophe and may strip it.
-func Neutralise(cell string) string {
-	if cell == "" {
-		return cell
-	}
-	switch cell[0] {
-	case '=', '+', '-', '@', '\t', '\r':
-		return "'" + cell
-	}
-	return cell
 }
 
 // csvCell writes one attribute as a CSV cell: text as is, numbers in

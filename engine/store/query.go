@@ -1,15 +1,13 @@
 package store
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/numenhq/numen/engine"
-	"github.com/numenhq/numen/engine/apiv2"
+	"github.com/numenhq/numen/engine/store/internal/facts"
 )
 
 // Field is an attribute of results by which a report is filtered, sorted
@@ -51,146 +49,6 @@ func ParseField(s string) (Field, error) {
 	}
 	return "", fmt.Errorf("field %q: want one of product, status, connectivity, number_type, country, network", s)
 }
-
-// maxFactLen bounds the characters of a fact a store keeps (a longer
-// value is cut): the values are codes, numbers and short names, and each
-// is in an index.
-const maxFactLen = 100
-
-// Facts are what a store keeps of a result besides its object: its number
-// and the value of each Field, with the names the result gives the
-// country and the network (the labels of a summary).
-type Facts struct {
-	// Number is the number looked up: msisdn (HLR, MNP) or number (NT),
-	// as the result has it (E.164 when it was valid).
-	Number                                             string
-	Status, Connectivity, NumberType, Country, Network string
-	CountryName, NetworkName                           string
-}
-
-// Value returns the value of field f ("" for FieldProduct, which the
-// Entry has).
-func (f *Facts) Value(field Field) string {
-	switch field {
-	case FieldStatus:
-		return f.Status
-	case FieldConnectivity:
-		return f.Connectivity
-	case FieldNumberType:
-		return f.NumberType
-	case FieldCountry:
-		return f.Country
-	case FieldNetwork:
-		return f.Network
-	}
-	return ""
-}
-
-// factsJSON is the part of the three products' result objects that Facts
-// are read from.
-type factsJSON struct {
-	Number             string  `json:"number"`
-	MSISDN             string  `json:"msisdn"`
-	QueryStatus        string  `json:"query_status"`
-	ProcessingStatus   string  `json:"processing_status"`
-	ConnectivityStatus string  `json:"connectivity_status"`
-	NumberType         string  `json:"number_type"`
-	CountryCode        *string `json:"original_country_code"`
-	CountryName        *string `json:"original_country_name"`
-	MCCMNC             *string `json:"mccmnc"`
-	NetworkName        *string `json:"original_network_name"`
-}
-
-// FactsOf reads the facts of a result object of product p, as the API
-// wrote it. The stores call it for every result they add, and their
-// migrations read the same attributes from results stored before.
-func FactsOf(p engine.Product, result []byte) (Facts, error) {
-	var j factsJSON
-	if err := json.Unmarshal(result, &j); err != nil {
-		return Facts{}, fmt.Errorf("%w: the %s result object: %w", ErrInvalidRecord, p, err)
-	}
-	str := func(s *string) string {
-		if s == nil {
-			return ""
-		}
-		return cut(*s)
-	}
-	f := Facts{
-		Country: str(j.CountryCode), CountryName: str(j.CountryName),
-		Network: str(j.MCCMNC), NetworkName: str(j.NetworkName),
-	}
-	switch p {
-	case engine.ProductHLR:
-		f.Number, f.Status, f.Connectivity = j.MSISDN, j.ProcessingStatus, j.ConnectivityStatus
-	case engine.ProductMNP:
-		f.Number, f.Status = j.MSISDN, j.ProcessingStatus
-	case engine.ProductNT:
-		f.Number, f.Status, f.NumberType = j.Number, j.QueryStatus, j.NumberType
-	default:
-		return Facts{}, fmt.Errorf("%w: product %q: want HLR, MNP or NT", ErrInvalidRecord, p)
-	}
-	f.Number, f.Status, f.Connectivity, f.NumberType = cut(f.Number), cut(f.Status), cut(f.Connectivity), cut(f.NumberType)
-	f.unlabel()
-	return f, nil
-}
-
-// unlabel drops the name of a country or network without a code: the
-// summaries name values, and results without a code are one value ("")
-// whatever name some of them carry (a network name without an MCCMNC).
-func (f *Facts) unlabel() {
-	if f.Country == "" {
-		f.CountryName = ""
-	}
-	if f.Network == "" {
-		f.NetworkName = ""
-	}
-}
-
-// factsOfResult returns the facts of a result (not nil: EntryOf checked
-// it): what FactsOf reads from its JSON.
-func factsOfResult(v apiv2.Result) Facts {
-	str := func(s *string) string {
-		if s == nil {
-			return ""
-		}
-		return cut(*s)
-	}
-	var f Facts
-	switch r := v.(type) {
-	case *apiv2.HLRResult:
-		f = Facts{Number: r.MSISDN, Status: r.ProcessingStatus, Connectivity: r.ConnectivityStatus,
-			Country: str(r.OriginalCountryCode), CountryName: str(r.OriginalCountryName), Network: str(r.MCCMNC), NetworkName: str(r.OriginalNetworkName)}
-	case *apiv2.MNPResult:
-		f = Facts{Number: r.MSISDN, Status: r.ProcessingStatus,
-			Country: str(r.OriginalCountryCode), CountryName: str(r.OriginalCountryName), Network: str(r.MCCMNC), NetworkName: str(r.OriginalNetworkName)}
-	case *apiv2.NTResult:
-		f = Facts{Number: r.Number, Status: r.QueryStatus, NumberType: r.NumberType,
-			Country: str(r.OriginalCountryCode), CountryName: str(r.OriginalCountryName), Network: str(r.MCCMNC), NetworkName: str(r.OriginalNetworkName)}
-	}
-	f.Number, f.Status, f.Connectivity, f.NumberType = cut(f.Number), cut(f.Status), cut(f.Connectivity), cut(f.NumberType)
-	f.unlabel()
-	return f
-}
-
-// cut returns s, cut to maxFactLen characters (runes), as the
-// migrations' substr and left cut a value.
-func cut(s string) string {
-	if len(s) <= maxFactLen {
-		return s
-	}
-	n := 0
-	for i := range s {
-		if n == maxFactLen {
-			return s[:i]
-		}
-		n++
-	}
-	return s
-}
-
-// Day returns the summary's day of a completion time in Unix
-// milliseconds: its date in UTC, "2006-01-02".
-func Day(ms int64) string { return time.UnixMilli(ms).UTC().Format(time.DateOnly) }
 
 // Query selects and orders the results of one report: every condition
 // must hold (a Field's value equal to the one given, "" matching results
@@ -248,8 +106,8 @@ func (q *Query) Check() error {
 			return fmt.Errorf("field %s: given twice", c.Field)
 		}
 		seen[c.Field] = true
-		if n := utf8.RuneCountInString(c.Value); n > maxFactLen {
-			return fmt.Errorf("field %s: a value of %d characters, at most %d", c.Field, n, maxFactLen)
+		if n := utf8.RuneCountInString(c.Value); n > facts.MaxLen {
+			return fmt.Errorf("field %s: a value of %d characters, at most %d", c.Field, n, facts.MaxLen)
 		}
 	}
 	if q.Sort != SortTime && q.Sort != SortNumber {
@@ -300,7 +158,3 @@ type Tally struct {
 	Count int64
 	Cost  engine.Money
 }
-
-// DayField is the field name under which the stores keep a report's
-// counts per day, beside the Fields.
-const DayField = "day"

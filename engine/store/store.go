@@ -17,8 +17,8 @@
 //
 // This package holds what consumers need: the interfaces, the report and
 // row types, the sentinel errors, the validation and encoding of a record
-// (EntryOf) and the CSV and JSON writers (Exporter), so that two
-// implementations cannot export the same report differently.
+// (EntryOf) and the layout of a report's table (Table, Columns), which the
+// CSV download and the web page share.
 //
 // # How the stores are built
 //
@@ -60,8 +60,8 @@
 //
 // # Thread safety
 //
-// Implementations are safe for concurrent use. Exporter is not: one export
-// writes to one writer from one goroutine.
+// Implementations are safe for concurrent use. A Table is not: one
+// goroutine lays out one table.
 package store
 
 import (
@@ -75,6 +75,7 @@ import (
 
 	"github.com/numenhq/numen/engine"
 	"github.com/numenhq/numen/engine/apiv2"
+	"github.com/numenhq/numen/engine/store/internal/facts"
 )
 
 // Recorder is what the engine and the bulk queue write: results, each
@@ -162,7 +163,7 @@ var (
 	ErrDuplicateID = errors.New("result id already recorded")
 	// ErrInvalidRecord is a Record that cannot be stored as given (a
 	// missing field, an unknown product, a result of the wrong type).
-	ErrInvalidRecord = errors.New("invalid record")
+	ErrInvalidRecord = facts.ErrInvalid
 	// ErrDamaged is a store that has found its database damaged and takes
 	// no more results until an operator repairs it: HTTP 503. Its text is
 	// fit for a client; the error that wraps it names the file.
@@ -199,6 +200,27 @@ type Row struct {
 }
 
 // Format is a download format of Export.
+//
+// JSON is an array of the result objects exactly as the API returned them,
+// one per line.
+//
+// CSV (RFC 4180: quoted where needed, lines ending in CRLF) has a header
+// row, then one row per result; cells hold the attribute values: text,
+// numbers in decimal, booleans as true and false, null as an empty cell,
+// arrays (regions, timezones) with their elements joined by "|" (an empty
+// array is an empty cell too). A cell that a spreadsheet would read as a
+// formula (text starting with "=", "+", "-", "@", a tab or a carriage
+// return) gets a leading apostrophe, as OWASP advises against CSV
+// injection: a number's "+44..." is written "'+44...". A carriage return
+// inside a cell is dropped (encoding/csv in CRLF mode writes a line break
+// inside a quoted cell as CRLF and drops a lone CR); the JSON download
+// keeps every byte. A report of one product has that product's attributes
+// as columns, in the API's order (Columns). A report that mixes products
+// (possible only under a name the caller chose) starts with a "product"
+// column, then has the union of the products' attributes: those of HLR,
+// then the ones MNP adds, then the ones NT adds (only for the products the
+// report holds); a cell of an attribute the row's product does not have is
+// empty.
 type Format string
 
 // Formats.
@@ -253,8 +275,9 @@ type Entry struct {
 	Cost   engine.Money
 	// Result is the result object as the API writes it (encoding/json).
 	Result []byte
-	// Facts are the attributes of Result the stores index and count.
-	Facts Facts
+	// Facts are the attributes of Result the stores index and count
+	// (engine/store/internal/facts: the drivers' plumbing).
+	Facts facts.Facts
 }
 
 // EntryOf validates r and encodes its result, or takes r.JSON as it is
@@ -286,7 +309,7 @@ func EntryOf(r engine.Record) (Entry, error) {
 	return Entry{
 		Account: r.Account, Storage: r.Storage, ID: r.ID, Product: r.Product(),
 		Millis: r.Time.UnixMilli(), Cost: r.Cost, Result: body,
-		Facts: factsOfResult(r.Result),
+		Facts: facts.Of(r.Result),
 	}, nil
 }
 

@@ -510,7 +510,7 @@ func (b *Builder) WriteTo(w io.Writer) (int64, error) {
 		h.rangeMask |= 1 << numDigits(e.key>>netBits)
 	}
 	_, _, _, _, h.bodyLen = h.bodyLayout()
-	crc := crc32.New(castagnoli)
+	crc := crc32.New(castagnoli())
 	if err := writeBody(crc, h.shift, nums, rngs); err != nil {
 		return 0, err
 	}

@@ -24,14 +24,14 @@ import (
 // fixture reaches the check it is about.
 func sealBody(b []byte) {
 	h := int(binary.LittleEndian.Uint32(b[offHeaderLen:]))
-	binary.LittleEndian.PutUint32(b[offBodyCRC:], crc32.Checksum(b[h:], castagnoli))
+	binary.LittleEndian.PutUint32(b[offBodyCRC:], crc32.Checksum(b[h:], castagnoli()))
 	sealHeader(b)
 }
 
 func sealHeader(b []byte) {
 	h := int(binary.LittleEndian.Uint32(b[offHeaderLen:]))
 	binary.LittleEndian.PutUint32(b[offHeaderCRC:], 0)
-	binary.LittleEndian.PutUint32(b[offHeaderCRC:], crc32.Checksum(b[:h], castagnoli))
+	binary.LittleEndian.PutUint32(b[offHeaderCRC:], crc32.Checksum(b[:h], castagnoli()))
 }
 
 // entryOffset returns the file offset of number entry i (ranges: range

@@ -450,7 +450,7 @@ func (db *DB) Verify() (err error) {
 func (db *DB) verify() error {
 	h := db.h
 	body := db.data[h.headerLen:]
-	if crc := crc32.Checksum(body, castagnoli); crc != h.bodyCRC {
+	if crc := crc32.Checksum(body, castagnoli()); crc != h.bodyCRC {
 		return formatErrorf(int64(h.headerLen), "body checksum %08x, computed %08x", h.bodyCRC, crc)
 	}
 	var covered [1000]bool

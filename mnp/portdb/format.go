@@ -59,7 +59,9 @@ const (
 	maxEntries = 1 << 34
 )
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+// castagnoli returns the CRC-32C table, built at its first use rather than
+// when the program starts.
+func castagnoli() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) }
 
 // pow10[i] is 10^i.
 var pow10 = [...]uint64{
@@ -190,9 +192,9 @@ func parseHeader(b []byte) (*header, error) {
 	hdr := b[:h.headerLen]
 
 	// The header's own checksum, over the header with the field zeroed.
-	crc := crc32.Update(0, castagnoli, hdr[:offHeaderCRC])
-	crc = crc32.Update(crc, castagnoli, []byte{0, 0, 0, 0})
-	crc = crc32.Update(crc, castagnoli, hdr[offHeaderCRC+4:])
+	crc := crc32.Update(0, castagnoli(), hdr[:offHeaderCRC])
+	crc = crc32.Update(crc, castagnoli(), []byte{0, 0, 0, 0})
+	crc = crc32.Update(crc, castagnoli(), hdr[offHeaderCRC+4:])
 	if want := le.Uint32(b[offHeaderCRC:]); crc != want {
 		return nil, formatErrorf(offHeaderCRC, "header checksum %08x, computed %08x", want, crc)
 	}
@@ -315,7 +317,7 @@ func encodeHeader(h *header) []byte {
 	for _, n := range h.networks {
 		pos += copy(b[pos:], n.Name)
 	}
-	le.PutUint32(b[offHeaderCRC:], crc32.Checksum(b, castagnoli))
+	le.PutUint32(b[offHeaderCRC:], crc32.Checksum(b, castagnoli()))
 	return b
 }
 

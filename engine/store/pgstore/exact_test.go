@@ -8,6 +8,7 @@ import (
 
 	"github.com/numenhq/numen/engine"
 	"github.com/numenhq/numen/engine/store"
+	"github.com/numenhq/numen/engine/store/internal/facts"
 )
 
 // requireExact checks that what the store reads of every report of the
@@ -57,7 +58,7 @@ GROUP BY 1, 2, 3, 4`)
 			}
 		}
 		for _, v := range sum.Days {
-			got[[2]string{store.DayField, v.Value}] = tally{v.Count, int64(v.Cost)}
+			got[[2]string{facts.DayField, v.Value}] = tally{v.Count, int64(v.Cost)}
 		}
 		require.Equal(t, want, got, "summary of %v", r)
 		total += sum.Count

@@ -79,7 +79,7 @@ SELECT count(*) FROM taken`
 
 // factsSQL are the rows of report_facets a result a counts in: a field,
 // its value and label, each. The day is the date in UTC of the completion
-// time (store.Day): whole days since 1970 added to its first.
+// time (facts.Day): whole days since 1970 added to its first.
 const factsSQL = `('product', a.product, ''), ('status', a.status, ''),
 		('connectivity', a.connectivity, ''), ('number_type', a.number_type, ''),
 		('country', a.country, a.country_name), ('network', a.network, a.network_name),

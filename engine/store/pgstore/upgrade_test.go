@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/numenhq/numen/engine/store"
+	"github.com/numenhq/numen/engine/store/internal/facts"
 	"github.com/numenhq/numen/engine/store/pgstore"
 	"github.com/numenhq/numen/engine/store/pgstore/pgtest"
 	"github.com/numenhq/numen/engine/store/storetest"
@@ -124,7 +125,7 @@ ON CONFLICT (account, storage, field, value) DO UPDATE SET count = f.count + 1, 
 	label = CASE WHEN excluded.label <> '' THEN excluded.label ELSE f.label END`,
 			e.Account, e.Storage, int64(e.Cost),
 			[]string{"product", "status", "connectivity", "number_type", "country", "network", "day"},
-			[]string{string(e.Product), f.Status, f.Connectivity, f.NumberType, f.Country, f.Network, store.Day(e.Millis)},
+			[]string{string(e.Product), f.Status, f.Connectivity, f.NumberType, f.Country, f.Network, facts.Day(e.Millis)},
 			[]string{"", "", "", "", f.CountryName, f.NetworkName, ""})
 		require.NoError(t, err)
 	}

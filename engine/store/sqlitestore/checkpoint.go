@@ -40,11 +40,13 @@ type checkpointer struct {
 	restartFrames int64
 	verifying     *atomic.Bool // the pruner's quick_check runs
 	checkpointed  atomic.Int64 // frames checkpointed, for tests
+	after         func()       // a test's hook after each pass (WithAfterCheckpoint)
 }
 
 func (c *checkpointer) init(s *Store, o options) {
 	c.health, c.wake, c.restartFrames, c.verifying = &s.health, s.idx.committed, o.restartFrames, &s.pr.verifying
 	c.stop, c.done = make(chan struct{}), make(chan struct{})
+	c.after = o.afterCkpt
 }
 
 func (c *checkpointer) run() {
@@ -63,6 +65,9 @@ func (c *checkpointer) run() {
 		// and blocks the indexer meanwhile: not while one runs.
 		if frames >= c.restartFrames && !c.verifying.Load() {
 			c.checkpoint("RESTART")
+		}
+		if c.after != nil {
+			c.after()
 		}
 		pause.Reset(checkpointPause)
 		select {

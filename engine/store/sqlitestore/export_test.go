@@ -15,6 +15,34 @@ func WithBeforeCommit(f func(ids []string) error) Option {
 // Queued returns the number of results waiting for the writer.
 func Queued(s *Store) int { return s.Writer.Queued() }
 
+// WithOnQueued calls f after each result is queued for the writer, with
+// the number then waiting.
+func WithOnQueued(f func(queued int)) Option {
+	return func(o *options) { o.onQueued = f }
+}
+
+// WithOnClosing calls f when Close has stopped taking results, before it
+// waits for those queued.
+func WithOnClosing(f func()) Option {
+	return func(o *options) { o.onClosing = f }
+}
+
+// WithAfterIndex calls f after each of the indexer's transactions, once
+// its outcome (err, nil when it committed) is what Ping and the reads see.
+func WithAfterIndex(f func(err error)) Option {
+	return func(o *options) { o.afterIndex = f }
+}
+
+// WithAfterCheckpoint calls f after each pass of the checkpointer.
+func WithAfterCheckpoint(f func()) Option {
+	return func(o *options) { o.afterCkpt = f }
+}
+
+// WithAfterPrune calls f after each pass of the background pruner.
+func WithAfterPrune(f func()) Option {
+	return func(o *options) { o.afterPrune = f }
+}
+
 // SchemaVersion is the schema version of this build.
 var SchemaVersion = schemaVersion
 

@@ -48,6 +48,7 @@ type indexer struct {
 	delay, retry time.Duration
 	maxUnindexed int
 	beforeCommit func(ids []string) error
+	afterIndex   func(error) // a test's hook (WithAfterIndex); nil otherwise
 
 	insert, upsert, tally, position *sql.Stmt
 	inserts                         [insertChunk + 1]*sql.Stmt // INSERTs of n rows (insertStmt)
@@ -93,7 +94,7 @@ type indexer struct {
 
 func (x *indexer) init(s *Store, o options) {
 	x.path, x.health, x.logger = s.path, &s.health, o.logger
-	x.delay, x.retry, x.maxUnindexed, x.beforeCommit = o.indexDelay, o.indexRetry, o.maxUnindexed, o.beforeCommit
+	x.delay, x.retry, x.maxUnindexed, x.beforeCommit, x.afterIndex = o.indexDelay, o.indexRetry, o.maxUnindexed, o.beforeCommit, o.afterIndex
 	x.work, x.kick, x.done = make(chan struct{}, 1), make(chan struct{}, 1), make(chan struct{})
 	x.committed = make(chan struct{}, 1)
 	x.unindexed, x.progress = make(map[string]struct{}), make(chan struct{})
@@ -291,6 +292,9 @@ func (x *indexer) commitRetrying(batch []logged, timer *time.Timer) bool {
 		closing := x.closing
 		x.publish()
 		x.mu.Unlock()
+		if x.afterIndex != nil {
+			x.afterIndex(err)
+		}
 		if closing {
 			return false
 		}
@@ -320,6 +324,9 @@ func (x *indexer) published(batch []logged) {
 	x.publish()
 	x.mu.Unlock()
 	signal(x.committed)
+	if x.afterIndex != nil {
+		x.afterIndex(nil)
+	}
 }
 
 // segments returns the segments the pruner looks at: the first that may

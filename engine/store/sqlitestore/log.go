@@ -16,6 +16,7 @@ import (
 
 	"github.com/numenhq/numen/engine"
 	"github.com/numenhq/numen/engine/store"
+	"github.com/numenhq/numen/engine/store/internal/facts"
 )
 
 // The results log is where a result becomes durable: the writer appends
@@ -98,7 +99,9 @@ const (
 // at offset off of segment seg.
 func damagedName(seg uint64, off int64) string { return fmt.Sprintf("%016d-%d.bad", seg, off) }
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+// castagnoli returns the CRC-32C table, built at its first use rather than
+// when the program starts.
+func castagnoli() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) }
 
 // segmentName is the file name of segment n.
 func segmentName(n uint64) string { return fmt.Sprintf("%016d.log", n) }
@@ -126,7 +129,7 @@ func appendRecord(buf []byte, e *store.Entry) []byte {
 	buf = append(buf, e.Result...)
 	payload := buf[start+recordHeader:]
 	binary.LittleEndian.PutUint32(buf[start:], uint32(len(payload)))
-	binary.LittleEndian.PutUint32(buf[start+4:], crc32.Checksum(payload, castagnoli))
+	binary.LittleEndian.PutUint32(buf[start+4:], crc32.Checksum(payload, castagnoli()))
 	return buf
 }
 
@@ -148,7 +151,7 @@ func readRecord(b []byte) (e store.Entry, size int, err error) {
 		return e, 0, errLogEnd
 	}
 	payload := b[recordHeader : recordHeader+int(n)]
-	if crc32.Checksum(payload, castagnoli) != binary.LittleEndian.Uint32(b[4:]) {
+	if crc32.Checksum(payload, castagnoli()) != binary.LittleEndian.Uint32(b[4:]) {
 		return e, 0, errLogEnd
 	}
 	var fields [4]string
@@ -178,7 +181,7 @@ func readRecord(b []byte) (e store.Entry, size int, err error) {
 	}
 	// The facts are not in the record: read from the result, as EntryOf
 	// took them from the result before it was encoded.
-	if e.Facts, err = store.FactsOf(e.Product, e.Result); err != nil {
+	if e.Facts, err = facts.FromJSON(e.Product, e.Result); err != nil {
 		return e, 0, fmt.Errorf("record %q: %w", e.ID, err)
 	}
 	return e, recordHeader + int(n), nil
@@ -270,7 +273,7 @@ func resync(b []byte, off int64) int64 {
 		if n == 0 || n > maxRecord || int64(n) > int64(len(b))-q-recordHeader {
 			continue
 		}
-		if crc32.Checksum(b[q+recordHeader:q+recordHeader+int64(n)], castagnoli) != binary.LittleEndian.Uint32(b[q+4:]) {
+		if crc32.Checksum(b[q+recordHeader:q+recordHeader+int64(n)], castagnoli()) != binary.LittleEndian.Uint32(b[q+4:]) {
 			continue
 		}
 		if _, _, err := readRecord(b[q:]); err == nil {
@@ -293,7 +296,7 @@ func repairBit(b []byte) bool {
 	fits := func(n uint32) bool { return n > 0 && n <= maxRecord && int64(n) <= int64(len(b)-recordHeader) }
 	if fits(n) {
 		payload := b[recordHeader : recordHeader+int(n)]
-		syndrome := crc32.Checksum(payload, castagnoli) ^ stored
+		syndrome := crc32.Checksum(payload, castagnoli()) ^ stored
 		if bits.OnesCount32(syndrome) == 1 { // the checksum's bit
 			binary.LittleEndian.PutUint32(b[4:], stored^syndrome)
 			return true
@@ -305,7 +308,7 @@ func repairBit(b []byte) bool {
 	}
 	for k := range 32 {
 		m := n ^ 1<<k
-		if !fits(m) || crc32.Checksum(b[recordHeader:recordHeader+int(m)], castagnoli) != stored {
+		if !fits(m) || crc32.Checksum(b[recordHeader:recordHeader+int(m)], castagnoli()) != stored {
 			continue
 		}
 		rest := b[recordHeader+int(m):]
@@ -327,16 +330,17 @@ func flippedBit(syndrome uint32, n int) (int, bool) {
 	if syndrome == 0 {
 		return 0, false
 	}
+	tab := castagnoli()
 	var reg [8]uint32
 	for k := range reg {
-		reg[k] = castagnoli[byte(1<<k)] // the register after the byte 1<<k
+		reg[k] = tab[byte(1<<k)] // the register after the byte 1<<k
 	}
 	for i := n - 1; i >= 0; i-- {
 		for k := range reg {
 			if reg[k] == syndrome {
 				return i*8 + k, true
 			}
-			reg[k] = castagnoli[byte(reg[k])] ^ reg[k]>>8 // one zero byte more
+			reg[k] = tab[byte(reg[k])] ^ reg[k]>>8 // one zero byte more
 		}
 	}
 	return 0, false

@@ -10,6 +10,7 @@ import (
 
 	"github.com/numenhq/numen/engine"
 	"github.com/numenhq/numen/engine/store"
+	"github.com/numenhq/numen/engine/store/internal/facts"
 )
 
 // FuzzReadRecord reads a record back from what appendRecord wrote of the
@@ -23,7 +24,7 @@ func FuzzReadRecord(f *testing.F) {
 		e := store.Entry{ID: id, Account: account, Storage: storage, Product: engine.Product(product), Millis: millis, Cost: engine.Money(cost), Result: result}
 		rec := appendRecord([]byte("prefix"), &e)
 		got, size, err := readRecord(rec[len("prefix"):])
-		facts, factsErr := store.FactsOf(e.Product, result)
+		facts, factsErr := facts.FromJSON(e.Product, result)
 		if id == "" || account == "" || storage == "" || len(result) == 0 || factsErr != nil {
 			if err == nil {
 				t.Fatalf("a record with an empty field or a result that is not a result object read back: %+v", got)

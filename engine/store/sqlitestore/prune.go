@@ -68,6 +68,9 @@ func (p *pruner) run() {
 		}
 		start := time.Now()
 		p.prune(start)
+		if p.opts.afterPrune != nil {
+			p.opts.afterPrune()
+		}
 		timer.Reset(max(p.opts.pruneEvery, 20*time.Since(start)))
 	}
 }

@@ -207,7 +207,11 @@ type options struct {
 	// the pruner looks, the WAL size (frames) past which the checkpointer
 	// restarts the WAL; a hook in the indexer's transaction before COMMIT
 	// (an error fails it as a failed COMMIT would); the writer's flush of
-	// the log; and a commit function in place of the log writer's.
+	// the log; a commit function in place of the log writer's; and the
+	// hooks called after a result is queued, when Close stops taking
+	// results, after each of the pruner's passes, after each of the
+	// indexer's transactions (with its error, once published) and after
+	// each of the checkpointer's passes.
 	segmentSize   int64
 	indexRetry    time.Duration
 	pruneEvery    time.Duration
@@ -215,6 +219,11 @@ type options struct {
 	beforeCommit  func(ids []string) error
 	sync          func() error
 	commit        func(*Store) func([]*pending)
+	onQueued      func(queued int)
+	onClosing     func()
+	afterPrune    func()
+	afterIndex    func(error)
+	afterCkpt     func()
 }
 
 // WithStartAnyway opens a store whose database does not match its results
@@ -463,6 +472,7 @@ func Open(ctx context.Context, dir string, opts ...Option) (*Store, error) {
 			p := &pending{entry: e, done: make(chan error, 1)}
 			return p, p.done
 		},
+		OnQueued: o.onQueued, OnClosing: o.onClosing,
 	}
 	s.Start(1)
 	go s.idx.run()

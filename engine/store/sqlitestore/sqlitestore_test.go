@@ -210,16 +210,74 @@ func stall() (opt sqlitestore.Option, held <-chan struct{}, release chan struct{
 	return opt, h, r, flushes
 }
 
-// waitQueued waits until n results wait for the writer.
-func waitQueued(t *testing.T, s *sqlitestore.Store, n int) {
-	t.Helper()
-	for range 100000 {
-		if sqlitestore.Queued(s) == n {
-			return
+// queueWatch wakes a test each time a result is queued for the writer,
+// through the store's hook (sqlitestore.WithOnQueued): give its option to
+// Open, then wait.
+type queueWatch chan struct{}
+
+func newQueueWatch() queueWatch { return make(queueWatch, 1) }
+
+func (q queueWatch) option() sqlitestore.Option {
+	return sqlitestore.WithOnQueued(func(int) {
+		select {
+		case q <- struct{}{}:
+		default: // a wake-up is pending already
 		}
-		time.Sleep(100 * time.Microsecond)
+	})
+}
+
+// wait waits until n results wait for the writer (which the tests hold,
+// so that the queue only grows), looking again at each wake-up.
+func (q queueWatch) wait(t *testing.T, s *sqlitestore.Store, n int) {
+	t.Helper()
+	timeout := time.After(time.Minute)
+	for sqlitestore.Queued(s) < n {
+		select {
+		case <-q:
+		case <-timeout:
+			t.Fatalf("%d results queued, want %d", sqlitestore.Queued(s), n)
+		}
 	}
-	t.Fatalf("%d results queued, want %d", sqlitestore.Queued(s), n)
+}
+
+// indexWatch holds the outcome of the indexer's latest transaction,
+// through the store's hook (sqlitestore.WithAfterIndex): give its option to
+// Open, then wait for a failure or a commit.
+type indexWatch chan error
+
+func newIndexWatch() indexWatch { return make(indexWatch, 1) }
+
+func (w indexWatch) option() sqlitestore.Option {
+	return sqlitestore.WithAfterIndex(func(err error) {
+		for { // keep the latest outcome only
+			select {
+			case w <- err:
+				return
+			default:
+			}
+			select {
+			case <-w:
+			default:
+			}
+		}
+	})
+}
+
+// wait waits until a transaction of the indexer has failed (failed true)
+// or committed, and its outcome is published.
+func (w indexWatch) wait(t *testing.T, failed bool) {
+	t.Helper()
+	timeout := time.After(time.Minute)
+	for {
+		select {
+		case err := <-w:
+			if (err != nil) == failed {
+				return
+			}
+		case <-timeout:
+			t.Fatalf("the indexer did not %s", map[bool]string{true: "fail", false: "commit"}[failed])
+		}
+	}
 }
 
 // countResults returns the number of results of acct-1 that its reports
@@ -241,8 +299,9 @@ func countResults(t *testing.T, s store.Store) int64 {
 func TestDuplicateFailsAloneInGroup(t *testing.T) {
 	t.Parallel()
 	opt, held, release, flushes := stall()
+	queue := newQueueWatch()
 	// The indexer commits only when a read asks.
-	s := open(t, t.TempDir(), opt, sqlitestore.WithIndexDelay(time.Hour))
+	s := open(t, t.TempDir(), opt, queue.option(), sqlitestore.WithIndexDelay(time.Hour))
 	defer s.Close()
 	ctx := t.Context()
 
@@ -255,7 +314,7 @@ func TestDuplicateFailsAloneInGroup(t *testing.T) {
 	var wg sync.WaitGroup
 	for i, id := range ids {
 		wg.Go(func() { errs[i] = s.Record(ctx, record(id, i)) })
-		waitQueued(t, s, i+1) // in this order
+		queue.wait(t, s, i+1) // in this order
 	}
 	close(release)
 	wg.Wait()
@@ -287,11 +346,10 @@ func TestIndexerRetries(t *testing.T) {
 	t.Parallel()
 	var failing atomic.Bool
 	failing.Store(true)
-	var attempts atomic.Int32
 	dir := t.TempDir()
-	s := open(t, dir, sqlitestore.WithIndexDelay(0), sqlitestore.WithIndexRetry(10*time.Millisecond),
+	indexed := newIndexWatch()
+	s := open(t, dir, sqlitestore.WithIndexDelay(0), sqlitestore.WithIndexRetry(10*time.Millisecond), indexed.option(),
 		sqlitestore.WithBeforeCommit(func([]string) error {
-			attempts.Add(1)
 			if failing.Load() {
 				return errors.New("injected failure")
 			}
@@ -301,7 +359,7 @@ func TestIndexerRetries(t *testing.T) {
 	for i := range 3 {
 		require.NoError(t, s.Record(ctx, record(fmt.Sprintf("retry%07d", i), i)))
 	}
-	require.Eventually(t, func() bool { return attempts.Load() >= 3 }, 5*time.Second, time.Millisecond)
+	indexed.wait(t, true)
 	err := s.Ping(ctx)
 	require.ErrorContains(t, err, "injected failure")
 	require.ErrorContains(t, err, "results wait in the log; it tries again")
@@ -309,7 +367,8 @@ func TestIndexerRetries(t *testing.T) {
 	require.ErrorContains(t, err, "are in the log but not in the database yet, and the indexer fails")
 
 	failing.Store(false)
-	require.Eventually(t, func() bool { return s.Ping(ctx) == nil }, 5*time.Second, time.Millisecond)
+	indexed.wait(t, false)
+	require.NoError(t, s.Ping(ctx))
 	require.Equal(t, []string{"retry0000000", "retry0000001", "retry0000002"}, storedIDs(t, s))
 
 	// Failing at Close: the results stay in the log.
@@ -328,8 +387,9 @@ func TestRecordWaitsForTheIndexer(t *testing.T) {
 	t.Parallel()
 	var failing atomic.Bool
 	failing.Store(true)
+	indexed := newIndexWatch()
 	s := open(t, t.TempDir(), sqlitestore.WithIndexDelay(0), sqlitestore.WithIndexRetry(10*time.Millisecond),
-		sqlitestore.WithMaxUnindexed(2),
+		sqlitestore.WithMaxUnindexed(2), indexed.option(),
 		sqlitestore.WithBeforeCommit(func([]string) error {
 			if failing.Load() {
 				return errors.New("injected failure")
@@ -340,12 +400,14 @@ func TestRecordWaitsForTheIndexer(t *testing.T) {
 	ctx := t.Context()
 	require.NoError(t, s.Record(ctx, record("wait00000001", 0)))
 	require.NoError(t, s.Record(ctx, record("wait00000002", 1)))
-	require.Eventually(t, func() bool { return s.Ping(ctx) != nil }, 5*time.Second, time.Millisecond)
+	indexed.wait(t, true)
+	require.Error(t, s.Ping(ctx))
 	err := s.Record(ctx, record("wait00000003", 2))
 	require.ErrorContains(t, err, "2 results wait for the indexer, which fails")
 	require.ErrorContains(t, err, "injected failure")
 	failing.Store(false)
-	require.Eventually(t, func() bool { return s.Ping(ctx) == nil }, 5*time.Second, time.Millisecond)
+	indexed.wait(t, false)
+	require.NoError(t, s.Ping(ctx))
 	require.NoError(t, s.Record(ctx, record("wait00000003", 2)))
 	require.Equal(t, []string{"wait00000001", "wait00000002", "wait00000003"}, storedIDs(t, s))
 }
@@ -399,7 +461,9 @@ func TestCloseDrainsPending(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	opt, held, release, _ := stall()
-	s := open(t, dir, opt, sqlitestore.WithIndexDelay(time.Hour))
+	queue, closing := newQueueWatch(), make(chan struct{})
+	s := open(t, dir, opt, queue.option(), sqlitestore.WithIndexDelay(time.Hour),
+		sqlitestore.WithOnClosing(func() { close(closing) }))
 	ctx := t.Context()
 	const n = 40
 	errs := make([]error, n)
@@ -409,18 +473,13 @@ func TestCloseDrainsPending(t *testing.T) {
 	for i := 1; i < n; i++ {
 		wg.Go(func() { errs[i] = s.Record(ctx, record(fmt.Sprintf("drain%07d", i), i)) })
 	}
-	waitQueued(t, s, n-1)
+	queue.wait(t, s, n-1)
 	closed := make(chan error, 1)
 	go func() { closed <- s.Close() }()
 	// Close waits for the writer, which waits for release: results queued
 	// before Close are appended, not dropped, and the indexer commits
 	// them before Close returns.
-	for range 100000 {
-		if errors.Is(s.Ping(ctx), store.ErrClosed) {
-			break
-		}
-		time.Sleep(100 * time.Microsecond)
-	}
+	<-closing
 	require.ErrorIs(t, s.Record(ctx, record("refused00000", 0)), store.ErrClosed)
 	close(release)
 	wg.Wait()
@@ -530,7 +589,8 @@ func ExampleStore_Query() {
 func TestRecordWaitsForFlush(t *testing.T) {
 	t.Parallel()
 	opt, held, release, flushes := stall()
-	s := open(t, t.TempDir(), opt, sqlitestore.WithIndexDelay(time.Hour))
+	queue := newQueueWatch()
+	s := open(t, t.TempDir(), opt, queue.option(), sqlitestore.WithIndexDelay(time.Hour))
 	defer s.Close()
 	ctx := t.Context()
 	a := make(chan error, 1)
@@ -545,7 +605,7 @@ func TestRecordWaitsForFlush(t *testing.T) {
 	for i := range 3 {
 		go func() { others <- s.Record(ctx, record(fmt.Sprintf("flushwait%03d", i+2), 3*(i+1))) }()
 	}
-	waitQueued(t, s, 3)
+	queue.wait(t, s, 3) // the first is the writer's, held in its flush
 	close(release)
 	require.NoError(t, <-a)
 	for range 3 {
@@ -600,7 +660,13 @@ func TestFailedFlushBreaksTheStore(t *testing.T) {
 func TestCheckpointer(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	s := open(t, dir, sqlitestore.WithRestartFrames(32))
+	checkpoints := make(chan struct{}, 1)
+	s := open(t, dir, sqlitestore.WithRestartFrames(32), sqlitestore.WithAfterCheckpoint(func() {
+		select {
+		case checkpoints <- struct{}{}:
+		default:
+		}
+	}))
 	defer s.Close()
 	ctx := t.Context()
 	walSequence := func() uint32 {
@@ -632,7 +698,13 @@ func TestCheckpointer(t *testing.T) {
 	// The checkpointer follows the indexer, which may still be copying
 	// the burst (with the race detector, and seven indexes a result, it
 	// lags by up to a second or two on two vCPUs).
-	require.Eventually(t, func() bool { return sqlitestore.Checkpointed(s) > 0 }, 20*time.Second, 10*time.Millisecond, "no checkpoint")
+	for timeout := time.After(time.Minute); sqlitestore.Checkpointed(s) == 0; {
+		select {
+		case <-checkpoints: // a pass ended: look again
+		case <-timeout:
+			t.Fatal("no checkpoint")
+		}
+	}
 	// The WAL file's header changes when the first commit after a complete
 	// checkpoint writes the WAL from its beginning again: keep committing
 	// (once per poll) until one does.
@@ -660,7 +732,8 @@ func TestGroupTargetFollowsTheLoad(t *testing.T) {
 		}
 		return nil
 	})
-	s := open(t, t.TempDir(), sqlitestore.WithGroupCommit(0, 20*time.Millisecond), hold)
+	queue := newQueueWatch()
+	s := open(t, t.TempDir(), sqlitestore.WithGroupCommit(0, 20*time.Millisecond), hold, queue.option())
 	defer s.Close()
 	var once sync.Once
 	free := func() { once.Do(func() { close(release) }) }
@@ -678,7 +751,7 @@ func TestGroupTargetFollowsTheLoad(t *testing.T) {
 	for i := range burst {
 		wg.Go(func() { assert.NoError(t, s.Record(ctx, record(fmt.Sprintf("burst%07d", i), i))) })
 	}
-	require.Eventually(t, func() bool { return sqlitestore.Queued(s) == burst }, 10*time.Second, time.Millisecond)
+	queue.wait(t, s, burst)
 	free()
 	wg.Wait()
 	require.Eventually(t, func() bool { return sqlitestore.GroupTarget(s) == burst }, 10*time.Second, time.Millisecond,

@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/numenhq/numen/engine/store"
+	"github.com/numenhq/numen/engine/store/internal/facts"
 	"github.com/numenhq/numen/engine/store/sqlitestore"
 )
 
@@ -139,7 +140,7 @@ func TestOpensVersion1DataDirectory(t *testing.T) {
 		page, err := s.Query(ctx, "fixture", r.Name, &store.Query{}, "", 0)
 		require.NoError(t, err)
 		for _, row := range page.Rows {
-			want, err := store.FactsOf(row.Product, row.Result)
+			want, err := facts.FromJSON(row.Product, row.Result)
 			require.NoError(t, err)
 			q := &store.Query{NumberPrefix: want.Number, Where: []store.Cond{
 				{Field: store.FieldStatus, Value: want.Status}, {Field: store.FieldCountry, Value: want.Country},

@@ -16,6 +16,7 @@ import (
 	"github.com/numenhq/numen/engine/apiv2"
 	"github.com/numenhq/numen/engine/store"
 	"github.com/numenhq/numen/engine/store/internal/core"
+	"github.com/numenhq/numen/engine/store/internal/facts"
 )
 
 // Varied returns n records of one report that differ in every Field and
@@ -91,8 +92,18 @@ func value(e *store.Entry, name string) string {
 		return e.Facts.Number
 	case string(store.FieldProduct):
 		return string(e.Product)
+	case string(store.FieldStatus):
+		return e.Facts.Status
+	case string(store.FieldConnectivity):
+		return e.Facts.Connectivity
+	case string(store.FieldNumberType):
+		return e.Facts.NumberType
+	case string(store.FieldCountry):
+		return e.Facts.Country
+	case string(store.FieldNetwork):
+		return e.Facts.Network
 	}
-	return e.Facts.Value(store.Field(name))
+	return ""
 }
 
 // query returns the ids q selects, in its order.
@@ -234,7 +245,7 @@ func testSummary(t *testing.T, open Opener) {
 
 	want := store.Summary{Values: map[store.Field][]store.Tally{}}
 	add := func(field, value, label string, e *store.Entry) {
-		if field == store.DayField {
+		if field == facts.DayField {
 			want.Days = addTally(want.Days, value, label, e.Cost)
 			return
 		}
@@ -250,7 +261,7 @@ func testSummary(t *testing.T, open Opener) {
 		add("number_type", e.Facts.NumberType, "", &e)
 		add("country", e.Facts.Country, e.Facts.CountryName, &e)
 		add("network", e.Facts.Network, e.Facts.NetworkName, &e)
-		add(store.DayField, store.Day(e.Millis), "", &e)
+		add(facts.DayField, facts.Day(e.Millis), "", &e)
 	}
 	core.FinishSummary(&want)
 	got, err := s.Summary(ctx, acct, name)

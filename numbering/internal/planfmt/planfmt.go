@@ -400,10 +400,12 @@ const ShortExactEmergency = 1 << 0
 // NetworkOperational marks a network the MCC-MNC list calls operational.
 const NetworkOperational = 1
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+// castagnoli returns the CRC-32C table, built at its first use rather than
+// when the program starts.
+func castagnoli() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) }
 
 // Checksum returns the CRC-32C of b.
-func Checksum(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }
+func Checksum(b []byte) uint32 { return crc32.Checksum(b, castagnoli()) }
 
 // U16 and U32 read little-endian integers at byte offset off.
 //

@@ -7,6 +7,7 @@ import (
 
 	"github.com/numenhq/numen/engine"
 	"github.com/numenhq/numen/engine/store"
+	"github.com/numenhq/numen/engine/store/internal/facts"
 )
 
 // Counts are what a group of results adds to the tables a driver keeps
@@ -60,7 +61,7 @@ func (c *Counts) Add(e *store.Entry) {
 		{string(store.FieldNumberType), f.NumberType, ""},
 		{string(store.FieldCountry), f.Country, f.CountryName},
 		{string(store.FieldNetwork), f.Network, f.NetworkName},
-		{store.DayField, store.Day(e.Millis), ""},
+		{facts.DayField, facts.Day(e.Millis), ""},
 	} {
 		k := FacetKey{e.Account, e.Storage, v[0], v[1]}
 		t := c.facets[k]

@@ -16,6 +16,7 @@ import (
 
 	"github.com/numenhq/numen/engine"
 	"github.com/numenhq/numen/engine/store"
+	"github.com/numenhq/numen/engine/store/internal/facts"
 )
 
 // Store is the logic of a store.Database over a driver: its reads and its
@@ -271,7 +272,7 @@ func (s *Store[T]) Export(ctx context.Context, account, storage string, q *store
 		return fail(err)
 	}
 	defer r.tx.Rollback(context.WithoutCancel(ctx))
-	ex, err := store.NewExporter(w, format, exportProducts(r.products, q))
+	ex, err := NewExporter(w, format, exportProducts(r.products, q))
 	if err != nil {
 		return fail(err)
 	}
@@ -441,10 +442,10 @@ func (s *Store[T]) Summary(ctx context.Context, account, storage string) (store.
 }
 
 // addTally counts the tally of one value of field (a Field or
-// store.DayField) into s. Rows of unknown fields are skipped (a newer
+// facts.DayField) into s. Rows of unknown fields are skipped (a newer
 // version's).
 func addTally(s *store.Summary, field string, t store.Tally) {
-	if field == store.DayField {
+	if field == facts.DayField {
 		s.Days = append(s.Days, t)
 		return
 	}

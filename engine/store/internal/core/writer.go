@@ -35,6 +35,12 @@ type Writer[P any] struct {
 	// New makes the pending result of an entry, and the channel its
 	// answer comes on (buffered: Commit never waits for a Record).
 	New func(store.Entry) (P, <-chan error)
+	// OnQueued and OnClosing are tests' hooks (nil otherwise): OnQueued
+	// is called after a Record or RecordAll has queued a result, with the
+	// number then waiting; OnClosing once Close has stopped taking
+	// results, before it waits for those queued.
+	OnQueued  func(queued int)
+	OnClosing func()
 
 	// mu guards closed and the sends on queue, so that Close closes queue
 	// only when no Record is sending.
@@ -74,6 +80,9 @@ func (w *Writer[P]) Record(ctx context.Context, r engine.Record) error {
 	select {
 	case w.queue <- p:
 		w.mu.RUnlock()
+		if w.OnQueued != nil {
+			w.OnQueued(len(w.queue))
+		}
 	case <-ctx.Done():
 		w.mu.RUnlock()
 		return ctx.Err() // not queued: not recorded
@@ -112,6 +121,9 @@ func (w *Writer[P]) RecordAll(ctx context.Context, records []engine.Record) erro
 		select {
 		case w.queue <- p:
 			queued++
+			if w.OnQueued != nil {
+				w.OnQueued(len(w.queue))
+			}
 			continue
 		case <-ctx.Done():
 		}
@@ -153,6 +165,9 @@ func (w *Writer[P]) Close() bool {
 	w.closed = true
 	close(w.queue)
 	w.mu.Unlock()
+	if w.OnClosing != nil {
+		w.OnClosing()
+	}
 	w.wg.Wait()
 	return true
 }
