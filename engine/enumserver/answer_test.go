@@ -22,7 +22,7 @@ var answerCases = []struct {
 	{"not ported", "+4915123456780", dns.RcodeSuccess, "!^.*$!tel:+4915123456780;npdi;mcc=262;mnc=01!"},
 	{"not ported, range without MCCMNC", "+4930123456", dns.RcodeSuccess, "!^.*$!tel:+4930123456;npdi!"},
 	{"region the database does not cover", "+33612345678", dns.RcodeSuccess, "!^.*$!tel:+33612345678;mcc=208;mnc=10!"},
-	{"not valid", "+491512345", dns.RcodeNameError, ""},
+	{"not valid", "+4912345", dns.RcodeNameError, ""},
 	{"no such calling code", "+999123", dns.RcodeNameError, ""},
 }
 

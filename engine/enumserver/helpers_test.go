@@ -2,6 +2,7 @@ package enumserver
 
 import (
 	"bytes"
+	"net/netip"
 	"strings"
 	"sync"
 	"testing"
@@ -108,3 +109,5 @@ func ask(t testing.TB, s *Server, q []byte) *dns.Msg {
 	}
 	return m
 }
+
+func netipAddrPort(s string) netip.AddrPort { return netip.MustParseAddrPort(s) }
