@@ -3,8 +3,8 @@ package enumserver_test
 import (
 	"context"
 	"fmt"
-	"net"
 	"log"
+	"net"
 
 	"github.com/miekg/dns"
 
