@@ -91,6 +91,9 @@ type serveConfig struct {
 	Bulk *bulkConfig `json:"bulk"`
 	// Accounts are the API keys.
 	Accounts []accountConfig `json:"accounts"`
+	// Enum is the ENUM server (DNS NAPTR portability answers); it runs
+	// when it has a listen address, which --enum gives too.
+	Enum *enumConfig `json:"enum"`
 
 	// Set by --demo instead of files.
 	coverage    *routing.Coverage
@@ -220,6 +223,9 @@ func loadConfig(path string) (*serveConfig, error) {
 	for i := range cfg.Accounts {
 		rel(&cfg.Accounts[i].RoutingMapFile)
 	}
+	if cfg.Enum != nil {
+		rel(&cfg.Enum.Portdb)
+	}
 	return cfg, nil
 }
 
@@ -276,6 +282,9 @@ func parseConfig(raw []byte) (*serveConfig, error) {
 		bad("database and database_env: give one, not both")
 	case cfg.Database != "" && !stores.IsURL(cfg.Database):
 		bad("database: %q is not a postgres:// or postgresql:// URL", redactURL(cfg.Database))
+	}
+	if cfg.Enum != nil {
+		checkEnum(cfg.Enum, bad)
 	}
 	seenRoute := map[string]bool{}
 	for i, r := range cfg.Routes {
