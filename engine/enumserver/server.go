@@ -342,6 +342,9 @@ func (s *Server) ServeUDP(pc net.PacketConn) error {
 }
 
 func (s *Server) readUDP(pc net.PacketConn) error {
+	if handled, err := s.readUDPBatches(pc); handled {
+		return err
+	}
 	in := make([]byte, maxUDPSize+1) // a larger query is no query of ours
 	out := make([]byte, 0, maxUDPSize)
 	udp, _ := pc.(*net.UDPConn)

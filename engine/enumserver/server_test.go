@@ -190,3 +190,30 @@ func TestShutdown(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestServeIPv6 serves on [::1] (the batched reader reads IPv6 senders'
+// addresses too) when the machine has IPv6 loopback.
+func TestServeIPv6(t *testing.T) {
+	t.Parallel()
+	s := testServer(t, func(c *Config) { c.RateLimit = RateLimit{PerSecond: 1, Burst: 2, Slip: 1} })
+	pc, ln, err := Listen("[::1]:0")
+	if err != nil {
+		t.Logf("no IPv6 loopback here: %v", err)
+		return
+	}
+	go s.Serve(pc, ln)
+	t.Cleanup(func() { s.Shutdown(context.Background()) })
+	c := &dns.Client{Timeout: 5 * time.Second}
+	m := new(dns.Msg)
+	m.SetQuestion(enumName("+4915123456789", "e164.arpa."), dns.TypeNAPTR)
+	for i := range 3 {
+		r, _, err := c.Exchange(m, pc.LocalAddr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The third is over the limit of the sender's address: truncated.
+		if (i == 2) != r.Truncated || (i < 2) != (len(r.Answer) == 1) {
+			t.Fatalf("query %d: %v", i, r)
+		}
+	}
+}
