@@ -2,7 +2,7 @@
 # Answers per second of Numen's ENUM server (numen serve --enum) against
 # Knot DNS (knotd) serving the same records from a zone file, on the same
 # machine, measured side by side with dnsperf: ROUNDS rounds, each running
-# dnsperf for SECONDS against Knot and then against Numen (alternately, so
+# dnsperf for DURATION seconds against Knot and then against Numen (alternately, so
 # that the load of a shared machine falls on both alike). Each run also
 # reports the CPU time the server process spent per answer (utime + stime
 # from /proc, before and after), which the load of others disturbs less
@@ -17,11 +17,11 @@
 # Needs knotd (Debian knot) and dnsperf (Debian dnsperf); .ci/deps installs
 # them.
 #
-# Usage: benchmarks/enum/run.sh   (ROUNDS=3 SECONDS=10 NUMBERS=100000 CLIENTS=4)
+# Usage: benchmarks/enum/run.sh   (ROUNDS=3 DURATION=10 NUMBERS=100000 CLIENTS=4)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROUNDS=${ROUNDS:-3}
-SECONDS_EACH=${SECONDS:-10}
+SECONDS_EACH=${DURATION:-10}
 NUMBERS=${NUMBERS:-100000}
 CLIENTS=${CLIENTS:-4}
 for prog in knotd dnsperf; do

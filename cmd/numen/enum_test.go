@@ -153,9 +153,13 @@ func TestEnumConfigErrors(t *testing.T) {
 	stderr.Reset()
 	require.Equal(t, exitUsage, c.serve([]string{"--demo", "--enum", "5353"}))
 	require.Contains(t, stderr.String(), `--enum "5353"`)
+	stderr.Reset()
+	require.Equal(t, exitUsage, c.serve([]string{"--demo", "--enum-portdb", "ported.db"}))
+	require.Contains(t, stderr.String(), "give --enum HOST:PORT too")
 }
 
-// TestServeEnumProcess runs numen serve --demo --enum as a process, asks
+// TestServeEnumProcess runs numen serve --demo --enum --enum-portdb as a
+// process, asks
 // it with kdig over UDP and TCP, and stops it with SIGTERM: it exits 0.
 func TestServeEnumProcess(t *testing.T) {
 	t.Parallel()
@@ -165,7 +169,8 @@ func TestServeEnumProcess(t *testing.T) {
 	}
 	exe, err := os.Executable()
 	require.NoError(t, err)
-	cmd := exec.CommandContext(t.Context(), exe, "serve", "--demo", "--addr", "127.0.0.1:0", "--enum", "127.0.0.1:0", "--data", t.TempDir())
+	db := writePortDB(t, "+4915123456789,26203,O2\n")
+	cmd := exec.CommandContext(t.Context(), exe, "serve", "--demo", "--addr", "127.0.0.1:0", "--enum", "127.0.0.1:0", "--enum-portdb", db, "--data", t.TempDir())
 	cmd.Env = append(os.Environ(), "NUMEN_TEST_AS_NUMEN=1")
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)
@@ -194,7 +199,7 @@ func TestServeEnumProcess(t *testing.T) {
 		out, err := exec.CommandContext(ctx, kdig, "@"+host, "-p", port, proto, "+short", "9.8.7.6.5.4.3.2.1.5.1.9.4.e164.arpa", "NAPTR").CombinedOutput()
 		cancel()
 		require.NoError(t, err, string(out))
-		require.Equal(t, `100 10 "u" "E2U+pstn:tel" "!^.*$!tel:+4915123456789;mcc=262;mnc=01!" .`+"\n", string(out))
+		require.Equal(t, `100 10 "u" "E2U+pstn:tel" "!^.*$!tel:+4915123456789;npdi;rn=26203;rn-context=+49;mcc=262;mnc=03!" .`+"\n", string(out))
 	}
 	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
 	done := make(chan error, 1)

@@ -44,7 +44,7 @@ const (
 	maxHeaderBytes = 64 << 10
 )
 
-const serveUsage = `Usage: numen serve [--config FILE | --demo [--webhook URL]] [--addr HOST:PORT] [--enum HOST:PORT] [--data DIR | --database URL] [--start-anyway] [--wasm DIR]
+const serveUsage = `Usage: numen serve [--config FILE | --demo [--webhook URL]] [--addr HOST:PORT] [--enum HOST:PORT [--enum-portdb FILE]] [--data DIR | --database URL] [--start-anyway] [--wasm DIR]
 
 Serves the lookup API under /api/v2 (see GET /api/v2/openapi.json), with
 /healthz and /metrics beside it. Every lookup result is stored in the
@@ -65,6 +65,10 @@ it is answered.
                   address: each number's current network from the
                   portability database and the numbering plan (default:
                   the config's enum.listen; see its "enum" settings)
+  --enum-portdb FILE
+                  the portability database (numen portdb build) the ENUM
+                  server answers from (default: the config's enum.portdb,
+                  else the routes' first portdb backend; the demo has none)
   --data          directory of the results database (default ./numen-data,
                   or the config's); created on first start
   --database URL  a PostgreSQL database (postgres://user@host/db) instead:
@@ -95,6 +99,7 @@ func (c *cli) serve(args []string) int {
 	demo := fs.Bool("demo", false, "")
 	addr := fs.String("addr", "", "")
 	enumAddr := fs.String("enum", "", "")
+	enumPortdb := fs.String("enum-portdb", "", "")
 	dataDir := fs.String("data", "", "")
 	database := fs.String("database", "", "")
 	logFormat := fs.String("log", "text", "")
@@ -152,6 +157,12 @@ func (c *cli) serve(args []string) int {
 			cfg.Enum = &enumConfig{}
 		}
 		cfg.Enum.Listen = *enumAddr
+	}
+	if *enumPortdb != "" {
+		if cfg.Enum == nil {
+			return c.usageError("serve", "--enum-portdb is for the ENUM server: give --enum HOST:PORT too")
+		}
+		cfg.Enum.Portdb = *enumPortdb
 	}
 	if cfg.Enum != nil && cfg.Enum.Listen == "" {
 		fmt.Fprintln(c.stderr, "numen serve: enum.listen: is required to serve ENUM (or --enum HOST:PORT)")
