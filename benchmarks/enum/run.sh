@@ -111,10 +111,9 @@ for round in $(seq "$ROUNDS"); do
 		before=$(cpu_ticks "$pid")
 		out=$(dnsperf -s 127.0.0.1 -p "$port" -d "$work/queries" -l "$SECONDS_EACH" -c "$CLIENTS")
 		after=$(cpu_ticks "$pid")
-		qps=$(awk '/Queries per second:/ {print $4}' <<<"$out")
+		qps=$(awk '/Queries per second:/ {printf "%.0f", $4}' <<<"$out")
 		completed=$(awk '/Queries completed:/ {print $3}' <<<"$out")
 		lost=$(awk '/Queries lost:/ {print $3}' <<<"$out")
-		nx=$(awk '/NXDOMAIN/ {print}' <<<"$out" | head -1)
 		cpu=$(awk -v t=$((after - before)) -v hz="$hz" -v n="$completed" 'BEGIN { printf "%.2f", t / hz * 1e6 / n }')
 		printf '%-6s %-6s %12s %10s %14s\n' "$round" "$server" "$qps" "$lost" "$cpu"
 		all[$server]+="$qps "

@@ -217,3 +217,31 @@ func TestServeIPv6(t *testing.T) {
 		}
 	}
 }
+
+// wrappedConn hides the *net.UDPConn: the server reads it a packet at a
+// time, as on systems without recvmmsg.
+type wrappedConn struct{ net.PacketConn }
+
+func TestServeUDPOnePacketAtATime(t *testing.T) {
+	t.Parallel()
+	s := testServer(t, nil)
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(wrappedConn{pc}, nil) }()
+	c := &dns.Client{Timeout: 5 * time.Second}
+	m := new(dns.Msg)
+	m.SetQuestion(enumName("+4915123456789", "e164.arpa."), dns.TypeNAPTR)
+	r, _, err := c.Exchange(m, pc.LocalAddr().String())
+	if err != nil || len(r.Answer) != 1 {
+		t.Fatalf("%v %v", r, err)
+	}
+	if err := s.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != ErrServerClosed {
+		t.Fatal(err)
+	}
+}
