@@ -212,3 +212,26 @@ func TestServeEnumProcess(t *testing.T) {
 	}
 	require.Contains(t, stderr.String(), `msg="ENUM server listening" addr=`+addr)
 }
+
+// TestServeEnumReload: a new database renamed over enum.portdb answers
+// from the next check on.
+func TestServeEnumReload(t *testing.T) {
+	t.Parallel()
+	db := writePortDB(t, "+4915123456789,26203,O2\n")
+	r := startServer(t, &serveConfig{Enum: &enumConfig{Listen: "127.0.0.1:0", Portdb: db, Reload: duration(20 * time.Millisecond)}}, true)
+	addr := enumLine.FindStringSubmatch(r.stdout.String())[1]
+	name := "9.8.7.6.5.4.3.2.1.5.1.9.4.e164.arpa."
+	require.Contains(t, naptr(t, addr, "udp", name).Answer[0].(*dns.NAPTR).Regexp, ";mnc=03!")
+	next := writePortDB(t, "+4915123456789,26202,Vodafone\n")
+	require.NoError(t, os.Rename(next, db))
+	for i := 0; ; i++ {
+		got := naptr(t, addr, "udp", name).Answer[0].(*dns.NAPTR).Regexp
+		if strings.HasSuffix(got, ";mnc=02!") {
+			break
+		}
+		if i == 500 {
+			t.Fatalf("still %s after 10 s", got)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

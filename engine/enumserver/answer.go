@@ -165,7 +165,8 @@ type query struct {
 //
 // Answer is the server's hot path: with a dst whose capacity holds the
 // answer (1232 bytes for UDP; answers are under 600 bytes) it allocates
-// nothing. It never panics, whatever q holds.
+// nothing. It writes in dst's spare capacity, beyond len(dst), only. It
+// never panics, whatever q holds.
 func (s *Server) Answer(dst, q []byte, tcp bool) ([]byte, Outcome) {
 	limit := -1 // the client's EDNS0 payload size, or 512
 	if tcp {

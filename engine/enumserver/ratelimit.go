@@ -27,8 +27,8 @@ type RateLimit struct {
 }
 
 // limiterBuckets is the number of buckets: the memory of the limiter is
-// fixed (about 400 KiB), whatever the number of clients. Addresses share a
-// bucket when their hashes (seeded at random, so that no one can aim at
+// fixed (1 MiB: buckets of 64 bytes), whatever the number of clients.
+// Addresses share a bucket when their hashes (seeded at random, so that no one can aim at
 // another's bucket) collide: with fewer than a few thousand active
 // clients that is rare, and it makes the limit stricter, never looser.
 const limiterBuckets = 1 << 14
