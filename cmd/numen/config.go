@@ -91,8 +91,9 @@ type serveConfig struct {
 	Bulk *bulkConfig `json:"bulk"`
 	// Accounts are the API keys.
 	Accounts []accountConfig `json:"accounts"`
-	// Enum is the ENUM server (DNS NAPTR portability answers); it runs
-	// when it has a listen address, which --enum gives too.
+	// Enum is the ENUM server (DNS NAPTR portability answers), run when
+	// the section is present (its listen address, or --enum's, is then
+	// required) or --enum is given.
 	Enum *enumConfig `json:"enum"`
 
 	// Set by --demo instead of files.

@@ -17,7 +17,7 @@ import (
 
 // enumConfig is the config's "enum": the ENUM server (DNS NAPTR answers
 // of portability, package engine/enumserver) that numen serve runs beside
-// the HTTP API when it has a listen address (or --enum gives one).
+// the HTTP API, on its listen address or --enum's.
 type enumConfig struct {
 	// Listen is the address of its UDP and TCP sockets ("127.0.0.1:5353");
 	// --enum overrides it.

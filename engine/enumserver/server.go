@@ -463,6 +463,12 @@ func (s *Server) serveConn(c net.Conn) {
 	out := make([]byte, 0, 2+maxTCPSize)
 	for {
 		c.SetReadDeadline(time.Now().Add(s.idle))
+		// Shutdown closes s.shutdown before it sets the connections'
+		// deadlines to now: either this sees it closed, or Shutdown's
+		// deadline comes after this one.
+		if s.isClosed() {
+			return
+		}
 		if _, err := io.ReadFull(c, in[:2]); err != nil {
 			return
 		}
