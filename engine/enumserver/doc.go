@@ -32,7 +32,10 @@
 // number whose database entry names its range's own network (ported
 // back) is not ported. A number that is not valid, and any other name
 // under the suffix (letters, labels of several digits, more than 15
-// digits, fewer than a valid number has), is NXDOMAIN.
+// digits, fewer than a valid number has), is NXDOMAIN. When the database
+// cannot answer (its file changed underneath, portdb.ErrChanged) the
+// numbers it covers are SERVFAIL, so that the client asks its next
+// server, until a good file is swapped in.
 //
 // # Other queries
 //

@@ -288,3 +288,47 @@ func TestKdig(t *testing.T) {
 		t.Errorf("kdig example.com:\n%s", got)
 	}
 }
+
+// TestDnsperf sends every query of the test numbers, and invalid ones,
+// through dnsperf to the server and to Knot serving the same records:
+// none lost, the same response codes from both. (Not a timed test: the
+// rates are benchmarks/enum/run.sh's.)
+func TestDnsperf(t *testing.T) {
+	t.Parallel()
+	dnsperf := lookPath(t, "dnsperf", "dnsperf")
+	const suffix = "e164.arpa."
+	knot := startKnot(t, suffix, knotZone(suffix))
+	numen := startServer(t, testServer(t, nil))
+	var queries strings.Builder
+	for _, tc := range answerCases {
+		fmt.Fprintf(&queries, "%s NAPTR\n%s A\n", enumName(tc.number, suffix), enumName(tc.number, suffix))
+	}
+	queries.WriteString("e164.arpa. SOA\ne164.arpa. NS\nexample.com. A\n")
+	file := filepath.Join(t.TempDir(), "queries")
+	if err := os.WriteFile(file, []byte(queries.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	codes := regexp.MustCompile(`Response codes:\s+(.*)`)
+	run := func(addr string) string {
+		host, port, _ := net.SplitHostPort(addr)
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		out, err := exec.CommandContext(ctx, dnsperf, "-s", host, "-p", port, "-d", file, "-n", "20", "-c", "2", "-t", "5").CombinedOutput()
+		if err != nil {
+			t.Fatalf("dnsperf: %v\n%s", err, out)
+		}
+		if !strings.Contains(string(out), "Queries lost:         0 ") {
+			t.Errorf("queries lost:\n%s", out)
+		}
+		m := codes.FindStringSubmatch(string(out))
+		if m == nil {
+			t.Fatalf("no response codes in\n%s", out)
+		}
+		return m[1]
+	}
+	if got, want := run(numen), run(knot); got != want {
+		t.Errorf("response codes: numen %s, knot %s", got, want)
+	} else {
+		t.Logf("both: %s", got)
+	}
+}
