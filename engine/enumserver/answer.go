@@ -162,6 +162,7 @@ type query struct {
 // bytes, else it is sent truncated) or TCP (tcp true; q and the answer
 // without the length prefix), and returns it with what happened. When
 // Outcome.Dropped is true nothing is appended and nothing is to be sent.
+// The outcome is counted in Stats.
 //
 // Answer is the server's hot path: with a dst whose capacity holds the
 // answer (1232 bytes for UDP; answers are under 600 bytes) it allocates
@@ -172,7 +173,9 @@ func (s *Server) Answer(dst, q []byte, tcp bool) ([]byte, Outcome) {
 	if tcp {
 		limit = maxTCPSize
 	}
-	return s.answer(dst, q, limit)
+	dst, out := s.answer(dst, q, limit)
+	s.stats.count(out)
+	return dst, out
 }
 
 // answer is Answer with the size the answer must fit: -1 for the UDP

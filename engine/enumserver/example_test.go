@@ -2,6 +2,7 @@ package enumserver_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log"
 	"net"
@@ -60,4 +61,46 @@ func ExampleServer_ListenAndServe() {
 	fmt.Println(dns.RcodeToString[r.Rcode], len(r.Answer))
 	s.Shutdown(context.Background())
 	// Output: NOERROR 1
+}
+
+// New names the setting that is wrong in a *ConfigError.
+func ExampleNew() {
+	plan, err := numbering.Load()
+	if err != nil {
+		log.Fatal(err)
+	}
+	_, err = enumserver.New(enumserver.Config{Plan: plan, RN: map[string]string{"26203": "D!262"}})
+	var ce *enumserver.ConfigError
+	if errors.As(err, &ce) {
+		fmt.Println(ce.Field)
+	}
+	// Output: RN[26203]
+}
+
+// Stats counts the answers by query type and response code.
+func ExampleServer_Stats() {
+	plan, err := numbering.Load()
+	if err != nil {
+		log.Fatal(err)
+	}
+	s, err := enumserver.New(enumserver.Config{Plan: plan})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, name := range []string{"9.8.7.6.5.4.3.2.1.5.1.9.4.e164.arpa.", "5.4.3.2.1.9.4.e164.arpa.", "example.com."} {
+		q := new(dns.Msg)
+		q.SetQuestion(name, dns.TypeNAPTR)
+		packet, _ := q.Pack()
+		s.Answer(nil, packet, false)
+	}
+	st := s.Stats()
+	for _, rc := range enumserver.RCodes() {
+		if n := st.Queries[enumserver.QueryKey{Type: enumserver.QTypeNAPTR, RCode: rc}]; n > 0 {
+			fmt.Println(rc, n)
+		}
+	}
+	// Output:
+	// NOERROR 1
+	// NXDOMAIN 1
+	// REFUSED 1
 }

@@ -480,8 +480,7 @@ func (s *Server) serveConn(c net.Conn) {
 		if _, err := io.ReadFull(c, in[:n]); err != nil {
 			return
 		}
-		resp, o := s.Answer(out[:2], in[:n], true)
-		s.stats.count(o)
+		resp, o := s.Answer(out[:2], in[:n], true) // counted
 		if o.Dropped {
 			return
 		}
