@@ -245,3 +245,42 @@ func TestServeUDPOnePacketAtATime(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestServeUDPAllocs: the whole UDP path, the reader's system calls
+// included, allocates nothing per query (counted over the process, the
+// client's zero-allocation reads and writes included). Not parallel: the
+// count is the process's.
+func TestServeUDPAllocs(t *testing.T) {
+	s := testServer(t, func(c *Config) { c.RateLimit = RateLimit{PerSecond: 1e9} })
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(pc, nil) }()
+	defer func() {
+		s.Shutdown(context.Background())
+		<-done
+	}()
+	client, err := net.DialUDP("udp", nil, pc.LocalAddr().(*net.UDPAddr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	q := pack(t, enumName("+4915123456789", "e164.arpa."), dns.TypeNAPTR, 1232)
+	resp := make([]byte, 1232)
+	exchange := func() {
+		if _, err := client.Write(q); err != nil {
+			t.Fatal(err)
+		}
+		client.SetReadDeadline(time.Now().Add(5 * time.Second))
+		n, err := client.Read(resp)
+		if err != nil || n < headerLen {
+			t.Fatal(n, err)
+		}
+	}
+	exchange() // the readers' state is made at their start
+	if n := testing.AllocsPerRun(200, exchange); n > 0.05 {
+		t.Fatalf("%.2f allocations per query", n)
+	}
+}
