@@ -66,6 +66,7 @@ var allowed = map[string]struct{ imports, tests string }{
 	"engine/apiv2":                     {"numbering numbering/textfmt", "numbering TESTIFY"},
 	"engine/auth":                      {"net/http", "TESTIFY net/http/..."},
 	"engine/bulk":                      {"engine engine/account engine/apiv2 engine/store engine/webhook RIVER", "engine/auth engine/store/pgstore engine/store/pgstore/pgtest engine/store/sqlitestore mnp numbering TESTIFY net/http/..."},
+	"engine/enumserver":                {"mnp/portdb numbering", "github.com/miekg/dns"},
 	"engine/httpapi":                   {"engine engine/account engine/apiv2 engine/auth engine/httpapi/internal/promtext engine/store golang.org/x/time/rate net/http/...", "PROMETHEUS engine/store/pgstore engine/store/pgstore/pgtest engine/store/sqlitestore engine/store/storetest mnp mnp/remote numbering routing wasm/jstest CHROMEDP CMP TESTIFY"},
 	"engine/store":                     {"engine engine/apiv2 engine/store/internal/facts RIVER", "engine/store/storetest TESTIFY"},
 	"engine/store/pgstore":             {"engine engine/auth engine/store engine/store/internal/core RIVER RIVERDRIVERS PGX", "engine/store/internal/facts engine/store/pgstore/pgtest engine/store/storetest TESTIFY"},
@@ -78,8 +79,8 @@ var allowed = map[string]struct{ imports, tests string }{
 	"engine/httpapi/internal/promtext": {"", "PROMETHEUS"},
 	"engine/webhook":                   {"engine/apiv2 engine/auth net/http numbering/textfmt", "TESTIFY net/http/..."},
 
-	"cmd/numen": {"engine engine/account engine/auth engine/bulk engine/httpapi engine/store engine/store/sqlitestore engine/store/stores engine/webhook mnp/portdb mnp/remote mnp/simnet numbering numbering/textfmt routing wasm/webpkg golang.org/x/term net/http",
-		"data engine/apiv2 engine/store/pgstore engine/store/pgstore/pgtest numbering/compile PHONENUMBERS TESTIFY net/http/..."},
+	"cmd/numen": {"engine engine/account engine/auth engine/bulk engine/enumserver engine/httpapi engine/store engine/store/sqlitestore engine/store/stores engine/webhook mnp/portdb mnp/remote mnp/simnet numbering numbering/textfmt routing wasm/webpkg golang.org/x/term net/http",
+		"data engine/apiv2 engine/store/pgstore engine/store/pgstore/pgtest numbering/compile PHONENUMBERS TESTIFY github.com/miekg/dns net/http/..."},
 
 	"wasm":                        {"numbering numbering/textfmt routing", "numbering/compile TESTIFY"},
 	"wasm/build":                  {"numbering numbering/compile wasm/build/internal/deflate BROTLI", "benchmarks data routing wasm/jstest wasm/webpkg CHROMEDP TESTIFY net/http/..."},
@@ -89,6 +90,7 @@ var allowed = map[string]struct{ imports, tests string }{
 
 	"benchmarks":                      {"PHONENUMBERS", "numbering"},
 	"benchmarks/browser":              {"", "benchmarks wasm/jstest wasm/webpkg BROTLI CHROMEDP net/http/..."},
+	"benchmarks/enum/gen":             {"engine/enumserver mnp/portdb numbering github.com/miekg/dns", ""},
 	"benchmarks/http":                 {"", "engine engine/account engine/auth engine/httpapi engine/store/pgstore engine/store/pgstore/pgtest engine/store/sqlitestore mnp/simnet numbering SQLITE database/sql net/http/..."},
 	"benchmarks/startup/measure":      {"", ""},
 	"benchmarks/startup/planpages":    {"data numbering", ""},

@@ -18,8 +18,10 @@ import (
 
 // buildBackends makes the backends of one configured route, as HLR or
 // portability backends according to the route's product in the coverage
-// data. It returns what must be closed at shutdown.
-func buildBackends(plan *numbering.Plan, products map[string]routing.Product, r routeConfig, at string, logger *slog.Logger) (engine.RouteBackends, []func() error, error) {
+// data. It returns what must be closed at shutdown; the holders of its
+// portdb backends' databases go to *holders (the ENUM server answers from
+// the first).
+func buildBackends(plan *numbering.Plan, products map[string]routing.Product, r routeConfig, at string, logger *slog.Logger, holders *[]*portdb.Holder) (engine.RouteBackends, []func() error, error) {
 	rb := engine.RouteBackends{Route: r.Route}
 	var closers []func() error
 	product, ok := products[r.Route]
@@ -69,6 +71,7 @@ func buildBackends(plan *numbering.Plan, products map[string]routing.Product, r 
 			}
 			h := portdb.NewHolder(db)
 			closers = append(closers, h.Close)
+			*holders = append(*holders, h)
 			if name == "" {
 				name = "portdb(" + b.File + ")"
 			}

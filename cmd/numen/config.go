@@ -91,6 +91,10 @@ type serveConfig struct {
 	Bulk *bulkConfig `json:"bulk"`
 	// Accounts are the API keys.
 	Accounts []accountConfig `json:"accounts"`
+	// Enum is the ENUM server (DNS NAPTR portability answers), run when
+	// the section is present (its listen address, or --enum's, is then
+	// required) or --enum is given.
+	Enum *enumConfig `json:"enum"`
 
 	// Set by --demo instead of files.
 	coverage    *routing.Coverage
@@ -220,6 +224,9 @@ func loadConfig(path string) (*serveConfig, error) {
 	for i := range cfg.Accounts {
 		rel(&cfg.Accounts[i].RoutingMapFile)
 	}
+	if cfg.Enum != nil {
+		rel(&cfg.Enum.Portdb)
+	}
 	return cfg, nil
 }
 
@@ -276,6 +283,9 @@ func parseConfig(raw []byte) (*serveConfig, error) {
 		bad("database and database_env: give one, not both")
 	case cfg.Database != "" && !stores.IsURL(cfg.Database):
 		bad("database: %q is not a postgres:// or postgresql:// URL", redactURL(cfg.Database))
+	}
+	if cfg.Enum != nil {
+		checkEnum(cfg.Enum, bad)
 	}
 	seenRoute := map[string]bool{}
 	for i, r := range cfg.Routes {

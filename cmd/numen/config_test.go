@@ -18,6 +18,8 @@ func TestExampleConfigLoads(t *testing.T) {
 	require.Len(t, cfg.Routes, 4)
 	require.Len(t, cfg.Accounts, 1)
 	require.Equal(t, "0.0090", cfg.Accounts[0].Prices.HLR.String())
+	require.Equal(t, "127.0.0.1:5353", cfg.Enum.Listen)
+	require.Equal(t, "+491760", cfg.Enum.RN["26203"])
 }
 
 func TestConfigProblems(t *testing.T) {

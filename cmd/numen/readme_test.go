@@ -20,6 +20,7 @@ var readmeSkipped = []struct{ prefix, why string }{
 	{".ci/test", "it is what runs this test"},
 	{"PGURL=$(.ci/postgres start)", "the test command starts PostgreSQL with .ci/postgres, and TestThreeNodesOnPostgreSQL runs three sidecars on it"},
 	{"go run ./wasm/build ", "TestBuild (wasm/build) builds the package"},
+	{"kdig ", "the demo the test starts has no ENUM server: TestServeEnumProcess asks numen serve --demo --enum --enum-portdb with kdig, and TestKdig (engine/enumserver) compares kdig's answers with Knot's"},
 }
 
 // TestReadmeCommands runs the shell commands of README.md as they are

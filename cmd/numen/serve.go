@@ -29,6 +29,7 @@ import (
 	"github.com/numenhq/numen/engine/store/sqlitestore"
 	"github.com/numenhq/numen/engine/store/stores"
 	"github.com/numenhq/numen/engine/webhook"
+	"github.com/numenhq/numen/mnp/portdb"
 	"github.com/numenhq/numen/numbering"
 	"github.com/numenhq/numen/routing"
 	"github.com/numenhq/numen/wasm/webpkg"
@@ -43,7 +44,7 @@ const (
 	maxHeaderBytes = 64 << 10
 )
 
-const serveUsage = `Usage: numen serve [--config FILE | --demo [--webhook URL]] [--addr HOST:PORT] [--data DIR | --database URL] [--start-anyway] [--wasm DIR]
+const serveUsage = `Usage: numen serve [--config FILE | --demo [--webhook URL]] [--addr HOST:PORT] [--enum HOST:PORT [--enum-portdb FILE]] [--data DIR | --database URL] [--start-anyway] [--wasm DIR]
 
 Serves the lookup API under /api/v2 (see GET /api/v2/openapi.json), with
 /healthz and /metrics beside it. Every lookup result is stored in the
@@ -60,6 +61,14 @@ it is answered.
                   results of bulk lookups (POST /hlr-lookups, /nt-lookups)
                   are delivered
   --addr          listen address (default 127.0.0.1:8080, or the config's)
+  --enum          also answer ENUM queries (DNS NAPTR, UDP and TCP) on this
+                  address: each number's current network from the
+                  portability database and the numbering plan (default:
+                  the config's enum.listen; see its "enum" settings)
+  --enum-portdb FILE
+                  the portability database (numen portdb build) the ENUM
+                  server answers from (default: the config's enum.portdb,
+                  else the routes' first portdb backend; the demo has none)
   --data          directory of the results database (default ./numen-data,
                   or the config's); created on first start
   --database URL  a PostgreSQL database (postgres://user@host/db) instead:
@@ -89,6 +98,8 @@ func (c *cli) serve(args []string) int {
 	configPath := fs.String("config", "", "")
 	demo := fs.Bool("demo", false, "")
 	addr := fs.String("addr", "", "")
+	enumAddr := fs.String("enum", "", "")
+	enumPortdb := fs.String("enum-portdb", "", "")
 	dataDir := fs.String("data", "", "")
 	database := fs.String("database", "", "")
 	logFormat := fs.String("log", "text", "")
@@ -137,6 +148,25 @@ func (c *cli) serve(args []string) int {
 	}
 	if cfg.Addr == "" {
 		cfg.Addr = "127.0.0.1:8080"
+	}
+	if *enumAddr != "" {
+		if _, _, err := net.SplitHostPort(*enumAddr); err != nil {
+			return c.usageError("serve", "--enum %q: want an address such as 127.0.0.1:5353", *enumAddr)
+		}
+		if cfg.Enum == nil {
+			cfg.Enum = &enumConfig{}
+		}
+		cfg.Enum.Listen = *enumAddr
+	}
+	if *enumPortdb != "" {
+		if cfg.Enum == nil {
+			return c.usageError("serve", "--enum-portdb is for the ENUM server: give --enum HOST:PORT too")
+		}
+		cfg.Enum.Portdb = *enumPortdb
+	}
+	if cfg.Enum != nil && cfg.Enum.Listen == "" {
+		fmt.Fprintln(c.stderr, "numen serve: enum.listen: is required to serve ENUM (or --enum HOST:PORT)")
+		return exitError
 	}
 	if *dataDir != "" {
 		cfg.Data = *dataDir
@@ -204,6 +234,27 @@ func (c *cli) runServer(ctx context.Context, cfg *serveConfig, demo bool, logger
 		return err
 	}
 	defer built.close()
+	var enum *runningEnum
+	if cfg.Enum != nil && cfg.Enum.Listen != "" {
+		es, closers, err := buildEnum(cfg.Enum, plan, built.portdbs, logger)
+		if err != nil {
+			return err
+		}
+		built.closers = append(built.closers, closers...)
+		registerEnumMetrics(built.metrics, es)
+		if enum, err = startEnum(es, cfg.Enum.Listen); err != nil {
+			return err
+		}
+		// Stopped before the databases it reads are closed (built.close).
+		defer func() {
+			if enum != nil {
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				defer cancel()
+				_ = enum.stop(ctx)
+			}
+		}()
+		logger.Info("ENUM server listening", "addr", enum.addr.String(), "suffix", es.Suffix(), "portability_database", portdbSource(cfg.Enum, built.portdbs))
+	}
 	handler := built.handler
 	if browser != nil {
 		mux := http.NewServeMux()
@@ -277,6 +328,10 @@ Bulk lookups deliver their results to %s:
 	} else {
 		fmt.Fprintf(c.stdout, "numen %s: serving %s (%d accounts), results in %s\n", programVersion(), base, len(cfg.Accounts), where)
 	}
+	if enum != nil {
+		fmt.Fprintf(c.stdout, "\nENUM:    %s (UDP and TCP), NAPTR records under %s:\n    kdig @%s -p %s %s NAPTR\n",
+			enum.addr, enum.server.Suffix(), hostOf(enum.addr), portOf(enum.addr), enumExample(enum.server.Suffix()))
+	}
 	if browser != nil {
 		fmt.Fprintf(c.stdout, "\nBrowser package (%s): http://%s/wasm/ (demo page), http://%s/wasm/numen.mjs\n", cfg.Wasm, ln.Addr(), ln.Addr())
 	}
@@ -293,6 +348,13 @@ Bulk lookups deliver their results to %s:
 	logger.Info("shutting down: finishing requests in flight")
 	sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	if enum != nil {
+		err := enum.stop(sctx)
+		enum = nil
+		if err != nil {
+			return err
+		}
+	}
 	if err := srv.Shutdown(sctx); err != nil {
 		return fmt.Errorf("shutdown: %w", err)
 	}
@@ -330,6 +392,8 @@ type server struct {
 	metrics *httpapi.Metrics
 	proxies []netip.Prefix // trusted_proxies
 	closers []func() error
+	// portdbs are the databases of the routes' portdb backends.
+	portdbs []*portdb.Holder
 }
 
 func (s *server) close() {
@@ -383,7 +447,7 @@ func buildServer(cfg *serveConfig, plan *numbering.Plan, db store.Database, logg
 		opts.Cache = engine.CacheOptions{HLR: time.Duration(cfg.Cache.HLR), MNP: time.Duration(cfg.Cache.MNP), MaxEntries: cfg.Cache.MaxEntries}
 	}
 	for i, r := range cfg.Routes {
-		rb, closers, err := buildBackends(plan, products, r, fmt.Sprintf("routes[%d]", i), logger)
+		rb, closers, err := buildBackends(plan, products, r, fmt.Sprintf("routes[%d]", i), logger, &s.portdbs)
 		s.closers = append(s.closers, closers...)
 		if err != nil {
 			s.close()

@@ -38,6 +38,13 @@ func TestMetricsFamilies(t *testing.T) {
 	m.Register("numen_portdb_damaged", "gauge",
 		"Portability databases whose file has been found changed underneath while serving.",
 		"numen_portdb_damaged", func() float64 { return 0 })
+	// What cmd/numen registers for the ENUM server (cmd/numen/enum.go).
+	m.Register("numen_enum_queries_total", "counter", "ENUM queries answered, by query type (NAPTR, SOA, NS, ANY, AXFR, IXFR, other; none when the question was unreadable) and response code.",
+		`numen_enum_queries_total{rcode="NOERROR",type="NAPTR"}`, func() float64 { return 3 })
+	m.Register("numen_enum_rate_limited_total", "counter", "ENUM UDP queries over their client's rate limit, by action: dropped, or slipped (answered truncated).",
+		`numen_enum_rate_limited_total{action="dropped"}`, func() float64 { return 0 })
+	m.Register("numen_enum_errors_total", "counter", "ENUM server errors by kind: malformed (packets dropped unanswered), read and write (socket errors), tcp_refused (connections beyond max_connections).",
+		`numen_enum_errors_total{kind="malformed"}`, func() float64 { return 0 })
 	m.observeRequest("/nt-lookup", 200, 2*time.Millisecond)
 	m.observeRequest("/hlr-lookup", 401, 300*time.Microsecond)
 	m.observeRequest("/hlr-lookup", 0, 700*time.Microsecond)
