@@ -57,6 +57,8 @@ var allowed = map[string]struct{ imports, tests string }{
 	"numbering/textfmt/verbscan": {"numbering/textfmt", ""},
 	"routing":                    {"data numbering numbering/prefixmap numbering/textfmt RADIX", "PHONENUMBERS CMP TESTIFY"},
 	"mnp":                        {"numbering", "TESTIFY"},
+	"mnp/enum":                   {"github.com/miekg/dns mnp", "TESTIFY mnp/enum/enumtest numbering"},
+	"mnp/enum/enumtest":          {"github.com/miekg/dns", ""},
 	"mnp/portdb":                 {"mnp numbering", "TESTIFY"},
 	"mnp/remote":                 {"engine/apiv2 engine/auth mnp net/http/...", "numbering TESTIFY"},
 	"mnp/simnet":                 {"mnp numbering", "TESTIFY"},

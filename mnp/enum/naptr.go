@@ -180,9 +180,10 @@ type regexps struct {
 const maxRegexps = 256
 
 func (c *regexps) get(ere string, fold bool) (*regexp.Regexp, error) {
-	key := ere
+	// As in POSIX, "." matches a newline too.
+	key := "(?s)" + ere
 	if fold {
-		key = "(?i)" + ere
+		key = "(?is)" + ere
 	}
 	if c != nil {
 		c.mu.RLock()
@@ -297,7 +298,7 @@ func parseURI(uri []byte) (uriInfo, error) {
 			host = host[:q]
 		}
 		phone := false
-		for p := range paramsOf(host) {
+		for p, rest := nextParam(host); p != nil; p, rest = nextParam(rest) {
 			if name, value := splitParam(p); equalFold(name, "user") && equalFold(value, "phone") {
 				phone = true
 			}
@@ -323,7 +324,7 @@ func parseURI(uri []byte) (uriInfo, error) {
 		return info, fmt.Errorf("%w: %q has no number", ErrBadURI, clip(string(uri)))
 	}
 	info.phone = true
-	for p := range paramsOf(params) {
+	for p, rest := nextParam(params); p != nil; p, rest = nextParam(rest) {
 		name, value := splitParam(p)
 		switch {
 		case equalFold(name, "npdi"):
@@ -366,22 +367,21 @@ func parseURI(uri []byte) (uriInfo, error) {
 	return info, nil
 }
 
-// paramsOf yields the parameters of ";a=1;b": "a=1", "b"; empty ones
-// are skipped.
-func paramsOf(s []byte) func(yield func([]byte) bool) {
-	return func(yield func([]byte) bool) {
-		for len(s) > 0 {
-			var p []byte
-			if i := bytes.IndexByte(s, ';'); i >= 0 {
-				p, s = s[:i], s[i+1:]
-			} else {
-				p, s = s, nil
-			}
-			if len(p) > 0 && !yield(p) {
-				return
-			}
+// nextParam returns the first parameter of ";a=1;b" ("a=1") and the
+// rest (";b"); empty parameters are skipped, and p is nil at the end. A
+// loop over it, not an iterator, keeps the URI's buffer on the stack.
+func nextParam(s []byte) (p, rest []byte) {
+	for len(s) > 0 {
+		if i := bytes.IndexByte(s, ';'); i >= 0 {
+			p, s = s[:i], s[i+1:]
+		} else {
+			p, s = s, nil
+		}
+		if len(p) > 0 {
+			return p, s
 		}
 	}
+	return nil, nil
 }
 
 func splitParam(p []byte) (name, value []byte) {

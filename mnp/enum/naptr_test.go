@@ -169,4 +169,3 @@ func TestQueryName(t *testing.T) {
 	require.Equal(t, "8.7.6.5.4.3.2.1.1.5.1.9.4.e164.arpa.", QueryName("+4915112345678", "e164.arpa"))
 	require.Equal(t, "3.8.0.0.6.9.2.3.6.1.4.4.e164.example.net.", QueryName("441632960083", "e164.example.net."))
 }
-
