@@ -79,8 +79,8 @@ var allowed = map[string]struct{ imports, tests string }{
 	"engine/httpapi/internal/promtext": {"", "PROMETHEUS"},
 	"engine/webhook":                   {"engine/apiv2 engine/auth net/http numbering/textfmt", "TESTIFY net/http/..."},
 
-	"cmd/numen": {"engine engine/account engine/auth engine/bulk engine/httpapi engine/store engine/store/sqlitestore engine/store/stores engine/webhook mnp/portdb mnp/remote mnp/simnet numbering numbering/textfmt routing wasm/webpkg golang.org/x/term net/http",
-		"data engine/apiv2 engine/store/pgstore engine/store/pgstore/pgtest numbering/compile PHONENUMBERS TESTIFY net/http/..."},
+	"cmd/numen": {"engine engine/account engine/auth engine/bulk engine/httpapi engine/store engine/store/sqlitestore engine/store/stores engine/webhook mnp/enum mnp/portdb mnp/remote mnp/simnet numbering numbering/textfmt routing wasm/webpkg golang.org/x/term net/http",
+		"data engine/apiv2 engine/store/pgstore engine/store/pgstore/pgtest mnp/enum/enumtest numbering/compile PHONENUMBERS TESTIFY net/http/..."},
 
 	"wasm":                        {"numbering numbering/textfmt routing", "numbering/compile TESTIFY"},
 	"wasm/build":                  {"numbering numbering/compile wasm/build/internal/deflate BROTLI", "benchmarks data routing wasm/jstest wasm/webpkg CHROMEDP TESTIFY net/http/..."},
