@@ -63,8 +63,9 @@ func WithName(name string) Option { return func(o *options) { o.name = name } }
 // "e164.example.net.".
 func WithSuffix(suffix string) Option { return func(o *options) { o.suffix = suffix } }
 
-// WithTimeout bounds the exchange with one server, a retry over TCP
-// included (default 500 ms). The lookup's context bounds the whole.
+// WithTimeout bounds each exchange with a server (default 500 ms): the
+// question over UDP, and again the retry over TCP of a truncated answer.
+// The lookup's context deadline bounds the whole.
 func WithTimeout(d time.Duration) Option { return func(o *options) { o.timeout = d } }
 
 // WithUDPSize sets the EDNS0 UDP payload size the backend announces
@@ -249,7 +250,8 @@ func appendQueryName(dst, digits []byte, suffix string) []byte {
 func (b *Backend) lookup(ctx context.Context, digits []byte) (record, time.Duration, error) {
 	var nameBuf [96]byte
 	name := string(appendQueryName(nameBuf[:0], digits, b.suffix))
-	aus := "+" + string(digits)
+	var ausBuf [24]byte
+	aus := append(append(ausBuf[:0], '+'), digits...)
 	m := new(dns.Msg)
 	m.SetQuestion(name, dns.TypeNAPTR)
 	if b.udpSize > 512 {
@@ -310,11 +312,11 @@ func codeOf(err error) mnp.ErrorCode {
 }
 
 // ask makes one exchange with server, over UDP and again over TCP when
-// the answer is truncated, within the backend's timeout, and reads the
-// answer.
-func (b *Backend) ask(ctx context.Context, server string, m *dns.Msg, name, aus string) (record, time.Duration, error) {
-	ctx, cancel := context.WithTimeout(ctx, b.timeout)
-	defer cancel()
+// the answer is truncated, and reads the answer. The clients' timeout
+// bounds each exchange (package dns sets it as the deadline of the
+// socket, or ctx's deadline when that is earlier), without a timer of
+// its own.
+func (b *Backend) ask(ctx context.Context, server string, m *dns.Msg, name string, aus []byte) (record, time.Duration, error) {
 	resp, _, err := b.udp.ExchangeContext(ctx, m, server)
 	if err == nil && resp.Truncated {
 		resp, _, err = b.tcp.ExchangeContext(ctx, m, server)
@@ -332,7 +334,7 @@ func (b *Backend) ask(ctx context.Context, server string, m *dns.Msg, name, aus 
 }
 
 // read turns an answer into a record: see the package documentation.
-func (b *Backend) read(resp *dns.Msg, name, aus string) (record, time.Duration, error) {
+func (b *Backend) read(resp *dns.Msg, name string, aus []byte) (record, time.Duration, error) {
 	if len(resp.Question) != 1 || !strings.EqualFold(resp.Question[0].Name, name) || resp.Question[0].Qtype != dns.TypeNAPTR {
 		return record{}, 0, fmt.Errorf("%w: an answer to another question", errBadAnswer)
 	}
@@ -369,7 +371,7 @@ func negativeTTL(resp *dns.Msg) time.Duration {
 // E2U+pstn:sip record with flag "u" whose expression matches aus and
 // gives a telephone number. It returns the TTL of the NAPTRs (their
 // least), and whether any NAPTR of name was there.
-func (b *Backend) readNAPTRs(rrs []dns.RR, name, aus string) (r record, ttl time.Duration, seen bool, err error) {
+func (b *Backend) readNAPTRs(rrs []dns.RR, name string, aus []byte) (r record, ttl time.Duration, seen bool, err error) {
 	var minTTL uint32
 	for _, rr := range rrs {
 		if n, ok := rr.(*dns.NAPTR); ok && strings.EqualFold(n.Hdr.Name, name) {
@@ -416,7 +418,7 @@ func (b *Backend) readNAPTRs(rrs []dns.RR, name, aus string) (r record, ttl time
 // readNAPTR reads one NAPTR: ok is false when it does not apply (another
 // service, a non-terminal rule, an expression that does not match, a URI
 // that is not a telephone number).
-func (b *Backend) readNAPTR(n *dns.NAPTR, aus string) (r record, ok bool, err error) {
+func (b *Backend) readNAPTR(n *dns.NAPTR, aus []byte) (r record, ok bool, err error) {
 	if !strings.EqualFold(n.Service, "E2U+pstn:tel") && !strings.EqualFold(n.Service, "E2U+pstn:sip") {
 		return record{}, false, nil
 	}
@@ -429,7 +431,7 @@ func (b *Backend) readNAPTR(n *dns.NAPTR, aus string) (r record, ok bool, err er
 // rewrite applies a NAPTR's regexp field (as package dns presents it) to
 // aus and reads the URI it makes. For the expressions ENUM servers send
 // (^.*$, no escapes) and known networks it allocates nothing.
-func (b *Backend) rewrite(field, aus string) (r record, ok bool, err error) {
+func (b *Backend) rewrite(field string, aus []byte) (r record, ok bool, err error) {
 	expr, err := unescape(field)
 	if err != nil {
 		return record{}, false, err

@@ -14,7 +14,8 @@
 // For the number +4915112345678 the backend asks for the NAPTR records of
 // 8.7.6.5.4.3.2.1.1.5.1.9.4.e164.arpa. (the digits reversed, one label
 // each, then the suffix: [WithSuffix]). It asks the servers in order, the
-// first then the next on failure, each within its timeout ([WithTimeout]);
+// first then the next on failure, each exchange within a timeout
+// ([WithTimeout]);
 // over UDP, announcing an EDNS0 buffer of 1232 bytes ([WithUDPSize]), and
 // again over TCP when the answer comes truncated.
 //

@@ -35,7 +35,7 @@ func FuzzRewrite(f *testing.F) {
 				t.Fatalf("parameters of a URI that is not a telephone number: %+v", info)
 			}
 		}
-		r, ok, err := b.rewrite(field, aus)
+		r, ok, err := b.rewrite(field, []byte(aus))
 		if err == nil && ok && r.found && len(r.network) != 5 && len(r.network) != 6 {
 			t.Fatalf("network %q", r.network)
 		}
@@ -47,10 +47,10 @@ func FuzzRewrite(f *testing.F) {
 		if err != nil || !e.anything {
 			return
 		}
-		fast, fastOK, fastErr := e.apply(nil, aus, nil)
+		fast, fastOK, fastErr := e.apply(nil, []byte(aus), nil)
 		slow := e
 		slow.anything = false
-		ref, refOK, refErr := slow.apply(nil, aus, nil)
+		ref, refOK, refErr := slow.apply(nil, []byte(aus), nil)
 		if (fastErr == nil) != (refErr == nil) || fastOK != refOK || string(fast) != string(ref) {
 			t.Fatalf("^.*$ on %q with %q: fast %q %v %v, regexp %q %v %v", aus, e.repl, fast, fastOK, fastErr, ref, refOK, refErr)
 		}
@@ -75,6 +75,6 @@ func FuzzRead(f *testing.F) {
 		if m.Unpack(wire) != nil {
 			return
 		}
-		_, _, _ = b.read(m, testName, testAUS)
+		_, _, _ = b.read(m, testName, []byte(testAUS))
 	})
 }

@@ -219,7 +219,7 @@ func (c *regexps) get(ere string, fold bool) (*regexp.Regexp, error) {
 // part); a backslash before any other character stands for that
 // character. The ERE ^.*$ is applied without a regexp: with no
 // allocation.
-func (e *substExpr) apply(dst []byte, aus string, res *regexps) (out []byte, matched bool, err error) {
+func (e *substExpr) apply(dst, aus []byte, res *regexps) (out []byte, matched bool, err error) {
 	var groups [20]int
 	var idx []int
 	if e.anything {
@@ -230,7 +230,9 @@ func (e *substExpr) apply(dst []byte, aus string, res *regexps) (out []byte, mat
 		if err != nil {
 			return dst, false, err
 		}
-		if idx = re.FindStringSubmatchIndex(aus); idx == nil {
+		// A copy, so that aus does not escape: the regexp path allocates
+		// anyway, the common ^.*$ above does not.
+		if idx = re.FindStringSubmatchIndex(string(aus)); idx == nil {
 			return dst, false, nil
 		}
 	}

@@ -35,7 +35,7 @@ func TestSubstitution(t *testing.T) {
 	} {
 		e, err := parseSubst(c.expr)
 		require.NoError(t, err, c.expr)
-		out, matched, err := e.apply(nil, c.aus, nil)
+		out, matched, err := e.apply(nil, []byte(c.aus), nil)
 		require.NoError(t, err, c.expr)
 		require.Equal(t, c.matched, matched, c.expr)
 		if matched {
@@ -52,7 +52,7 @@ func TestSubstitutionErrors(t *testing.T) {
 	} {
 		e, err := parseSubst(expr)
 		if err == nil {
-			_, _, err = e.apply(nil, "+49", nil)
+			_, _, err = e.apply(nil, []byte("+49"), nil)
 		}
 		require.ErrorIs(t, err, ErrBadRegexp, "%q", expr)
 	}
