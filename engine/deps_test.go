@@ -90,7 +90,7 @@ var allowed = map[string]struct{ imports, tests string }{
 
 	"benchmarks":                      {"PHONENUMBERS", "numbering"},
 	"benchmarks/browser":              {"", "benchmarks wasm/jstest wasm/webpkg BROTLI CHROMEDP net/http/..."},
-	"benchmarks/enum":                 {"", "mnp mnp/enum mnp/enum/enumtest numbering github.com/miekg/dns"},
+	"benchmarks/enum/client":          {"", "mnp mnp/enum mnp/enum/enumtest numbering github.com/miekg/dns"},
 	"benchmarks/http":                 {"", "engine engine/account engine/auth engine/httpapi engine/store/pgstore engine/store/pgstore/pgtest engine/store/sqlitestore mnp/simnet numbering SQLITE database/sql net/http/..."},
 	"benchmarks/startup/measure":      {"", ""},
 	"benchmarks/startup/planpages":    {"data numbering", ""},
