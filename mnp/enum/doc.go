@@ -97,6 +97,7 @@
 //     them the exchange's own (a bare exchange of the same question makes
 //     39). The process spends 45-50 µs of CPU on it, of which Numen's
 //     part beyond the bare exchange is 0.5-2 µs.
+//
 // # Thread Safety
 //
 // A Backend is safe for concurrent use.
