@@ -300,3 +300,41 @@ func TestAllocs(t *testing.T) {
 	})
 	t.Logf("allocations of a lookup that asks Knot (UDP exchange by package dns included): %.0f", allocs)
 }
+
+// TestKnotConcurrent looks numbers up from several goroutines at once,
+// through the cache and past it (run it with -race).
+func TestKnotConcurrent(t *testing.T) {
+	t.Parallel()
+	k := enumtest.StartKnot(t, enumtest.Zone{Origin: "e164.arpa.", Text: testZone})
+	b := newBackend(t, []string{k.Addr()}, enum.WithCache(4, time.Minute))
+	numbers := []string{"+4915112345678", "+4915112345671", "+4915112345673", "+4915112345676", "+4915112345677", "+4915112345681"}
+	want, queries := map[string]string{}, map[string]mnp.Query{}
+	for _, n := range numbers {
+		queries[n] = query(t, n)
+		ans, err := b.Portability(t.Context(), queries[n])
+		require.NoError(t, err)
+		want[n] = ans.Network.MCCMNC
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 50 {
+				n := numbers[(g+i)%len(numbers)]
+				ans, err := b.Portability(t.Context(), queries[n])
+				if err == nil && ans.Network.MCCMNC != want[n] {
+					err = fmt.Errorf("%s: %s, want %s", n, ans.Network.MCCMNC, want[n])
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
