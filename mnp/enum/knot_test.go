@@ -45,15 +45,17 @@ var testZone = func() string {
 	add := func(number, params string) {
 		z.WriteString(naptr(number, 100, 10, "u", "E2U+pstn:tel", tel(number, params)))
 	}
-	add("+4915112345678", ";npdi;rn=D262;rn-context=+49;mcc=262;mnc=03") // ported, Numen's dialect
-	add("+4915112345679", ";npdi;rn=D262;rn-context=+49")                // ported, rn only
-	add("+4915112345670", ";npdi;rn=+49-176-0000")                       // ported, global rn
-	add("+4915112345671", ";npdi")                                       // not ported
-	add("+4915112345672", ";npdi;mcc=262;mnc=01")                        // not ported, Numen's dialect
-	add("+4915112345674", ";npdi;mcc=26;mnc=1")                          // unreadable
-	add("+4915112345675", ";npdi;rn=D999")                               // rn not in the table
-	add("+4915112345676", ";mcc=262;mnc=02;ported=yes")                  // supplier dialect
-	add("+4915112345684", ";mcc=262;mnc=02;ported=0")                    // supplier says not ported
+	add("+4915112345678", ";npdi;rn=D262;rn-context=+49;mcc=262;mnc=03")  // ported, Numen's dialect
+	add("+4915112345679", ";npdi;rn=D262;rn-context=+49")                 // ported, rn only
+	add("+4915112345670", ";npdi;rn=+49-176-0000")                        // ported, global rn
+	add("+4915112345671", ";npdi")                                        // not ported
+	add("+4915112345672", ";npdi;mcc=262;mnc=01")                         // not ported, Numen's dialect
+	add("+4915112345674", ";npdi;mcc=26;mnc=1")                           // unreadable
+	add("+4915112345675", ";npdi;rn=D999")                                // rn not in the table
+	add("+4915112345676", ";mcc=262;mnc=02;ported=yes")                   // supplier dialect
+	add("+4915112345684", ";mcc=262;mnc=02;ported=0")                     // supplier says not ported
+	add("+4915112345685", ";mcc=262;mnc=01")                              // Numen's server, no dip made: the range's network
+	add("+4915112345686", ";npdi;rn=26203;rn-context=+49;mcc=262;mnc=03") // Numen's server, rn an MCCMNC
 	// +4915112345673: no record (NXDOMAIN).
 	z.WriteString(naptr("+4915112345677", 100, 10, "u", "E2U+pstn:sip", `!^.*$!sip:\\0;npdi;rn=D262@gw.example.net;user=phone!`))
 	// Several NAPTRs: order, then preference; other services skipped.
@@ -105,6 +107,8 @@ func TestKnotAnswers(t *testing.T) {
 		{"+4915112345673", "26201", mnp.False},
 		{"+4915112345676", "26202", mnp.True},
 		{"+4915112345684", "26202", mnp.False},
+		{"+4915112345685", "26201", mnp.False},
+		{"+4915112345686", "26203", mnp.True},
 		{"+4915112345677", "26203", mnp.True},
 		{"+4915112345680", "26203", mnp.True},
 		{"+4915112345681", "26205", mnp.True},
