@@ -27,8 +27,9 @@ import (
 func TestReadmeENUM(t *testing.T) {
 	t.Parallel()
 	bash := lookPathOrFail(t, "bash")
-	for _, tool := range []string{"curl", "kdig"} {
-		lookPathOrFail(t, tool)
+	lookPathOrFail(t, "curl")
+	if _, err := exec.LookPath("kdig"); err != nil {
+		t.Fatal("kdig is needed by this test and is missing: install the Debian package knot-dnsutils (.ci/deps installs it)")
 	}
 	if _, err := enumtest.KnotdPath(); err != nil {
 		t.Fatal(err)

@@ -208,6 +208,43 @@ func TestKnotFailover(t *testing.T) {
 	}
 	primary.Start()
 	require.Equal(t, "26203", ask(), "the primary answers again")
+
+	// The primary stopped and started again while lookups run: every one
+	// is answered, by the one or the other.
+	stop := make(chan struct{})
+	var answered [2]int
+	var lookupErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			ans, err := b.Portability(t.Context(), q)
+			switch {
+			case err != nil:
+				lookupErr = err
+				return
+			case ans.Network.MCCMNC == "26203":
+				answered[0]++
+			case ans.Network.MCCMNC == "26202":
+				answered[1]++
+			}
+		}
+	}()
+	for range 3 {
+		primary.Stop()
+		primary.Start()
+	}
+	close(stop)
+	<-done
+	require.NoError(t, lookupErr)
+	require.Positive(t, answered[0]+answered[1])
+	t.Logf("lookups while the primary stopped and started 3 times: %d by the primary, %d by the backup", answered[0], answered[1])
+
 	backup.Stop()
 	primary.Stop()
 	_, err := b.Portability(t.Context(), q)
