@@ -57,6 +57,8 @@ var allowed = map[string]struct{ imports, tests string }{
 	"numbering/textfmt/verbscan": {"numbering/textfmt", ""},
 	"routing":                    {"data numbering numbering/prefixmap numbering/textfmt RADIX", "PHONENUMBERS CMP TESTIFY"},
 	"mnp":                        {"numbering", "TESTIFY"},
+	"mnp/enum":                   {"github.com/miekg/dns mnp", "TESTIFY mnp/enum/enumtest numbering"},
+	"mnp/enum/enumtest":          {"github.com/miekg/dns", ""},
 	"mnp/portdb":                 {"mnp numbering", "TESTIFY"},
 	"mnp/remote":                 {"engine/apiv2 engine/auth mnp net/http/...", "numbering TESTIFY"},
 	"mnp/simnet":                 {"mnp numbering", "TESTIFY"},
@@ -79,8 +81,8 @@ var allowed = map[string]struct{ imports, tests string }{
 	"engine/httpapi/internal/promtext": {"", "PROMETHEUS"},
 	"engine/webhook":                   {"engine/apiv2 engine/auth net/http numbering/textfmt", "TESTIFY net/http/..."},
 
-	"cmd/numen": {"engine engine/account engine/auth engine/bulk engine/enumserver engine/httpapi engine/store engine/store/sqlitestore engine/store/stores engine/webhook mnp/portdb mnp/remote mnp/simnet numbering numbering/textfmt routing wasm/webpkg golang.org/x/term net/http",
-		"data engine/apiv2 engine/store/pgstore engine/store/pgstore/pgtest numbering/compile PHONENUMBERS TESTIFY github.com/miekg/dns net/http/..."},
+	"cmd/numen": {"engine engine/account engine/auth engine/bulk engine/enumserver engine/httpapi engine/store engine/store/sqlitestore engine/store/stores engine/webhook mnp/enum mnp/portdb mnp/remote mnp/simnet numbering numbering/textfmt routing wasm/webpkg golang.org/x/term net/http",
+		"data engine/apiv2 engine/store/pgstore engine/store/pgstore/pgtest mnp/enum/enumtest numbering/compile PHONENUMBERS TESTIFY github.com/miekg/dns net/http/..."},
 
 	"wasm":                        {"numbering numbering/textfmt routing", "numbering/compile TESTIFY"},
 	"wasm/build":                  {"numbering numbering/compile wasm/build/internal/deflate BROTLI", "benchmarks data routing wasm/jstest wasm/webpkg CHROMEDP TESTIFY net/http/..."},
@@ -90,6 +92,7 @@ var allowed = map[string]struct{ imports, tests string }{
 
 	"benchmarks":                      {"PHONENUMBERS", "numbering"},
 	"benchmarks/browser":              {"", "benchmarks wasm/jstest wasm/webpkg BROTLI CHROMEDP net/http/..."},
+	"benchmarks/enum/client":          {"", "mnp mnp/enum mnp/enum/enumtest numbering github.com/miekg/dns"},
 	"benchmarks/enum/gen":             {"engine/enumserver mnp/portdb numbering github.com/miekg/dns", ""},
 	"benchmarks/http":                 {"", "engine engine/account engine/auth engine/httpapi engine/store/pgstore engine/store/pgstore/pgtest engine/store/sqlitestore mnp/simnet numbering SQLITE database/sql net/http/..."},
 	"benchmarks/startup/measure":      {"", ""},

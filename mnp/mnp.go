@@ -9,6 +9,9 @@
 //
 //   - [github.com/numenhq/numen/mnp/portdb]: an offline database of ported
 //     numbers and ranges, memory-mapped (portability only);
+//   - [github.com/numenhq/numen/mnp/enum]: a client of ENUM servers (DNS
+//     NAPTR records with the portability parameters of RFC 4694), such as
+//     a portability supplier's (portability only);
 //   - [github.com/numenhq/numen/mnp/remote]: a client for any service that
 //     speaks Numen's /api/v2, such as a lookup provider or another Numen
 //     sidecar (HLR and portability);

@@ -9,6 +9,7 @@ import (
 
 	"github.com/numenhq/numen/engine"
 	"github.com/numenhq/numen/engine/httpapi"
+	"github.com/numenhq/numen/mnp/enum"
 	"github.com/numenhq/numen/mnp/portdb"
 	"github.com/numenhq/numen/mnp/remote"
 	"github.com/numenhq/numen/mnp/simnet"
@@ -18,10 +19,11 @@ import (
 
 // buildBackends makes the backends of one configured route, as HLR or
 // portability backends according to the route's product in the coverage
-// data. It returns what must be closed at shutdown; the holders of its
-// portdb backends' databases go to *holders (the ENUM server answers from
-// the first).
-func buildBackends(plan *numbering.Plan, products map[string]routing.Product, r routeConfig, at string, logger *slog.Logger, holders *[]*portdb.Holder) (engine.RouteBackends, []func() error, error) {
+// data. mnpCache is the engine's lifetime of MNP answers, which an enum
+// backend's cache never exceeds. It returns what must be closed at
+// shutdown; the holders of its portdb backends' databases go to *holders
+// (the ENUM server answers from the first).
+func buildBackends(plan *numbering.Plan, products map[string]routing.Product, r routeConfig, at string, mnpCache time.Duration, logger *slog.Logger, holders *[]*portdb.Holder) (engine.RouteBackends, []func() error, error) {
 	rb := engine.RouteBackends{Route: r.Route}
 	var closers []func() error
 	product, ok := products[r.Route]
@@ -86,6 +88,18 @@ func buildBackends(plan *numbering.Plan, products map[string]routing.Product, r 
 				every = defaultPortDBReload
 			}
 			closers = append(closers, watchPortDB(h, file, every, logger.With("route", route, "backend", name, "file", file)))
+		case "enum":
+			if product != routing.MNP {
+				return rb, closers, fmt.Errorf("%s: an enum backend answers MNP routes; %s is an %s route", bat, r.Route, product)
+			}
+			e, err := enum.New(b.Servers, enumOptions(b, mnpCache)...)
+			if err != nil {
+				return rb, closers, fmt.Errorf("%s: %w", bat, err)
+			}
+			if name == "" {
+				name = e.Name()
+			}
+			rb.Portability = append(rb.Portability, engine.Portability{Name: name, Backend: e})
 		case "simnet":
 			opts := []simnet.Option{simnet.WithSeed(b.Seed), simnet.WithFailureRate(b.FailureRate)}
 			if b.Latency > 0 {
@@ -103,6 +117,41 @@ func buildBackends(plan *numbering.Plan, products map[string]routing.Product, r 
 		}
 	}
 	return rb, closers, nil
+}
+
+// enumOptions are the options of an enum backend's settings. Its cache
+// keeps an answer for the answer's TTL, at most max_ttl and at most the
+// engine's lifetime of MNP answers (mnpCache; 0, no engine cache, keeps
+// none).
+func enumOptions(b backendConfig, mnpCache time.Duration) []enum.Option {
+	var opts []enum.Option
+	if b.Name != "" {
+		opts = append(opts, enum.WithName(b.Name))
+	}
+	if b.Suffix != "" {
+		opts = append(opts, enum.WithSuffix(b.Suffix))
+	}
+	if b.Timeout > 0 {
+		opts = append(opts, enum.WithTimeout(time.Duration(b.Timeout)))
+	}
+	if b.UDPSize != 0 {
+		opts = append(opts, enum.WithUDPSize(b.UDPSize))
+	}
+	if b.RoutingNumbers != nil {
+		opts = append(opts, enum.WithRoutingNumbers(b.RoutingNumbers))
+	}
+	entries := enum.DefaultCacheEntries
+	if b.CacheEntries != nil {
+		entries = *b.CacheEntries
+	}
+	maxTTL := mnpCache
+	if b.MaxTTL > 0 {
+		maxTTL = min(maxTTL, time.Duration(b.MaxTTL))
+	}
+	if maxTTL <= 0 {
+		entries = 0
+	}
+	return append(opts, enum.WithCache(entries, maxTTL))
 }
 
 // portdbHealth watches the portdb backends of the routes: it registers

@@ -16,6 +16,7 @@ import (
 	"github.com/numenhq/numen/engine"
 	"github.com/numenhq/numen/engine/httpapi"
 	"github.com/numenhq/numen/engine/store/stores"
+	"github.com/numenhq/numen/mnp/enum"
 	"github.com/numenhq/numen/routing"
 )
 
@@ -123,7 +124,7 @@ type routeConfig struct {
 // backendConfig is one backend of a route. Type selects the kind and which
 // of the other fields apply.
 type backendConfig struct {
-	Type string `json:"type"` // "remote", "portdb" or "simnet"
+	Type string `json:"type"` // "remote", "portdb", "enum" or "simnet"
 	Name string `json:"name"`
 	// remote: a provider speaking /api/v2
 	URL           string `json:"url"`
@@ -135,6 +136,18 @@ type backendConfig struct {
 	// for a new file renamed over it (default 10s)
 	File   string   `json:"file"`
 	Reload duration `json:"reload"`
+	// enum: ENUM servers (DNS NAPTR, mnp/enum), asked in order; the tree
+	// (default e164.arpa.), the timeout of one server (default 500ms), the
+	// EDNS0 UDP size (default 1232), routing number prefix -> MCCMNC, and
+	// the cache: entries (default 100000; 0 keeps none) and the longest
+	// time an answer is kept (default and at most the engine's cache.mnp)
+	Servers        []string          `json:"servers"`
+	Suffix         string            `json:"suffix"`
+	Timeout        duration          `json:"timeout"`
+	UDPSize        int               `json:"udp_size"`
+	RoutingNumbers map[string]string `json:"routing_numbers"`
+	CacheEntries   *int              `json:"cache_entries"`
+	MaxTTL         duration          `json:"max_ttl"`
 	// simnet: the simulator
 	Seed        uint64   `json:"seed"`
 	Latency     duration `json:"latency"`
@@ -366,14 +379,46 @@ func checkBackend(at string, b backendConfig, bad func(string, ...any)) {
 		if b.File == "" {
 			bad("%s.file: is required for a portdb backend", at)
 		}
+	case "enum":
+		checkENUMBackend(at, b, bad)
 	case "simnet":
 		if b.FailureRate < 0 || b.FailureRate > 1 {
 			bad("%s.failure_rate: %g is not between 0 and 1", at, b.FailureRate)
 		}
 	case "":
-		bad("%s.type: is required (remote, portdb or simnet)", at)
+		bad("%s.type: is required (remote, portdb, enum or simnet)", at)
 	default:
-		bad("%s.type: %q is not remote, portdb or simnet", at, b.Type)
+		bad("%s.type: %q is not remote, portdb, enum or simnet", at, b.Type)
+	}
+}
+
+// checkENUMBackend checks the settings of an enum backend one by one,
+// with enum.New, so that each problem names its field.
+func checkENUMBackend(at string, b backendConfig, bad func(string, ...any)) {
+	check := func(field string, opts ...enum.Option) {
+		if _, err := enum.New([]string{"127.0.0.1"}, opts...); err != nil {
+			bad("%s.%s: %s", at, field, strings.TrimPrefix(err.Error(), "enum: "))
+		}
+	}
+	if len(b.Servers) == 0 {
+		bad("%s.servers: at least one server (host:port) is required for an enum backend", at)
+	}
+	for i, server := range b.Servers {
+		if _, err := enum.New([]string{server}); err != nil {
+			bad("%s.servers[%d]: %s", at, i, strings.TrimPrefix(err.Error(), "enum: servers[0]: "))
+		}
+	}
+	if b.Suffix != "" {
+		check("suffix", enum.WithSuffix(b.Suffix))
+	}
+	if b.UDPSize != 0 {
+		check("udp_size", enum.WithUDPSize(b.UDPSize))
+	}
+	if b.RoutingNumbers != nil {
+		check("routing_numbers", enum.WithRoutingNumbers(b.RoutingNumbers))
+	}
+	if b.CacheEntries != nil && *b.CacheEntries < 0 {
+		bad("%s.cache_entries: must not be negative", at)
 	}
 }
 

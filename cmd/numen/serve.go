@@ -447,7 +447,7 @@ func buildServer(cfg *serveConfig, plan *numbering.Plan, db store.Database, logg
 		opts.Cache = engine.CacheOptions{HLR: time.Duration(cfg.Cache.HLR), MNP: time.Duration(cfg.Cache.MNP), MaxEntries: cfg.Cache.MaxEntries}
 	}
 	for i, r := range cfg.Routes {
-		rb, closers, err := buildBackends(plan, products, r, fmt.Sprintf("routes[%d]", i), logger, &s.portdbs)
+		rb, closers, err := buildBackends(plan, products, r, fmt.Sprintf("routes[%d]", i), opts.Cache.MNP, logger, &s.portdbs)
 		s.closers = append(s.closers, closers...)
 		if err != nil {
 			s.close()
