@@ -389,7 +389,9 @@ func TestRetries(t *testing.T) {
 			wantAttempts: 2,
 		},
 		{
-			name: "GET every attempt times out", endpoint: "GET /routes", opts: []Option{WithTimeout(30 * time.Millisecond)},
+			// Each attempt must reach the provider before it times out, or
+			// it is not counted: room for a loaded machine, as above.
+			name: "GET every attempt times out", endpoint: "GET /routes", opts: []Option{WithTimeout(250 * time.Millisecond)},
 			fails:        []failure{{stall: true}, {stall: true}, {stall: true}},
 			call:         func(ctx context.Context, c *Client) error { _, err := c.Routes(ctx); return err },
 			wantAttempts: 3, wantErr: true, wantCode: mnp.CodeTimeout,
