@@ -308,3 +308,74 @@ func TestInteropDamagedDatabase(t *testing.T) {
 		})
 	}
 }
+
+// TestInteropRateLimit: over its rate limit the server answers UDP
+// queries truncated (slip 1), and the backend, following the truncation
+// over TCP (not limited), still gets every answer right.
+func TestInteropRateLimit(t *testing.T) {
+	t.Parallel()
+	s := testServer(t, func(c *Config) { c.RateLimit = RateLimit{PerSecond: 0.001, Burst: 1, Slip: 1} })
+	addr := startServer(t, s)
+	b, err := enum.New([]string{addr}, enum.WithTimeout(5*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range interopCases {
+		got, err := b.Portability(t.Context(), interopQuery(t, tc.number))
+		if err != nil || got.Network.MCCMNC != tc.mccmnc || got.Ported != tc.ported {
+			t.Errorf("%s %s: %+v %v, want network %q ported %v", tc.name, tc.number, got, err, tc.mccmnc, tc.ported)
+		}
+	}
+	// The first query had the burst's token; the others were slipped.
+	st := s.Stats()
+	if want := uint64(len(interopCases) - 1); st.RateLimitedSlipped != want || st.RateLimitedDropped != 0 {
+		t.Errorf("slipped %d, dropped %d; want %d slipped", st.RateLimitedSlipped, st.RateLimitedDropped, want)
+	}
+}
+
+// TestInteropOtherSuffix: a backend asking under another suffix than the
+// server's gets REFUSED, an error wrapping mnp.ErrUnavailable (a
+// misconfiguration fails over, it is never read as "not ported").
+func TestInteropOtherSuffix(t *testing.T) {
+	t.Parallel()
+	addr := startServer(t, testServer(t, nil))
+	b, err := enum.New([]string{addr}, enum.WithSuffix("e164.example.net."), enum.WithTimeout(5*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := b.Portability(t.Context(), interopQuery(t, "+4915123456789"))
+	if !errors.Is(err, mnp.ErrUnavailable) || !strings.Contains(err.Error(), "REFUSED") {
+		t.Fatalf("%+v %v, want REFUSED wrapping mnp.ErrUnavailable", got, err)
+	}
+}
+
+// TestInteropLongMNC: a network whose MCCMNC has a 3-digit MNC (and no
+// rn: its MCCMNC is the rn) comes through whole.
+func TestInteropLongMNC(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	if _, err := portdb.Build(&buf, strings.NewReader("number_or_range,mccmnc,network name\n+4915123456789,262123,Six digits\n"), portdb.BuildOptions{
+		Plan: testPlan(t), Regions: []string{"DE"}, Created: time.Date(2026, 11, 26, 0, 0, 0, 0, time.UTC)}); err != nil {
+		t.Fatal(err)
+	}
+	db, err := portdb.OpenBytes(buf.Bytes(), portdb.WithVerify())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := portdb.NewHolder(db)
+	t.Cleanup(func() { h.Close() })
+	addr := startServer(t, testServer(t, func(c *Config) { c.Portability = h }))
+	b, err := enum.New([]string{addr}, enum.WithTimeout(5*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := interopQuery(t, "+4915123456789")
+	got, err := b.Portability(t.Context(), q)
+	if err != nil || got.Network.MCCMNC != "262123" || got.Ported != mnp.True {
+		t.Fatalf("%+v %v, want 262123, ported", got, err)
+	}
+	want, err := portdb.NewBackend(h, "portdb").Portability(t.Context(), q)
+	if err != nil || want.Network.MCCMNC != got.Network.MCCMNC || want.Ported != got.Ported {
+		t.Fatalf("the portdb backend: %+v %v", want, err)
+	}
+}
