@@ -379,3 +379,32 @@ func TestInteropLongMNC(t *testing.T) {
 		t.Fatalf("the portdb backend: %+v %v", want, err)
 	}
 }
+
+// TestInteropRNCharacters: every routing number New accepts (any
+// printable character but !;="\) gives answers the backend reads: the
+// network from mcc/mnc, ported.
+func TestInteropRNCharacters(t *testing.T) {
+	t.Parallel()
+	var allowed []byte
+	for c := byte('!'); c < 0x7F; c++ {
+		if strings.IndexByte(`!;=\"`, c) < 0 {
+			allowed = append(allowed, c)
+		}
+	}
+	q := interopQuery(t, "+4915123456789")
+	for len(allowed) > 0 {
+		n := min(len(allowed), maxRN)
+		rn := string(allowed[:n])
+		allowed = allowed[n:]
+		s := testServer(t, func(c *Config) { c.RN = map[string]string{"26203": rn} })
+		addr := startServer(t, s)
+		b, err := enum.New([]string{addr}, enum.WithTimeout(5*time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := b.Portability(t.Context(), q)
+		if err != nil || got.Network.MCCMNC != "26203" || got.Ported != mnp.True {
+			t.Errorf("rn %q: %+v %v", rn, got, err)
+		}
+	}
+}
