@@ -20,7 +20,8 @@ import (
 // over ENUM" as they are written (its shell code blocks, fenced
 // "```shell" so that TestReadmeCommands, which runs the "```sh" blocks
 // against its demo server, leaves them alone) in an empty folder: Knot
-// serving a zone, numen serve with an enum backend asking it, and curl.
+// serving a zone, numen serve with an enum backend asking it, and curl;
+// then one numen serve as another's ENUM supplier, and stopped.
 // The ports are replaced by free ones; "go build -o F ./cmd/numen" copies
 // the numen built once for the test. The script's processes are stopped
 // by their process group at the end.
@@ -41,9 +42,12 @@ func TestReadmeENUM(t *testing.T) {
 	script := readmeSection(t, string(readme), "## Portability over ENUM", "```shell")
 	require.Contains(t, script, "knotd -c enum-demo/knot.conf")
 	require.Contains(t, script, "mnp-lookup")
-	for _, port := range []string{"5300", "8090"} {
-		script = strings.ReplaceAll(script, port, strconv.Itoa(freeTCPUDPPort(t)))
+	require.Contains(t, script, "hlr-lookup")
+	var ports []string
+	for _, port := range []string{"5300", "5301", "8090", "8091", "8092"} {
+		ports = append(ports, port, strconv.Itoa(freeTCPUDPPort(t)))
 	}
+	script = strings.NewReplacer(ports...).Replace(script) // one pass: a new port is not replaced again
 
 	bin := filepath.Join(t.TempDir(), "numen")
 	build := exec.CommandContext(t.Context(), "go", "build", "-o", bin, ".")
@@ -65,6 +69,9 @@ func TestReadmeENUM(t *testing.T) {
 	for _, want := range []string{
 		`"msisdn":"+4915112345678","query_status":"OK","mccmnc":"26203","mcc":"262","mnc":"03","is_ported":true`,
 		`"msisdn":"+4915112345679","query_status":"OK","mccmnc":"26201","mcc":"262","mnc":"01","is_ported":false`,
+		// One Numen as the other's ENUM supplier, then gone.
+		`"msisdn":"+4915123456789","query_status":"OK","mccmnc":"26203","mcc":"262","mnc":"03","is_ported":true`,
+		`"routing_instruction":"STATIC:MP1:FAILOVER-2"`,
 	} {
 		require.Contains(t, out.String(), want)
 	}

@@ -9,11 +9,12 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/miekg/dns"
+
+	"github.com/numenhq/numen/mnp/enum/enumtest"
 )
 
 // lookPath finds a program the tests need, or fails naming the Debian
@@ -25,96 +26,6 @@ func lookPath(t testing.TB, prog, pkg string) string {
 		t.Fatalf("%s is needed (Debian package %s; .ci/deps installs it): %v", prog, pkg, err)
 	}
 	return p
-}
-
-// freePort returns a loopback port free for UDP and TCP just now.
-func freePort(t testing.TB) string {
-	t.Helper()
-	pc, ln, err := Listen("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := pc.LocalAddr().String()
-	pc.Close()
-	ln.Close()
-	return addr
-}
-
-// startKnot starts knotd serving zone (a zone file's text) for origin on
-// a loopback port, and returns its address; the test's cleanup stops it.
-func startKnot(t testing.TB, origin, zone string) string {
-	t.Helper()
-	knotd := lookPath(t, "knotd", "knot")
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "zone"), []byte(zone), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	for attempt := 0; ; attempt++ {
-		addr := freePort(t)
-		host, port, _ := net.SplitHostPort(addr)
-		conf := fmt.Sprintf(`server:
-    listen: %s@%s
-    rundir: %s
-log:
-  - target: stderr
-    any: warning
-database:
-    storage: %s
-zone:
-  - domain: %s
-    file: %s
-    storage: %s
-    zonefile-sync: -1
-    journal-content: none
-`, host, port, dir, filepath.Join(dir, "db"), origin, filepath.Join(dir, "zone"), dir)
-		confPath := filepath.Join(dir, "knot.conf")
-		if err := os.WriteFile(confPath, []byte(conf), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		var logs strings.Builder
-		cmd := exec.Command(knotd, "-c", confPath)
-		cmd.Stdout, cmd.Stderr = &logs, &logs
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		exited := make(chan error, 1)
-		go func() { exited <- cmd.Wait() }()
-		stop := func() {
-			cmd.Process.Signal(syscall.SIGTERM)
-			select {
-			case <-exited:
-			case <-time.After(10 * time.Second):
-				cmd.Process.Kill()
-				<-exited
-			}
-		}
-		// Ready when it answers the zone's SOA (at most 10 s).
-		c := &dns.Client{Timeout: 200 * time.Millisecond}
-		m := new(dns.Msg)
-		m.SetQuestion(origin, dns.TypeSOA)
-		deadline := time.Now().Add(10 * time.Second)
-		for {
-			r, _, err := c.Exchange(m, addr)
-			if err == nil && r.Rcode == dns.RcodeSuccess && len(r.Answer) == 1 {
-				t.Cleanup(stop)
-				return addr
-			}
-			select {
-			case err := <-exited:
-				if attempt < 3 && strings.Contains(logs.String(), "Address already in use") {
-					goto again
-				}
-				t.Fatalf("knotd exited: %v\n%s", err, logs.String())
-			default:
-			}
-			if time.Now().After(deadline) {
-				stop()
-				t.Fatalf("knotd did not answer within 10 s\n%s", logs.String())
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-	again:
-	}
 }
 
 // startServer serves s on a loopback port until the test ends.
@@ -178,7 +89,7 @@ func comparable(m *dns.Msg) string {
 func TestAgainstKnot(t *testing.T) {
 	t.Parallel()
 	const suffix = "e164.arpa."
-	knot := startKnot(t, suffix, knotZone(suffix))
+	knot := enumtest.StartKnot(t, enumtest.Zone{Origin: suffix, Text: knotZone(suffix)}).Addr()
 	numen := startServer(t, testServer(t, nil))
 
 	number := enumName("+4915123456789", suffix)
@@ -258,7 +169,7 @@ func TestKdig(t *testing.T) {
 	t.Parallel()
 	kdig := lookPath(t, "kdig", "knot-dnsutils")
 	const suffix = "e164.arpa."
-	knot := startKnot(t, suffix, knotZone(suffix))
+	knot := enumtest.StartKnot(t, enumtest.Zone{Origin: suffix, Text: knotZone(suffix)}).Addr()
 	numen := startServer(t, testServer(t, nil))
 	id := regexp.MustCompile(`id: \d+`)
 	run := func(addr string, args ...string) string {
@@ -297,7 +208,7 @@ func TestDnsperf(t *testing.T) {
 	t.Parallel()
 	dnsperf := lookPath(t, "dnsperf", "dnsperf")
 	const suffix = "e164.arpa."
-	knot := startKnot(t, suffix, knotZone(suffix))
+	knot := enumtest.StartKnot(t, enumtest.Zone{Origin: suffix, Text: knotZone(suffix)}).Addr()
 	numen := startServer(t, testServer(t, nil))
 	var queries strings.Builder
 	for _, tc := range answerCases {
