@@ -61,7 +61,7 @@ var allowed = map[string]struct{ imports, tests string }{
 	"mnp/remote":                 {"engine/apiv2 engine/auth mnp net/http/...", "numbering TESTIFY"},
 	"mnp/simnet":                 {"mnp numbering", "TESTIFY"},
 
-	"engine":                           {"engine/apiv2 mnp numbering routing", "TESTIFY"},
+	"engine":                           {"engine/apiv2 mnp numbering routing", "mnp/remote mnp/simnet net/http/... TESTIFY"},
 	"engine/account":                   {"engine", ""},
 	"engine/apiv2":                     {"numbering numbering/textfmt", "numbering TESTIFY"},
 	"engine/auth":                      {"net/http", "TESTIFY net/http/..."},
