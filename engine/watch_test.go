@@ -64,6 +64,8 @@ func (p *provider) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch p.mode.Load().(string) {
 	case "500":
 		http.Error(w, `{"errors": ["database on fire"]}`, http.StatusInternalServerError)
+	case "garbage":
+		fmt.Fprint(w, `<html>maintenance</html>`)
 	case "sleep":
 		select {
 		case <-r.Context().Done():
@@ -272,6 +274,64 @@ func TestCircuitCoolDown(t *testing.T) {
 		recovered := logs.lines("backend recovered")
 		require.Len(t, recovered, 1, logs.String())
 		require.Contains(t, recovered[0], "failing_for=2m0s failures=3")
+	})
+}
+
+// TestBadAnswers: a provider answering 200 with something that is not a
+// result fails the lookup (FAILED, no failover: mnp's contract), counted as
+// bad_answer; after the configured failures its circuit opens and the
+// route's next backend answers.
+func TestBadAnswers(t *testing.T) {
+	t.Parallel()
+	p := &provider{stop: make(chan struct{})}
+	p.mode.Store("garbage")
+	srv := httptest.NewServer(p)
+	t.Cleanup(srv.Close)
+	c, err := remote.New(srv.URL+"/api/v2", "key", "secret", remote.WithRetries(0))
+	require.NoError(t, err)
+	logs := &syncBuffer{}
+	e := watchedEngine(t, c, CircuitOptions{Failures: 2, CoolDown: time.Hour}, logs)
+	prof, err := e.NewProfile(ProfileOptions{Key: "watch"})
+	require.NoError(t, err)
+	for i, want := range []string{"FAILED", "FAILED", "COMPLETED", "COMPLETED"} {
+		ans, err := e.HLRLookup(t.Context(), prof, Request{Number: "+4915123456789", Route: "GT1"})
+		require.NoError(t, err)
+		require.Equal(t, want, ans.Result.ProcessingStatus, "lookup %d", i)
+	}
+	s := statusOf(t, e, "GT1", "remote#1")
+	require.Equal(t, BackendOpen, s.State)
+	require.EqualValues(t, 2, s.Errors[ErrorBadAnswer])
+	require.EqualValues(t, 2, s.Failovers, "the skips only: a bad answer ends the lookup")
+	require.EqualValues(t, 2, p.calls.Load())
+	require.Len(t, logs.lines("backend circuit open"), 1, logs.String())
+}
+
+// TestCircuitOneProbe: when the cool-down ends, of many lookups at once
+// exactly one asks the backend (the probe); the others skip it while the
+// probe is out.
+func TestCircuitOneProbe(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		p := &provider{stop: make(chan struct{})}
+		p.mode.Store("500")
+		c, err := remote.New("http://provider.invalid/api/v2", "key", "secret", remote.WithRetries(0),
+			remote.WithHTTPClient(&http.Client{Transport: handlerTransport{p}}))
+		require.NoError(t, err)
+		e := watchedEngine(t, c, CircuitOptions{Failures: 1, CoolDown: time.Minute}, &syncBuffer{})
+		lookupGT1(t, e)
+		require.EqualValues(t, 1, p.calls.Load())
+		p.mode.Store("sleep") // the probe waits for its timeout
+		time.Sleep(time.Minute)
+		var wg sync.WaitGroup
+		for range 10 {
+			wg.Go(func() { lookupGT1(t, e) })
+		}
+		wg.Wait()
+		require.EqualValues(t, 2, p.calls.Load(), "one probe")
+		s := statusOf(t, e, "GT1", "remote#1")
+		require.EqualValues(t, 9, s.Skipped)
+		require.EqualValues(t, 1, s.Errors[ErrorTimeout], "the probe timed out")
+		require.Equal(t, BackendOpen, s.State)
 	})
 }
 
