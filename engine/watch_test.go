@@ -457,3 +457,34 @@ func TestCircuitOff(t *testing.T) {
 	require.Equal(t, -1, s.Circuit.Failures)
 	require.Equal(t, DefaultCircuitCoolDown, s.Circuit.CoolDown)
 }
+
+// TestWatchAllocs: watching a successful call to a healthy backend
+// allocates nothing (TestLookupAllocs holds whole lookups to their
+// figures from before backends were watched).
+func TestWatchAllocs(t *testing.T) {
+	w := newBackendWatch("GT1", "HLR", 1, "a", "remote", nil, CircuitOptions{}.withDefaults(CircuitOptions{}), slog.New(slog.DiscardHandler))
+	ctx := context.Background()
+	allocs := testing.AllocsPerRun(1000, func() {
+		start := time.Now()
+		ok, probe := w.admit(start)
+		if !ok {
+			t.Fatal("not admitted")
+		}
+		w.done(ctx, start, time.Now(), nil, probe)
+	})
+	require.Zero(t, allocs)
+	require.EqualValues(t, 1001, w.requests.Load())
+}
+
+// BenchmarkWatch is what watching adds to a successful call: two clock
+// reads, the circuit's state and the counters.
+func BenchmarkWatch(b *testing.B) {
+	w := newBackendWatch("GT1", "HLR", 1, "a", "remote", nil, CircuitOptions{}.withDefaults(CircuitOptions{}), slog.New(slog.DiscardHandler))
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		start := time.Now()
+		_, probe := w.admit(start)
+		w.done(ctx, start, time.Now(), nil, probe)
+	}
+}
