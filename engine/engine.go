@@ -81,8 +81,10 @@
 //
 // # Thread safety
 //
-// Engine and Profile are immutable after construction and safe for
-// concurrent use; lookups run concurrently, limited only by the backends.
+// Engine and Profile are immutable after construction, but for the watch
+// of each backend (atomic counters and a lock taken on changes of state),
+// and safe for concurrent use; lookups run concurrently, limited only by
+// the backends.
 package engine
 
 import (
