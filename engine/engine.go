@@ -36,6 +36,37 @@
 // named for an HLR lookup, answers from the route's portability backends
 // with data_source MNP_DB.
 //
+// # Watching backends
+//
+// Every backend of a route is watched (Engine.Backends): its calls are
+// counted with their durations, its errors by kind (ErrorKind: timeout,
+// refused, unavailable, bad_answer, other; a call the caller cancelled is
+// neither a failure nor a success), and the lookups that moved past it to
+// the route's next backend. A failed call puts it in state failing, a
+// successful one back to ok; Options.Logger gets a WARN line when it starts
+// failing, and an INFO line when it recovers, with the route, the backend,
+// the error's kind, the last error and how long it failed. The lines are
+// throttled per backend: the start of a failing episode within a minute of
+// the last logged one is only counted (its recovery line says how many),
+// so a backend that fails one lookup in a hundred writes no line per
+// failure.
+//
+// A circuit breaker guards each backend (CircuitOptions, per backend or for
+// all in Options.Circuit): after Failures consecutive failed calls
+// (default 5) its circuit opens, which is logged (WARN) once; lookups then
+// skip it at once, without waiting for its timeout, as if it had failed
+// with ErrCircuitOpen (a failover, counted as one, to the route's next
+// backend; when it was the last, the lookup is REJECTED with error code 8).
+// After CoolDown (default 30 s) one lookup is let through as a probe while
+// the others keep skipping it: an answer closes the circuit (state ok,
+// logged), a failure opens it for another cool-down (not logged again).
+// Consecutive failures rather than a failure rate in a window: a backend
+// that answers at all keeps its circuit closed, and a dead one is cut off
+// after a fixed, predictable count of lookups that paid for it.
+//
+// Watching costs a successful call to a healthy backend two clock reads
+// and a few atomic additions; it allocates nothing.
+//
 // Per-number outcomes are results, never errors: the methods return an
 // error only for a request that cannot be served at all, a *RequestError
 // (bad parameter; HTTP 400) or an error wrapping ErrNotRecorded (the sink
@@ -50,8 +81,10 @@
 //
 // # Thread safety
 //
-// Engine and Profile are immutable after construction and safe for
-// concurrent use; lookups run concurrently, limited only by the backends.
+// Engine and Profile are immutable after construction, but for the watch
+// of each backend (atomic counters and a lock taken on changes of state),
+// and safe for concurrent use; lookups run concurrently, limited only by
+// the backends.
 package engine
 
 import (
@@ -59,6 +92,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"sort"
 	"sync/atomic"
 	"time"
@@ -74,12 +108,21 @@ import (
 type HLR struct {
 	Name    string
 	Backend mnp.HLRBackend
+	// Type names the backend's kind in its metrics label
+	// ("<type>#<position>", see BackendStatus.Label); "" for the last
+	// element of the backend's Go package path ("remote", "simnet").
+	Type string
+	// Circuit configures its circuit breaker; nil for Options.Circuit.
+	Circuit *CircuitOptions
 }
 
 // Portability is a named portability backend of a route.
 type Portability struct {
 	Name    string
 	Backend mnp.PortabilityBackend
+	// Type and Circuit are HLR's.
+	Type    string
+	Circuit *CircuitOptions
 }
 
 // RouteBackends lists the backends that serve one route, in the order they
@@ -110,6 +153,12 @@ type Options struct {
 	Prices *Prices
 	// BackendTimeout bounds one backend call; default 10 s.
 	BackendTimeout time.Duration
+	// Circuit configures the circuit breaker of every backend that sets
+	// none of its own; zero fields take the defaults (5 failures, 30 s).
+	Circuit CircuitOptions
+	// Logger receives a line when a backend starts failing, when its
+	// circuit opens and when it recovers; default slog.Default().
+	Logger *slog.Logger
 	// Cache enables the result cache; zero lifetimes disable it per product.
 	Cache CacheOptions
 	// Sink receives every result before the lookup returns; nil records
@@ -129,6 +178,7 @@ type Engine struct {
 	products map[string]routing.Product // route -> product
 	hlr      map[string][]HLR
 	port     map[string][]Portability
+	watches  map[string][]*backendWatch // route -> its backends' (HLR or portability), in order
 	routes   apiv2.RouteLists
 	prices   Prices
 	timeout  time.Duration
@@ -163,7 +213,8 @@ func New(o Options) (*Engine, error) {
 		plan: o.Plan, platform: platform, coverage: o.Coverage,
 		products: map[string]routing.Product{},
 		hlr:      map[string][]HLR{}, port: map[string][]Portability{},
-		prices: DefaultPrices, timeout: o.BackendTimeout, sink: o.Sink, clock: o.Clock,
+		watches: map[string][]*backendWatch{},
+		prices:  DefaultPrices, timeout: o.BackendTimeout, sink: o.Sink, clock: o.Clock,
 	}
 	if o.Prices != nil {
 		e.prices = *o.Prices
@@ -175,6 +226,10 @@ func New(o Options) (*Engine, error) {
 		e.clock = time.Now
 	}
 	e.ids = newIDSource(o.Random, e.clock)
+	logger := o.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
 	e.months = new(atomic.Pointer[monthReports])
 	for _, r := range o.Coverage.Routes {
 		e.products[r.ID] = r.Product
@@ -203,6 +258,14 @@ func New(o Options) (*Engine, error) {
 		}
 		e.hlr[rb.Route] = append(e.hlr[rb.Route], rb.HLR...)
 		e.port[rb.Route] = append(e.port[rb.Route], rb.Portability...)
+		for _, b := range rb.HLR {
+			e.watches[rb.Route] = append(e.watches[rb.Route], newBackendWatch(rb.Route, product, len(e.watches[rb.Route])+1,
+				b.Name, b.Type, b.Backend, circuitOf(b.Circuit, o.Circuit), logger))
+		}
+		for _, b := range rb.Portability {
+			e.watches[rb.Route] = append(e.watches[rb.Route], newBackendWatch(rb.Route, product, len(e.watches[rb.Route])+1,
+				b.Name, b.Type, b.Backend, circuitOf(b.Circuit, o.Circuit), logger))
+		}
 	}
 	var missing []string
 	for _, r := range o.Coverage.Routes {
@@ -225,6 +288,15 @@ func New(o Options) (*Engine, error) {
 		return nil, err
 	}
 	return e, nil
+}
+
+// circuitOf is a backend's circuit options: its own, else the engine's,
+// with the defaults.
+func circuitOf(own *CircuitOptions, engine CircuitOptions) CircuitOptions {
+	if own == nil {
+		return engine.withDefaults(CircuitOptions{})
+	}
+	return own.withDefaults(engine)
 }
 
 func nonNil(s []string) []string {

@@ -94,10 +94,10 @@ func newFixture(t *testing.T, mutate func(*Options)) *fixture {
 	o := Options{
 		Plan: loadPlan(t),
 		Backends: []RouteBackends{
-			{Route: "GT1", HLR: []HLR{{"gt1-a", f.gt1}, {"gt1-b", f.gt1b}}},
-			{Route: "GT2", HLR: []HLR{{"gt2", f.gt2}}},
-			{Route: "DS7", HLR: []HLR{{"ds7", f.ds7}}},
-			{Route: "MP1", Portability: []Portability{{"portdb", f.mp1}}},
+			{Route: "GT1", HLR: []HLR{{Name: "gt1-a", Backend: f.gt1}, {Name: "gt1-b", Backend: f.gt1b}}},
+			{Route: "GT2", HLR: []HLR{{Name: "gt2", Backend: f.gt2}}},
+			{Route: "DS7", HLR: []HLR{{Name: "ds7", Backend: f.ds7}}},
+			{Route: "MP1", Portability: []Portability{{Name: "portdb", Backend: f.mp1}}},
 		},
 		Clock:  func() time.Time { return f.now },
 		Random: rand.NewChaCha8([32]byte{1}),
@@ -465,17 +465,17 @@ func TestNewValidatesBackends(t *testing.T) {
 	plan := loadPlan(t)
 	h := &fakeHLR{}
 	p := &fakePort{}
-	all := []RouteBackends{{Route: "GT1", HLR: []HLR{{"a", h}}}, {Route: "GT2", HLR: []HLR{{"a", h}}}, {Route: "DS7", HLR: []HLR{{"a", h}}}, {Route: "MP1", Portability: []Portability{{"p", p}}}}
+	all := []RouteBackends{{Route: "GT1", HLR: []HLR{{Name: "a", Backend: h}}}, {Route: "GT2", HLR: []HLR{{Name: "a", Backend: h}}}, {Route: "DS7", HLR: []HLR{{Name: "a", Backend: h}}}, {Route: "MP1", Portability: []Portability{{Name: "p", Backend: p}}}}
 	for _, tc := range []struct {
 		backends []RouteBackends
 		msg      string
 	}{
 		{all[:3], "engine: routes without a backend: [MP1 (MNP)]"},
-		{append(all[:4:4], RouteBackends{Route: "XYZ", HLR: []HLR{{"a", h}}}), `engine: backends for route "XYZ", which the coverage data does not declare`},
+		{append(all[:4:4], RouteBackends{Route: "XYZ", HLR: []HLR{{Name: "a", Backend: h}}}), `engine: backends for route "XYZ", which the coverage data does not declare`},
 		{append(all[:4:4], RouteBackends{Route: "NT1"}), `engine: backends for NT route "NT1": the numbering plan answers NT lookups`},
-		{append(all[:4:4], RouteBackends{Route: "GT1", Portability: []Portability{{"p", p}}}), `engine: portability backends for HLR route "GT1"`},
-		{append(all[:4:4], RouteBackends{Route: "MP1", HLR: []HLR{{"a", h}}}), `engine: HLR backends for MNP route "MP1"`},
-		{append(all[:4:4], RouteBackends{Route: "GT1", HLR: []HLR{{"nil", nil}}}), `engine: route "GT1": HLR backend "nil" is nil`},
+		{append(all[:4:4], RouteBackends{Route: "GT1", Portability: []Portability{{Name: "p", Backend: p}}}), `engine: portability backends for HLR route "GT1"`},
+		{append(all[:4:4], RouteBackends{Route: "MP1", HLR: []HLR{{Name: "a", Backend: h}}}), `engine: HLR backends for MNP route "MP1"`},
+		{append(all[:4:4], RouteBackends{Route: "GT1", HLR: []HLR{{Name: "nil", Backend: nil}}}), `engine: route "GT1": HLR backend "nil" is nil`},
 	} {
 		_, err := New(Options{Plan: plan, Backends: tc.backends})
 		require.EqualError(t, err, tc.msg)

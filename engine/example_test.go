@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log"
+	"log/slog"
 
 	"github.com/numenhq/numen/engine"
 	"github.com/numenhq/numen/mnp"
@@ -142,4 +144,59 @@ func ExampleEngine_Admit() {
 	// Output:
 	// +4915123456789 true DS7 0.0100
 	// +49301234567 false  0.0000
+}
+
+// downHLR is a stand-in HLR backend that is down: no connection.
+type downHLR struct{}
+
+func (downHLR) HLR(ctx context.Context, q mnp.Query) (mnp.HLRAnswer, error) {
+	return mnp.HLRAnswer{}, mnp.Unavailable("provider-a", mnp.CodeNetworkUnreachable, errors.New("connection refused"))
+}
+
+// A route's first provider is down: after two failures its circuit opens
+// and the next lookups skip it; Backends shows its state and counters.
+func ExampleEngine_Backends() {
+	plan, err := numbering.Load()
+	if err != nil {
+		log.Fatal(err)
+	}
+	eng, err := engine.New(engine.Options{
+		Plan: plan,
+		Backends: []engine.RouteBackends{
+			{Route: "GT1", HLR: []engine.HLR{{Name: "provider-a", Backend: downHLR{}, Type: "remote"}, {Name: "provider-b", Backend: registerOf{}, Type: "remote"}}},
+			{Route: "GT2", HLR: []engine.HLR{{Name: "register", Backend: registerOf{}}}},
+			{Route: "DS7", HLR: []engine.HLR{{Name: "register", Backend: registerOf{}}}},
+			{Route: "MP1", Portability: []engine.Portability{{Name: "portdb", Backend: portDB{}}}},
+		},
+		Circuit: engine.CircuitOptions{Failures: 2},
+		Logger:  slog.New(slog.DiscardHandler), // by default slog.Default()
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	prof, err := eng.NewProfile(engine.ProfileOptions{Key: "demo"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for range 5 {
+		ans, err := eng.HLRLookup(context.Background(), prof, engine.Request{Number: "+4915123456789", Route: "GT1"})
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(ans.Result.RoutingInstruction)
+	}
+	for _, b := range eng.Backends() {
+		if b.Route == "GT1" {
+			fmt.Printf("%s %s %s: requests %d, refused %d, skipped %d, failovers %d\n",
+				b.Label, b.Name, b.State, b.Requests, b.Errors[engine.ErrorRefused], b.Skipped, b.Failovers)
+		}
+	}
+	// Output:
+	// STATIC:GT1:FAILOVER-2
+	// STATIC:GT1:FAILOVER-2
+	// STATIC:GT1:FAILOVER-2
+	// STATIC:GT1:FAILOVER-2
+	// STATIC:GT1:FAILOVER-2
+	// remote#1 provider-a open: requests 2, refused 2, skipped 3, failovers 5
+	// remote#2 provider-b ok: requests 5, refused 0, skipped 0, failovers 0
 }

@@ -206,7 +206,7 @@ func encode(result apiv2.Result) []byte {
 // gave it (or of the last one asked).
 func (e *Engine) askHLR(ctx context.Context, route string, q mnp.Query) (mnp.HLRAnswer, int, error) {
 	backends := e.hlr[route]
-	return failover(ctx, e.timeout, route, "HLR", len(backends), func(ctx context.Context, i int) (mnp.HLRAnswer, error) {
+	return failover(ctx, e.timeout, route, "HLR", e.watches[route], func(ctx context.Context, i int) (mnp.HLRAnswer, error) {
 		return backends[i].Backend.HLR(ctx, q)
 	})
 }
@@ -214,34 +214,51 @@ func (e *Engine) askHLR(ctx context.Context, route string, q mnp.Query) (mnp.HLR
 // askPortability is askHLR for portability backends.
 func (e *Engine) askPortability(ctx context.Context, route string, q mnp.Query) (mnp.PortAnswer, int, error) {
 	backends := e.port[route]
-	return failover(ctx, e.timeout, route, "portability", len(backends), func(ctx context.Context, i int) (mnp.PortAnswer, error) {
+	return failover(ctx, e.timeout, route, "portability", e.watches[route], func(ctx context.Context, i int) (mnp.PortAnswer, error) {
 		return backends[i].Backend.Portability(ctx, q)
 	})
 }
 
-// failover calls backends 0, 1, ... n-1 of a route, each within timeout,
-// until one answers or fails with an error that another cannot fix (not
-// mnp.Retryable).
-func failover[A any](ctx context.Context, timeout time.Duration, route, kind string, n int, call func(ctx context.Context, i int) (A, error)) (A, int, error) {
+// failover calls backends 0, 1, ... of a route (one watch each), each
+// within timeout, until one answers or fails with an error that another
+// cannot fix (not mnp.Retryable). A backend whose circuit is open is
+// skipped at once, as if it had failed with ErrCircuitOpen. Every call is
+// counted in its backend's watch.
+func failover[A any](ctx context.Context, timeout time.Duration, route, kind string, watches []*backendWatch, call func(ctx context.Context, i int) (A, error)) (A, int, error) {
 	var zero A
+	n := len(watches)
 	if n == 0 {
 		return zero, 0, mnp.Unavailable("route "+route, mnp.CodeUnavailable, fmt.Errorf("no %s backend serves route %s", kind, route))
 	}
 	var last error
 	tried := 0
-	for i := range n {
+	for i, w := range watches {
 		if ctx.Err() != nil {
 			break
+		}
+		start := time.Now()
+		ok, probe := w.admit(start)
+		if !ok {
+			w.skipped.Add(1)
+			last, tried = w.skipErr, i
+			if i < n-1 {
+				w.failovers.Add(1)
+			}
+			continue
 		}
 		cctx, cancel := context.WithTimeout(ctx, timeout)
 		ans, err := call(cctx, i)
 		cancel()
+		w.done(ctx, start, time.Now(), err, probe)
 		if err == nil {
 			return ans, i, nil
 		}
 		last, tried = err, i
 		if !mnp.Retryable(err) {
 			break
+		}
+		if i < n-1 {
+			w.failovers.Add(1)
 		}
 	}
 	if last == nil {

@@ -16,10 +16,10 @@ func benchEngine(b testing.TB, sink Sink) (*Engine, *Profile) {
 	eng, err := New(Options{
 		Plan: loadPlan(b),
 		Backends: []RouteBackends{
-			{Route: "GT1", HLR: []HLR{{"gt1", &fakeHLR{answer: connected}}}},
-			{Route: "GT2", HLR: []HLR{{"gt2", &fakeHLR{answer: connected}}}},
-			{Route: "DS7", HLR: []HLR{{"ds7", &fakeHLR{answer: connected}}}},
-			{Route: "MP1", Portability: []Portability{{"portdb", &fakePort{answer: mnp.PortAnswer{Status: mnp.Completed, Ported: mnp.False, Network: mnp.NetworkRef{MCCMNC: "26201"}}}}}},
+			{Route: "GT1", HLR: []HLR{{Name: "gt1", Backend: &fakeHLR{answer: connected}}}},
+			{Route: "GT2", HLR: []HLR{{Name: "gt2", Backend: &fakeHLR{answer: connected}}}},
+			{Route: "DS7", HLR: []HLR{{Name: "ds7", Backend: &fakeHLR{answer: connected}}}},
+			{Route: "MP1", Portability: []Portability{{Name: "portdb", Backend: &fakePort{answer: mnp.PortAnswer{Status: mnp.Completed, Ported: mnp.False, Network: mnp.NetworkRef{MCCMNC: "26201"}}}}}},
 		},
 		Clock:  func() time.Time { return time.Date(2026, 11, 22, 10, 4, 5, 0, time.UTC) },
 		Random: rand.NewChaCha8([32]byte{1}),

@@ -70,6 +70,8 @@ type serveConfig struct {
 	RequestTimeout duration `json:"request_timeout"`
 	// BackendTimeout bounds one backend call.
 	BackendTimeout duration `json:"backend_timeout"`
+	// Circuit is the circuit breaker of every backend (circuit.go).
+	Circuit *circuitConfig `json:"circuit"`
 	// Coverage and PlatformMap are files replacing the embedded routing data.
 	Coverage    string `json:"coverage"`
 	PlatformMap string `json:"platform_map"`
@@ -126,6 +128,8 @@ type routeConfig struct {
 type backendConfig struct {
 	Type string `json:"type"` // "remote", "portdb", "enum" or "simnet"
 	Name string `json:"name"`
+	// Circuit overrides the top's circuit breaker for this backend.
+	Circuit *circuitConfig `json:"circuit"`
 	// remote: a provider speaking /api/v2
 	URL           string `json:"url"`
 	Key           string `json:"key"`
@@ -300,6 +304,7 @@ func parseConfig(raw []byte) (*serveConfig, error) {
 	if cfg.Enum != nil {
 		checkEnum(cfg.Enum, bad)
 	}
+	checkCircuit("circuit", cfg.Circuit, bad)
 	seenRoute := map[string]bool{}
 	for i, r := range cfg.Routes {
 		at := fmt.Sprintf("routes[%d]", i)
@@ -315,6 +320,7 @@ func parseConfig(raw []byte) (*serveConfig, error) {
 		}
 		for j, b := range r.Backends {
 			checkBackend(fmt.Sprintf("%s.backends[%d]", at, j), b, bad)
+			checkCircuit(fmt.Sprintf("%s.backends[%d].circuit", at, j), b.Circuit, bad)
 		}
 	}
 	seenKey := map[string]bool{}

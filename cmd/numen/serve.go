@@ -407,6 +407,7 @@ func (s *server) close() {
 func buildServer(cfg *serveConfig, plan *numbering.Plan, db store.Database, logger *slog.Logger) (*server, error) {
 	s := &server{}
 	opts := engine.Options{Plan: plan, Sink: db, BackendTimeout: time.Duration(cfg.BackendTimeout)}
+	opts.Circuit, opts.Logger = cfg.Circuit.options(), logger
 	var err error
 	if cfg.coverage != nil {
 		opts.Coverage = cfg.coverage
@@ -453,6 +454,7 @@ func buildServer(cfg *serveConfig, plan *numbering.Plan, db store.Database, logg
 			s.close()
 			return nil, err
 		}
+		applyCircuits(&rb, r.Backends)
 		opts.Backends = append(opts.Backends, rb)
 	}
 	eng, err := engine.New(opts)

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/numenhq/numen/engine"
 	"github.com/numenhq/numen/engine/httpapi/internal/promtext"
 )
 
@@ -30,6 +31,7 @@ import (
 //	numen_http_connections_idle                         gauge
 //	numen_http_connections_refused_total{reason}        counter
 //	numen_http_connections_closed_idle_total{reason}    counter
+//	numen_backend_*{route, backend}                     (see watchBackends)
 //
 // The connection metrics are a ConnLimiter's (conns.go): connections open
 // and idle, connections refused (reason max_connections: the limit reached
@@ -72,6 +74,9 @@ type Metrics struct {
 	connsRefused         [refusedReasons]counter
 	connsClosedIdle      [closedReasons]counter
 	endpoints            sync.Map // endpoint -> *endpointMetrics
+	// The engine whose backends are counted (backends.go).
+	backendsMu sync.Mutex
+	backendsOf *engine.Engine
 }
 
 // counter counts whole numbers.

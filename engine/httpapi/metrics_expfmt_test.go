@@ -16,6 +16,8 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+
+	"github.com/numenhq/numen/engine"
 )
 
 // TestMetricsFamilies reads the whole output with expfmt's parser (the
@@ -45,6 +47,16 @@ func TestMetricsFamilies(t *testing.T) {
 		`numen_enum_rate_limited_total{action="dropped"}`, func() float64 { return 0 })
 	m.Register("numen_enum_errors_total", "counter", "ENUM server errors by kind: malformed (packets dropped unanswered), read and write (socket errors), tcp_refused (connections beyond max_connections).",
 		`numen_enum_errors_total{kind="malformed"}`, func() float64 { return 0 })
+	// What the handler registers for the engine's backends (backends.go).
+	hlr := []engine.HLR{{Name: "test", Backend: connectedHLR{}}}
+	eng, err := engine.New(engine.Options{Plan: loadPlan(t), Backends: []engine.RouteBackends{
+		{Route: "DS7", HLR: hlr}, {Route: "GT1", HLR: hlr}, {Route: "GT2", HLR: hlr},
+		{Route: "MP1", Portability: []engine.Portability{{Name: "test", Backend: notPorted{}}}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.watchBackends(eng)
 	m.observeRequest("/nt-lookup", 200, 2*time.Millisecond)
 	m.observeRequest("/hlr-lookup", 401, 300*time.Microsecond)
 	m.observeRequest("/hlr-lookup", 0, 700*time.Microsecond)

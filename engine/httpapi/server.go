@@ -47,7 +47,11 @@
 // Public endpoints: GET /api/v2/time, GET /api/v2/openapi.json, and outside
 // the API GET /healthz and GET /metrics (Prometheus text format 0.0.4,
 // written by our own code without Prometheus's client library: see
-// Metrics). Every
+// Metrics). /healthz lists the state of every backend of the engine and
+// is 503 when Config.Health fails or a route has no backend whose circuit
+// is closed (backends.go; the OpenAPI document describes its body);
+// /metrics counts every backend's calls, errors, latency and failovers.
+// Every
 // request of the API and of the report pages is logged with log/slog, one
 // line each (never a secret), and counted in the metrics; /healthz and
 // /metrics, which monitoring calls every few seconds, are neither. Errors
@@ -140,7 +144,7 @@ type Config struct {
 	// default time.Now.
 	Clock func() time.Time
 	// Health is checked by GET /healthz (for example the store's Ping);
-	// nil reports healthy.
+	// nil reports healthy. The engine's backends are checked beside it.
 	Health func(ctx context.Context) error
 	// Bulk handles the bulk endpoints; nil answers them 501.
 	Bulk BulkHandler
@@ -283,6 +287,7 @@ func New(cfg Config) (*Handler, error) {
 		h.routes[e.path] = e
 	}
 	h.mux = http.NewServeMux()
+	h.metrics.watchBackends(cfg.Engine)
 	h.mux.HandleFunc("/healthz", h.healthz)
 	h.mux.HandleFunc("/metrics", h.serveMetrics)
 	h.mux.HandleFunc(apiv2.Base+"/", func(w http.ResponseWriter, r *http.Request) { h.api(w, r, true) })
@@ -672,16 +677,6 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-func (h *Handler) healthz(w http.ResponseWriter, r *http.Request) {
-	if h.cfg.Health != nil {
-		if err := h.cfg.Health(r.Context()); err != nil {
-			writeErrors(w, http.StatusServiceUnavailable, "unhealthy: "+err.Error())
-			return
-		}
-	}
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 }
 
 // statusWriter records the status and size of a response.

@@ -109,6 +109,14 @@ type Summary struct {
 	Count     uint64
 }
 
+// A HistogramValue is what a histogram series read from a function gives
+// at every write: the count of each bucket of the family's bounds (not
+// cumulative; one more than the bounds, the last +Inf's) and the sum.
+type HistogramValue struct {
+	Counts []uint64
+	Sum    float64
+}
+
 // A Label is a label's name and value.
 type Label struct{ Name, Value string }
 
@@ -138,6 +146,7 @@ type series struct {
 	hist    *Histogram
 	fn      func() float64
 	summary func() Summary
+	histFn  func() HistogramValue
 }
 
 // Family returns the family of that name, made with the help, kind and
@@ -236,7 +245,7 @@ func (f *Family) get(want Kind, fresh bool, values []string, mk func(*series)) *
 	switch {
 	case ok && fresh:
 		panic(fmt.Sprintf("promtext: %s%s registered twice", f.name, formatLabels(f.labels, v)))
-	case ok && (s.fn != nil || s.summary != nil):
+	case ok && (s.fn != nil || s.summary != nil || s.histFn != nil):
 		panic(fmt.Sprintf("promtext: %s%s is read from a function", f.name, formatLabels(f.labels, v)))
 	case !ok:
 		s = &series{values: v}
@@ -282,6 +291,17 @@ func (f *Family) SummaryFunc(fn func() Summary, values ...string) {
 		panic(fmt.Sprintf("promtext: %s: SummaryFunc on a %v", f.name, f.kind))
 	}
 	f.fresh(values, func(s *series) { s.summary = fn })
+}
+
+// HistogramFunc adds a series of a histogram family read from fn at every
+// write: for histograms counted elsewhere. It panics when the series
+// exists. Counts beyond the family's buckets are added to +Inf's; missing
+// ones are zero.
+func (f *Family) HistogramFunc(fn func() HistogramValue, values ...string) {
+	if f.kind != KindHistogram {
+		panic(fmt.Sprintf("promtext: %s: HistogramFunc on a %v", f.name, f.kind))
+	}
+	f.fresh(values, func(s *series) { s.histFn = fn })
 }
 
 func (f *Family) fresh(values []string, mk func(*series)) { f.get(f.kind, true, values, mk) }
@@ -346,6 +366,25 @@ func (f *Family) appendTo(b []byte) []byte {
 				b = f.appendSample(b, "_bucket", s.values, "le", bound, float64(n))
 			}
 			b = f.appendSample(b, "_sum", s.values, "", 0, math.Float64frombits(s.hist.sum.Load()))
+			b = f.appendSample(b, "_count", s.values, "", 0, float64(n))
+		case s.histFn != nil:
+			v := s.histFn()
+			var n uint64
+			for i := range len(f.buckets) + 1 {
+				if i < len(v.Counts) {
+					n += v.Counts[i]
+				}
+				bound := math.Inf(1)
+				if i < len(f.buckets) {
+					bound = f.buckets[i]
+				} else {
+					for _, c := range v.Counts[min(i+1, len(v.Counts)):] {
+						n += c
+					}
+				}
+				b = f.appendSample(b, "_bucket", s.values, "le", bound, float64(n))
+			}
+			b = f.appendSample(b, "_sum", s.values, "", 0, v.Sum)
 			b = f.appendSample(b, "_count", s.values, "", 0, float64(n))
 		case s.summary != nil:
 			v := s.summary()

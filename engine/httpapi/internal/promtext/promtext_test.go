@@ -308,3 +308,33 @@ func TestParseStat(t *testing.T) {
 		t.Errorf("netOctets: %v %v", in, out)
 	}
 }
+
+// TestHistogramFunc: a histogram read from a function writes what the same
+// observations counted by a Histogram write; counts beyond the buckets go
+// to +Inf, missing ones are zero.
+func TestHistogramFunc(t *testing.T) {
+	t.Parallel()
+	var counted, read Registry
+	h := counted.HistogramFamily("h_seconds", "Time.", []float64{0.5, 1, 2.5}, "backend").Histogram("a#1")
+	for _, v := range []float64{0.1, 0.5, 0.75, 3} {
+		h.Observe(v)
+	}
+	f := read.HistogramFamily("h_seconds", "Time.", []float64{0.5, 1, 2.5}, "backend")
+	f.HistogramFunc(func() HistogramValue { return HistogramValue{Counts: []uint64{2, 1, 0, 1}, Sum: 4.35} }, "a#1")
+	if got, want := write(t, &read), write(t, &counted); got != want {
+		t.Errorf("read:\n%s\nwant, as counted:\n%s", got, want)
+	}
+	var odd Registry
+	g := odd.HistogramFamily("h_seconds", "Time.", []float64{0.5, 1})
+	g.HistogramFunc(func() HistogramValue { return HistogramValue{Counts: []uint64{1, 0, 2, 3}, Sum: 9} })
+	fams := parse(t, write(t, &odd))
+	m := fams["h_seconds"].Metric[0].Histogram
+	if m.GetSampleCount() != 6 || m.Bucket[0].GetCumulativeCount() != 1 || m.Bucket[1].GetCumulativeCount() != 1 {
+		t.Errorf("extra counts: %v", m)
+	}
+	var short Registry
+	short.HistogramFamily("h_seconds", "Time.", []float64{0.5, 1}).HistogramFunc(func() HistogramValue { return HistogramValue{Counts: []uint64{1}} })
+	if m := parse(t, write(t, &short))["h_seconds"].Metric[0].Histogram; m.GetSampleCount() != 1 {
+		t.Errorf("missing counts: %v", m)
+	}
+}
