@@ -98,10 +98,11 @@ type healthBackend struct {
 	// Failures in a row, and since when (RFC 3339, null when ok).
 	Failures     int     `json:"failures"`
 	FailingSince *string `json:"failing_since"`
-	// The last failed call's error kind and message, kept after a
-	// recovery (null before any failure).
+	// The last failed call's error kind, kept after a recovery (null
+	// before any failure). Not its message: /healthz is public, and a
+	// message names upstream addresses ("dial tcp 10.0.0.7:443: ...");
+	// the log line of the failure has it.
 	LastErrorKind *string `json:"last_error_kind"`
-	LastError     *string `json:"last_error"`
 }
 
 // healthOf checks the server: the configured Health check, then the
@@ -125,8 +126,8 @@ func (h *Handler) healthOf(ctx context.Context) (health, int) {
 			hb.FailingSince = &t
 		}
 		if b.LastErrorKind != engine.ErrorNone {
-			k, msg := b.LastErrorKind.String(), b.LastError
-			hb.LastErrorKind, hb.LastError = &k, &msg
+			k := b.LastErrorKind.String()
+			hb.LastErrorKind = &k
 		}
 		out.Backends = append(out.Backends, hb)
 		if _, seen := working[b.Route]; !seen {

@@ -506,7 +506,7 @@ func TestHealthAndMetrics(t *testing.T) {
 	status, _, b := s.do(t, "GET", "/healthz", "", noAuth)
 	require.Equal(t, 200, status)
 	backend := func(route string) string {
-		return `{"route":"` + route + `","backend":"httpapi#1","name":"test","state":"ok","failures":0,"failing_since":null,"last_error_kind":null,"last_error":null}`
+		return `{"route":"` + route + `","backend":"httpapi#1","name":"test","state":"ok","failures":0,"failing_since":null,"last_error_kind":null}`
 	}
 	require.JSONEq(t, `{"status":"ok","backends":[`+backend("DS7")+`,`+backend("GT1")+`,`+backend("GT2")+`,`+backend("MP1")+`]}`, string(b))
 	s.do(t, "POST", "/api/v2/nt-lookup", `{"number": "+4915123456789"}`, digest(secret, 0))
