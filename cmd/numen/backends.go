@@ -155,39 +155,9 @@ func portdbHealth(routes []engine.RouteBackends, metrics *httpapi.Metrics, next 
 // database file renamed over the one a portdb backend answers from.
 const defaultPortDBReload = 10 * time.Second
 
-// watchPortDB looks every interval for a new file renamed over file and
-// swaps it in (portdb.Holder.Reload: verified first; a damaged one is
-// refused, logged once, and the current database keeps answering). It
+// watchPortDB looks every interval, and at once on SIGHUP, for a new
+// file renamed over file and swaps it in (see watchPortDBFiles). It
 // returns the function that stops it.
 func watchPortDB(h *portdb.Holder, file string, every time.Duration, logger *slog.Logger) func() error {
-	stop, done := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(done)
-		t := time.NewTicker(every)
-		defer t.Stop()
-		lastErr := ""
-		for {
-			select {
-			case <-stop:
-				return
-			case <-t.C:
-			}
-			swapped, err := h.Reload(file)
-			switch {
-			case err != nil && err.Error() != lastErr:
-				lastErr = err.Error()
-				logger.Error("portability database file not taken: the current one keeps answering", "error", err)
-			case swapped:
-				lastErr = ""
-				info, _ := h.Info()
-				logger.Info("portability database replaced: answering from the new file",
-					"numbers", info.Numbers, "ranges", info.Ranges, "source", info.Source)
-			}
-		}
-	}()
-	return func() error {
-		close(stop)
-		<-done
-		return nil
-	}
+	return watchPortDBFiles(h, file, every, logger)
 }

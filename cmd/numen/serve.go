@@ -255,6 +255,9 @@ func (c *cli) runServer(ctx context.Context, cfg *serveConfig, demo bool, logger
 		}()
 		logger.Info("ENUM server listening", "addr", enum.addr.String(), "suffix", es.Suffix(), "portability_database", portdbSource(cfg.Enum, built.portdbs))
 	}
+	// SIGHUP: every portability database file is looked at now.
+	registerPortDBReloadMetrics(built.metrics)
+	defer handleSIGHUP()()
 	handler := built.handler
 	if browser != nil {
 		mux := http.NewServeMux()
