@@ -16,10 +16,11 @@ import (
 // it uses (two atomic operations on a counter shared by all goroutines).
 type Holder struct {
 	cur atomic.Pointer[lease]
-	// reload serialises Reload, and refused is the file it last failed to
-	// open, not tried again until it changes.
+	// reload serialises Reload, and refused is the set of files (the base
+	// and its deltas) it last failed to open, not tried again until one
+	// of them changes.
 	reload  sync.Mutex
-	refused os.FileInfo
+	refused []os.FileInfo
 }
 
 // lease is one database while a Holder has it: refs counts the Holder's
@@ -146,24 +147,5 @@ func (h *Holder) Info() (Info, bool) {
 // Reload does not take the place of a lookup's checks; run it now and
 // then (numen serve: every 10 seconds) to pick up new files.
 func (h *Holder) Reload(path string, opts ...Option) (bool, error) {
-	h.reload.Lock()
-	defer h.reload.Unlock()
-	st, err := os.Stat(path)
-	if err != nil {
-		return false, err
-	}
-	if l := h.cur.Load(); l != nil && l.db.file != nil && os.SameFile(l.db.file, st) {
-		return false, nil
-	}
-	if r := h.refused; r != nil && os.SameFile(r, st) && r.Size() == st.Size() && r.ModTime().Equal(st.ModTime()) {
-		return false, nil
-	}
-	db, err := Open(path, append(opts, WithVerify())...)
-	if err != nil {
-		h.refused = st
-		return false, err
-	}
-	h.refused = nil
-	h.Swap(db)
-	return true, nil
+	return h.ReloadWithDeltas(path, nil, opts...)
 }
