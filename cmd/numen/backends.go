@@ -65,11 +65,10 @@ func buildBackends(plan *numbering.Plan, products map[string]routing.Product, r 
 			if product != routing.MNP {
 				return rb, closers, fmt.Errorf("%s: a portdb backend answers MNP routes; %s is an %s route", bat, r.Route, product)
 			}
-			db, err := portdb.Open(b.File, portdb.WithVerify())
+			h, err := openPortDB(b.File, b.Deltas)
 			if err != nil {
 				return rb, closers, fmt.Errorf("%s: %w", bat, err)
 			}
-			h := portdb.NewHolder(db)
 			closers = append(closers, h.Close)
 			*holders = append(*holders, h)
 			if name == "" {
@@ -85,7 +84,7 @@ func buildBackends(plan *numbering.Plan, products map[string]routing.Product, r 
 			if every == 0 {
 				every = defaultPortDBReload
 			}
-			closers = append(closers, watchPortDB(h, file, every, logger.With("route", route, "backend", name, "file", file)))
+			closers = append(closers, watchPortDB(h, file, b.Deltas, every, logger.With("route", route, "backend", name, "file", file)))
 		case "simnet":
 			opts := []simnet.Option{simnet.WithSeed(b.Seed), simnet.WithFailureRate(b.FailureRate)}
 			if b.Latency > 0 {
@@ -156,8 +155,8 @@ func portdbHealth(routes []engine.RouteBackends, metrics *httpapi.Metrics, next 
 const defaultPortDBReload = 10 * time.Second
 
 // watchPortDB looks every interval, and at once on SIGHUP, for a new
-// file renamed over file and swaps it in (see watchPortDBFiles). It
-// returns the function that stops it.
-func watchPortDB(h *portdb.Holder, file string, every time.Duration, logger *slog.Logger) func() error {
-	return watchPortDBFiles(h, file, every, logger)
+// file renamed over file or new delta files in deltas, and swaps them in
+// (see watchPortDBFiles). It returns the function that stops it.
+func watchPortDB(h *portdb.Holder, file, deltas string, every time.Duration, logger *slog.Logger) func() error {
+	return watchPortDBFiles(h, file, deltas, every, logger)
 }

@@ -2,11 +2,14 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -122,12 +125,55 @@ func handleSIGHUP() func() {
 	}
 }
 
+// deltaFiles returns the delta files of dir, its *.delta files sorted by
+// name: the order they are applied in (of two changes of a number with
+// the same time stamp, the later file's wins). No dir, no deltas.
+func deltaFiles(dir string) ([]string, error) {
+	if dir == "" {
+		return nil, nil
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("deltas: %w", err)
+	}
+	var out []string
+	for _, e := range entries {
+		if !e.IsDir() && strings.HasSuffix(e.Name(), ".delta") {
+			out = append(out, filepath.Join(dir, e.Name()))
+		}
+	}
+	return out, nil
+}
+
+// openPortDB opens the portability database file with the delta files
+// of the directory deltas ("": none) applied on top, all verified, in a
+// Holder.
+func openPortDB(file, deltas string) (*portdb.Holder, error) {
+	h := portdb.NewHolder(nil)
+	if _, err := reloadPortDB(h, file, deltas); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// reloadPortDB swaps in file and the delta files of deltas when any of
+// them is new (portdb.Holder.ReloadWithDeltas).
+func reloadPortDB(h *portdb.Holder, file, deltas string) (bool, error) {
+	ds, err := deltaFiles(deltas)
+	if err != nil {
+		return false, err
+	}
+	return h.ReloadWithDeltas(file, ds)
+}
+
 // watchPortDBFiles looks every interval, and on SIGHUP, for a new file
-// renamed over file and swaps it in (portdb.Holder.Reload: verified
-// first). A refused file (damaged, truncated, another format) is logged
-// once, naming the file and the reason, and counted; the current database
-// keeps answering. It returns the function that stops it.
-func watchPortDBFiles(h *portdb.Holder, file string, every time.Duration, logger *slog.Logger) func() error {
+// renamed over file, or a new set of delta files in the directory deltas,
+// and swaps them in together (portdb.Holder.ReloadWithDeltas: verified
+// first). A refused file (damaged, truncated, another format, a delta for
+// another base) is logged once, naming the file and the reason, and
+// counted; the current database keeps answering. It returns the function
+// that stops it.
+func watchPortDBFiles(h *portdb.Holder, file, deltas string, every time.Duration, logger *slog.Logger) func() error {
 	kick, refused, remove := portdbWatchers.add(file)
 	stop, done := make(chan struct{}), make(chan struct{})
 	go func() {
@@ -143,7 +189,7 @@ func watchPortDBFiles(h *portdb.Holder, file string, every time.Duration, logger
 			case <-t.C:
 			case <-kick:
 			}
-			swapped, err := h.Reload(file)
+			swapped, err := reloadPortDB(h, file, deltas)
 			switch {
 			case err != nil && (err.Error() != lastErr || !errors.Is(err, fs.ErrNotExist)):
 				// Reload refuses a file once (it tries it again when it
@@ -155,7 +201,8 @@ func watchPortDBFiles(h *portdb.Holder, file string, every time.Duration, logger
 				lastErr = ""
 				info, _ := h.Info()
 				logger.Info("portability database replaced: answering from the new file",
-					"numbers", info.Numbers, "ranges", info.Ranges, "source", info.Source)
+					"numbers", info.Numbers, "ranges", info.Ranges, "source", info.Source,
+					"deltas", info.Deltas, "delta_numbers", info.DeltaNumbers)
 			}
 		}
 	}()

@@ -385,6 +385,10 @@ func (db *DB) result(e uint64, digits string, plen int, exact bool) Result {
 	if i >= len(db.h.networks) {
 		return Result{state: resultCorrupt}
 	}
+	if db.ov != nil {
+		// The same networks, with the names the deltas give.
+		return Result{net: &db.ov.nets[i], digits: digits, plen: uint8(plen), exact: exact}
+	}
 	return Result{net: &db.h.networks[i], digits: digits, plen: uint8(plen), exact: exact}
 }
 

@@ -63,6 +63,9 @@ func newOverlay(db *DB, deltas []*Delta) (*overlay, error) {
 		netOf := make([]uint16, len(d.nets))
 		for i, n := range d.nets {
 			j, ok := index[n.MCCMNC]
+			if ok && n.Name != "" {
+				ov.nets[j].Name = n.Name // a delta names or renames a network
+			}
 			if !ok {
 				if len(ov.nets) >= returnedNet {
 					return nil, fmt.Errorf("%s: more than %d networks with the database's", d.Name, returnedNet)
@@ -215,23 +218,23 @@ func Compact(w io.Writer, db *DB, opts BuildOptions) (BuildStats, error) {
 		return b.Add(string(buf), n.MCCMNC, n.Name)
 	}
 	var ovKeys []uint64
-	var ovNets []Network
+	nets := db.h.networks
 	if db.ov != nil {
-		ovKeys, ovNets = db.ov.keys, db.ov.nets
+		ovKeys, nets = db.ov.keys, db.ov.nets // with the deltas' names
 	}
 	nums := db.nums.keys
 	for len(nums) > 0 || len(ovKeys) > 0 {
 		var err error
 		switch {
 		case len(ovKeys) == 0 || len(nums) > 0 && nums[0]>>netBits < ovKeys[0]>>netBits:
-			err = add(nums[0]>>netBits, "", db.h.networks[nums[0]&netMask])
+			err = add(nums[0]>>netBits, "", nets[nums[0]&netMask])
 			nums = nums[1:]
 		default:
 			if len(nums) > 0 && nums[0]>>netBits == ovKeys[0]>>netBits {
 				nums = nums[1:] // the delta's entry takes its place
 			}
 			if i := ovKeys[0] & netMask; i != returnedNet {
-				err = add(ovKeys[0]>>netBits, "", ovNets[i])
+				err = add(ovKeys[0]>>netBits, "", nets[i])
 			}
 			ovKeys = ovKeys[1:]
 		}
@@ -240,7 +243,7 @@ func Compact(w io.Writer, db *DB, opts BuildOptions) (BuildStats, error) {
 		}
 	}
 	for _, e := range db.ranges.keys {
-		if err := add(e>>netBits, "*", db.h.networks[e&netMask]); err != nil {
+		if err := add(e>>netBits, "*", nets[e&netMask]); err != nil {
 			return BuildStats{}, err
 		}
 	}
