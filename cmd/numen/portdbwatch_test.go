@@ -12,8 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/miekg/dns"
 	"github.com/stretchr/testify/require"
 
+	"github.com/numenhq/numen/mnp/portdb"
 	"github.com/numenhq/numen/mnp/remote"
 )
 
@@ -70,4 +72,98 @@ func TestServePortDBSIGHUP(t *testing.T) {
 	resp.Body.Close()
 	require.NoError(t, err)
 	require.Contains(t, string(body), "\nnumen_portdb_reload_refused_total{file=\""+primary+"\"} 1\n")
+}
+
+// Delta files put in a portdb backend's deltas directory are applied at
+// SIGHUP: the next lookup answers from them; a delta for another base is
+// refused naming both, logged, counted, and the answers stay.
+func TestServePortDBDeltas(t *testing.T) {
+	t.Parallel()
+	base := buildPortDB(t, "+4915112*,26202,Vodafone\n+4915112345678,26202,Vodafone\n", "-regions", "DE")
+	next := buildPortDB(t, "+4915112*,26202,Vodafone\n+4915112345679,26203,Telefónica Germany\n", "-regions", "DE")
+	deltas := t.TempDir()
+	const secret = "portdb-secret-0123456789"
+	logs := &syncBuffer{}
+	r := startServerLogging(t, &serveConfig{
+		Routes: []routeConfig{
+			{Route: "MP1", Backends: []backendConfig{{Type: "portdb", File: base, Deltas: deltas, Reload: duration(time.Hour)}}},
+			{Route: "DS7", Backends: []backendConfig{{Type: "simnet"}}},
+			{Route: "GT1", Backends: []backendConfig{{Type: "simnet"}}},
+			{Route: "GT2", Backends: []backendConfig{{Type: "simnet"}}},
+		},
+		Accounts: []accountConfig{{Key: "acct", Secrets: []string{secret}}},
+	}, false, logs)
+	c, err := remote.New(r.base, "acct", secret)
+	require.NoError(t, err)
+	lookup := func(number string) (string, bool) {
+		t.Helper()
+		res, err := c.MNPLookup(t.Context(), number, &remote.LookupOptions{Route: "MP1"})
+		require.NoError(t, err)
+		require.Equal(t, "COMPLETED", res.ProcessingStatus)
+		return *res.MCCMNC, *res.IsPorted
+	}
+	mccmnc, _ := lookup("+4915112345679")
+	require.Equal(t, "26202", mccmnc)
+
+	code, _, stderr := runCLI(t, nil, "portdb", "diff", base, next, "-o", filepath.Join(deltas, "0001.delta"))
+	require.Equal(t, exitOK, code, stderr)
+	require.NoError(t, syscall.Kill(os.Getpid(), syscall.SIGHUP))
+	logs.waitFor(t, `msg="portability database replaced: answering from the new file" route=MP1 backend=portdb(`+base+`) file=`+base+` numbers=1 ranges=1 source="" deltas=1 delta_numbers=2`, 20*time.Second)
+	mccmnc, _ = lookup("+4915112345679")
+	require.Equal(t, "26203", mccmnc, "ported by the delta")
+	mccmnc, ported := lookup("+4915112345678")
+	require.Equal(t, "26202", mccmnc, "returned: the range answers")
+	require.True(t, ported)
+
+	// A delta made for another base (next): refused, naming both.
+	other := filepath.Join(t.TempDir(), "other.db")
+	code, _, stderr = runCLI(t, nil, "portdb", "apply", base, filepath.Join(deltas, "0001.delta"), "-o", other)
+	require.Equal(t, exitOK, code, stderr)
+	code, _, stderr = runCLI(t, nil, "portdb", "diff", next, other, "-o", filepath.Join(deltas, "0002.delta"), "-time", "2026-01-01T00:00:00Z")
+	require.Equal(t, exitOK, code, stderr)
+	require.NoError(t, syscall.Kill(os.Getpid(), syscall.SIGHUP))
+	logs.waitFor(t, `msg="portability database file not taken: the current one keeps answering" route=MP1`, 20*time.Second)
+	require.Contains(t, logs.String(), base+": portdb: delta for another base database: "+filepath.Join(deltas, "0002.delta")+" applies to base "+identity(t, next)+", this database is "+identity(t, base))
+	mccmnc, _ = lookup("+4915112345679")
+	require.Equal(t, "26203", mccmnc, "the current base and delta still answer")
+
+	resp, err := http.Get(strings.TrimSuffix(r.base, "/api/v2") + "/metrics")
+	require.NoError(t, err)
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.NoError(t, err)
+	require.Contains(t, string(body), "\nnumen_portdb_reload_refused_total{file=\""+base+"\"} 1\n")
+}
+
+// The ENUM server's own database takes its deltas (enum.portdb_deltas)
+// at SIGHUP as the routes' do.
+func TestServeEnumPortDBDeltas(t *testing.T) {
+	t.Parallel()
+	db := writePortDB(t, "+4915123456789,26203,O2\n")
+	deltas := t.TempDir()
+	logs := &syncBuffer{}
+	r := startServerLogging(t, &serveConfig{Enum: &enumConfig{
+		Listen: "127.0.0.1:0", Suffix: "e164.example.net", RN: map[string]string{"26203": "D262"}, RNContext: "+49",
+		Portdb: db, PortdbDeltas: deltas, Reload: duration(time.Hour),
+	}}, true, logs)
+	m := enumLine.FindStringSubmatch(r.stdout.String())
+	require.NotNil(t, m, r.stdout.String())
+	const name = "0.8.7.6.5.4.3.2.1.5.1.9.4.e164.example.net."
+	a := naptr(t, m[1], "udp", name)
+	require.Equal(t, "!^.*$!tel:+4915123456780;npdi;mcc=262;mnc=01!", a.Answer[0].(*dns.NAPTR).Regexp)
+
+	base, err := portdb.Open(db)
+	require.NoError(t, err)
+	d := portdb.NewDelta(base.Identity(), time.Now())
+	base.Close()
+	require.NoError(t, d.Add("+4915123456780", "26203", "O2", time.Now()))
+	f, err := os.Create(filepath.Join(deltas, "1.delta"))
+	require.NoError(t, err)
+	_, err = d.WriteTo(f)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	require.NoError(t, syscall.Kill(os.Getpid(), syscall.SIGHUP))
+	logs.waitFor(t, `msg="portability database replaced: answering from the new file" enum=portdb file=`+db, 20*time.Second)
+	a = naptr(t, m[1], "udp", name)
+	require.Equal(t, "!^.*$!tel:+4915123456780;npdi;rn=D262;rn-context=+49;mcc=262;mnc=03!", a.Answer[0].(*dns.NAPTR).Regexp)
 }
