@@ -157,6 +157,48 @@ func (d *Delta) network(mccmnc, name string) (int, error) {
 	return len(d.nets) - 1, nil
 }
 
+// parseNumber reads 1 to 15 digits, the first not 0.
+func parseNumber(b []byte) (uint64, bool) {
+	if len(b) == 0 || len(b) > maxDigits || b[0] == '0' {
+		return 0, false
+	}
+	var v uint64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		v = v*10 + uint64(c-'0')
+	}
+	return v, true
+}
+
+// parseDeltaTime reads a time stamp laid out as deltaTime, to Unix
+// seconds, without the allocations of time.Parse.
+func parseDeltaTime(b []byte) (int64, bool) {
+	if len(b) != len(deltaTime) || b[4] != '-' || b[7] != '-' || b[10] != 'T' || b[13] != ':' || b[16] != ':' || b[19] != 'Z' {
+		return 0, false
+	}
+	num := func(i, n int) int {
+		v := 0
+		for _, c := range b[i : i+n] {
+			if c < '0' || c > '9' {
+				return -1
+			}
+			v = v*10 + int(c-'0')
+		}
+		return v
+	}
+	y, mo, d, h, mi, sec := num(0, 4), num(5, 2), num(8, 2), num(11, 2), num(14, 2), num(17, 2)
+	if y < 0 || mo < 1 || mo > 12 || d < 1 || h < 0 || h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 59 {
+		return 0, false
+	}
+	t := time.Date(y, time.Month(mo), d, h, mi, sec, 0, time.UTC)
+	if t.Day() != d { // February 30th
+		return 0, false
+	}
+	return t.Unix(), true
+}
+
 func deltaNumber(s string) (uint64, error) {
 	digits := strings.TrimPrefix(s, "+")
 	if len(digits) == 0 || len(digits) > maxDigits || digits[0] == '0' || !isDigits(digits) {
@@ -301,24 +343,31 @@ func ReadDelta(r io.Reader, name string) (*Delta, error) {
 	if s, ok = next(); !ok || !strings.HasPrefix(s, "created ") {
 		return nil, bad("want \"created\" and a time (%s)", deltaTime)
 	}
-	if d.Created, err = time.Parse(deltaTime, s[len("created "):]); err != nil {
+	created, ok := parseDeltaTime([]byte(s[len("created "):]))
+	if !ok {
 		return nil, bad("created: %q is not a time like %s", s[len("created "):], deltaTime)
 	}
+	d.Created = time.Unix(created, 0).UTC()
 	sum(s)
 	var netIndex map[string]uint16
 	var prev uint64
+	newline := []byte{'\n'}
+	// The entries, read from the scanner's buffer without a copy: no
+	// allocation per entry but the slice's growth.
 	for {
-		if s, ok = next(); !ok {
+		if !sc.Scan() {
 			if err := sc.Err(); err != nil {
 				return nil, bad("%v", err)
 			}
 			return nil, &DeltaError{Name: name, Line: line, Msg: "no end line: the file is cut short"}
 		}
-		if rest, found := strings.CutPrefix(s, "end "); found {
+		line++
+		b := sc.Bytes()
+		if rest, found := bytes.CutPrefix(b, []byte("end ")); found {
 			var n int
 			var c uint32
-			if k, err := fmt.Sscanf(rest, "%d %08x", &n, &c); err != nil || k != 2 || rest != fmt.Sprintf("%d %08x", n, c) {
-				return nil, bad("end line %q: want \"end\", the count of entries and the checksum (8 hex digits)", s)
+			if k, err := fmt.Sscanf(string(rest), "%d %08x", &n, &c); err != nil || k != 2 || string(rest) != fmt.Sprintf("%d %08x", n, c) {
+				return nil, bad("end line %q: want \"end\", the count of entries and the checksum (8 hex digits)", b)
 			}
 			if n != len(d.entries) {
 				return nil, bad("end line counts %d entries, the file has %d", n, len(d.entries))
@@ -328,12 +377,13 @@ func ReadDelta(r io.Reader, name string) (*Delta, error) {
 			}
 			break
 		}
-		sum(s)
-		if rest, found := strings.CutPrefix(s, "network "); found {
+		crc.Write(b)
+		crc.Write(newline)
+		if rest, found := bytes.CutPrefix(b, []byte("network ")); found {
 			if len(d.entries) > 0 {
 				return nil, bad("network lines come before the entries")
 			}
-			mccmnc, netName, _ := strings.Cut(rest, " ")
+			mccmnc, netName, _ := strings.Cut(string(rest), " ")
 			if i := len(d.nets); i > 0 && d.nets[i-1].MCCMNC >= mccmnc {
 				return nil, bad("network %s: networks must be sorted by MCCMNC, each once", mccmnc)
 			}
@@ -348,32 +398,32 @@ func ReadDelta(r io.Reader, name string) (*Delta, error) {
 				netIndex[n.MCCMNC] = uint16(i)
 			}
 		}
-		f1, rest, ok1 := strings.Cut(s, " ")
-		f2, f3, ok2 := strings.Cut(rest, " ")
-		if !ok1 || !ok2 || !strings.HasPrefix(f1, "+") {
-			return nil, bad("want \"+NUMBER MCCMNC|returned TIME\", got %q", s)
+		f1, rest, ok1 := bytes.Cut(b, []byte(" "))
+		f2, f3, ok2 := bytes.Cut(rest, []byte(" "))
+		if !ok1 || !ok2 || len(f1) == 0 || f1[0] != '+' {
+			return nil, bad("want \"+NUMBER MCCMNC|returned TIME\", got %q", b)
 		}
-		v, err := deltaNumber(f1)
-		if err != nil {
-			return nil, bad("%v", err)
+		v, ok := parseNumber(f1[1:])
+		if !ok {
+			return nil, bad("number %q is not 1 to 15 digits (E.164)", f1)
 		}
 		if len(d.entries) > 0 && v <= prev {
 			return nil, bad("number %s: entries must be sorted by number, each once", f1)
 		}
 		prev = v
 		net := uint16(returnedNet)
-		if f2 != "returned" {
-			i, found := netIndex[f2]
+		if string(f2) != "returned" {
+			i, found := netIndex[string(f2)]
 			if !found {
 				return nil, bad("network %q has no network line (or is not \"returned\")", f2)
 			}
 			net = i
 		}
-		t, err := time.Parse(deltaTime, f3)
-		if err != nil {
+		t, ok := parseDeltaTime(f3)
+		if !ok {
 			return nil, bad("time %q is not like %s", f3, deltaTime)
 		}
-		d.entries = append(d.entries, deltaEntry{v: v, net: net, t: t.Unix()})
+		d.entries = append(d.entries, deltaEntry{v: v, net: net, t: t})
 	}
 	if sc.Scan() {
 		line++
