@@ -487,7 +487,15 @@ func (c *cli) portdbApply(args []string) int {
 	}); err != nil {
 		return c.portdbFail("apply", "%v", err)
 	}
-	fmt.Fprintf(c.stderr, "numen portdb apply: wrote %s: %d numbers, %d ranges, %d networks, regions %s, %d bytes (%s and %d deltas)\n",
-		*out, st.Numbers, st.Ranges, st.Networks, strings.Join(st.Regions, ","), st.Bytes, rest[0], len(deltas))
+	fmt.Fprintf(c.stderr, "numen portdb apply: wrote %s: %d numbers, %d ranges, %d networks, regions %s, %d bytes (%s and %d %s)\n",
+		*out, st.Numbers, st.Ranges, st.Networks, strings.Join(st.Regions, ","), st.Bytes, rest[0], len(deltas), plural(len(deltas), "delta", "deltas"))
 	return exitOK
+}
+
+// plural returns one or many according to n.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
