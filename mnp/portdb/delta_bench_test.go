@@ -154,3 +154,45 @@ func BenchmarkApplyDelta(b *testing.B) {
 		b.ReportMetric(float64(df.size), "file-bytes")
 	})
 }
+
+// BenchmarkLookupCachedDeltas: Lookup in the small sample database, whose
+// entries stay in the first-level cache, alone (deltas=none) and with a
+// delta of 100,000 numbers (deltas=100k, 1 MB: the second-level cache):
+// the work the deltas add to a lookup, without the wait for the big
+// file's memory. hit=delta is a number the delta ports.
+func BenchmarkLookupCachedDeltas(b *testing.B) {
+	raw := buildBytes(b, readSample(b), "DE", "AT")
+	base, err := OpenBytes(raw)
+	if err != nil {
+		b.Fatal(err)
+	}
+	d := NewDelta(base.Identity(), fixedTime)
+	for i := range benchDeltaSize {
+		// +49170 numbers of 12 digits, spread over the range.
+		if err := d.Add(strconv.Itoa(491700000000+i*97), "26203", "", fixedTime); err != nil {
+			b.Fatal(err)
+		}
+	}
+	withDeltas, err := OpenBytes(raw, WithDeltas(d))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, db := range []struct {
+		name string
+		db   *DB
+	}{{"none", base}, {"100k", withDeltas}} {
+		for _, q := range []struct{ name, digits string }{
+			{"hit=number", "4915112345678"},
+			{"hit=range", "4915112000000"},
+			{"hit=none", "4930123456789"},
+			{"hit=delta", strconv.Itoa(491700000000 + 5000*97)},
+		} {
+			b.Run("deltas="+db.name+"/"+q.name, func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					db.db.Lookup(q.digits)
+				}
+			})
+		}
+	}
+}
