@@ -145,7 +145,8 @@ func (h *Holder) Info() (Info, bool) {
 // It reports whether it swapped. The same file, even changed in place, is
 // not reopened: it is not a replacement (DB.Changed tells it apart).
 // Reload does not take the place of a lookup's checks; run it now and
-// then (numen serve: every 10 seconds) to pick up new files.
+// then (numen serve: every 10 seconds, and on SIGHUP) to pick up new
+// files. ReloadWithDeltas does the same for a base and its deltas.
 func (h *Holder) Reload(path string, opts ...Option) (bool, error) {
 	return h.ReloadWithDeltas(path, nil, opts...)
 }
