@@ -111,11 +111,13 @@ func BenchmarkLookupDeltas(b *testing.B) {
 			b.Run("deltas="+deltas+"/"+set.name, func(b *testing.B) {
 				q := set.queries
 				b.ReportAllocs()
+				cpu := startCPU()
 				i := 0
 				for b.Loop() {
 					db.Lookup(q[i&(benchQueries-1)])
 					i++
 				}
+				cpu.report(b)
 			})
 		}
 	}
@@ -189,9 +191,11 @@ func BenchmarkLookupCachedDeltas(b *testing.B) {
 		} {
 			b.Run("deltas="+db.name+"/"+q.name, func(b *testing.B) {
 				b.ReportAllocs()
+				cpu := startCPU()
 				for b.Loop() {
 					db.db.Lookup(q.digits)
 				}
+				cpu.report(b)
 			})
 		}
 	}
