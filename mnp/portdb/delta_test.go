@@ -3,9 +3,12 @@ package portdb
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -310,4 +313,66 @@ func TestNoAllocsWithDeltas(t *testing.T) {
 		}), "Holder.Lookup(%q)", digits)
 	}
 	require.NotZero(t, sink)
+}
+
+// Lookups through a Holder while base and deltas are swapped in and out
+// under them: every answer is the old data's or the new's, never an
+// error, and every database is closed once swapped out.
+func TestHolderDeltasWhileLookingUp(t *testing.T) {
+	dir := t.TempDir()
+	raw := buildBytes(t, readSample(t), "DE", "AT")
+	path := filepath.Join(dir, "ported.db")
+	require.NoError(t, os.WriteFile(path, raw, 0o644))
+	base, err := OpenBytes(raw)
+	require.NoError(t, err)
+	var paths []string
+	for i, mccmnc := range []string{"26203", "26201"} {
+		d := NewDelta(base.Identity(), deltaTime1)
+		require.NoError(t, d.Add("4915112345679", mccmnc, "", deltaTime1))
+		p := filepath.Join(dir, strconv.Itoa(i)+".delta")
+		require.NoError(t, os.WriteFile(p, writeDelta(t, d), 0o644))
+		paths = append(paths, p)
+	}
+	h := NewHolder(nil)
+	defer h.Close()
+	_, err = h.ReloadWithDeltas(path, nil)
+	require.NoError(t, err)
+	stop := make(chan struct{})
+	errs := make(chan error, 4)
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					errs <- nil
+					return
+				default:
+				}
+				r := h.Lookup("4915112345679")
+				switch m := r.MCCMNC(); {
+				case r.Err() != nil:
+					errs <- r.Err()
+					return
+				case m != "26202" && m != "26203" && m != "26201":
+					errs <- fmt.Errorf("answer %q from no data", m)
+					return
+				}
+			}
+		}()
+	}
+	sets := [][]string{{paths[0]}, {paths[1]}, nil, {paths[0], paths[1]}}
+	for i := range 40 {
+		swapped, err := h.ReloadWithDeltas(path, sets[i%len(sets)])
+		require.NoError(t, err)
+		require.True(t, swapped)
+	}
+	close(stop)
+	wg.Wait()
+	for range 4 {
+		require.NoError(t, <-errs)
+	}
+	require.Equal(t, "26201", h.Lookup("4915112345679").MCCMNC(), "the last set: both deltas, the later wins")
 }
