@@ -16,7 +16,7 @@ import (
 
 const portdbUsage = `Usage:
   numen portdb build [-regions DE,AT] [-source TEXT] -o FILE INPUT
-  numen portdb lookup FILE [NUMBER...]
+  numen portdb lookup [-deltas DIR] FILE [NUMBER...]
   numen portdb verify FILE [DELTA...]
   numen portdb diff [-time TIME] OLD NEW -o DELTA
   numen portdb apply [-source TEXT] BASE DELTA... -o FILE
@@ -52,6 +52,9 @@ database covers the number's region), is_ported (null when not covered),
 mccmnc, network, and match ("number" for an entry of the number itself,
 "range" for a prefix; null when not ported). It checks the whole file first,
 as verify does: a damaged file is an error (exit status 1), never an answer.
+
+  -deltas DIR   apply the delta files of DIR (*.delta, in name order) on
+                top of FILE, as numen serve does with a backend's "deltas"
 
 verify checks the whole file (checksum, order, networks) and prints its
 header (exit status 1 when it is damaged). FILE may be a delta file, whose
@@ -215,6 +218,7 @@ type portdbLine struct {
 
 func (c *cli) portdbLookup(args []string) int {
 	fs := newFlagSet("portdb lookup")
+	deltaDir := fs.String("deltas", "", "")
 	rest, code, ok := c.parseInterleaved(fs, "portdb", portdbUsage, args)
 	if !ok {
 		return code
@@ -230,7 +234,15 @@ func (c *cli) portdbLookup(args []string) int {
 	// Verify before answering: Open checks only the header, and a damaged
 	// body could otherwise answer with another network. One pass over the
 	// file (50 ms for 10 million entries) is small beside starting a process.
-	db, err := portdb.Open(path, portdb.WithVerify())
+	files, err := deltaFiles(*deltaDir)
+	if err != nil {
+		return c.portdbFail("lookup", "%v", err)
+	}
+	deltas, err := readDeltas(files)
+	if err != nil {
+		return c.portdbFail("lookup", "%v", err) // names the file
+	}
+	db, err := portdb.Open(path, portdb.WithVerify(), portdb.WithDeltas(deltas...))
 	if err != nil {
 		return c.portdbFail("lookup", "%v", err) // names the file
 	}

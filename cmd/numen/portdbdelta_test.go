@@ -73,6 +73,14 @@ $`, string(text))
 	require.Contains(t, stdout, oldDB+": ok\n")
 	require.Contains(t, stdout, delta+": ok (delta 1, created 2025-06-01T00:00:00Z)\nentries: 3 (2 ported or moved, 1 returned)\nnumbers the deltas change: 3 (")
 
+	// lookup -deltas answers from the base and the deltas.
+	code, stdout, stderr = runCLI(t, nil, "portdb", "lookup", "-deltas", dir, oldDB, "+4915112345678", "+436641234567", "+4915199999999")
+	require.Equal(t, exitOK, code, stderr)
+	require.Equal(t, `{"number":"+4915112345678","covered":true,"is_ported":true,"mccmnc":"26201","network":"Telekom","match":"number"}
+{"number":"+436641234567","covered":true,"is_ported":false,"mccmnc":null,"network":null,"match":null}
+{"number":"+4915199999999","covered":true,"is_ported":true,"mccmnc":"26203","network":"Telefónica Germany","match":"number"}
+`, stdout)
+
 	applied := filepath.Join(dir, "applied.db")
 	code, stdout, stderr = runCLI(t, nil, "portdb", "apply", oldDB, delta, "-o", applied)
 	require.Equal(t, exitOK, code, stderr)
@@ -120,6 +128,8 @@ func TestPortDBDeltaErrors(t *testing.T) {
 		{"verify a cut delta", []string{"portdb", "verify", cut}, exitError, "numen portdb verify: " + cut + ":"},
 		{"verify two databases", []string{"portdb", "verify", oldDB, newDB}, exitError, "numen portdb verify: " + newDB + ":1: not a delta file"},
 		{"verify delta then base", []string{"portdb", "verify", delta, oldDB}, exitUsage, "verify: " + delta + " is a delta file: give its base database first"},
+		{"lookup with a missing deltas directory", []string{"portdb", "lookup", "-deltas", filepath.Join(dir, "nope"), oldDB, "+4915112345678"}, exitError, "numen portdb lookup: deltas: open " + filepath.Join(dir, "nope")},
+		{"lookup with a damaged delta", []string{"portdb", "lookup", "-deltas", dir, oldDB, "+4915112345678"}, exitError, "numen portdb lookup: " + cut + ":9: "},
 		{"verify with another base", []string{"portdb", "verify", newDB, delta}, exitError, "applies to base " + identity(t, oldDB) + ", this database is " + identity(t, newDB)},
 	}
 	for _, tt := range tests {
