@@ -18,19 +18,22 @@ import (
 	"testing"
 	"time"
 
+	"github.com/miekg/dns"
+
 	"github.com/numenhq/numen/mnp/portdb"
 	"github.com/numenhq/numen/mnp/remote"
 )
 
 // BenchmarkPortDBHotSwap: 32 clients look numbers up through the API of a
 // numen serve (in this process, on loopback) answering from a large
-// portability database, while the database is replaced by rename ten
+// portability database, and 8 more through its ENUM server (UDP), while the database is replaced by rename ten
 // times, every other time with a delta of 100,000 numbers on top, each
 // taken at SIGHUP. Every request must be answered, and every answer must
 // come from the old or the new data: file A ports every number to 26201,
 // file B to 26202, their deltas a tenth of the queried numbers to 26203.
-// It reports the 99th percentile of requests started within a second of
-// a swap and of the others, and the counts. Run it once:
+// It reports the 99th percentile of API requests started within a second
+// of a swap and of the others, and the counts (enum-*: the ENUM
+// queries'). Run it once:
 //
 //	NUMEN_SWAP_ENTRIES=10000000 go test ./cmd/numen -run '^$' -bench PortDBHotSwap -benchtime 1x
 //
@@ -45,11 +48,12 @@ func BenchmarkPortDBHotSwap(b *testing.B) {
 		entries = n
 	}
 	const (
-		clients = 32
-		swaps   = 10
-		spacing = 3 * time.Second // between swaps
-		window  = time.Second     // after a swap, "during the swap"
-		deltaN  = 100_000
+		clients     = 32
+		enumClients = 8
+		swaps       = 10
+		spacing     = 3 * time.Second // between swaps
+		window      = time.Second     // after a swap, "during the swap"
+		deltaN      = 100_000
 	)
 	dir := b.TempDir()
 	plan, err := sharedPlan()
@@ -135,6 +139,7 @@ func BenchmarkPortDBHotSwap(b *testing.B) {
 			{Route: "GT1", Backends: []backendConfig{{Type: "simnet"}}},
 			{Route: "GT2", Backends: []backendConfig{{Type: "simnet"}}},
 		},
+		Enum: &enumConfig{Listen: "127.0.0.1:0"}, // answers from the route's database
 	}
 	// An account per client: each key's signed requests are remembered
 	// against replays, up to 100,000 a window.
@@ -142,7 +147,8 @@ func BenchmarkPortDBHotSwap(b *testing.B) {
 		cfg.Accounts = append(cfg.Accounts, accountConfig{Key: "acct" + strconv.Itoa(w), Secrets: []string{secret}})
 	}
 	logs := &portdbLines{}
-	c := &cli{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard, loadPlan: sharedPlan}
+	stdout := &syncBuffer{}
+	c := &cli{stdin: strings.NewReader(""), stdout: stdout, stderr: io.Discard, loadPlan: sharedPlan}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	ready, done := make(chan string, 1), make(chan error, 1)
@@ -153,6 +159,11 @@ func BenchmarkPortDBHotSwap(b *testing.B) {
 	case err := <-done:
 		b.Fatalf("server did not start: %v", err)
 	}
+	m := enumLine.FindStringSubmatch(stdout.String())
+	if m == nil {
+		b.Fatalf("no ENUM address in %q", stdout.String())
+	}
+	enumAddr := m[1]
 
 	type sample struct {
 		start time.Time
@@ -167,6 +178,50 @@ func BenchmarkPortDBHotSwap(b *testing.B) {
 		stop     atomic.Bool
 		wg       sync.WaitGroup
 	)
+	var enumAnswered, enumFailed, enumWrong atomic.Int64
+	var enumSamples []sample
+	for w := range enumClients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rnd := rand.New(rand.NewPCG(uint64(w), 53))
+			dc := &dns.Client{Net: "udp", Timeout: 2 * time.Second}
+			var mine []sample
+			name := make([]byte, 0, 64)
+			for !stop.Load() {
+				i := rnd.IntN(deltaN * 10)
+				digits := strconv.FormatUint(number(i), 10)
+				name = name[:0]
+				for k := len(digits) - 1; k >= 0; k-- {
+					name = append(name, digits[k], '.')
+				}
+				name = append(name, "e164.arpa."...)
+				q := new(dns.Msg)
+				q.SetQuestion(string(name), dns.TypeNAPTR)
+				start := time.Now()
+				r, _, err := dc.Exchange(q, enumAddr)
+				took := time.Since(start)
+				if err != nil || r.Rcode != dns.RcodeSuccess || len(r.Answer) != 1 {
+					if enumFailed.Add(1) == 1 {
+						b.Logf("first ENUM failure: %v %v", err, r)
+					}
+					continue
+				}
+				enumAnswered.Add(1)
+				re := r.Answer[0].(*dns.NAPTR).Regexp
+				switch {
+				case strings.Contains(re, ";mnc=01!") || strings.Contains(re, ";mnc=02!"):
+				case strings.Contains(re, ";mnc=03!") && i%10 == 0:
+				default:
+					enumWrong.Add(1)
+				}
+				mine = append(mine, sample{start, took})
+			}
+			mu.Lock()
+			enumSamples = append(enumSamples, mine...)
+			mu.Unlock()
+		}()
+	}
 	var cpu0 syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &cpu0)
 	for w := range clients {
@@ -240,14 +295,18 @@ func BenchmarkPortDBHotSwap(b *testing.B) {
 		}
 		return false
 	}
-	var during, steady []time.Duration
-	for _, s := range samples {
-		if inSwap(s.start) {
-			during = append(during, s.took)
-		} else {
-			steady = append(steady, s.took)
+	split := func(samples []sample) (during, steady []time.Duration) {
+		for _, s := range samples {
+			if inSwap(s.start) {
+				during = append(during, s.took)
+			} else {
+				steady = append(steady, s.took)
+			}
 		}
+		return during, steady
 	}
+	during, steady := split(samples)
+	enumDuring, enumSteady := split(enumSamples)
 	p := func(ds []time.Duration, q float64) float64 {
 		if len(ds) == 0 {
 			return 0
@@ -264,9 +323,15 @@ func BenchmarkPortDBHotSwap(b *testing.B) {
 	b.ReportMetric(p(steady, 0.99), "p99-steady-ms")
 	b.ReportMetric(p(during, 0.5), "p50-swap-ms")
 	b.ReportMetric(p(during, 0.99), "p99-swap-ms")
-	b.ReportMetric(float64(cpu.Microseconds())/float64(max(answered.Load(), 1)), "cpu-µs/request")
-	if failed.Load() != 0 || wrong.Load() != 0 || replaced != swaps || refused != 0 {
-		b.Fatalf("%d failed, %d wrong, %d swaps of %d, %d refused; log:\n%s", failed.Load(), wrong.Load(), replaced, swaps, refused, logs.String())
+	b.ReportMetric(float64(cpu.Microseconds())/float64(max(answered.Load()+enumAnswered.Load(), 1)), "cpu-µs/request")
+	b.ReportMetric(float64(enumAnswered.Load()), "enum-answered")
+	b.ReportMetric(float64(enumFailed.Load()), "enum-failed")
+	b.ReportMetric(float64(enumWrong.Load()), "enum-wrong")
+	b.ReportMetric(p(enumSteady, 0.99), "enum-p99-steady-ms")
+	b.ReportMetric(p(enumDuring, 0.99), "enum-p99-swap-ms")
+	if failed.Load() != 0 || wrong.Load() != 0 || enumFailed.Load() != 0 || enumWrong.Load() != 0 || replaced != swaps || refused != 0 {
+		b.Fatalf("%d failed, %d wrong, ENUM %d failed, %d wrong, %d swaps of %d, %d refused; log:\n%s",
+			failed.Load(), wrong.Load(), enumFailed.Load(), enumWrong.Load(), replaced, swaps, refused, logs.String())
 	}
 }
 
