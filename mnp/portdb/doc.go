@@ -149,8 +149,8 @@
 //
 // Measured with the 10-million-entry file and a delta of 100,000 numbers
 // (benchmarks/README.md, "Portability database kept current"): the delta
-// file is 4.4 MB and reads in 15 ms; taking base and delta through a
-// Holder (open, verify the base, read the delta, swap) takes 48 ms; the
+// file is 4.4 MB and reads in 16 ms; taking base and delta through a
+// Holder (open, verify the base, read the delta, swap) takes 39 ms; the
 // delta holds 1.1 MB of memory; a lookup allocates nothing with deltas
 // as without.
 //
@@ -178,7 +178,7 @@
 // between organisations, and are read by people checking what changed,
 // with grep and diff; and a delta is read once, into memory, where the
 // base is mapped and read in place, which is what its binary layout is
-// for. Reading stays far inside the budget (100,000 entries in 15 ms,
+// for. Reading stays far inside the budget (100,000 entries in 16 ms,
 // without an allocation per entry), and the checksum and count catch the
 // damage a binary format's would.
 //
