@@ -202,7 +202,7 @@ func watchPortDBFiles(h *portdb.Holder, file, deltas string, every time.Duration
 				info, _ := h.Info()
 				logger.Info("portability database replaced: answering from the new file",
 					"numbers", info.Numbers, "ranges", info.Ranges, "source", info.Source,
-					"deltas", info.Deltas, "delta_numbers", info.DeltaNumbers)
+					"deltas", info.Deltas, "delta_numbers", info.DeltaNumbers, "delta_bytes", info.DeltaBytes)
 			}
 		}
 	}()
