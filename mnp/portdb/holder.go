@@ -146,7 +146,9 @@ func (h *Holder) Info() (Info, bool) {
 // not reopened: it is not a replacement (DB.Changed tells it apart).
 // Reload does not take the place of a lookup's checks; run it now and
 // then (numen serve: every 10 seconds, and on SIGHUP) to pick up new
-// files. ReloadWithDeltas does the same for a base and its deltas.
+// files. ReloadWithDeltas does the same for a base and its deltas;
+// Reload is ReloadWithDeltas without deltas, so that it drops the deltas
+// of a current database that has some.
 func (h *Holder) Reload(path string, opts ...Option) (bool, error) {
 	return h.ReloadWithDeltas(path, nil, opts...)
 }
