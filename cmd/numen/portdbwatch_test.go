@@ -3,11 +3,16 @@
 package main
 
 import (
+	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -166,4 +171,112 @@ func TestServeEnumPortDBDeltas(t *testing.T) {
 	logs.waitFor(t, `msg="portability database replaced: answering from the new file" enum=portdb file=`+db, 20*time.Second)
 	a = naptr(t, m[1], "udp", name)
 	require.Equal(t, "!^.*$!tel:+4915123456780;npdi;rn=D262;rn-context=+49;mcc=262;mnc=03!", a.Answer[0].(*dns.NAPTR).Regexp)
+}
+
+// Lookups through the API while the database is replaced six times,
+// every other time with a delta, each taken at SIGHUP: every lookup is
+// answered, from the old data or the new (BenchmarkPortDBHotSwap does
+// the same at scale and measures it).
+func TestServePortDBSwapUnderLoad(t *testing.T) {
+	t.Parallel()
+	var a, b strings.Builder
+	for i := range 2000 {
+		n := strconv.Itoa(4915100000000 + 2*i)
+		a.WriteString("+" + n + ",26201,Telekom\n")
+		b.WriteString("+" + n + ",26202,Vodafone\n")
+	}
+	fileA, fileB := buildPortDB(t, a.String(), "-regions", "DE"), buildPortDB(t, b.String(), "-regions", "DE")
+	deltaFor := func(path string) []byte {
+		db, err := portdb.Open(path)
+		require.NoError(t, err)
+		defer db.Close()
+		d := portdb.NewDelta(db.Identity(), time.Now())
+		for i := 0; i < 2000; i += 10 {
+			require.NoError(t, d.Add(strconv.Itoa(4915100000000+2*i), "26203", "Telefónica Germany", time.Now()))
+		}
+		var buf strings.Builder
+		_, err = d.WriteTo(&buf)
+		require.NoError(t, err)
+		return []byte(buf.String())
+	}
+	deltas := map[string][]byte{fileA: deltaFor(fileA), fileB: deltaFor(fileB)}
+	dir := t.TempDir()
+	live, deltaDir := filepath.Join(dir, "ported.db"), filepath.Join(dir, "deltas")
+	require.NoError(t, os.Mkdir(deltaDir, 0o755))
+	put := func(raw []byte, path string) {
+		require.NoError(t, os.WriteFile(path+".tmp", raw, 0o644))
+		require.NoError(t, os.Rename(path+".tmp", path))
+	}
+	read := func(path string) []byte {
+		raw, err := os.ReadFile(path)
+		require.NoError(t, err)
+		return raw
+	}
+	put(read(fileA), live)
+	const secret = "portdb-secret-0123456789"
+	logs := &syncBuffer{}
+	r := startServerLogging(t, &serveConfig{
+		Routes: []routeConfig{
+			{Route: "MP1", Backends: []backendConfig{{Type: "portdb", File: live, Deltas: deltaDir, Reload: duration(time.Hour)}}},
+			{Route: "DS7", Backends: []backendConfig{{Type: "simnet"}}},
+			{Route: "GT1", Backends: []backendConfig{{Type: "simnet"}}},
+			{Route: "GT2", Backends: []backendConfig{{Type: "simnet"}}},
+		},
+		Accounts: []accountConfig{{Key: "acct", Secrets: []string{secret}}},
+	}, false, logs)
+	c, err := remote.New(r.base, "acct", secret)
+	require.NoError(t, err)
+
+	var stop atomic.Bool
+	var answered atomic.Int64
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for w := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := 0; !stop.Load(); k++ {
+				i := (w*997 + k*13) % 2000
+				res, err := c.MNPLookup(context.Background(), "+"+strconv.Itoa(4915100000000+2*i), &remote.LookupOptions{Route: "MP1"})
+				switch {
+				case err != nil:
+					errs <- err
+					return
+				case res.ProcessingStatus != "COMPLETED" || res.MCCMNC == nil:
+					errs <- fmt.Errorf("number %d: %s", i, res.ProcessingStatus)
+					return
+				case *res.MCCMNC == "26201" || *res.MCCMNC == "26202" || *res.MCCMNC == "26203" && i%10 == 0:
+					answered.Add(1)
+				default:
+					errs <- fmt.Errorf("number %d: %s, from no data", i, *res.MCCMNC)
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for k := range 6 {
+		base := []string{fileB, fileA}[k%2]
+		require.NoError(t, os.RemoveAll(filepath.Join(deltaDir, "1.delta")))
+		put(read(base), live)
+		if k%2 == 1 {
+			put(deltas[base], filepath.Join(deltaDir, "1.delta"))
+		}
+		require.NoError(t, syscall.Kill(os.Getpid(), syscall.SIGHUP))
+		for range 2000 { // at most 20 s
+			if strings.Count(logs.String(), "portability database replaced") > k {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		require.Equal(t, k+1, strings.Count(logs.String(), "portability database replaced"), logs.String())
+	}
+	stop.Store(true)
+	wg.Wait()
+	for range 8 {
+		require.NoError(t, <-errs)
+	}
+	require.NotContains(t, logs.String(), "not taken")
+	t.Logf("%d lookups answered across 6 swaps", answered.Load())
+	require.Positive(t, answered.Load())
 }
