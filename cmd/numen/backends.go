@@ -67,11 +67,10 @@ func buildBackends(plan *numbering.Plan, products map[string]routing.Product, r 
 			if product != routing.MNP {
 				return rb, closers, fmt.Errorf("%s: a portdb backend answers MNP routes; %s is an %s route", bat, r.Route, product)
 			}
-			db, err := portdb.Open(b.File, portdb.WithVerify())
+			h, err := openPortDB(b.File, b.Deltas)
 			if err != nil {
 				return rb, closers, fmt.Errorf("%s: %w", bat, err)
 			}
-			h := portdb.NewHolder(db)
 			closers = append(closers, h.Close)
 			*holders = append(*holders, h)
 			if name == "" {
@@ -87,7 +86,7 @@ func buildBackends(plan *numbering.Plan, products map[string]routing.Product, r 
 			if every == 0 {
 				every = defaultPortDBReload
 			}
-			closers = append(closers, watchPortDB(h, file, every, logger.With("route", route, "backend", name, "file", file)))
+			closers = append(closers, watchPortDB(h, file, b.Deltas, every, logger.With("route", route, "backend", name, "file", file)))
 		case "enum":
 			if product != routing.MNP {
 				return rb, closers, fmt.Errorf("%s: an enum backend answers MNP routes; %s is an %s route", bat, r.Route, product)
@@ -204,39 +203,9 @@ func portdbHealth(routes []engine.RouteBackends, metrics *httpapi.Metrics, next 
 // database file renamed over the one a portdb backend answers from.
 const defaultPortDBReload = 10 * time.Second
 
-// watchPortDB looks every interval for a new file renamed over file and
-// swaps it in (portdb.Holder.Reload: verified first; a damaged one is
-// refused, logged once, and the current database keeps answering). It
-// returns the function that stops it.
-func watchPortDB(h *portdb.Holder, file string, every time.Duration, logger *slog.Logger) func() error {
-	stop, done := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(done)
-		t := time.NewTicker(every)
-		defer t.Stop()
-		lastErr := ""
-		for {
-			select {
-			case <-stop:
-				return
-			case <-t.C:
-			}
-			swapped, err := h.Reload(file)
-			switch {
-			case err != nil && err.Error() != lastErr:
-				lastErr = err.Error()
-				logger.Error("portability database file not taken: the current one keeps answering", "error", err)
-			case swapped:
-				lastErr = ""
-				info, _ := h.Info()
-				logger.Info("portability database replaced: answering from the new file",
-					"numbers", info.Numbers, "ranges", info.Ranges, "source", info.Source)
-			}
-		}
-	}()
-	return func() error {
-		close(stop)
-		<-done
-		return nil
-	}
+// watchPortDB looks every interval, and at once on SIGHUP, for a new
+// file renamed over file or new delta files in deltas, and swaps them in
+// (see watchPortDBFiles). It returns the function that stops it.
+func watchPortDB(h *portdb.Holder, file, deltas string, every time.Duration, logger *slog.Logger) func() error {
+	return watchPortDBFiles(h, file, deltas, every, logger)
 }

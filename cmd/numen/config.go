@@ -136,10 +136,12 @@ type backendConfig struct {
 	Secret        string `json:"secret"`
 	SecretEnv     string `json:"secret_env"`
 	UpstreamRoute string `json:"upstream_route"`
-	// portdb: a file built with numen portdb build, and how often to look
-	// for a new file renamed over it (default 10s)
+	// portdb: a file built with numen portdb build, how often to look
+	// for a new file renamed over it (default 10s), and a directory of
+	// delta files (*.delta, numen portdb diff) applied on top of it
 	File   string   `json:"file"`
 	Reload duration `json:"reload"`
+	Deltas string   `json:"deltas"`
 	// enum: ENUM servers (DNS NAPTR, mnp/enum), asked in order; the tree
 	// (default e164.arpa.), the timeout of one server (default 500ms), the
 	// EDNS0 UDP size (default 1232), routing number prefix -> MCCMNC, and
@@ -370,6 +372,9 @@ func parseConfig(raw []byte) (*serveConfig, error) {
 }
 
 func checkBackend(at string, b backendConfig, bad func(string, ...any)) {
+	if b.Deltas != "" && b.Type != "portdb" {
+		bad("%s.deltas: is for a portdb backend", at)
+	}
 	switch b.Type {
 	case "remote":
 		if p, err := url.Parse(b.URL); err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {

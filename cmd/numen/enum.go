@@ -40,6 +40,9 @@ type enumConfig struct {
 	// the numbering plan alone (no npdi).
 	Portdb string   `json:"portdb"`
 	Reload duration `json:"reload"`
+	// PortdbDeltas is a directory of delta files applied on top of
+	// Portdb (see the portdb backend's deltas).
+	PortdbDeltas string `json:"portdb_deltas"`
 	// RateLimit limits the UDP answers per client address.
 	RateLimit *enumRateConfig `json:"rate_limit"`
 	// MaxConnections bounds the open TCP connections (default 256) and
@@ -94,19 +97,21 @@ func buildEnum(e *enumConfig, plan *numbering.Plan, holders []*portdb.Holder, lo
 		cfg.RateLimit = enumserver.RateLimit{PerSecond: rl.PerSecond, Burst: rl.Burst, Slip: rl.Slip}
 	}
 	var closers []func() error
+	if e.PortdbDeltas != "" && e.Portdb == "" {
+		return nil, nil, fmt.Errorf("enum.portdb_deltas: applies to enum.portdb, which is not set (a route's portdb backend takes its own deltas)")
+	}
 	switch {
 	case e.Portdb != "":
-		db, err := portdb.Open(e.Portdb, portdb.WithVerify())
+		h, err := openPortDB(e.Portdb, e.PortdbDeltas)
 		if err != nil {
 			return nil, nil, fmt.Errorf("enum.portdb: %w", err)
 		}
-		h := portdb.NewHolder(db)
 		closers = append(closers, h.Close)
 		every := time.Duration(e.Reload)
 		if every == 0 {
 			every = defaultPortDBReload
 		}
-		closers = append(closers, watchPortDB(h, e.Portdb, every, logger.With("enum", "portdb", "file", e.Portdb)))
+		closers = append(closers, watchPortDB(h, e.Portdb, e.PortdbDeltas, every, logger.With("enum", "portdb", "file", e.Portdb)))
 		cfg.Portability = h
 	case len(holders) > 0:
 		cfg.Portability = holders[0]

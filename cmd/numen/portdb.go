@@ -16,8 +16,10 @@ import (
 
 const portdbUsage = `Usage:
   numen portdb build [-regions DE,AT] [-source TEXT] -o FILE INPUT
-  numen portdb lookup FILE [NUMBER...]
-  numen portdb verify FILE
+  numen portdb lookup [-deltas DIR] FILE [NUMBER...]
+  numen portdb verify FILE [DELTA...]
+  numen portdb diff [-time TIME] OLD NEW -o DELTA
+  numen portdb apply [-source TEXT] BASE DELTA... -o FILE
 
 The offline portability database: which numbers and number ranges have been
 ported to which mobile network (MCCMNC).
@@ -51,13 +53,43 @@ mccmnc, network, and match ("number" for an entry of the number itself,
 "range" for a prefix; null when not ported). It checks the whole file first,
 as verify does: a damaged file is an error (exit status 1), never an answer.
 
+  -deltas DIR   apply the delta files of DIR (*.delta, in name order) on
+                top of FILE, as numen serve does with a backend's "deltas"
+
 verify checks the whole file (checksum, order, networks) and prints its
-header (exit status 1 when it is damaged).
+header (exit status 1 when it is damaged). FILE may be a delta file, whose
+checksum and entries it checks; with DELTA files, it checks that each
+applies to FILE (made for it, numbers in its regions) and prints what they
+change.
+
+diff writes the delta file that turns the database OLD into NEW: the
+numbers NEW has and OLD has not, or has with another network (ported or
+moved), and the numbers OLD has and NEW has not (returned: answered by the
+ranges again, or not ported). A delta carries numbers: OLD and NEW must
+have the same ranges and regions (build a new base otherwise). It names OLD
+(by its identity, which verify prints) as its base.
+
+  -time TIME   the time stamp of the changes, RFC 3339 (default: NEW's
+               build time, else now)
+  -o DELTA     the delta file to write (required); written whole or not
+               at all
+
+apply compacts BASE and its DELTA files (applied in the order given; of
+two changes of a number the later time stamp wins) into a new database
+FILE: the file build makes from the same entries. The build time recorded
+is SOURCE_DATE_EPOCH when set, else none, as for build.
+
+  -source TEXT   a description of the data (default: BASE's)
+  -o FILE        the database to write (required)
+
+numen serve applies delta files too: put them in the directory named by a
+portdb backend's "deltas" (the ENUM server's "portdb_deltas"); it takes new
+ones at its periodic check and on SIGHUP.
 `
 
 func (c *cli) portdb(args []string) int {
 	if len(args) == 0 {
-		return c.usageError("portdb", "missing subcommand: build, lookup or verify")
+		return c.usageError("portdb", "missing subcommand: build, lookup, verify, diff or apply")
 	}
 	switch sub, rest := args[0], args[1:]; sub {
 	case "build":
@@ -66,11 +98,15 @@ func (c *cli) portdb(args []string) int {
 		return c.portdbLookup(rest)
 	case "verify":
 		return c.portdbVerify(rest)
+	case "diff":
+		return c.portdbDiff(rest)
+	case "apply":
+		return c.portdbApply(rest)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(c.stdout, portdbUsage)
 		return exitOK
 	default:
-		return c.usageError("portdb", "unknown subcommand %q: want build, lookup or verify", sub)
+		return c.usageError("portdb", "unknown subcommand %q: want build, lookup, verify, diff or apply", sub)
 	}
 }
 
@@ -182,6 +218,7 @@ type portdbLine struct {
 
 func (c *cli) portdbLookup(args []string) int {
 	fs := newFlagSet("portdb lookup")
+	deltaDir := fs.String("deltas", "", "")
 	rest, code, ok := c.parseInterleaved(fs, "portdb", portdbUsage, args)
 	if !ok {
 		return code
@@ -197,7 +234,15 @@ func (c *cli) portdbLookup(args []string) int {
 	// Verify before answering: Open checks only the header, and a damaged
 	// body could otherwise answer with another network. One pass over the
 	// file (50 ms for 10 million entries) is small beside starting a process.
-	db, err := portdb.Open(path, portdb.WithVerify())
+	files, err := deltaFiles(*deltaDir)
+	if err != nil {
+		return c.portdbFail("lookup", "%v", err)
+	}
+	deltas, err := readDeltas(files)
+	if err != nil {
+		return c.portdbFail("lookup", "%v", err) // names the file
+	}
+	db, err := portdb.Open(path, portdb.WithVerify(), portdb.WithDeltas(deltas...))
 	if err != nil {
 		return c.portdbFail("lookup", "%v", err) // names the file
 	}
@@ -277,13 +322,29 @@ func (c *cli) portdbVerify(args []string) int {
 	if !ok {
 		return code
 	}
-	switch {
-	case len(rest) == 0:
+	if len(rest) == 0 {
 		return c.usageError("portdb", "verify: missing database FILE")
-	case len(rest) > 1:
-		return c.usageError("portdb", "verify: unexpected argument %q", rest[1])
 	}
-	db, err := portdb.Open(rest[0], portdb.WithVerify())
+	if isDelta, err := isDeltaFile(rest[0]); err != nil {
+		return c.portdbFail("verify", "%v", err)
+	} else if isDelta {
+		if len(rest) > 1 {
+			return c.usageError("portdb", "verify: %s is a delta file: give its base database first", rest[0])
+		}
+		d, err := portdb.ReadDeltaFile(rest[0])
+		if err != nil {
+			return c.portdbFail("verify", "%v", err) // names the file
+		}
+		if _, err := fmt.Fprintf(c.stdout, "%s: ok (delta)\nbase: %016x\ncreated: %s\n%s", rest[0], d.Base, d.Created.Format(time.RFC3339), deltaCounts(d)); err != nil {
+			return c.portdbFail("verify", "writing output: %v", err)
+		}
+		return exitOK
+	}
+	deltas, err := readDeltas(rest[1:])
+	if err != nil {
+		return c.portdbFail("verify", "%v", err)
+	}
+	db, err := portdb.Open(rest[0], portdb.WithVerify(), portdb.WithDeltas(deltas...))
 	if err != nil {
 		return c.portdbFail("verify", "%v", err) // names the file
 	}
@@ -293,9 +354,160 @@ func (c *cli) portdbVerify(args []string) int {
 	if !info.Created.IsZero() {
 		created = info.Created.Format(time.RFC3339)
 	}
-	if _, err := fmt.Fprintf(c.stdout, "%s: ok\nformat version: %d\ncreated: %s\nsource: %s\nregions: %s\nnumbers: %d\nranges: %d\nnetworks: %d\nsize: %d bytes\n",
-		rest[0], info.Version, created, info.Source, strings.Join(info.Regions, ","), info.Numbers, info.Ranges, info.Networks, info.Size); err != nil {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: ok\nformat version: %d\ncreated: %s\nsource: %s\nregions: %s\nnumbers: %d\nranges: %d\nnetworks: %d\nsize: %d bytes\nidentity: %016x\n",
+		rest[0], info.Version, created, info.Source, strings.Join(info.Regions, ","), info.Numbers, info.Ranges, info.Networks, info.Size, db.Identity())
+	for i, d := range deltas {
+		fmt.Fprintf(&b, "%s: ok (delta %d, created %s)\n%s", d.Name, i+1, d.Created.Format(time.RFC3339), deltaCounts(d))
+	}
+	if len(deltas) > 0 {
+		fmt.Fprintf(&b, "numbers the deltas change: %d (%d bytes of memory)\n", info.DeltaNumbers, info.DeltaBytes)
+	}
+	if _, err := io.WriteString(c.stdout, b.String()); err != nil {
 		return c.portdbFail("verify", "writing output: %v", err)
 	}
 	return exitOK
+}
+
+// deltaCounts describes a delta's entries for verify.
+func deltaCounts(d *portdb.Delta) string {
+	ported, returned := 0, 0
+	for e := range d.Entries() {
+		if e.Returned {
+			returned++
+		} else {
+			ported++
+		}
+	}
+	return fmt.Sprintf("entries: %d (%d ported or moved, %d returned)\n", d.Len(), ported, returned)
+}
+
+// isDeltaFile reports whether the file at path starts as a delta file
+// does rather than as a database.
+func isDeltaFile(path string) (bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	head := make([]byte, len(deltaFileStart))
+	n, _ := io.ReadFull(f, head)
+	return string(head[:n]) == deltaFileStart, nil
+}
+
+// deltaFileStart is how a delta file starts (see mnp/portdb).
+const deltaFileStart = "numen-portdb-delta "
+
+// readDeltas reads delta files; an error names the file.
+func readDeltas(paths []string) ([]*portdb.Delta, error) {
+	var out []*portdb.Delta
+	for _, p := range paths {
+		d, err := portdb.ReadDeltaFile(p)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+func (c *cli) portdbDiff(args []string) int {
+	fs := newFlagSet("portdb diff")
+	at := fs.String("time", "", "")
+	out := fs.String("o", "", "")
+	rest, code, ok := c.parseInterleaved(fs, "portdb", portdbUsage, args)
+	if !ok {
+		return code
+	}
+	switch {
+	case *out == "":
+		return c.usageError("portdb", "diff: missing -o DELTA")
+	case len(rest) < 2:
+		return c.usageError("portdb", "diff: want OLD and NEW database files")
+	case len(rest) > 2:
+		return c.usageError("portdb", "diff: unexpected argument %q", rest[2])
+	}
+	var when time.Time
+	if *at != "" {
+		t, err := time.Parse(time.RFC3339, *at)
+		if err != nil {
+			return c.usageError("portdb", "diff: -time: %q is not an RFC 3339 time such as 2026-11-26T12:00:00Z", *at)
+		}
+		when = t
+	}
+	old, err := portdb.Open(rest[0], portdb.WithVerify())
+	if err != nil {
+		return c.portdbFail("diff", "%v", err)
+	}
+	defer old.Close()
+	nw, err := portdb.Open(rest[1], portdb.WithVerify())
+	if err != nil {
+		return c.portdbFail("diff", "%v", err)
+	}
+	defer nw.Close()
+	if when.IsZero() {
+		if when = nw.Info().Created; when.IsZero() {
+			when = time.Now()
+		}
+	}
+	d, err := portdb.Diff(old, nw, when)
+	if err != nil {
+		return c.portdbFail("diff", "%s and %s: %v", rest[0], rest[1], err)
+	}
+	d.Name = *out
+	if err := writeAtomically(*out, func(w io.Writer) error {
+		_, err := d.WriteTo(w)
+		return err
+	}); err != nil {
+		return c.portdbFail("diff", "%v", err)
+	}
+	fmt.Fprintf(c.stderr, "numen portdb diff: wrote %s for base %s (%016x): %s", *out, rest[0], d.Base, deltaCounts(d))
+	return exitOK
+}
+
+func (c *cli) portdbApply(args []string) int {
+	fs := newFlagSet("portdb apply")
+	source := fs.String("source", "", "")
+	out := fs.String("o", "", "")
+	rest, code, ok := c.parseInterleaved(fs, "portdb", portdbUsage, args)
+	if !ok {
+		return code
+	}
+	switch {
+	case *out == "":
+		return c.usageError("portdb", "apply: missing -o FILE")
+	case len(rest) < 2:
+		return c.usageError("portdb", "apply: want BASE and at least one DELTA file")
+	}
+	plan, err := c.plan("")
+	if err != nil {
+		return c.portdbFail("apply", "loading numbering data: %v", err)
+	}
+	deltas, err := readDeltas(rest[1:])
+	if err != nil {
+		return c.portdbFail("apply", "%v", err)
+	}
+	db, err := portdb.Open(rest[0], portdb.WithVerify(), portdb.WithDeltas(deltas...))
+	if err != nil {
+		return c.portdbFail("apply", "%v", err)
+	}
+	defer db.Close()
+	var st portdb.BuildStats
+	if err := writeAtomically(*out, func(w io.Writer) error {
+		st, err = portdb.Compact(w, db, portdb.BuildOptions{Plan: plan, Source: *source, Name: rest[0]})
+		return err
+	}); err != nil {
+		return c.portdbFail("apply", "%v", err)
+	}
+	fmt.Fprintf(c.stderr, "numen portdb apply: wrote %s: %d numbers, %d ranges, %d networks, regions %s, %d bytes (%s and %d %s)\n",
+		*out, st.Numbers, st.Ranges, st.Networks, strings.Join(st.Regions, ","), st.Bytes, rest[0], len(deltas), plural(len(deltas), "delta", "deltas"))
+	return exitOK
+}
+
+// plural returns one or many according to n.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

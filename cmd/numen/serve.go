@@ -90,7 +90,9 @@ the config's "overlays") are compiled over the numbering plan at start; every
 API answer names the data that made it in its Numen-Data-Version header.
 
 The server stops on SIGINT or SIGTERM after finishing the requests in flight
-(at most 30 s).
+(at most 30 s). On SIGHUP it looks at once for new portability database files
+(a file renamed over a portdb backend's, new delta files in its "deltas"
+directory), as it does every "reload" (10 s).
 `
 
 func (c *cli) serve(args []string) int {
@@ -255,6 +257,9 @@ func (c *cli) runServer(ctx context.Context, cfg *serveConfig, demo bool, logger
 		}()
 		logger.Info("ENUM server listening", "addr", enum.addr.String(), "suffix", es.Suffix(), "portability_database", portdbSource(cfg.Enum, built.portdbs))
 	}
+	// SIGHUP: every portability database file is looked at now.
+	registerPortDBReloadMetrics(built.metrics)
+	defer handleSIGHUP()()
 	handler := built.handler
 	if browser != nil {
 		mux := http.NewServeMux()

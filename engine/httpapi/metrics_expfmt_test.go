@@ -40,6 +40,9 @@ func TestMetricsFamilies(t *testing.T) {
 	m.Register("numen_portdb_damaged", "gauge",
 		"Portability databases whose file has been found changed underneath while serving.",
 		"numen_portdb_damaged", func() float64 { return 0 })
+	m.Register("numen_portdb_reload_refused_total", "counter",
+		"New portability database files refused (damaged, truncated or not a database; the current one keeps answering), by file.",
+		`numen_portdb_reload_refused_total{file="/var/lib/numen/ported.db"}`, func() float64 { return 1 })
 	// What cmd/numen registers for the ENUM server (cmd/numen/enum.go).
 	m.Register("numen_enum_queries_total", "counter", "ENUM queries answered, by query type (NAPTR, SOA, NS, ANY, AXFR, IXFR, other; none when the question was unreadable) and response code.",
 		`numen_enum_queries_total{rcode="NOERROR",type="NAPTR"}`, func() float64 { return 3 })

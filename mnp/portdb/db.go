@@ -36,6 +36,8 @@ type DB struct {
 	changed atomic.Bool
 	// file is the file Open opened (nil for OpenBytes), for Holder.Reload.
 	file os.FileInfo
+	// ov holds the deltas applied on top of the file (nil: none).
+	ov *overlay
 }
 
 // Network is a mobile network: its MCCMNC, 5 or 6 digits, and its name
@@ -51,6 +53,7 @@ type Option func(*options)
 type options struct {
 	verify   bool
 	readFile bool
+	deltas   []*Delta
 }
 
 // WithVerify makes Open run Verify before returning the database, for
@@ -138,6 +141,11 @@ func newDB(data []byte, unmap func([]byte) error, o *options) (*DB, error) {
 			return nil, err
 		}
 	}
+	if len(o.deltas) > 0 {
+		if db.ov, err = newOverlay(db, o.deltas); err != nil {
+			return nil, err
+		}
+	}
 	return db, nil
 }
 
@@ -171,6 +179,7 @@ func (db *DB) Close() error {
 	db.data, db.unmap = nil, nil
 	db.nums, db.ranges, db.rangeFilter = table{}, table{}, filter{}
 	db.last = nil
+	db.ov = nil
 	if unmap != nil && data != nil {
 		return unmap(data)
 	}
@@ -275,7 +284,16 @@ func (db *DB) Lookup(digits string) Result {
 		}
 		v = v*10 + uint64(d)
 	}
-	switch e, plen, st := db.search(v, n); st {
+	rangesOnly := false
+	if ov := db.ov; ov != nil {
+		if e, ok := ov.find(v); ok {
+			if i := e & netMask; i != returnedNet {
+				return Result{net: &ov.nets[i], digits: digits, plen: uint8(n), exact: true}
+			}
+			rangesOnly = true // returned: the number's own entry is gone
+		}
+	}
+	switch e, plen, st := db.search(v, n, rangesOnly); st {
 	case foundNumber:
 		return db.result(e, digits, n, true)
 	case foundRange:
@@ -328,19 +346,22 @@ const (
 // ends by reading the file's last entry again (see Lookup). (Its results
 // are scalars, which the deferred function sets in place: a Result set so
 // would cost a lookup more, copied through memory.)
-func (db *DB) search(v uint64, n int) (e uint64, plen int, st searchState) {
+func (db *DB) search(v uint64, n int, rangesOnly bool) (e uint64, plen int, st searchState) {
 	defer endSearch(db.data, debug.SetPanicOnFault(true), &st)
-	e, plen, st = db.find(v, n)
+	e, plen, st = db.find(v, n, rangesOnly)
 	if db.last != nil && *db.last != db.lastEntry {
 		return 0, 0, searchFaulted
 	}
 	return e, plen, st
 }
 
-// find is the search of search, without the check of the file's end.
-func (db *DB) find(v uint64, n int) (e uint64, plen int, st searchState) {
-	if e, ok := db.nums.find(v); ok {
-		return e, n, foundNumber
+// find is the search of search, without the check of the file's end;
+// rangesOnly skips the number's own entry.
+func (db *DB) find(v uint64, n int, rangesOnly bool) (e uint64, plen int, st searchState) {
+	if !rangesOnly {
+		if e, ok := db.nums.find(v); ok {
+			return e, n, foundNumber
+		}
 	}
 	// Ranges, the longest prefix first, trying only the lengths the
 	// database has.
@@ -363,6 +384,10 @@ func (db *DB) result(e uint64, digits string, plen int, exact bool) Result {
 	i := int(e & netMask)
 	if i >= len(db.h.networks) {
 		return Result{state: resultCorrupt}
+	}
+	if db.ov != nil {
+		// The same networks, with the names the deltas give.
+		return Result{net: &db.ov.nets[i], digits: digits, plen: uint8(plen), exact: exact}
 	}
 	return Result{net: &db.h.networks[i], digits: digits, plen: uint8(plen), exact: exact}
 }
@@ -414,6 +439,12 @@ type Info struct {
 	// Networks is the number of distinct networks numbers are ported to.
 	Networks int
 	Size     int64 // bytes of the file
+	// Deltas is the number of deltas applied on top of the file
+	// (WithDeltas), DeltaNumbers the numbers they change and DeltaBytes
+	// the memory they take.
+	Deltas       int
+	DeltaNumbers int
+	DeltaBytes   int64
 }
 
 // Info returns the database's header information.
@@ -429,6 +460,9 @@ func (db *DB) Info() Info {
 	}
 	if db.h.created != 0 {
 		info.Created = time.Unix(db.h.created, 0).UTC()
+	}
+	if ov := db.ov; ov != nil {
+		info.Deltas, info.DeltaNumbers, info.DeltaBytes = ov.deltas, len(ov.keys), ov.bytes()
 	}
 	return info
 }

@@ -127,6 +127,7 @@ type header struct {
 	ranges    int
 	bodyLen   int
 	bodyCRC   uint32
+	headerCRC uint32 // as read; encodeHeader computes it
 	rangeMask uint16 // bit L set: some range prefix has L digits
 	regions   []region
 	networks  []Network
@@ -176,6 +177,7 @@ func parseHeader(b []byte) (*header, error) {
 		shift:     b[offShift],
 		created:   int64(le.Uint64(b[offCreated:])),
 		bodyCRC:   le.Uint32(b[offBodyCRC:]),
+		headerCRC: le.Uint32(b[offHeaderCRC:]),
 		rangeMask: le.Uint16(b[offRangeMask:]),
 	}
 	if h.shift > maxShift {

@@ -125,3 +125,59 @@ func FuzzBuild(f *testing.F) {
 		}
 	})
 }
+
+// FuzzReadDelta feeds ReadDelta delta files, damaged ones and garbage:
+// never a panic, never an error that is not a *DeltaError, and a delta
+// that reads writes out a file that reads back to the same entries and
+// applies to its base, or is refused for its numbers, without a panic.
+func FuzzReadDelta(f *testing.F) {
+	raw := buildBytes(f, readSample(f), "DE", "AT")
+	base, err := OpenBytes(raw)
+	require.NoError(f, err)
+	d := NewDelta(base.Identity(), fixedTime)
+	require.NoError(f, d.Add("4915112345679", "26203", "Telefónica Germany", fixedTime))
+	require.NoError(f, d.Add("4915112345678", "", "", fixedTime))
+	require.NoError(f, d.Add("436641111111", "23210", "", fixedTime))
+	var buf bytes.Buffer
+	_, err = d.WriteTo(&buf)
+	require.NoError(f, err)
+	good := buf.Bytes()
+	f.Add(good)
+	for _, cut := range []int{0, 10, len(good) / 2, len(good) - 1} {
+		f.Add(bytes.Clone(good[:cut]))
+	}
+	f.Add([]byte("numen-portdb-delta 1\nbase 0000000000000000\ncreated 2025-06-01T12:00:00Z\nend 0 00000000\n"))
+	f.Add([]byte("NUMENPDB"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		d, err := ReadDelta(bytes.NewReader(b), "fuzz.delta")
+		if err != nil {
+			var de *DeltaError
+			if !errors.As(err, &de) || !strings.HasPrefix(err.Error(), "fuzz.delta") {
+				t.Fatalf("ReadDelta: %v is not a *DeltaError naming the file", err)
+			}
+			return
+		}
+		var out bytes.Buffer
+		if _, err := d.WriteTo(&out); err != nil {
+			t.Fatalf("WriteTo of a delta read: %v", err)
+		}
+		again, err := ReadDelta(bytes.NewReader(out.Bytes()), "again")
+		require.NoError(t, err)
+		require.Equal(t, d.entries, again.entries)
+		require.Equal(t, d.nets, again.nets)
+		d.Base = base.Identity()
+		db, err := OpenBytes(raw, WithDeltas(d))
+		if err != nil {
+			require.ErrorContains(t, err, "is not in a region the database covers")
+			return
+		}
+		for e := range d.Entries() {
+			r := db.Lookup(e.Number)
+			require.NoError(t, r.Err())
+			if !e.Returned {
+				require.Equal(t, e.Network.MCCMNC, r.MCCMNC(), e.Number)
+				require.True(t, r.Exact())
+			}
+		}
+	})
+}

@@ -16,10 +16,11 @@ import (
 // it uses (two atomic operations on a counter shared by all goroutines).
 type Holder struct {
 	cur atomic.Pointer[lease]
-	// reload serialises Reload, and refused is the file it last failed to
-	// open, not tried again until it changes.
+	// reload serialises Reload, and refused is the set of files (the base
+	// and its deltas) it last failed to open, not tried again until one
+	// of them changes.
 	reload  sync.Mutex
-	refused os.FileInfo
+	refused []os.FileInfo
 }
 
 // lease is one database while a Holder has it: refs counts the Holder's
@@ -144,26 +145,10 @@ func (h *Holder) Info() (Info, bool) {
 // It reports whether it swapped. The same file, even changed in place, is
 // not reopened: it is not a replacement (DB.Changed tells it apart).
 // Reload does not take the place of a lookup's checks; run it now and
-// then (numen serve: every 10 seconds) to pick up new files.
+// then (numen serve: every 10 seconds, and on SIGHUP) to pick up new
+// files. ReloadWithDeltas does the same for a base and its deltas;
+// Reload is ReloadWithDeltas without deltas, so that it drops the deltas
+// of a current database that has some.
 func (h *Holder) Reload(path string, opts ...Option) (bool, error) {
-	h.reload.Lock()
-	defer h.reload.Unlock()
-	st, err := os.Stat(path)
-	if err != nil {
-		return false, err
-	}
-	if l := h.cur.Load(); l != nil && l.db.file != nil && os.SameFile(l.db.file, st) {
-		return false, nil
-	}
-	if r := h.refused; r != nil && os.SameFile(r, st) && r.Size() == st.Size() && r.ModTime().Equal(st.ModTime()) {
-		return false, nil
-	}
-	db, err := Open(path, append(opts, WithVerify())...)
-	if err != nil {
-		h.refused = st
-		return false, err
-	}
-	h.refused = nil
-	h.Swap(db)
-	return true, nil
+	return h.ReloadWithDeltas(path, nil, opts...)
 }
