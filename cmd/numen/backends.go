@@ -21,9 +21,9 @@ import (
 // portability backends according to the route's product in the coverage
 // data. mnpCache is the engine's lifetime of MNP answers, which an enum
 // backend's cache never exceeds. It returns what must be closed at
-// shutdown; the holders of its portdb backends' databases go to *holders
-// (the ENUM server answers from the first).
-func buildBackends(plan *numbering.Plan, products map[string]routing.Product, r routeConfig, at string, mnpCache time.Duration, logger *slog.Logger, holders *[]*portdb.Holder) (engine.RouteBackends, []func() error, error) {
+// shutdown; its portdb backends' databases are opened and watched in pd,
+// and go to pd.holders (the ENUM server answers from the first).
+func buildBackends(plan *numbering.Plan, products map[string]routing.Product, r routeConfig, at string, mnpCache time.Duration, logger *slog.Logger, pd *portdbSet) (engine.RouteBackends, []func() error, error) {
 	rb := engine.RouteBackends{Route: r.Route}
 	var closers []func() error
 	product, ok := products[r.Route]
@@ -67,26 +67,21 @@ func buildBackends(plan *numbering.Plan, products map[string]routing.Product, r 
 			if product != routing.MNP {
 				return rb, closers, fmt.Errorf("%s: a portdb backend answers MNP routes; %s is an %s route", bat, r.Route, product)
 			}
-			h, err := openPortDB(b.File, b.Deltas)
-			if err != nil {
-				return rb, closers, fmt.Errorf("%s: %w", bat, err)
-			}
-			closers = append(closers, h.Close)
-			*holders = append(*holders, h)
 			if name == "" {
 				name = "portdb(" + b.File + ")"
 			}
 			file, route := b.File, r.Route
+			h, c, err := pd.open(file, b.Deltas, time.Duration(b.Reload), logger.With("route", route, "backend", name, "file", file))
+			if err != nil {
+				return rb, closers, fmt.Errorf("%s: %w", bat, err)
+			}
+			closers = append(closers, c...)
+			pd.holders = append(pd.holders, h)
 			onDamage := portdb.OnDamage(func(err error) {
 				logger.Error("portability database damaged while serving: its lookups go to the route's next backend until a good file is renamed over it",
 					"route", route, "backend", name, "file", file, "error", err)
 			})
 			rb.Portability = append(rb.Portability, engine.Portability{Name: name, Backend: portdb.NewBackend(h, name, onDamage)})
-			every := time.Duration(b.Reload)
-			if every == 0 {
-				every = defaultPortDBReload
-			}
-			closers = append(closers, watchPortDB(h, file, b.Deltas, every, logger.With("route", route, "backend", name, "file", file)))
 		case "enum":
 			if product != routing.MNP {
 				return rb, closers, fmt.Errorf("%s: an enum backend answers MNP routes; %s is an %s route", bat, r.Route, product)
@@ -202,10 +197,3 @@ func portdbHealth(routes []engine.RouteBackends, metrics *httpapi.Metrics, next 
 // defaultPortDBReload is how often numen serve looks for a portability
 // database file renamed over the one a portdb backend answers from.
 const defaultPortDBReload = 10 * time.Second
-
-// watchPortDB looks every interval, and at once on SIGHUP, for a new
-// file renamed over file or new delta files in deltas, and swaps them in
-// (see watchPortDBFiles). It returns the function that stops it.
-func watchPortDB(h *portdb.Holder, file, deltas string, every time.Duration, logger *slog.Logger) func() error {
-	return watchPortDBFiles(h, file, deltas, every, logger)
-}

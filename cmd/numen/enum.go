@@ -85,9 +85,9 @@ var enumFields = map[string]string{
 }
 
 // buildEnum makes the ENUM server of e. It answers from the portdb file
-// of e, else from the first of the routes' databases (holders). It returns
-// what must be closed at shutdown.
-func buildEnum(e *enumConfig, plan *numbering.Plan, holders []*portdb.Holder, logger *slog.Logger) (*enumserver.Server, []func() error, error) {
+// of e (opened and watched in pd), else from the first of the routes'
+// databases (pd.holders). It returns what must be closed at shutdown.
+func buildEnum(e *enumConfig, plan *numbering.Plan, pd *portdbSet, logger *slog.Logger) (*enumserver.Server, []func() error, error) {
 	cfg := enumserver.Config{
 		Plan: plan, Suffix: e.Suffix, TTL: time.Duration(e.TTL), RN: e.RN, RNContext: e.RNContext,
 		NameServer: e.NameServer, MaxTCPConnections: e.MaxConnections, TCPIdleTimeout: time.Duration(e.IdleTimeout),
@@ -102,19 +102,14 @@ func buildEnum(e *enumConfig, plan *numbering.Plan, holders []*portdb.Holder, lo
 	}
 	switch {
 	case e.Portdb != "":
-		h, err := openPortDB(e.Portdb, e.PortdbDeltas)
+		h, c, err := pd.open(e.Portdb, e.PortdbDeltas, time.Duration(e.Reload), logger.With("enum", "portdb", "file", e.Portdb))
 		if err != nil {
 			return nil, nil, fmt.Errorf("enum.portdb: %w", err)
 		}
-		closers = append(closers, h.Close)
-		every := time.Duration(e.Reload)
-		if every == 0 {
-			every = defaultPortDBReload
-		}
-		closers = append(closers, watchPortDB(h, e.Portdb, e.PortdbDeltas, every, logger.With("enum", "portdb", "file", e.Portdb)))
+		closers = append(closers, c...)
 		cfg.Portability = h
-	case len(holders) > 0:
-		cfg.Portability = holders[0]
+	case len(pd.holders) > 0:
+		cfg.Portability = pd.holders[0]
 	}
 	s, err := enumserver.New(cfg)
 	if err != nil {

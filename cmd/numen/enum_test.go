@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -139,7 +140,7 @@ func TestEnumConfigErrors(t *testing.T) {
 		{enumConfig{NameServer: "a b"}, "enum.name_server: "},
 		{enumConfig{Portdb: filepath.Join(t.TempDir(), "missing.db")}, "enum.portdb: "},
 	} {
-		_, _, err := buildEnum(&tc.cfg, plan, nil, nil)
+		_, _, err := buildEnum(&tc.cfg, plan, new(portdbSet), slog.New(slog.DiscardHandler))
 		require.ErrorContains(t, err, tc.want)
 	}
 	// "enum" without a listen address, and no --enum.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -19,12 +20,32 @@ import (
 	"github.com/numenhq/numen/mnp/portdb"
 )
 
-// portdbWatchers are the watchers of the portability database files of
-// the server this process runs (the routes' portdb backends and the ENUM
-// server's): SIGHUP makes each look at its files at once, besides its
-// periodic check, and each counts the new files it refused by file.
-var portdbWatchers = &watchers{refused: map[string]*atomic.Uint64{}}
+// portdbSet is what a server's portability databases share: the
+// databases of the routes' portdb backends (the ENUM server answers from
+// the first when it has none of its own) and the watchers of every file,
+// the routes' and the ENUM server's, which SIGHUP makes look at their
+// files at once, besides their periodic check.
+type portdbSet struct {
+	holders  []*portdb.Holder
+	watchers watchers
+}
 
+// open opens the portability database file with the delta files of the
+// directory deltas and watches them (watchers.watch, every reload, default
+// defaultPortDBReload). It returns the database and what closes it.
+func (p *portdbSet) open(file, deltas string, reload time.Duration, logger *slog.Logger) (*portdb.Holder, []func() error, error) {
+	h, err := openPortDB(file, deltas)
+	if err != nil {
+		return nil, nil, err
+	}
+	if reload == 0 {
+		reload = defaultPortDBReload
+	}
+	return h, []func() error{h.Close, p.watchers.watch(h, file, deltas, reload, logger)}, nil
+}
+
+// watchers are the watchers of a server's portability database files;
+// each counts the new files it refused, by file.
 type watchers struct {
 	mu    sync.Mutex
 	kicks map[chan struct{}]struct{}
@@ -43,6 +64,9 @@ func (w *watchers) add(file string) (kick chan struct{}, refused *atomic.Uint64,
 		w.kicks = map[chan struct{}]struct{}{}
 	}
 	w.kicks[kick] = struct{}{}
+	if w.refused == nil {
+		w.refused = map[string]*atomic.Uint64{}
+	}
 	if refused = w.refused[file]; refused == nil {
 		refused = new(atomic.Uint64)
 		w.refused[file] = refused
@@ -66,25 +90,14 @@ func (w *watchers) reloadAll() {
 	}
 }
 
-// files returns the files watched or refused so far, sorted.
-func (w *watchers) files() []string {
+// register counts in /metrics the new portability database files the
+// watchers refused (damaged, truncated, not a database), by file.
+func (w *watchers) register(m *httpapi.Metrics) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	var out []string
-	for f := range w.refused {
-		out = append(out, f)
-	}
-	slices.Sort(out)
-	return out
-}
-
-// registerPortDBReloadMetrics counts in /metrics the new portability
-// database files refused (damaged, truncated, not a database), by file.
-func registerPortDBReloadMetrics(m *httpapi.Metrics) {
-	for _, f := range portdbWatchers.files() {
-		portdbWatchers.mu.Lock()
-		c := portdbWatchers.refused[f]
-		portdbWatchers.mu.Unlock()
+	files := slices.Sorted(maps.Keys(w.refused))
+	for _, f := range files {
+		c := w.refused[f]
 		m.Register("numen_portdb_reload_refused_total", "counter",
 			"New portability database files refused (damaged, truncated or not a database; the current one keeps answering), by file.",
 			`numen_portdb_reload_refused_total{file="`+promLabel(f)+`"}`, func() float64 { return float64(c.Load()) })
@@ -103,9 +116,9 @@ func promLabel(s string) string {
 	return string(b)
 }
 
-// handleSIGHUP makes SIGHUP reload the portability files until the
+// handleSIGHUP makes SIGHUP reload the watchers' files until the
 // returned function is called.
-func handleSIGHUP() func() {
+func (w *watchers) handleSIGHUP() func() {
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, syscall.SIGHUP)
 	done := make(chan struct{})
@@ -113,7 +126,7 @@ func handleSIGHUP() func() {
 		for {
 			select {
 			case <-ch:
-				portdbWatchers.reloadAll()
+				w.reloadAll()
 			case <-done:
 				return
 			}
@@ -166,15 +179,15 @@ func reloadPortDB(h *portdb.Holder, file, deltas string) (bool, error) {
 	return h.ReloadWithDeltas(file, ds)
 }
 
-// watchPortDBFiles looks every interval, and on SIGHUP, for a new file
+// watch looks every interval, and on SIGHUP, for a new file
 // renamed over file, or a new set of delta files in the directory deltas,
 // and swaps them in together (portdb.Holder.ReloadWithDeltas: verified
 // first). A refused file (damaged, truncated, another format, a delta for
 // another base) is logged once, naming the file and the reason, and
 // counted; the current database keeps answering. It returns the function
 // that stops it.
-func watchPortDBFiles(h *portdb.Holder, file, deltas string, every time.Duration, logger *slog.Logger) func() error {
-	kick, refused, remove := portdbWatchers.add(file)
+func (w *watchers) watch(h *portdb.Holder, file, deltas string, every time.Duration, logger *slog.Logger) func() error {
+	kick, refused, remove := w.add(file)
 	stop, done := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(done)

@@ -29,7 +29,6 @@ import (
 	"github.com/numenhq/numen/engine/store/sqlitestore"
 	"github.com/numenhq/numen/engine/store/stores"
 	"github.com/numenhq/numen/engine/webhook"
-	"github.com/numenhq/numen/mnp/portdb"
 	"github.com/numenhq/numen/numbering"
 	"github.com/numenhq/numen/routing"
 	"github.com/numenhq/numen/wasm/webpkg"
@@ -238,7 +237,7 @@ func (c *cli) runServer(ctx context.Context, cfg *serveConfig, demo bool, logger
 	defer built.close()
 	var enum *runningEnum
 	if cfg.Enum != nil && cfg.Enum.Listen != "" {
-		es, closers, err := buildEnum(cfg.Enum, plan, built.portdbs, logger)
+		es, closers, err := buildEnum(cfg.Enum, plan, &built.portdbs, logger)
 		if err != nil {
 			return err
 		}
@@ -255,11 +254,11 @@ func (c *cli) runServer(ctx context.Context, cfg *serveConfig, demo bool, logger
 				_ = enum.stop(ctx)
 			}
 		}()
-		logger.Info("ENUM server listening", "addr", enum.addr.String(), "suffix", es.Suffix(), "portability_database", portdbSource(cfg.Enum, built.portdbs))
+		logger.Info("ENUM server listening", "addr", enum.addr.String(), "suffix", es.Suffix(), "portability_database", portdbSource(cfg.Enum, built.portdbs.holders))
 	}
 	// SIGHUP: every portability database file is looked at now.
-	registerPortDBReloadMetrics(built.metrics)
-	defer handleSIGHUP()()
+	built.portdbs.watchers.register(built.metrics)
+	defer built.portdbs.watchers.handleSIGHUP()()
 	handler := built.handler
 	if browser != nil {
 		mux := http.NewServeMux()
@@ -397,8 +396,9 @@ type server struct {
 	metrics *httpapi.Metrics
 	proxies []netip.Prefix // trusted_proxies
 	closers []func() error
-	// portdbs are the databases of the routes' portdb backends.
-	portdbs []*portdb.Holder
+	// portdbs are the portability databases: the routes' portdb
+	// backends', and the watchers of every file (the ENUM server's too).
+	portdbs portdbSet
 }
 
 func (s *server) close() {
