@@ -23,9 +23,12 @@
 //   - METHOD: the HTTP method, upper-cased ("GET", "POST").
 //   - BODY: the raw body bytes as sent; empty for GET.
 //
-// The server accepts a signature over the lower-cased path or over the path as sent (a client
-// may sign a report's name as it writes it, /reports/SYNC-API-2026-11); [SignDigest] and
-// [SignRequest] sign the lower-cased path. The signature may
+// The server accepts a signature over the lower-cased path, over the path as sent (a client
+// may sign a report's name as it writes it, /reports/SYNC-API-2026-11) and over the path as the
+// client escaped it on the wire (/reports/Kunden%2FQ4-2026-11, signed as sent); [SignDigest]
+// and [SignRequest] sign the lower-cased path. A request without parameters whose body is
+// exactly "[]" or "{}" is also accepted when signed over the empty body: the official PHP and
+// Ruby clients sign an empty body and send the JSON of no parameters. The signature may
 // be sent in lower- or upper-case hex: the server decodes it and compares bytes. The timestamp
 // must be within 30 s of the server's clock, either side, both taken in whole seconds:
 // |now − ts| ≤ 30 is accepted, 31 is not ([WithMaxSkew] changes the window). GET /time gives a

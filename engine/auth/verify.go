@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -150,6 +151,15 @@ func (v *Verifier) Begin(req *http.Request, relPath string, now time.Time) (Pend
 // Finish completes the authentication that [Verifier.Begin] began on the same request, with
 // its body: for digest authentication it checks the signature over relPath, the method, the
 // timestamp and the body.
+//
+// The signed path may be written three ways, and each is accepted: relPath lower-cased (the
+// specification's rule), relPath as it is (a client that signs a report's name as it writes
+// it, /reports/SYNC-API-2026-11), and the path as the client escaped it on the wire
+// (req.URL.EscapedPath(), relative to the same base: a client that signs
+// /reports/Kunden%2FQ4-2026-11 as it sends it). The signed body is the body as received; a
+// body of exactly "[]" or "{}" (a request without parameters, as clients written in PHP and
+// Ruby send it) is also accepted signed as the empty body they sign. Each form costs one more
+// HMAC per secret, and only for requests where it differs from the others.
 func (v *Verifier) Finish(p *Pending, req *http.Request, relPath string, body []byte) (Identity, error) {
 	if p.Done {
 		return Identity{Key: p.Key, Method: p.Method}, nil
@@ -157,31 +167,101 @@ func (v *Verifier) Finish(p *Pending, req *http.Request, relPath string, body []
 	if p.Method != MethodDigest || p.Key == "" {
 		return Identity{}, &Error{Reason: ReasonMissingCredentials, msg: "auth: Finish without a successful Begin"}
 	}
-	var buf, asSentBuf [256]byte
-	prefix := appendDigestPrefix(buf[:0], relPath, req.Method, p.timestamp)
+	var bufs [3][256]byte
+	var prefixes [3][]byte
+	prefixes[0] = appendDigestPrefix(bufs[0][:0], relPath, req.Method, p.timestamp)
+	n := 1
 	// The path as sent is signed too by clients that keep a report name's
 	// case; checked only when it differs from the lower-cased one.
-	var asSent []byte
 	if hasUpperASCII(relPath) {
-		asSent = append(asSentBuf[:0], relPath...)
-		asSent = strconv.AppendInt(asSent, p.timestamp, 10)
-		asSent = appendUpperASCII(asSent, req.Method)
+		prefixes[n] = appendSignedText(bufs[n][:0], relPath, req.Method, p.timestamp)
+		n++
+	}
+	if esc, ok := escapedRelPath(req, relPath); ok {
+		prefixes[n] = appendSignedText(bufs[n][:0], esc, req.Method, p.timestamp)
+		n++
+	}
+	bodies := [2][]byte{body}
+	nb := 1
+	if isEmptyParams(body) {
+		nb = 2 // bodies[1] is the empty body
 	}
 	secrets, _ := v.creds.Secrets(p.Key)
 	matched := 0
 	for _, secret := range secrets {
-		var sum [sha256.Size]byte
-		if hmac.Equal(v.macs.sum(sum[:0], secret, prefix, body), p.signature[:]) {
-			matched = 1 // keep going: every secret costs the same whichever one matches
-		}
-		if asSent != nil && hmac.Equal(v.macs.sum(sum[:0], secret, asSent, body), p.signature[:]) {
-			matched = 1
+		for _, prefix := range prefixes[:n] {
+			for _, b := range bodies[:nb] {
+				var sum [sha256.Size]byte
+				if hmac.Equal(v.macs.sum(sum[:0], secret, prefix, b), p.signature[:]) {
+					matched = 1 // keep going: every secret costs the same whichever one matches
+				}
+			}
 		}
 	}
 	if matched == 0 {
 		return Identity{}, digestMismatch(ReasonBadSignature, req, p.Key, relPath, p.timestamp)
 	}
 	return Identity{Key: p.Key, Method: MethodDigest}, nil
+}
+
+// appendSignedText appends the signed text that precedes the body with the path as it is
+// (not lower-cased).
+func appendSignedText(dst []byte, path, method string, timestamp int64) []byte {
+	dst = append(dst, path...)
+	dst = strconv.AppendInt(dst, timestamp, 10)
+	return appendUpperASCII(dst, method)
+}
+
+// isEmptyParams reports whether body is exactly "[]" or "{}": the JSON encoding of no
+// parameters that PHP's json_encode(array()) and Ruby's {}.to_json send for a request their
+// clients sign over an empty body.
+func isEmptyParams(body []byte) bool {
+	return len(body) == 2 && (body[0] == '[' && body[1] == ']' || body[0] == '{' && body[1] == '}')
+}
+
+// escapedRelPath returns the request's path relative to the base as the client escaped it
+// (url.URL.EscapedPath), when it differs from relPath, the decoded one: the part of the escaped
+// path after a base segment whose unescaping is relPath. A path that needs no escaping and was
+// sent without any costs a scan and allocates nothing.
+func escapedRelPath(req *http.Request, relPath string) (string, bool) {
+	if req.URL == nil || req.URL.RawPath == "" && !needsEscaping(req.URL.Path) {
+		return "", false
+	}
+	esc := req.URL.EscapedPath()
+	if esc == req.URL.Path {
+		return "", false
+	}
+	// The base may occur in the path again (a report named "x/api/v2/y"): take the
+	// occurrence whose remainder unescapes to relPath.
+	for i := 0; i+len(BasePath) <= len(esc); i++ {
+		end := i + len(BasePath)
+		if !equalFoldASCII(esc[i:end], BasePath) || (end < len(esc) && esc[end] != '/') {
+			continue
+		}
+		rest := esc[end:]
+		if rest == "" {
+			rest = "/"
+		}
+		if dec, err := url.PathUnescape(rest); err == nil && dec == relPath && rest != relPath {
+			return rest, true
+		}
+	}
+	return "", false
+}
+
+// needsEscaping reports whether net/url escapes a byte of the decoded path p: anything but
+// letters, digits and -._~!$&'()*+,;=:@/.
+func needsEscaping(p string) bool {
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case strings.IndexByte("-._~!$&'()*+,;=:@/", c) >= 0:
+		default:
+			return true
+		}
+	}
+	return false
 }
 
 // Timestamp returns the digest timestamp (Unix seconds) of a digest request, 0 for others.

@@ -235,6 +235,64 @@ func TestVerify(t *testing.T) {
 			msgHas: []string{`path "/reports/sync-api-2026-11"`},
 		},
 		{
+			// PHP's rawurlencode and Node's encodeURIComponent escape a
+			// report name's slash and spaces; the client signs what it sends.
+			name: "client signed the escaped path as sent",
+			req: request{method: "GET", path: "/reports/Kunden%2FQ4%20a-2026-11", headers: with(signedGet,
+				HeaderDigestSignature, refDigest(testSecret, "/reports/Kunden%2FQ4%20a-2026-111700000000GET"))},
+			wantKey: testKey, method: MethodDigest,
+		},
+		{
+			name: "client signed the decoded path of an escaped one",
+			req: request{method: "GET", path: "/reports/Kunden%2FQ4%20a-2026-11", headers: with(signedGet,
+				HeaderDigestSignature, refDigest(testSecret, "/reports/Kunden/Q4 a-2026-111700000000GET"))},
+			wantKey: testKey, method: MethodDigest,
+		},
+		{
+			name: "client signed another escaping than it sent",
+			req: request{method: "GET", path: "/reports/Kunden%2FQ4-2026-11", headers: with(signedGet,
+				HeaderDigestSignature, refDigest(testSecret, "/reports/Kunden%2fQ4-2026-111700000000GET"))},
+			method: MethodDigest, reason: ReasonBadSignature, header: HeaderDigestSignature,
+		},
+		{
+			// PHP's json_encode(array()) and Ruby's {}.to_json: the client
+			// signs no body and sends one.
+			name: "empty-body signature, body []",
+			req: request{method: "POST", path: "/hlr-lookup", body: "[]",
+				headers: digestHeaders(testKey, testSecret, "/hlr-lookup", "POST", ts, "")},
+			wantKey: testKey, method: MethodDigest,
+		},
+		{
+			name: "empty-body signature, body {}",
+			req: request{method: "POST", path: "/hlr-lookup", body: "{}",
+				headers: digestHeaders(testKey, testSecret2, "/hlr-lookup", "POST", ts, "")},
+			wantKey: testKey, method: MethodDigest,
+		},
+		{
+			name: "body [] signed as sent",
+			req: request{method: "POST", path: "/hlr-lookup", body: "[]",
+				headers: digestHeaders(testKey, testSecret, "/hlr-lookup", "POST", ts, "[]")},
+			wantKey: testKey, method: MethodDigest,
+		},
+		{
+			name: "empty-body signature, body { } with a space",
+			req: request{method: "POST", path: "/hlr-lookup", body: "{ }",
+				headers: digestHeaders(testKey, testSecret, "/hlr-lookup", "POST", ts, "")},
+			method: MethodDigest, reason: ReasonBadSignature, header: HeaderDigestSignature,
+		},
+		{
+			name: "empty-body signature, body null",
+			req: request{method: "POST", path: "/hlr-lookup", body: "null",
+				headers: digestHeaders(testKey, testSecret, "/hlr-lookup", "POST", ts, "")},
+			method: MethodDigest, reason: ReasonBadSignature, header: HeaderDigestSignature,
+		},
+		{
+			name: "[] signature, body empty",
+			req: request{method: "POST", path: "/hlr-lookup",
+				headers: digestHeaders(testKey, testSecret, "/hlr-lookup", "POST", ts, "[]")},
+			method: MethodDigest, reason: ReasonBadSignature, header: HeaderDigestSignature,
+		},
+		{
 			name: "client signed the query string",
 			req: request{method: "GET", path: "/route", query: "msisdn=1", headers: with(signedGet,
 				HeaderDigestSignature, refDigest(testSecret, "/route?msisdn=11700000000GET"))},
@@ -470,6 +528,21 @@ func requireNoSecretIn(t *testing.T, msg string, req *http.Request, rel string, 
 	if a := req.Header.Get(HeaderAuthorization); len(a) > len("Basic ") {
 		require.NotContains(t, msg, a[len("Basic "):])
 	}
+}
+
+// TestVerifyEscapedPathWithBase: a report name holding the base path, escaped by the client
+// and signed as sent, is found after the base the server stripped (the first one).
+func TestVerifyEscapedPathWithBase(t *testing.T) {
+	t.Parallel()
+	v := testVerifier(t)
+	req := request{method: "GET", path: "/reports/x%2Fapi%2Fv2%2Fy", headers: with(
+		digestHeaders(testKey, testSecret, "/routes", "GET", testNow.Unix(), ""),
+		HeaderDigestSignature, refDigest(testSecret, "/reports/x%2Fapi%2Fv2%2Fy1700000000GET"))}.build()
+	rel := strings.TrimPrefix(req.URL.Path, BasePath)
+	require.Equal(t, "/reports/x/api/v2/y", rel)
+	id, err := v.Authenticate(req, rel, nil, testNow)
+	require.NoError(t, err)
+	require.Equal(t, testKey, id.Key)
 }
 
 func TestVerifySubSecondClock(t *testing.T) {
