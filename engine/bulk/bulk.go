@@ -27,8 +27,12 @@
 //     is bounded by Options.RescueAfter; one cut short records what it
 //     looked up.
 //  3. In one transaction it stores the callback body, one delivery row and
-//     one delivery job per webhook URL (store.Queue.Dispatch), under an id
-//     derived from the job, so that a job run again queues nothing twice.
+//     one delivery job per webhook URL (store.Queue.Dispatch), under the
+//     callback id drawn at submission and kept in the job (128 random bits
+//     and more, so unique across deployments and databases, and the same
+//     for every attempt and delivery), so that a job run again queues
+//     nothing twice and a receiver that drops repeated webhook-ids drops
+//     only repeats.
 //  4. Each delivery job posts the body; a failure schedules the next
 //     attempt after 1, 2, 4, ... 1024 minutes; after the last the delivery
 //     is marked failed (in the database and in the metrics).
@@ -41,6 +45,7 @@ package bulk
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
@@ -217,7 +222,26 @@ type lookupArgs struct {
 	Country     string         `json:"country,omitempty"` // the numbers' default region (engine.Request.Country)
 	WebhookURLs []string       `json:"webhook_urls"`
 	Items       []item         `json:"items"`
+	// Batch is the callback's id (its webhook-id): "wh_" and 26
+	// random base32 characters (130 bits), drawn by Submit and kept in the
+	// job, so that it is the same on every attempt of the job and every
+	// delivery of the callback, and unique across databases. Jobs queued
+	// before it existed have none and use "wh_<job id>" (batchID).
+	Batch string `json:"batch,omitempty"`
 }
+
+// batchID returns the id of a job's callback: its Batch, or, for a job
+// queued by an older Numen, "wh_<job id>", the id such a job's earlier
+// attempts used.
+func batchID(jobID int64, args *lookupArgs) string {
+	if args.Batch != "" {
+		return args.Batch
+	}
+	return fmt.Sprintf("wh_%d", jobID)
+}
+
+// newBatchID draws a callback id: "wh_" and crypto/rand.Text.
+func newBatchID() string { return "wh_" + rand.Text() }
 
 func (lookupArgs) Kind() string { return "numen_bulk_lookup" }
 
@@ -287,7 +311,7 @@ func (b *Bulk) Submit(ctx context.Context, a *account.Account, s engine.Submissi
 		TotalCount: len(numbers), WebhookURLs: append([]string{}, a.WebhookURLs...),
 		Storage: engine.StorageName(storage, p, true, now),
 	}
-	args := lookupArgs{Account: a.Key, Product: p, Route: route, Storage: storage, Country: country, WebhookURLs: a.WebhookURLs}
+	args := lookupArgs{Account: a.Key, Product: p, Route: route, Storage: storage, Country: country, WebhookURLs: a.WebhookURLs, Batch: newBatchID()}
 	var cost engine.Money
 	routes := map[string]bool{}
 	for _, n := range numbers {

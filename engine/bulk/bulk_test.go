@@ -46,14 +46,15 @@ func (connected) Portability(ctx context.Context, q mnp.Query) (mnp.PortAnswer, 
 // signals changed after each request.
 type receiver struct {
 	*httptest.Server
-	mu        sync.Mutex
-	failures  int
-	slow      bool
-	attempts  []time.Time
-	batches   map[string][]byte // webhook-id -> body
-	ids       map[string]bool   // result ids received
-	forgeries int
-	changed   signal // after every request
+	mu         sync.Mutex
+	failures   int
+	slow       bool
+	attempts   []time.Time
+	attemptIDs []string          // webhook-id of every authentic attempt
+	batches    map[string][]byte // webhook-id -> body
+	ids        map[string]bool   // result ids received
+	forgeries  int
+	changed    signal // after every request
 }
 
 func newReceiver(t *testing.T, key string, secrets []string, failures int) *receiver {
@@ -73,6 +74,7 @@ func newReceiver(t *testing.T, key string, secrets []string, failures int) *rece
 			w.WriteHeader(http.StatusUnauthorized)
 			return
 		}
+		r.attemptIDs = append(r.attemptIDs, req.Header.Get("webhook-id"))
 		if r.failures > 0 {
 			r.failures--
 			if r.slow {
@@ -351,6 +353,41 @@ func submitAndDeliverNT(t *testing.T, open backend) {
 	require.Len(t, ds, 2)
 	require.Equal(t, "delivered", ds[0].State)
 	require.Equal(t, "delivered", ds[1].State)
+}
+
+// TestWebhookIDsAcrossDeployments: two deployments (two databases, each
+// with its first job) sending to one receiver never send one webhook-id,
+// and a callback keeps its id on every retry.
+func TestWebhookIDsAcrossDeployments(t *testing.T) {
+	t.Parallel()
+	r := newReceiver(t, "acct", []string{"first-secret-0123456789"}, 2)
+	a := newFixture(t, onSQLite, []string{r.URL}, nil)
+	b := newFixture(t, onSQLite, []string{r.URL}, nil)
+	for _, f := range []*fixture{a, b} {
+		_, _, err := f.bulk.Submit(t.Context(), f.acct, engine.Submission{Product: engine.ProductNT, Numbers: numbers(2)})
+		require.NoError(t, err)
+	}
+	waitFor(t, &r.changed, "both callbacks", func() bool { n, _, _ := r.received(); return n == 2 })
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	require.Len(t, r.batches, 2, "two ids for two callbacks")
+	require.Len(t, r.attemptIDs, 4, "two failed attempts and two deliveries")
+	for _, id := range r.attemptIDs {
+		require.Regexp(t, `^wh_[A-Z2-7]{26}$`, id)
+		require.Contains(t, r.batches, id, "a retry sends the id its callback is delivered with")
+	}
+}
+
+// TestBatchIDOfOlderJobs: a job queued before callbacks had their own id
+// keeps the id its earlier attempts used.
+func TestBatchIDOfOlderJobs(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, "wh_7", batchID(7, &lookupArgs{}))
+	require.Equal(t, "wh_ABC", batchID(7, &lookupArgs{Batch: "wh_ABC"}))
+	var old lookupArgs
+	require.NoError(t, json.Unmarshal([]byte(`{"account":"acct","product":"NT","webhook_urls":[],"items":[]}`), &old))
+	require.Equal(t, "wh_9", batchID(9, &old))
+	require.NotEqual(t, newBatchID(), newBatchID())
 }
 
 func TestRetryScheduleThenSuccess(t *testing.T) {

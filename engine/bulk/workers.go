@@ -207,11 +207,11 @@ feed:
 // one transaction (store.Queue.Dispatch).
 func (b *Bulk) queueDeliveries(ctx context.Context, job *river.Job[lookupArgs], payload []byte, n int) error {
 	args := job.Args
-	// The batch id is derived from the job, so that a job that runs again
+	// The batch id is kept in the job, so that a job that runs again
 	// after a crash between the dispatch and its completion cannot queue
-	// twice.
+	// twice; it is random, so that two deployments never send one id.
 	batch := &store.Batch{
-		ID: fmt.Sprintf("wh_%d", job.ID), Account: args.Account, Product: string(args.Product), Results: n,
+		ID: batchID(job.ID, &args), Account: args.Account, Product: string(args.Product), Results: n,
 		Body: payload, URLs: args.WebhookURLs, Created: b.o.Clock(),
 	}
 	jobs := make([]river.InsertManyParams, len(args.WebhookURLs))

@@ -9,7 +9,9 @@
 //	X-Signatures:      hex(SHA-256(key + secret + body)) for each of the
 //	                   account's secrets, ";"-separated (the spec's)
 //	webhook-id:        the batch's id, the same on every retry, so that a
-//	                   receiver can drop a batch it has already taken
+//	                   receiver can drop a batch it has already taken;
+//	                   package engine/bulk draws it at random ("wh_" and
+//	                   26 base32 characters), unique across deployments
 //	webhook-timestamp: Unix seconds of this attempt
 //	webhook-signature: "v1," + base64(HMAC-SHA256(secret, id + "." +
 //	                   timestamp + "." + body)) for each secret,
