@@ -69,7 +69,7 @@ var allowed = map[string]struct{ imports, tests string }{
 	"engine/auth":                      {"net/http", "TESTIFY net/http/..."},
 	"engine/bulk":                      {"engine engine/account engine/apiv2 engine/store engine/webhook RIVER", "engine/auth engine/store/pgstore engine/store/pgstore/pgtest engine/store/sqlitestore mnp numbering TESTIFY net/http/..."},
 	"engine/enumserver":                {"mnp/portdb numbering", "github.com/miekg/dns mnp mnp/enum mnp/enum/enumtest"},
-	"engine/httpapi":                   {"engine engine/account engine/apiv2 engine/auth engine/httpapi/internal/promtext engine/store golang.org/x/time/rate net/http/...", "PROMETHEUS engine/store/pgstore engine/store/pgstore/pgtest engine/store/sqlitestore engine/store/storetest mnp mnp/remote mnp/simnet numbering routing wasm/jstest CHROMEDP CMP TESTIFY"},
+	"engine/httpapi":                   {"engine engine/account engine/apiv2 engine/auth engine/httpapi/internal/promtext engine/store golang.org/x/time/rate net/http/... numbering routing", "PROMETHEUS engine/store/pgstore engine/store/pgstore/pgtest engine/store/sqlitestore engine/store/storetest mnp mnp/remote mnp/simnet wasm/jstest CHROMEDP CMP TESTIFY"},
 	"engine/store":                     {"engine engine/apiv2 engine/store/internal/facts RIVER", "engine/store/storetest TESTIFY"},
 	"engine/store/pgstore":             {"engine engine/auth engine/store engine/store/internal/core RIVER RIVERDRIVERS PGX", "engine/store/internal/facts engine/store/pgstore/pgtest engine/store/storetest TESTIFY"},
 	"engine/store/pgstore/pgtest":      {"PGX", ""},

@@ -22,6 +22,7 @@ func endpoints() []*endpoint {
 	return []*endpoint{
 		{method: http.MethodGet, path: "/time", public: true, serve: (*Handler).time},
 		{method: http.MethodGet, path: "/openapi.json", public: true, serve: (*Handler).openapi},
+		{method: http.MethodGet, path: "/ping", public: true, serve: (*Handler).ping},
 		{method: http.MethodGet, path: "/auth-test", serve: (*Handler).authTest},
 		{method: http.MethodPost, path: "/hlr-lookup", serve: (*Handler).hlrLookup},
 		{method: http.MethodPost, path: "/mnp-lookup", serve: (*Handler).mnpLookup},
@@ -32,6 +33,8 @@ func endpoints() []*endpoint {
 		{method: http.MethodGet, path: "/routes", serve: (*Handler).routeList},
 		{method: http.MethodGet, path: "/routing-map", serve: (*Handler).routingMap},
 		{method: http.MethodGet, path: "/hlr-coverage", serve: (*Handler).hlrCoverage},
+		{method: http.MethodGet, path: "/mccmncs", serve: (*Handler).mccmncs},
+		{method: http.MethodGet, path: "/mnp-coverage", serve: (*Handler).mnpCoverage},
 		{method: http.MethodGet, path: "/reports", serve: (*Handler).apiReports},
 		{method: http.MethodGet, path: reportPath, serve: (*Handler).apiReport},
 	}

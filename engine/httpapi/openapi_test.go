@@ -294,6 +294,7 @@ func TestOpenAPISchemasMatchWireTypes(t *testing.T) {
 	var rm apiv2.RoutingMap
 	rm.Routing.Map = json.RawMessage(`{}`)
 	coverage := routing.Coverage{About: "x", Routes: []routing.Route{{}}, Networks: []routing.Network{{}}, Scores: []routing.Score{{}}}
+	mnpCov := apiv2.MNPCoverage{Countries: []apiv2.MNPCountry{{Routes: []apiv2.MNPRoute{{Backends: []apiv2.MNPBackend{{}}}}}}}
 
 	for _, tc := range []struct {
 		schema   string
@@ -311,6 +312,13 @@ func TestOpenAPISchemasMatchWireTypes(t *testing.T) {
 		{"ErrorBody", jsonKeys(t, apiv2.ErrorBody{}), nil},
 		{"Time", jsonKeys(t, apiv2.Time{}), nil},
 		{"AuthTest", jsonKeys(t, apiv2.AuthTest{}), nil},
+		{"Ping", jsonKeys(t, apiv2.Ping{}), nil},
+		{"MCCMNCs", jsonKeys(t, apiv2.MCCMNCs{}), nil},
+		{"MCCMNCEntry", jsonKeys(t, apiv2.MCCMNC{}), nil},
+		{"MNPCoverage", jsonKeys(t, mnpCov), nil},
+		{"MNPCoverage/properties/countries/items", keysOfValue(jsonAt(t, mnpCov, "countries", "0")), nil},
+		{"MNPCoverage/properties/countries/items/properties/routes/items", keysOfValue(jsonAt(t, mnpCov, "countries", "0", "routes", "0")), nil},
+		{"MNPCoverage/properties/countries/items/properties/routes/items/properties/backends/items", keysOfValue(jsonAt(t, mnpCov, "countries", "0", "routes", "0", "backends", "0")), nil},
 		{"Routes", jsonKeys(t, apiv2.Routes{}), nil},
 		{"Routes/properties/routes", keysOfValue(jsonAt(t, apiv2.Routes{}, "routes")), nil},
 		{"RoutingMapResponse", jsonKeys(t, rm), nil},
@@ -894,6 +902,15 @@ func TestOpenAPIDescribesLiveResponses(t *testing.T) {
 	expect(main, "GET", "/api/v2/routing-map", "", sign, 200)
 	expect(withMap, "GET", "/api/v2/routing-map", "", sign, 200)
 	expect(main, "GET", "/api/v2/hlr-coverage", "", sign, 200)
+	expect(main, "GET", "/api/v2/ping", "", noAuth, 200)
+	for _, q := range []string{"", "?country=DE", "?country=gb"} {
+		expect(main, "GET", "/api/v2/mccmncs"+q, "", sign, 200)
+		expect(main, "GET", "/api/v2/mnp-coverage"+q, "", sign, 200)
+	}
+	for _, q := range []string{"?country=XY", "?country=DEU", "?country=DE&country=AT", "?mcc=262"} {
+		expect(main, "GET", "/api/v2/mccmncs"+q, "", sign, 400)
+		expect(main, "GET", "/api/v2/mnp-coverage"+q, "", sign, 400)
+	}
 	// Numen's extension: numbers in national format with their country.
 	expect(main, "POST", "/api/v2/nt-lookup", `{"number": "0151 23456789", "country": "DE"}`, sign, 200)
 	expect(main, "POST", "/api/v2/hlr-lookup", `{"msisdn": "(201) 555-0123", "country": "us"}`, sign, 200)

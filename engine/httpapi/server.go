@@ -182,6 +182,7 @@ type Handler struct {
 	timeouts              deadlines // the requests' contexts (RequestTimeout)
 	log                   *slog.Logger
 	routes                map[string]*endpoint // path relative to the API base -> endpoint
+	networks              networkCatalog       // GET /mccmncs
 	mux                   *http.ServeMux
 	// dataVersion is the Numen-Data-Version header's value: the numbering
 	// data (and overlays) every answer was made with. One slice for all
