@@ -351,7 +351,7 @@ func digestMismatch(reason Reason, req *http.Request, key, relPath string, ts in
 	return &Error{
 		Reason: reason, Method: MethodDigest, Header: HeaderDigestSignature, Key: key,
 		msg: fmt.Sprintf("%s does not match the API key and this request; the server signed path %s, timestamp %d, "+
-			"method %s and %s (path lower-cased, relative to %s, without query string)",
+			"method %s and %s (path lower-cased or as sent, relative to %s, without query string)",
 			HeaderDigestSignature, quoteShort(string(appendLowerASCII(nil, relPath))), ts,
 			quoteShort(string(appendUpperASCII(nil, req.Method))), body, BasePath),
 	}

@@ -90,6 +90,10 @@ func TestDecodeRequired(t *testing.T) {
 		{`{"route":"GT1"}`, "msisdn: is required"},
 		{`{"storage":"msisdn"}`, "msisdn: is required"},
 		{`null`, "msisdn: is required"},
+		{`[]`, "msisdn: is required"}, // PHP's empty parameters: an empty object
+		{`{}`, "msisdn: is required"},
+		{`[ ]`, "body: want a JSON object, got array"},
+		{`["+4915123456789"]`, "body: want a JSON object, got array"},
 		{`{"msisdn":"x"} {}`, "body: data after the JSON object"},
 		{`{"msisdn":"x"}]`, "body: data after the JSON object"},
 		{`{"msisdn":"x"}}`, "body: data after the JSON object"},

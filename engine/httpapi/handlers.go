@@ -360,7 +360,15 @@ func fastString(body []byte, i int) (next int, ok bool) {
 // keeps working. It answers 400 itself,
 // naming the field, and returns false. The body is decoded once; the
 // required field is found by hasMember's scan of the decoded bytes.
+//
+// A body of exactly "[]" is read as "{}": it is PHP's json_encode(array()),
+// what the official PHP client sends for a call without parameters (PHP has
+// one type for lists and maps), so that such a call is answered for the
+// field it lacks.
 func decode(w http.ResponseWriter, body []byte, v any, required string) bool {
+	if string(body) == "[]" {
+		body = emptyObject
+	}
 	if len(bytes.TrimSpace(body)) == 0 {
 		writeErrors(w, http.StatusBadRequest, fmt.Sprintf("body: want a JSON object with %s; got an empty body", required))
 		return false
@@ -540,6 +548,9 @@ func writeEncoded(w http.ResponseWriter, status int, body []byte) {
 }
 
 var newline = []byte{'\n'}
+
+// emptyObject is the JSON object without members.
+var emptyObject = []byte("{}")
 
 // jsonContentType is the Content-Type header's value of JSON answers, one
 // slice for all (Header.Set would allocate one per answer): net/http only
