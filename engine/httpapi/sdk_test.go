@@ -489,3 +489,34 @@ func TestOfficialClientShapes(t *testing.T) {
 	require.True(t, bytes.Equal([]byte(`{"msisdn":"+1"}`), b))
 	require.Equal(t, hmacHex(`/hlr-lookup1700000000POST{"msisdn":"+1"}`), node.Header.Get(auth.HeaderDigestSignature))
 }
+
+// TestReportNamesExact: report names keep their case and a download finds
+// the report of its exact name, whichever way the path was signed (as sent,
+// or lower-cased as the specification signs it).
+func TestReportNamesExact(t *testing.T) {
+	t.Parallel()
+	s := sdkServer(t)
+	for storage, number := range map[string]string{"q4": "+4915111111111", "Q4": "+4915122222222"} {
+		status, _, b := s.do(t, "POST", "/api/v2/nt-lookup", `{"number": "`+number+`", "storage": "`+storage+`"}`, digest(secret, 0))
+		require.Equal(t, http.StatusOK, status, "%s", b)
+	}
+	for _, tc := range []struct{ name, has, hasNot string }{
+		{"Q4-2026-11", "+4915122222222", "+4915111111111"},
+		{"q4-2026-11", "+4915111111111", "+4915122222222"},
+	} {
+		// As sent (the official clients) and lower-cased (auth.SignRequest).
+		for _, sg := range []signer{
+			func(t *testing.T, s *server, req *http.Request, body []byte) {
+				setDigest(req, s.now.Load(), hmacHex("/reports/"+tc.name+strconv.FormatInt(s.now.Load(), 10)+"GET"))
+			},
+			digest(secret, 0),
+		} {
+			status, _, b := s.do(t, "GET", "/api/v2/reports/"+tc.name+"?format=csv", "", sg)
+			require.Equal(t, http.StatusOK, status, "%s: %s", tc.name, b)
+			require.Contains(t, string(b), tc.has, tc.name)
+			require.NotContains(t, string(b), tc.hasNot, tc.name)
+		}
+	}
+	status, _, b := s.do(t, "GET", "/api/v2/reports/Q4-2026-12", "", digest(secret, 0))
+	require.Equal(t, http.StatusNotFound, status, "%s", b)
+}
