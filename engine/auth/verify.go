@@ -167,18 +167,20 @@ func (v *Verifier) Finish(p *Pending, req *http.Request, relPath string, body []
 	if p.Method != MethodDigest || p.Key == "" {
 		return Identity{}, &Error{Reason: ReasonMissingCredentials, msg: "auth: Finish without a successful Begin"}
 	}
-	var bufs [3][256]byte
+	// The buffer escapes to the heap (the HMAC's Write is an interface
+	// call): one for the common case, the other forms only when they differ.
+	var buf [256]byte
 	var prefixes [3][]byte
-	prefixes[0] = appendDigestPrefix(bufs[0][:0], relPath, req.Method, p.timestamp)
+	prefixes[0] = appendDigestPrefix(buf[:0], relPath, req.Method, p.timestamp)
 	n := 1
 	// The path as sent is signed too by clients that keep a report name's
 	// case; checked only when it differs from the lower-cased one.
 	if hasUpperASCII(relPath) {
-		prefixes[n] = appendSignedText(bufs[n][:0], relPath, req.Method, p.timestamp)
+		prefixes[n] = appendSignedText(nil, relPath, req.Method, p.timestamp)
 		n++
 	}
 	if esc, ok := escapedRelPath(req, relPath); ok {
-		prefixes[n] = appendSignedText(bufs[n][:0], esc, req.Method, p.timestamp)
+		prefixes[n] = appendSignedText(nil, esc, req.Method, p.timestamp)
 		n++
 	}
 	bodies := [2][]byte{body}

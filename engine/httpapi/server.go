@@ -44,7 +44,22 @@
 // (pgstore.Store.ReplayGuard). GETs are not claimed: they sign no query
 // string and change nothing.
 //
-// Public endpoints: GET /api/v2/time, GET /api/v2/openapi.json, and outside
+// # The official clients
+//
+// The hosted API's Node, PHP and Ruby clients sign the path as the caller
+// wrote it, not lower-cased, and sign a call without parameters over an
+// empty body while sending [] (PHP) or {} (Ruby); Ruby appends "?" to
+// every GET and labels its JSON application/x-www-form-urlencoded. The
+// verifier (engine/auth) accepts a digest over the path lower-cased, as
+// sent and as escaped on the wire, and over the empty body for a body of
+// exactly [] or {}; a body of exactly [] reads as {}; bodies are JSON
+// whatever their content type. Report names keep their case and a report
+// is found by its exact name. sdk_test.go sends every endpoint's call as
+// each client builds it. GET /ping, GET /mccmncs and GET /mnp-coverage,
+// which the clients call and the specification does not describe, have
+// Numen's shapes (catalog.go, engine/apiv2).
+//
+// Public endpoints: GET /api/v2/time, GET /api/v2/ping, GET /api/v2/openapi.json, and outside
 // the API GET /healthz and GET /metrics (Prometheus text format 0.0.4,
 // written by our own code without Prometheus's client library: see
 // Metrics). /healthz lists the state of every backend of the engine and
