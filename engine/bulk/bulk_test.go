@@ -360,9 +360,13 @@ func submitAndDeliverNT(t *testing.T, open backend) {
 // and a callback keeps its id on every retry.
 func TestWebhookIDsAcrossDeployments(t *testing.T) {
 	t.Parallel()
+	webhookIDsAcrossDeployments(t, onSQLite)
+}
+
+func webhookIDsAcrossDeployments(t *testing.T, open backend) {
 	r := newReceiver(t, "acct", []string{"first-secret-0123456789"}, 2)
-	a := newFixture(t, onSQLite, []string{r.URL}, nil)
-	b := newFixture(t, onSQLite, []string{r.URL}, nil)
+	a := newFixture(t, open, []string{r.URL}, nil)
+	b := newFixture(t, open, []string{r.URL}, nil)
 	for _, f := range []*fixture{a, b} {
 		_, _, err := f.bulk.Submit(t.Context(), f.acct, engine.Submission{Product: engine.ProductNT, Numbers: numbers(2)})
 		require.NoError(t, err)
@@ -660,6 +664,7 @@ func TestOnPostgreSQL(t *testing.T) {
 		{"SubmitErrors", submitErrors},
 		{"ReceiptWithControlCharacters", receiptWithControlCharacters},
 		{"SubmitCountry", submitCountry},
+		{"WebhookIDsAcrossDeployments", webhookIDsAcrossDeployments},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
