@@ -1,6 +1,9 @@
 package auth_test
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -153,4 +156,41 @@ func ExampleStandardWebhookVerifier_Verify() {
 	// Output:
 	// <nil>
 	// webhook not authentic: Webhook-Timestamp 1700000000 is 360 s behind the receiver's clock; allowed ±300 s
+}
+
+// The hosted API's official clients sign the path as the caller wrote it
+// and sign a call without parameters over an empty body while sending "[]"
+// (PHP) or "{}" (Ruby): a Verifier accepts both.
+func ExampleVerifier_Finish_officialClients() {
+	creds, err := auth.NewStaticCredentials(map[string][]string{"demo-key": {"demo-secret"}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	v := auth.NewVerifier(creds)
+	now := time.Unix(1700000000, 0)
+	// What the clients compute: HMAC-SHA256 over the text as they build
+	// it, path not lower-cased ([auth.SignDigest] would lower-case it).
+	hmacHex := func(text string) string {
+		mac := hmac.New(sha256.New, []byte("demo-secret"))
+		mac.Write([]byte(text))
+		return hex.EncodeToString(mac.Sum(nil))
+	}
+	for _, c := range []struct{ method, target, body, signed string }{
+		{"GET", "/api/v2/reports/SYNC-API-2026-11", "", "/reports/SYNC-API-2026-111700000000GET"},
+		{"GET", "/api/v2/reports/Kunden%2FQ4-2026-11", "", "/reports/Kunden%2FQ4-2026-111700000000GET"},
+		{"POST", "/api/v2/hlr-lookup", "[]", "/hlr-lookup1700000000POST"},
+	} {
+		req := httptest.NewRequest(c.method, "http://numen.test"+c.target, strings.NewReader(c.body))
+		req.Header.Set(auth.HeaderDigestKey, "demo-key")
+		req.Header.Set(auth.HeaderDigestTimestamp, "1700000000")
+		req.Header.Set(auth.HeaderDigestSignature, hmacHex(c.signed))
+		rel := strings.TrimPrefix(req.URL.Path, auth.BasePath) // the decoded path
+		id, err := v.Authenticate(req, rel, []byte(c.body), now)
+		fmt.Println(c.method, c.target, id.Key, err)
+	}
+	// Output:
+	// GET /api/v2/reports/SYNC-API-2026-11 demo-key <nil>
+	// GET /api/v2/reports/Kunden%2FQ4-2026-11 demo-key <nil>
+	// POST /api/v2/hlr-lookup demo-key <nil>
 }
