@@ -223,7 +223,8 @@ func isEmptyParams(body []byte) bool {
 
 // escapedRelPath returns the request's path relative to the base as the client escaped it
 // (url.URL.EscapedPath), when it differs from relPath, the decoded one: the part of the escaped
-// path after a base segment whose unescaping is relPath. A path that needs no escaping and was
+// path after a base segment whose unescaping is relPath, or the whole escaped path when relPath
+// is the whole decoded one. A path that needs no escaping and was
 // sent without any costs a scan and allocates nothing.
 func escapedRelPath(req *http.Request, relPath string) (string, bool) {
 	if req.URL == nil || req.URL.RawPath == "" && !needsEscaping(req.URL.Path) {
@@ -232,6 +233,10 @@ func escapedRelPath(req *http.Request, relPath string) (string, bool) {
 	esc := req.URL.EscapedPath()
 	if esc == req.URL.Path {
 		return "", false
+	}
+	// A caller that signs the whole path (the report pages, outside the base).
+	if dec, err := url.PathUnescape(esc); err == nil && dec == relPath {
+		return esc, true
 	}
 	// The base may occur in the path again (a report named "x/api/v2/y"): take the
 	// occurrence whose remainder unescapes to relPath.

@@ -810,3 +810,18 @@ func TestBeginFinish(t *testing.T) {
 	_, err = v.Finish(&Pending{}, req, "/hlr-lookup", []byte(body))
 	require.ErrorIs(t, err, ErrUnauthorized)
 }
+
+// TestVerifyEscapedWholePath: a caller that signs the whole path (the
+// report pages, outside the API's base) may sign it as escaped on the wire.
+func TestVerifyEscapedWholePath(t *testing.T) {
+	t.Parallel()
+	v := testVerifier(t)
+	req := httptest.NewRequest("GET", "http://numen.test/reports/Kunden%2FQ4%20a-2026-11", nil)
+	for k, val := range digestHeaders(testKey, testSecret, "/routes", "GET", testNow.Unix(), "") {
+		req.Header.Set(k, val)
+	}
+	req.Header.Set(HeaderDigestSignature, refDigest(testSecret, "/reports/Kunden%2FQ4%20a-2026-111700000000GET"))
+	id, err := v.Authenticate(req, req.URL.Path, nil, testNow)
+	require.NoError(t, err)
+	require.Equal(t, testKey, id.Key)
+}
