@@ -224,8 +224,8 @@ func isEmptyParams(body []byte) bool {
 // escapedRelPath returns the request's path relative to the base as the client escaped it
 // (url.URL.EscapedPath), when it differs from relPath, the decoded one: the part of the escaped
 // path after a base segment whose unescaping is relPath, or the whole escaped path when relPath
-// is the whole decoded one. A path that needs no escaping and was
-// sent without any costs a scan and allocates nothing.
+// is the whole decoded one. A path that needs no escaping, sent without any, costs a scan and
+// allocates nothing.
 func escapedRelPath(req *http.Request, relPath string) (string, bool) {
 	if req.URL == nil || req.URL.RawPath == "" && !needsEscaping(req.URL.Path) {
 		return "", false
