@@ -172,6 +172,50 @@ func FuzzRelativePath(f *testing.F) {
 	})
 }
 
+// FuzzSignedAsSent sends a request path as a client writes it on the wire (any escaping) with
+// a body, signed the ways the official clients sign: over the path as escaped on the wire, over
+// the decoded path as it is, and over the empty body when the body is "[]" or "{}". Each must
+// verify, a signature over another path or body must not, and nothing panics.
+func FuzzSignedAsSent(f *testing.F) {
+	for _, s := range [][2]string{
+		{"/api/v2/reports/SYNC-API-2026-11", ""}, {"/api/v2/reports/Kunden%2FQ4%20%C3%BC-2026-11", ""},
+		{"/api/v2/hlr-lookup", "[]"}, {"/api/v2/nt-lookup", "{}"}, {"/api/v2/reports/a%2fb%7E", "{ }"},
+		{"/api/v2/reports/x%2Fapi%2Fv2%2Fy", ""}, {"/api/v2/reports/%25", "[]"}, {"/api/v2/r/%", ""},
+	} {
+		f.Add(s[0], s[1])
+	}
+	v := testVerifier(f)
+	ts := testNow.Unix()
+	f.Fuzz(func(t *testing.T, target, body string) {
+		u, err := url.Parse("http://numen.test" + target)
+		if err != nil || u.EscapedPath() != target || !strings.HasPrefix(target, BasePath+"/") {
+			return // not a path as a client writes it on the wire, or not under the base
+		}
+		rel := strings.TrimPrefix(u.Path, BasePath)
+		wire := strings.TrimPrefix(u.EscapedPath(), BasePath)
+		verify := func(signed, signedBody string) error {
+			req := &http.Request{Method: "POST", URL: u, Header: http.Header{
+				HeaderDigestKey: {testKey}, HeaderDigestTimestamp: {strconv.FormatInt(ts, 10)},
+				HeaderDigestSignature: {refDigest(testSecret, signed+strconv.FormatInt(ts, 10)+"POST"+signedBody)},
+			}}
+			_, err := v.Authenticate(req, rel, []byte(body), testNow)
+			return err
+		}
+		for _, signed := range []string{wire, rel, string(appendLowerASCII(nil, rel))} {
+			if err := verify(signed, body); err != nil {
+				t.Fatalf("%q signed over %q: %v", target, signed, err)
+			}
+			emptyParams := body == "[]" || body == "{}"
+			if err := verify(signed, ""); (err == nil) != (emptyParams || body == "") {
+				t.Fatalf("%q with body %q signed over no body: %v", target, body, err)
+			}
+			if err := verify(signed+"x", body); err == nil {
+				t.Fatalf("%q signed over another path %q: accepted", target, signed+"x")
+			}
+		}
+	})
+}
+
 // FuzzWebhook checks that the webhook verifiers do not panic on any header and accept what the
 // signers produce.
 func FuzzWebhook(f *testing.F) {

@@ -256,14 +256,14 @@ func escapedRelPath(req *http.Request, relPath string) (string, bool) {
 	return "", false
 }
 
-// needsEscaping reports whether net/url escapes a byte of the decoded path p: anything but
-// letters, digits and -._~!$&'()*+,;=:@/.
+// needsEscaping reports whether net/url's EscapedPath escapes a byte of the decoded path p:
+// anything but letters, digits and -._~$&+,/:;=@ (it escapes !'()* too).
 func needsEscaping(p string) bool {
 	for i := 0; i < len(p); i++ {
 		c := p[i]
 		switch {
 		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
-		case strings.IndexByte("-._~!$&'()*+,;=:@/", c) >= 0:
+		case strings.IndexByte("-._~$&+,/:;=@", c) >= 0:
 		default:
 			return true
 		}
