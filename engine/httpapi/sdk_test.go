@@ -362,7 +362,7 @@ func sdkDo(t *testing.T, s *server, c sdkClient, call sdkCall) (int, []byte, *ht
 func TestOfficialClientsEveryEndpoint(t *testing.T) {
 	t.Parallel()
 	s := sdkServer(t)
-	storage := "Kunden/Q4 ü"                    // a storage name PHP escapes ("\/", "\u00fc")
+	storage := "Kunden/Q4 (DE) ü!"              // PHP escapes "/" and "ü" in JSON; the path escapers differ on "(", ")", "!"
 	report := storage + "-2026-11"              // its report
 	const defaultReport = "SYNC-API-NT-2026-11" // the default name, in capitals
 	lookups := []sdkCall{
