@@ -9,8 +9,9 @@ package httpapi
 //     JSON.stringify(params) (nothing for GET); GET parameters go to the
 //     query string (encodeURIComponent, then ":$,[]" and "+" for spaces, as
 //     axios writes them); POST sends the same JSON, application/json.
-//   - PHP (curl): asks GET /time first (no credentials) and signs with the
-//     server's time; signs the endpoint as written + timestamp + METHOD +
+//   - PHP (curl): asks GET /time first (no credentials; of the hosted
+//     service, whatever base URL it was given, falling back to its own
+//     clock) and signs with that time; signs the endpoint as written + timestamp + METHOD +
 //     json_encode(params), or nothing when there are no parameters, yet
 //     sends json_encode(array()) = "[]" then; json_encode escapes "/" as
 //     "\/" and non-ASCII as \uXXXX; GET parameters by http_build_query
@@ -213,7 +214,9 @@ type sdkCall struct {
 // signed at ts.
 type sdkClient struct {
 	name string
-	// clock: the client asks GET /time for its timestamp first.
+	// clock: the client asks GET /time before each call (PHP's asks the
+	// hosted service's, which stands for a clock in step with Numen's: here
+	// Numen's own, in the request shape PHP sends).
 	clock bool
 	build func(t *testing.T, base string, ts int64, c sdkCall) *http.Request
 }
@@ -336,8 +339,8 @@ func sdkDo(t *testing.T, s *server, c sdkClient, call sdkCall) (int, []byte, *ht
 	t.Helper()
 	ts := s.now.Load()
 	if c.clock {
-		// PHP's client asks the server's clock, without credentials and
-		// with its JSON content type, before each signed call.
+		// PHP's client asks a clock, without credentials and with its JSON
+		// content type, before each signed call (see sdkClient.clock).
 		req := newSDKRequest(t, http.MethodGet, s.URL+apiv2.Base+"/time", "")
 		req.Header.Set("Content-Type", "application/json; charset=UTF-8")
 		resp, err := s.Client().Do(req)
