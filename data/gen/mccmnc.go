@@ -530,6 +530,15 @@ func networkTables(carrierTSV, listJSON, providersXML []byte, curated, sources f
 	if err != nil {
 		return nil, err
 	}
+	second, err := readProviders(providersXML)
+	if err != nil {
+		return nil, err
+	}
+	// The rename audit (renames.go): decided renames replace the codes
+	// their names resolve to.
+	if mccmnc, _, err = auditRenames(carrierTSV, mccmnc, list, second, curated, sources, matches); err != nil {
+		return nil, err
+	}
 	_, limited, err := readAllAliases(curated)
 	if err != nil {
 		return nil, err
