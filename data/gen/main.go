@@ -173,7 +173,7 @@ func printCoverage(out, moduleDir, tarball string) error {
 			codeRegions[e.mccmnc()] = append(codeRegions[e.mccmnc()], e.CountryCode)
 		}
 	}
-	cov := coverage(plan, t.carrier, t.matches, t.ranges, codeRegions)
+	cov := coverage(plan, t.carrier, t.matches, append(t.renamed, t.ranges...), codeRegions) // ranges after renames: they stand
 	writeCoverage(os.Stdout, cov)
 	writeNested(os.Stdout, nestedWithoutCode(t.carrier, t.mccmnc))
 	writeOverrides(os.Stdout, carrier, t.ranges)

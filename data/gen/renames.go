@@ -289,7 +289,7 @@ func readRenameDecisions(curated fs.FS) ([]*renameDecision, error) {
 // that matches no pair (stale: the rename is gone from the data, or no
 // longer needs deciding), on two decisions for one prefix that disagree,
 // and on a code that is not an operational network of the region.
-func decideRenames(pairs []*renamePair, decisions []*renameDecision, list []mccEntry) (map[string]string, error) {
+func decideRenames(pairs []*renamePair, decisions []*renameDecision, list []mccEntry) (map[string]*renameDecision, error) {
 	operational := map[string]bool{}
 	for _, e := range list {
 		if e.Status == "Operational" && e.Type == "National" {
@@ -301,8 +301,7 @@ func decideRenames(pairs []*renamePair, decisions []*renameDecision, list []mccE
 			return nil, fmt.Errorf("%s line %d: %s is not an operational network of %s in the MCC-MNC list", renamesFile, d.line, d.mccmnc, d.region)
 		}
 	}
-	out := map[string]string{}
-	from := map[string]*renameDecision{}
+	out := map[string]*renameDecision{}
 	var undecided []string
 	for _, rp := range pairs {
 		for _, d := range decisions {
@@ -328,10 +327,10 @@ func decideRenames(pairs []*renamePair, decisions []*renameDecision, list []mccE
 			}
 			rp.decision = d
 			for _, p := range prefixes {
-				if o, ok := out[p]; ok && o != d.mccmnc {
-					return nil, fmt.Errorf("%s lines %d and %d disagree on +%s (%s, %s)", renamesFile, from[p].line, d.line, p, o, d.mccmnc)
+				if o, ok := out[p]; ok && o.mccmnc != d.mccmnc {
+					return nil, fmt.Errorf("%s lines %d and %d disagree on +%s (%s, %s)", renamesFile, o.line, d.line, p, o.mccmnc, d.mccmnc)
 				}
-				out[p], from[p] = d.mccmnc, d
+				out[p] = d
 			}
 		}
 		if rp.class == "decide" && rp.decision == nil {
@@ -368,28 +367,36 @@ func compactPrefixes(ps []string) string {
 	return strings.Join(ps[:4], ",") + ",+" + strconv.Itoa(len(ps)-4)
 }
 
+// renameAudit is the audit's result.
+type renameAudit struct {
+	mccmnc  []byte        // the prefix -> MCCMNC table with the decisions applied
+	pairs   []*renamePair // every earlier name of today's ranges, classified
+	decided []curatedRange
+}
+
 // auditRenames runs the audit over the carrier table and returns the
 // prefix -> MCCMNC table with the decisions applied (a decided "-" drops
-// the prefix's code), and the pairs, for reports.
-func auditRenames(carrierTSV, mccmncTSV []byte, list []mccEntry, second providers, curated, sources fs.FS, current map[[2]string]*carrierMatch) ([]byte, []*renamePair, error) {
+// the prefix's code), the pairs, for reports, and the decided prefixes as
+// ranges (for the coverage report; they are no curated ranges).
+func auditRenames(carrierTSV, mccmncTSV []byte, list []mccEntry, second providers, curated, sources fs.FS, current map[[2]string]*carrierMatch) (*renameAudit, error) {
 	h, err := readRenameHistory(sources)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	pairs, err := renamePairs(h, carrierTSV)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if err := classifyRenames(pairs, carrierTSV, list, curated, second, current); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	decisions, err := readRenameDecisions(curated)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	decided, err := decideRenames(pairs, decisions, list)
 	if err != nil {
-		return nil, pairs, err
+		return &renameAudit{pairs: pairs}, err
 	}
 	codes := map[string]string{}
 	for _, l := range strings.Split(strings.TrimSuffix(string(mccmncTSV), "\n"), "\n") {
@@ -397,18 +404,23 @@ func auditRenames(carrierTSV, mccmncTSV []byte, list []mccEntry, second provider
 			codes[p] = c
 		}
 	}
-	for p, c := range decided {
-		if c == "-" {
+	a := &renameAudit{pairs: pairs}
+	for _, p := range slices.Sorted(maps.Keys(decided)) {
+		d := decided[p]
+		r := curatedRange{region: d.region, prefix: p, operator: d.new, source: renamesFile, where: fmt.Sprintf("%s line %d", renamesFile, d.line)}
+		if d.mccmnc == "-" {
 			delete(codes, p)
 		} else {
-			codes[p] = c
+			codes[p], r.mccmnc = d.mccmnc, d.mccmnc
 		}
+		a.decided = append(a.decided, r)
 	}
 	var b strings.Builder
 	for _, p := range slices.Sorted(maps.Keys(codes)) {
 		b.WriteString(p + "\t" + codes[p] + "\n")
 	}
-	return []byte(b.String()), pairs, nil
+	a.mccmnc = []byte(b.String())
+	return a, nil
 }
 
 // writeRenames prints every rename pair with its class and decision
@@ -453,7 +465,9 @@ func printRenames(out, moduleDir, tarball string) error {
 	if err != nil {
 		return err
 	}
-	_, pairs, err := auditRenames(carrier, mccmnc, list, second, curated, sources, matches)
-	writeRenames(os.Stdout, pairs)
+	a, err := auditRenames(carrier, mccmnc, list, second, curated, sources, matches)
+	if a != nil {
+		writeRenames(os.Stdout, a.pairs)
+	}
 	return err
 }
