@@ -304,6 +304,7 @@ func decideRenames(pairs []*renamePair, decisions []*renameDecision, list []mccE
 	out := map[string]*renameDecision{}
 	var undecided []string
 	for _, rp := range pairs {
+		covered := 0
 		for _, d := range decisions {
 			if d.old != rp.old || d.new != rp.new || !strings.Contains(","+rp.key+",", ","+d.region+",") {
 				continue
@@ -326,6 +327,7 @@ func decideRenames(pairs []*renamePair, decisions []*renameDecision, list []mccE
 				return nil, fmt.Errorf("%s line %d: %s %q -> %q needs no decision (%s: %s and %s); remove the line", renamesFile, d.line, d.region, d.old, d.new, rp.class, orNone(rp.oldCode), orNone(rp.newCode))
 			}
 			rp.decision = d
+			covered += len(prefixes)
 			for _, p := range prefixes {
 				if o, ok := out[p]; ok && o.mccmnc != d.mccmnc {
 					return nil, fmt.Errorf("%s lines %d and %d disagree on +%s (%s, %s)", renamesFile, o.line, d.line, p, o.mccmnc, d.mccmnc)
@@ -333,7 +335,7 @@ func decideRenames(pairs []*renamePair, decisions []*renameDecision, list []mccE
 				out[p] = d
 			}
 		}
-		if rp.class == "decide" && rp.decision == nil {
+		if rp.class == "decide" && covered < len(rp.prefixes) {
 			undecided = append(undecided, fmt.Sprintf("\t%s\t%s\t%s\t%s (%s) -> %s (%s), releases %s", rp.region, compactPrefixes(rp.prefixes), rp.old, rp.new, rp.oldCode, rp.new, orNone(rp.newCode), strings.Join(rp.releases, ",")))
 		}
 	}
@@ -469,5 +471,46 @@ func printRenames(out, moduleDir, tarball string) error {
 	if a != nil {
 		writeRenames(os.Stdout, a.pairs)
 	}
+	writeOtherNames(os.Stdout, matches, list)
 	return err
+}
+
+// writeOtherNames prints today's carrier names that resolve to a network
+// the list names otherwise (by a curated alias, with its reason, or by the
+// second source's name for it), the other half of the audit: those
+// decisions are the alias file's lines and the second source's rule
+// (mccmnc.go), not lines of renames.tsv.
+func writeOtherNames(w io.Writer, matches map[[2]string]*carrierMatch, list []mccEntry) {
+	names := map[string][]string{} // region and MCCMNC -> the list's normalized names
+	listed := map[string]string{}
+	for _, e := range list {
+		k := e.CountryCode + " " + e.mccmnc()
+		names[k] = append(names[k], normName(deref(e.Brand)), normName(deref(e.Operator)))
+		if listed[k] == "" {
+			listed[k] = strings.TrimSpace(deref(e.Brand) + " / " + deref(e.Operator))
+		}
+	}
+	var lines []string
+	count := map[string]int{}
+	for _, m := range matches {
+		if m.mccmnc == "" || m.how == "name" {
+			continue
+		}
+		want := normName(m.carrier)
+		if slices.ContainsFunc(names[m.region+" "+m.mccmnc], func(n string) bool {
+			return n != "" && (n == want || strings.HasPrefix(n, want) || strings.HasPrefix(want, n))
+		}) {
+			continue
+		}
+		count[m.how]++
+		lines = append(lines, fmt.Sprintf("%s\t%s\t%s\t%s\tby %s", m.region, m.carrier, m.mccmnc, listed[m.region+" "+m.mccmnc], m.how))
+	}
+	slices.Sort(lines)
+	fmt.Fprintln(w, "# Current names that resolve to a network the list names otherwise:")
+	for _, l := range lines {
+		fmt.Fprintln(w, l)
+	}
+	for _, how := range slices.Sorted(maps.Keys(count)) {
+		fmt.Fprintf(w, "# by %s: %d\n", how, count[how])
+	}
 }

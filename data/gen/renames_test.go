@@ -239,6 +239,13 @@ func TestDecideRenames(t *testing.T) {
 	if _, err := decideRenames(pair("decide"), nil, list); err == nil || !strings.Contains(err.Error(), "Vodafone") {
 		t.Errorf("undecided rename: %v", err)
 	}
+	part, err := decide("GH\t23320\tVodafone\tTelecel\t62002\tr\ts\thigh\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := decideRenames(pair("decide"), part, list); err == nil {
+		t.Error("a rename decided for some of its prefixes only was accepted")
+	}
 	if _, err := decideRenames(pair("same network"), ok, list); err == nil {
 		t.Error("a decision for a rename that needs none was accepted")
 	}
