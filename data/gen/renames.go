@@ -323,7 +323,7 @@ func decideRenames(pairs []*renamePair, decisions []*renameDecision, list []mccE
 				continue
 			}
 			d.used = true
-			if rp.class != "decide" && len(d.prefixes) == 0 {
+			if rp.class != "decide" {
 				return nil, fmt.Errorf("%s line %d: %s %q -> %q needs no decision (%s: %s and %s); remove the line", renamesFile, d.line, d.region, d.old, d.new, rp.class, orNone(rp.oldCode), orNone(rp.newCode))
 			}
 			rp.decision = d
