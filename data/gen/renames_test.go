@@ -29,7 +29,7 @@ var renameSpots = []struct {
 	{"TZ", "25566", "SMILE", "Airtel", "64011", "mcc-mnc-list 1.1.11: 640-11 SmileCom, Operational"},
 	{"TZ", "25577", "Zantel", "Yas", "64003", "mcc-mnc-list 1.1.11: 640-03 Zantel, Zanzibar Telecom Ltd, Operational"},
 	{"UG", "25670", "Warid", "Airtel", "64122", "mcc-mnc-list 1.1.11: 641-22 Airtel, note \"Former Warid Telecom\""},
-	{"UG", "256726", "Tangerine", "LycaMobile", "64104", "mcc-mnc-list 1.1.11: 641-04 Tangerine Uganda Limited, Operational"},
+	{"UG", "256726", "Tangerine", "LycaMobile", "64104", "Lycamobile's acquisition of Tangerine and its NTO licence of 2021-03-24 (https://africa.businessinsider.com/local/markets/uganda-gets-new-national-telecommunications-operator/cks1p34); mcc-mnc-list 1.1.11: 641-04 Tangerine Uganda Limited, Operational"},
 	{"RE", "26263903", "Only", "Telco OI", "64702", "mcc-mnc-list 1.1.11: 647-02 Only, Telco OI, note \"Mayotte\""},
 	{"BE", "32456", "Mobile Vikings/JIM Mobile", "Proximus", "20630", "mcc-mnc-list 1.1.11: 206-30 Mobile Vikings, Unleashed NV, \"Uses Proximus network\"; Proximus press release on the acquisition of Mobile Vikings (2021)"},
 	{"BE", "324802", "BASE", "TISMI BV", "-", "libphonenumber carrier history (sources/libphonenumber-carrier-renames.tsv) 8.9.14; BIPT numbering database (holder per block)"},
