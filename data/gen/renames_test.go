@@ -67,7 +67,7 @@ var renameSpots = []struct {
 	{"TH", "6693", "True Move/AIS", "AIS", "52001", "libphonenumber carrier history (sources/libphonenumber-carrier-renames.tsv) 8.11.0; NBTC numbering allocations; mcc-mnc-list 1.1.11: 520-01"},
 	{"TH", "6694", "True Move/DTAC", "DTAC", "52018", "libphonenumber carrier history (sources/libphonenumber-carrier-renames.tsv) 8.11.0; NBTC numbering allocations; mcc-mnc-list 1.1.11: 520-18"},
 	{"BN", "67381", "Progresif Cellular", "UNN", "52802", "mcc-mnc-list 1.1.11: 528-02 PCSB, Operational; 528-03 UNN, status Unknown"},
-	{"PG", "67577", "Telikom", "bmobile", "53702", "mcc-mnc-list 1.1.11: 537-02 citifon, Telikom PNG Ltd."},
+	{"PG", "67577", "Telikom", "bmobile", "53702", "the Prime Minister's announcement of the merger into Telikom Ltd, 2021-09-19 (https://www.looppng.com/png-news/telikom-and-bmobile-union-104636); mcc-mnc-list 1.1.11: 537-02 citifon, Telikom PNG Ltd."},
 	{"TO", "67654", "U-Call", "Toko Wireless", "53901", "mcc-mnc-list 1.1.11: 539-01 U-Call, Tonga Communications Corporation"},
 	{"TO", "67668", "U-Call", "Digicel", "53901", "mcc-mnc-list 1.1.11: 539-01 U-Call"},
 	{"KZ", "7700", "Altel", "Tele2", "40107", "mcc-mnc-list 1.1.11: 401-07 Altel, note \"acquired by Tele2\""},
