@@ -6,7 +6,7 @@ package data
 const LibphonenumberVersion = "v9.0.38"
 
 // TablesDigest identifies the compiled plan: the first 12 hex digits of its digest.
-const TablesDigest = "9ec03e43908a"
+const TablesDigest = "24a753632139"
 
 // MCCMNCListVersion is the version of the npm package mcc-mnc-list the MCCMNC tables were built from.
 const MCCMNCListVersion = "1.1.11"

@@ -159,7 +159,7 @@ func TestMCCMNCSpots(t *testing.T) {
 		{"+55 21 97112 3456", "Vivo", "72411"},       // Rio de Janeiro (Region I)
 		{"+55 41 99101 2345", "Vivo", "72406"},       // Paraná (Region II)
 		{"+55 21 98112 3456", "TIM", "72402"},        // Rio de Janeiro (Region I)
-		{"+256 70 1234567", "Airtel", "64101"},       // Uganda: UCC, Airtel's 070
+		{"+256 70 1234567", "Airtel", "64122"},       // Uganda: UCC, Airtel's 070, Warid's until Airtel bought it (2013): Warid's 641-22, operational in the list (data/curated/renames.tsv)
 		{"+965 4123 4567", "Virgin mobile", "41904"}, // Kuwait: CITRA, Virgin Mobile's 4, on stc's network
 	} {
 		res := p.ClassifyString(tc.number)

@@ -52,7 +52,15 @@ func main() {
 	strip := flag.String("strip", "", "write a copy of -plan without these optional sections (comma-separated: ranges, networks, geocoding, timezones) to -o, instead of generating")
 	pack := flag.String("pack", "", "write these optional sections of -plan (comma-separated, as for -strip) as a pack to -o, instead of generating")
 	planFile := flag.String("plan", "data/numbering/plan.bin", "the plan file -strip reads")
+	renames := flag.Bool("renames", false, "print the rename audit (every earlier carrier name of today's ranges, how it resolves, the decision) instead of writing files")
+	history := flag.String("rename-history", "", "write data/sources/"+renameHistoryFile+" from this libphonenumber git clone (its release tags) and the carrier table read now, then generate")
 	flag.Parse()
+	if *history != "" {
+		if err := writeRenameHistory(*history, *out, *moduleDir); err != nil {
+			fmt.Fprintln(os.Stderr, "gen:", err)
+			os.Exit(1)
+		}
+	}
 	if *fetch {
 		if err := fetchMCCMNCTarball(*tarball); err != nil {
 			fmt.Fprintln(os.Stderr, "gen:", err)
@@ -61,6 +69,13 @@ func main() {
 	}
 	if *strip != "" || *pack != "" {
 		if err := cutPlan(*planFile, *out, *strip, *pack); err != nil {
+			fmt.Fprintln(os.Stderr, "gen:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *renames {
+		if err := printRenames(*out, *moduleDir, *tarball); err != nil {
 			fmt.Fprintln(os.Stderr, "gen:", err)
 			os.Exit(1)
 		}
@@ -158,7 +173,7 @@ func printCoverage(out, moduleDir, tarball string) error {
 			codeRegions[e.mccmnc()] = append(codeRegions[e.mccmnc()], e.CountryCode)
 		}
 	}
-	cov := coverage(plan, t.carrier, t.matches, t.ranges, codeRegions)
+	cov := coverage(plan, t.carrier, t.matches, append(t.renamed, t.ranges...), codeRegions) // ranges after renames: they stand
 	writeCoverage(os.Stdout, cov)
 	writeNested(os.Stdout, nestedWithoutCode(t.carrier, t.mccmnc))
 	writeOverrides(os.Stdout, carrier, t.ranges)

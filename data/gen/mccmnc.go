@@ -516,6 +516,7 @@ type tables struct {
 	networks []byte // networks.tsv
 	ranges   []curatedRange
 	matches  map[[2]string]*carrierMatch // how libphonenumber's carrier names resolved
+	renamed  []curatedRange              // the prefixes the rename audit decided (renames.go)
 }
 
 // networkTables builds the carrier and MCCMNC tables: libphonenumber's
@@ -530,6 +531,17 @@ func networkTables(carrierTSV, listJSON, providersXML []byte, curated, sources f
 	if err != nil {
 		return nil, err
 	}
+	second, err := readProviders(providersXML)
+	if err != nil {
+		return nil, err
+	}
+	// The rename audit (renames.go): decided renames replace the codes
+	// their names resolve to.
+	audit, err := auditRenames(carrierTSV, mccmnc, list, second, curated, sources, matches)
+	if err != nil {
+		return nil, err
+	}
+	mccmnc = audit.mccmnc
 	_, limited, err := readAllAliases(curated)
 	if err != nil {
 		return nil, err
@@ -553,6 +565,7 @@ func networkTables(carrierTSV, listJSON, providersXML []byte, curated, sources f
 		networks: networks,
 		ranges:   ranges,
 		matches:  matches,
+		renamed:  audit.decided,
 	}, nil
 }
 
