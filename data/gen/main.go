@@ -52,7 +52,15 @@ func main() {
 	strip := flag.String("strip", "", "write a copy of -plan without these optional sections (comma-separated: ranges, networks, geocoding, timezones) to -o, instead of generating")
 	pack := flag.String("pack", "", "write these optional sections of -plan (comma-separated, as for -strip) as a pack to -o, instead of generating")
 	planFile := flag.String("plan", "data/numbering/plan.bin", "the plan file -strip reads")
+	upstream := flag.Bool("check-upstream", false, "ask the module proxy and the npm registry for the newest release of each source of libphonenumber's data and print it beside what is pinned (the one networked mode; writes nothing)")
 	flag.Parse()
+	if *upstream {
+		if err := checkUpstream(os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "gen:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *fetch {
 		if err := fetchMCCMNCTarball(*tarball); err != nil {
 			fmt.Fprintln(os.Stderr, "gen:", err)
