@@ -126,8 +126,11 @@ func TestExampleNumbers(t *testing.T) {
 // differentialCorpus is the example numbers plus deterministic mutations:
 // last digits changed, a digit dropped or added, the first national digit
 // changed, a national prefix inserted, punctuation added.
-func differentialCorpus() []string {
-	rng := rand.New(rand.NewPCG(2, 26))
+func differentialCorpus() []string { return mutatedCorpus(2, 26) }
+
+// mutatedCorpus is differentialCorpus with the mutations of another seed.
+func mutatedCorpus(seed1, seed2 uint64) []string {
+	rng := rand.New(rand.NewPCG(seed1, seed2))
 	var out []string
 	for _, ex := range exampleNumbers() {
 		s := ex.e164
