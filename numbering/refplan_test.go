@@ -235,3 +235,40 @@ func TestPlanMatchesReference(t *testing.T) {
 		t.Errorf("only %d answers compared", same)
 	}
 }
+
+// FuzzPlanMatchesReference compares the committed plan with refPlan on
+// numbers the fuzzer makes ("+" and the digits of its input): the same
+// classification and formats wherever the calling code's metadata is not
+// newer in the committed plan.
+func FuzzPlanMatchesReference(f *testing.F) {
+	for i, s := range differentialCorpus() {
+		if i%97 == 0 {
+			f.Add(s[1:])
+		}
+	}
+	p, ref := plan(f), refPlan(f)
+	answer := func(p *Plan, s string) string {
+		res := p.ClassifyString(s)
+		out := string(res.AppendJSON(nil))
+		for _, style := range []Style{E164, International, National, RFC3966} {
+			formatted, err := p.Format(res.Number, style)
+			out += fmt.Sprintf(" %q/%v", formatted, err)
+		}
+		return out
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		digits := make([]byte, 0, 20)
+		for i := 0; i < len(in) && len(digits) < 20; i++ {
+			if in[i] >= '0' && in[i] <= '9' {
+				digits = append(digits, in[i])
+			}
+		}
+		s := "+" + string(digits)
+		if metadataChanged(p, s) {
+			return
+		}
+		if got, want := answer(p, s), answer(ref, s); got != want {
+			t.Fatalf("%s: plan %s, reference plan %s", s, got, want)
+		}
+	})
+}
