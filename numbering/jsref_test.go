@@ -208,6 +208,7 @@ func TestAgainstLibphonenumberJS(t *testing.T) {
 	js := readJSMetadataFile(t, dir)
 	ref := refPlan(t)
 	var valid, differ, release, releaseAgree int
+	var changes []string
 	reasons := map[string]int{}
 	for i, s := range corpus {
 		want, got := answers[i], numenJSAnswer(p, s)
@@ -220,6 +221,7 @@ func TestAgainstLibphonenumberJS(t *testing.T) {
 			if got == want || !want.Valid && !got.Valid {
 				releaseAgree++
 			}
+			changes = append(changes, fmt.Sprintf("%s: at 9.0.38 valid %v %s %s %q, now valid %v %s %s %q", s, old.Valid, old.Type, old.Country, old.National, got.Valid, got.Type, got.Country, got.National))
 		}
 		if !want.Valid && !got.Valid {
 			continue
@@ -238,6 +240,7 @@ func TestAgainstLibphonenumberJS(t *testing.T) {
 	for why, n := range reasons {
 		t.Logf("%d explained: %s", n, why)
 	}
+	t.Logf("answers the newer metadata changed:\n\t%s", strings.Join(changes, "\n\t"))
 	t.Logf("%d numbers (%d example numbers, %d valid): %d differ unexplained; the newer metadata changed %d answers, %d of them now the same as libphonenumber-js's in every field (the rest explained above)", len(corpus), len(examples), valid, differ, release, releaseAgree)
 	if mutations := len(corpus) - len(examples); mutations < 28000 {
 		t.Errorf("corpus has %d mutations", mutations)
