@@ -139,7 +139,8 @@ var progressSink numbering.Progress
 
 // TestTypedCorpus checks the as-you-type benchmark's input: both forms,
 // every key of every number typed into Numen's formatter shows what
-// phonenumbers' shows.
+// phonenumbers' shows (but in regions whose metadata is newer in Numen's
+// plan: newerMetadata).
 func TestTypedCorpus(t *testing.T) {
 	t.Parallel()
 	p, err := loadPlan()
@@ -151,6 +152,9 @@ func TestTypedCorpus(t *testing.T) {
 			t.Fatalf("form %s: %d numbers", form, len(c))
 		}
 		for _, n := range c[:500] {
+			if newerMetadata()[p.CallingCode(n.region)] {
+				continue // see newerMetadata
+			}
 			f, err := p.NewAsYouType(n.region)
 			if err != nil {
 				t.Fatal(err)

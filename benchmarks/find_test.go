@@ -107,7 +107,9 @@ func BenchmarkFind(b *testing.B) {
 }
 
 // TestFindTextsAgree checks that the benchmark compares like with like:
-// both libraries find the same numbers in the benchmark's texts.
+// both libraries find the same numbers in the benchmark's texts (but
+// those of calling codes whose metadata is newer in Numen's plan:
+// newerMetadata).
 func TestFindTextsAgree(t *testing.T) {
 	t.Parallel()
 	p, err := loadPlan()
@@ -123,10 +125,14 @@ func TestFindTextsAgree(t *testing.T) {
 			}
 			var got, want []int
 			for m := range seq {
-				got = append(got, m.Start, m.End)
+				if !newerMetadata()[m.Result.Number.CountryCode()] {
+					got = append(got, m.Start, m.End)
+				}
 			}
 			for m := range phonenumbers.FindNumbersWithLeniency(text, "US", phonenumbers.Leniency(l), math.MaxInt) {
-				want = append(want, m.Start(), m.End())
+				if !newerMetadata()[int(m.Number().GetCountryCode())] {
+					want = append(want, m.Start(), m.End())
+				}
 			}
 			if len(got) != len(want) {
 				t.Errorf("%s %v: %d matches, phonenumbers %d", name, l, len(got)/2, len(want)/2)

@@ -49,7 +49,7 @@ import (
 var allowed = map[string]struct{ imports, tests string }{
 	"data":                       {"", ""},
 	"data/gen":                   {"numbering numbering/compile PHONENUMBERS XTEXT PROTOBUF", "CMP"},
-	"numbering":                  {"data numbering/internal/planfmt numbering/prefixmap numbering/textfmt", "numbering/compile numbering/textfmt/verbscan PHONENUMBERS RADIX CMP TESTIFY"},
+	"numbering":                  {"data numbering/internal/planfmt numbering/prefixmap numbering/textfmt", "numbering/compile numbering/textfmt/verbscan PHONENUMBERS PROTOBUF RADIX CMP TESTIFY"},
 	"numbering/compile":          {"numbering/internal/planfmt numbering/prefixmap PHONENUMBERS", ""},
 	"numbering/internal/planfmt": {"", ""},
 	"numbering/prefixmap":        {"", ""},

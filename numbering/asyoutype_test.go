@@ -232,7 +232,7 @@ var aytExceptions = []struct {
 // far, and that RawPos inverts FormattedPos.
 func TestAsYouTypeMatchesPhonenumbers(t *testing.T) {
 	t.Parallel()
-	p := plan(t)
+	p := refPlan(t)
 	seqs := aytSequences()
 	examples := 0
 	for _, s := range seqs {

@@ -45,11 +45,15 @@
 // ahead of time into digit automata, plus Numen's generated tables
 // (original networks and their MCCMNCs, geocoding, time zones, country
 // names, the MCC-MNC list). go run ./data/gen writes it, with package
-// numbering/compile, from github.com/nyaruka/phonenumbers/v2, which this
-// package does not import: Load reads the file built into the binary
-// (package data), Open and OpenBytes another one. Classification follows
+// numbering/compile, from github.com/nyaruka/phonenumbers/v2 and, for the
+// core metadata of a newer libphonenumber release, libphonenumber-js's
+// (data/README.md says which release each table is of); this package
+// imports neither: Load reads the file built into the binary (package
+// data), Open and OpenBytes another one. Classification follows
 // libphonenumber exactly; the tests compare the two on every example number
-// of every region and type and on mutations of them.
+// of every region and type and on mutations of them, with phonenumbers on
+// a plan compiled from its own release and with libphonenumber-js (in
+// Node) on the plan built in.
 //
 // # Number types
 //

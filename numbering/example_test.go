@@ -15,7 +15,7 @@ func ExampleLoad() {
 		log.Fatal(err)
 	}
 	fmt.Println(plan.Version().Libphonenumber)
-	// Output: v9.0.38
+	// Output: v9.0.43
 }
 
 func ExamplePlan_Parse() {

@@ -148,7 +148,7 @@ func regroup(rng *rand.Rand, s string) string {
 // text and number, but for the exceptions findException explains.
 func TestFindDifferential(t *testing.T) {
 	t.Parallel()
-	p := plan(t)
+	p := refPlan(t)
 	texts := findTexts(31, 1200)
 	switch {
 	case testing.Short():
@@ -202,7 +202,7 @@ func FuzzFind(f *testing.F) {
 			f.Add(s, uint8(l), uint8(l))
 		}
 	}
-	p := plan(f)
+	p := refPlan(f)
 	regions := []string{"US", "DE", "GB", "BR", "IN", "JP", "AR", "RU", "", "IT", "MX", "FR", "CN", "KR", "AU", "NZ", "CO", "ID", "LU", "SE"}
 	f.Fuzz(func(t *testing.T, text string, region, leniency uint8) {
 		rg := regions[int(region)%len(regions)]
@@ -310,7 +310,7 @@ func findException(text, region string, l Leniency, got, want []foundMatch) stri
 // the same matches as phonenumbers.
 func TestFindEveryRegion(t *testing.T) {
 	t.Parallel()
-	p := plan(t)
+	p := refPlan(t)
 	regions := dialRegions()
 	step := 1
 	if raceDetector || testing.Short() {

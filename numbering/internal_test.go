@@ -15,7 +15,7 @@ import (
 // random digit strings of plausible lengths.
 func TestAutomataAgainstRegexp(t *testing.T) {
 	t.Parallel()
-	p := plan(t)
+	p := refPlan(t)
 	coll, err := phonenumbers.MetadataCollection()
 	if err != nil {
 		t.Fatal(err)

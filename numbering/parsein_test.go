@@ -359,7 +359,7 @@ func differsInRegion(p *Plan, s, region string) (diff string, ok bool) {
 // deliberate differences.
 func TestParseInAgainstLibphonenumber(t *testing.T) {
 	t.Parallel()
-	p := plan(t)
+	p := refPlan(t)
 	corpus := regionalCorpus()
 	if len(corpus) < 100000 {
 		t.Fatalf("corpus has %d inputs, want at least 100,000", len(corpus))
@@ -426,7 +426,7 @@ func FuzzParseInAgainstLibphonenumber(f *testing.F) {
 			}
 		}
 	}
-	p := plan(f)
+	p := refPlan(f)
 	f.Fuzz(func(t *testing.T, r byte, in string) {
 		var b strings.Builder
 		for i := 0; i < len(in) && b.Len() < 32; i++ {

@@ -43,7 +43,7 @@ type Plan struct {
 
 // Version identifies the numbering data a Plan was loaded from.
 type Version struct {
-	Libphonenumber string // libphonenumber metadata release, such as "v9.0.38"
+	Libphonenumber string // release of the core metadata (types, lengths, formats), such as "v9.0.43"
 	Tables         string // the first 12 hex digits of the plan file's digest
 	// Overlay names the overlays compiled over the plan (WithOverlay), each
 	// as "name (N lines, crc32c XXXXXXXX)", the last the CRC-32C of its
@@ -51,7 +51,7 @@ type Version struct {
 	Overlay string
 }
 
-// String returns "libphonenumber v9.0.38 + numen-data <digest>", followed by
+// String returns "libphonenumber v9.0.43 + numen-data <digest>", followed by
 // " + overlay <Overlay>" when overlays apply.
 func (v Version) String() string {
 	s := "libphonenumber " + v.Libphonenumber + " + numen-data " + v.Tables

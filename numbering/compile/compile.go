@@ -29,9 +29,10 @@ import (
 // generated TSV files ("prefix<TAB>value" lines sorted by prefix, as data/gen
 // writes them); a nil optional table leaves its section out.
 type Input struct {
-	// Metadata is libphonenumber's metadata (phonenumbers.MetadataCollection).
+	// Metadata is libphonenumber's metadata (phonenumbers.MetadataCollection,
+	// or data/gen's newer release laid over it).
 	Metadata *phonenumbers.PhoneMetadataCollection
-	// Libphonenumber is its release, such as "v9.0.38".
+	// Libphonenumber is its release, such as "v9.0.43".
 	Libphonenumber string
 	// Countries lists calling codes, regions and names:
 	// "callingcode<TAB>region<TAB>name" lines, main region of a code first
