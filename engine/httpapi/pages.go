@@ -11,7 +11,7 @@ import (
 // the templates the package had (kept in pages_test.go, where
 // TestPagesAsTemplates checks that both write the same bytes), with the
 // same escaping. Linking html/template costs every numen command its
-// initialisation and the code pages it touches, 0.7 MiB of peak RSS for
+// initialisation and the code pages it touches, 0.7-0.9 MiB of peak RSS for
 // `numen nt` (benchmarks/README.md, "Issue 33: start-up of the numbering
 // commands"), for four pages only serve writes.
 
