@@ -91,6 +91,26 @@ func parseJSON(data []byte) (jsonValue, error) {
 type jsonParser struct {
 	data []byte
 	i    int
+	// The keys and values of the objects and arrays being read, innermost
+	// last: each container's are copied out once it ends, into slices of
+	// their exact size, instead of growing a slice of its own by appends
+	// (which made the reading of the built-in routing data allocate twice
+	// what it keeps: numen route's peak memory).
+	keys []jsonKey
+	vals []jsonValue
+}
+
+// take returns the keys and values read since key and val, copied, and
+// drops them from the parser's stacks.
+func (p *jsonParser) take(key, val int) ([]jsonKey, []jsonValue) {
+	var keys []jsonKey
+	if len(p.keys) > key {
+		keys = append([]jsonKey(nil), p.keys[key:]...)
+	}
+	vals := append([]jsonValue(nil), p.vals[val:]...)
+	clear(p.vals[val:]) // no references kept from the stack
+	p.keys, p.vals = p.keys[:key], p.vals[:val]
+	return keys, vals
 }
 
 func (p *jsonParser) space() {
@@ -157,6 +177,7 @@ func (p *jsonParser) object(depth int) (jsonValue, error) {
 		p.i++
 		return v, nil
 	}
+	key0, val0 := len(p.keys), len(p.vals)
 	for {
 		p.space()
 		if p.i >= len(p.data) || p.data[p.i] != '"' {
@@ -167,7 +188,7 @@ func (p *jsonParser) object(depth int) (jsonValue, error) {
 		if err != nil {
 			return jsonValue{}, err
 		}
-		for _, k := range v.keys {
+		for _, k := range p.keys[key0:] {
 			if k.name == name {
 				return jsonValue{}, errorAt(p.data, keyAt, textfmt.Sprintf("key %q given twice", name))
 			}
@@ -182,8 +203,8 @@ func (p *jsonParser) object(depth int) (jsonValue, error) {
 		if err != nil {
 			return jsonValue{}, err
 		}
-		v.keys = append(v.keys, jsonKey{name, keyAt})
-		v.values = append(v.values, val)
+		p.keys = append(p.keys, jsonKey{name, keyAt})
+		p.vals = append(p.vals, val)
 		p.space()
 		if p.i < len(p.data) && p.data[p.i] == ',' {
 			p.i++
@@ -191,6 +212,7 @@ func (p *jsonParser) object(depth int) (jsonValue, error) {
 		}
 		if p.i < len(p.data) && p.data[p.i] == '}' {
 			p.i++
+			v.keys, v.values = p.take(key0, val0)
 			return v, nil
 		}
 		return jsonValue{}, p.unexpected("after an object key:value pair")
@@ -205,13 +227,14 @@ func (p *jsonParser) array(depth int) (jsonValue, error) {
 		p.i++
 		return v, nil
 	}
+	val0 := len(p.vals)
 	for {
 		p.space()
 		val, err := p.value(depth + 1)
 		if err != nil {
 			return jsonValue{}, err
 		}
-		v.values = append(v.values, val)
+		p.vals = append(p.vals, val)
 		p.space()
 		if p.i < len(p.data) && p.data[p.i] == ',' {
 			p.i++
@@ -219,6 +242,7 @@ func (p *jsonParser) array(depth int) (jsonValue, error) {
 		}
 		if p.i < len(p.data) && p.data[p.i] == ']' {
 			p.i++
+			_, v.values = p.take(len(p.keys), val0)
 			return v, nil
 		}
 		return jsonValue{}, p.unexpected("after an array element")
@@ -266,7 +290,19 @@ func (p *jsonParser) number() (jsonValue, error) {
 // encoding/json does.
 func (p *jsonParser) str() (string, error) {
 	p.i++ // "
+	// Most strings are plain ASCII: one allocation, the string itself.
+	start := p.i
+	for p.i < len(p.data) && p.data[p.i] >= 0x20 && p.data[p.i] < utf8.RuneSelf && p.data[p.i] != '"' && p.data[p.i] != '\\' {
+		p.i++
+	}
+	if p.i < len(p.data) && p.data[p.i] == '"' {
+		p.i++
+		return string(p.data[start : p.i-1]), nil
+	}
 	var b []byte
+	if p.i > start {
+		b = append(b, p.data[start:p.i]...)
+	}
 	for {
 		if p.i >= len(p.data) {
 			return "", p.fail("unexpected end of JSON input, in string literal")

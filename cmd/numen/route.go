@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/numenhq/numen/numbering"
+	"github.com/numenhq/numen/numbering/textfmt"
 	"github.com/numenhq/numen/routing"
 )
 
@@ -178,16 +179,32 @@ func writeRoute(w io.Writer, r *routing.Resolver, res *numbering.Result, static 
 			ScoresFor: e.ScoresFor, Scores: e.Scores,
 		}
 	}
-	extra, err := json.Marshal(line)
-	if err != nil {
-		return err
-	}
 	// Splice: {"route":...,"origin":...} + {"number":...} -> one object.
 	obj = append(obj[:len(obj)-1], ',')
-	obj = append(obj, extra[1:]...)
+	if line.Explain == nil {
+		obj = appendPlainRouteLine(obj, &line)
+	} else {
+		extra, err := json.Marshal(line)
+		if err != nil {
+			return err
+		}
+		obj = append(obj, extra[1:]...)
+	}
 	obj = append(obj, '\n')
-	_, err = w.Write(obj)
+	_, err := w.Write(obj)
 	return err
+}
+
+// appendPlainRouteLine appends what json.Marshal writes for a line without
+// Explain, less its opening brace, without its reflection: code and
+// allocations that numen route for one number need not touch (issue 33;
+// TestRouteLineAsMarshal holds it to json.Marshal).
+func appendPlainRouteLine(b []byte, line *routeLine) []byte {
+	b = append(b, `"number":`...)
+	b = textfmt.AppendJSONString(b, line.Number)
+	b = append(b, `,"routing_instruction":`...)
+	b = textfmt.AppendJSONString(b, line.Instruction)
+	return append(b, '}')
 }
 
 func nullable(s string) *string {

@@ -127,3 +127,24 @@ func TestRouteBadInputs(t *testing.T) {
 	code, _, _ = runCLI(t, nil, "route", "--bogus")
 	require.Equal(t, exitUsage, code)
 }
+
+// TestRouteLineAsMarshal: without --explain, numen route writes the number
+// and the instruction by hand; the bytes are json.Marshal's, for inputs
+// that are not numbers at all (<, >, &, quotes, control characters,
+// U+2028, invalid UTF-8) as for numbers; and numen route's lines end so.
+func TestRouteLineAsMarshal(t *testing.T) {
+	t.Parallel()
+	inputs := []string{"+4915123456789", "+49 1", `<a href="x">&amp;</a>`, "1\u2028\u2029", "\x01\x7f\t\\", "\xff\xfe+44", "é", ""}
+	for _, number := range inputs {
+		for _, instruction := range []string{"AUTO:DS7:SCORE", "STATIC:GT1", "<&>"} {
+			line := routeLine{Number: number, Instruction: instruction}
+			want, err := json.Marshal(line)
+			require.NoError(t, err)
+			require.Equal(t, string(want[1:]), string(appendPlainRouteLine(nil, &line)), "%q %q", number, instruction)
+		}
+	}
+	code, out, errOut := runCLI(t, nil, "route", "+49 151 23456789", `<x>&"y"`)
+	require.Equal(t, exitOK, code, errOut)
+	require.Contains(t, out, `,"number":"+4915123456789","routing_instruction":"AUTO:DS7:SCORE"}`+"\n")
+	require.Contains(t, out, `,"number":"\u003cx\u003e\u0026\"y\"","routing_instruction":"AUTO:REJECT:REJECT"}`+"\n")
+}

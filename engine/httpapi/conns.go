@@ -348,19 +348,16 @@ func (l *ConnLimiter) Counts() ConnCounts {
 	return ConnCounts{Open: l.open, Idle: l.idle.n, Closing: l.closing, Addresses: len(l.addrs)}
 }
 
-// errEvicted is what a read of an evicted connection returns: a timeout,
-// which net/http takes for the end of an idle connection and closes it
-// without an answer or a log line.
-var errEvicted = os.ErrDeadlineExceeded
-
 // Read fails once the connection was closed to make room. evict sets the
 // flag before it sets the read deadline, and net/http sets deadlines only
 // between reads: a read that began before the flag is ended by the
 // deadline, one that begins after sees the flag, even if net/http set a
-// later deadline meanwhile.
+// later deadline meanwhile. The error is a timeout, which net/http takes
+// for the end of an idle connection and closes it without an answer or a
+// log line.
 func (c *trackedConn) Read(p []byte) (int, error) {
 	if c.evicted.Load() {
-		return 0, errEvicted
+		return 0, os.ErrDeadlineExceeded
 	}
 	return c.Conn.Read(p)
 }

@@ -3,12 +3,10 @@ package httpapi
 import (
 	"errors"
 	"fmt"
-	"html/template"
 	"net/http"
 	"net/url"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/numenhq/numen/engine"
 	"github.com/numenhq/numen/engine/store"
@@ -44,7 +42,7 @@ func renderPage(w http.ResponseWriter, status int, name string, d pageData) {
 	hd.Set("X-Content-Type-Options", "nosniff")
 	hd.Set("Referrer-Policy", "same-origin")
 	w.WriteHeader(status)
-	_ = pageTemplates().ExecuteTemplate(w, name, d)
+	_ = writePage(w, name, &d)
 }
 
 // pageError answers a page's error: a page for a browser, the API's
@@ -73,7 +71,7 @@ type optionView struct {
 type reportView struct {
 	Name, URL, Month, Products, Cost, First, Last string
 	Count                                         int64
-	Charts                                        []template.HTML
+	Charts                                        []string // HTML
 	Filters                                       []filterView
 	Number                                        string
 	SortNumber, Desc, Filtered, NumberSortable    bool
@@ -282,14 +280,14 @@ func productList(products []engine.Product) string {
 
 // charts are the report's charts: one per field its products have, whose
 // bars filter by their value, then the cost per day.
-func (l reportLinks) charts(sum *store.Summary, products []engine.Product) []template.HTML {
+func (l reportLinks) charts(sum *store.Summary, products []engine.Product) []string {
 	has := func(p engine.Product) bool { return slices.Contains(products, p) }
 	type chart struct {
 		field        store.Field
 		title, empty string
 		show         bool
 	}
-	var out []template.HTML
+	var out []string
 	for _, c := range []chart{
 		{store.FieldNumberType, "Number types", "unknown", has(engine.ProductNT)},
 		{store.FieldStatus, "Processing status", "none", true},
@@ -406,104 +404,3 @@ func (l reportLinks) table(products []engine.Product, page *store.Page, numberSo
 	}
 	return columns, rows, nil
 }
-
-// pageTemplates are the report pages' templates, parsed at the first page
-// served: every numen command links this package, and parsing them costs
-// a thousand allocations that only serve needs.
-var pageTemplates = sync.OnceValue(func() *template.Template { return template.Must(template.New("pages").Parse(pageSource)) })
-
-const pageSource = `
-{{define "top"}}<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{{.Title}} · Numen</title>
-<style>
-:root{--fg:#1d2733;--muted:#5b6675;--line:#e3e7ed;--bg:#f6f8fb;--accent:#1f6feb}
-*{box-sizing:border-box}
-body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:var(--fg);background:var(--bg)}
-header{display:flex;align-items:center;gap:1em;padding:.7em 1.5em;background:#16202c;color:#fff}
-header a{color:#fff;text-decoration:none;font-weight:600}
-header .who{margin-left:auto;color:#c9d3df}
-header form{margin:0}
-main{padding:1.2em 1.5em;max-width:1400px}
-h1{font-size:1.4em;margin:.2em 0 .6em}
-a{color:var(--accent)}
-.card{background:#fff;border:1px solid var(--line);border-radius:8px;padding:1em;margin-bottom:1em}
-table{border-collapse:collapse;width:100%;background:#fff}
-th,td{padding:.35em .7em;border-bottom:1px solid var(--line);text-align:left;white-space:nowrap}
-th{background:#eef2f7;position:sticky;top:0;font-weight:600}
-td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
-tbody tr:nth-child(even){background:#fafbfd}
-.scroll{overflow-x:auto;border:1px solid var(--line);border-radius:8px}
-.facts{display:flex;flex-wrap:wrap;gap:1.5em;margin:.3em 0 1em;color:var(--muted)}
-.facts b{color:var(--fg);font-size:1.15em}
-.charts{display:flex;flex-wrap:wrap;gap:1em;margin-bottom:1em}
-figure.chart{margin:0;background:#fff;border:1px solid var(--line);border-radius:8px;padding:.7em}
-figcaption{font-weight:600;margin-bottom:.3em}
-svg text{font:12px system-ui,sans-serif;fill:var(--fg)} svg text.v{fill:var(--muted)}
-svg a:hover rect{opacity:.75}
-svg .axis{stroke:#9aa5b1}
-.c0{fill:#1f6feb}.c1{fill:#2da44e}.c2{fill:#bf8700}.c3{fill:#8250df}.c4{fill:#cf222e}.c5{fill:#0a7d8c}
-form.filters{display:flex;flex-wrap:wrap;gap:.8em;align-items:flex-end}
-form.filters label{display:flex;flex-direction:column;font-size:.85em;color:var(--muted)}
-select,input{font:inherit;padding:.3em .4em;border:1px solid #c4ccd6;border-radius:5px;background:#fff;min-width:9em}
-button{font:inherit;padding:.35em 1em;border-radius:5px;border:1px solid var(--accent);background:var(--accent);color:#fff;cursor:pointer}
-button.quiet{background:transparent;border-color:#8b98a8;color:#fff}
-.pager{display:flex;gap:1em;margin:.8em 0}
-.downloads a{margin-right:.8em}
-.error{color:#cf222e;font-weight:600}
-.notice{color:#2da44e;font-weight:600}
-.signin{max-width:26em;margin:4em auto}
-.signin label{display:block;margin:.8em 0 .2em}
-.signin input{width:100%}
-.muted{color:var(--muted)}
-</style></head><body>
-<header><a href="/reports">Numen reports</a>{{if .Key}}<span class="who">API key <b>{{.Key}}</b></span>{{end}}
-{{if .SignedIn}}<form method="post" action="/reports/signout"><input type="hidden" name="csrf" value="{{.CSRF}}"><button class="quiet" type="submit">Sign out</button></form>{{end}}
-</header><main>
-{{end}}
-
-{{define "bottom"}}</main></body></html>
-{{end}}
-
-{{define "signin"}}{{template "top" .}}{{with .Body}}
-<div class="card signin"><h1>Sign in</h1>
-<p class="muted">Sign in with your account's API key and secret (the ones that sign API requests).</p>
-{{if .Notice}}<p class="notice">{{.Notice}}</p>{{end}}
-{{if .Error}}<p class="error" role="alert">{{.Error}}</p>{{end}}
-{{if .Token}}<form method="post" action="/reports/signin">
-<input type="hidden" name="csrf" value="{{.Token}}"><input type="hidden" name="next" value="{{.Next}}">
-<label for="key">API key</label><input id="key" name="key" value="{{.Key}}" autocomplete="username" required autofocus>
-<label for="secret">Secret</label><input id="secret" name="secret" type="password" autocomplete="current-password" required>
-<p><button type="submit">Sign in</button></p></form>{{end}}
-</div>{{end}}{{template "bottom" .}}{{end}}
-
-{{define "error"}}{{template "top" .}}<div class="card"><h1>{{.Title}}</h1><p class="error">{{.Body}}</p><p><a href="/reports">All reports</a></p></div>{{template "bottom" .}}{{end}}
-
-{{define "list"}}{{template "top" .}}<h1>Reports</h1>
-{{if .Body}}<div class="scroll"><table id="reports"><thead><tr><th>report</th><th>products</th><th>month</th><th class="n">lookups</th><th class="n">cost (EUR)</th><th>first result (UTC)</th><th>last result (UTC)</th><th>download</th></tr></thead><tbody>
-{{range .Body}}<tr><td><a href="{{.URL}}">{{.Name}}</a></td><td>{{.Products}}</td><td>{{.Month}}</td><td class="n">{{.Count}}</td><td class="n">{{.Cost}}</td><td>{{.First}}</td><td>{{.Last}}</td>
-<td class="downloads"><a href="{{.URL}}?format=csv">CSV</a><a href="{{.URL}}?format=json">JSON</a></td></tr>
-{{end}}</tbody></table></div>{{else}}<div class="card"><p>No results yet: every lookup is added to a report of its month, named after its product (SYNC-API-NT-2026-11) or after the storage the request gave.</p></div>{{end}}
-{{template "bottom" .}}{{end}}
-
-{{define "report"}}{{template "top" .}}{{with .Body}}
-<p><a href="/reports">All reports</a></p>
-<h1>{{.Name}}</h1>
-<div class="facts"><span><b>{{.Count}}</b> lookups</span><span><b>{{.Cost}}</b> EUR</span><span>{{.Products}}</span>{{if .First}}<span>{{.First}} to {{.Last}}</span>{{end}}</div>
-{{if .Charts}}<p class="muted">Summary of the whole report; a bar filters the results by its value.</p>
-<section class="charts" aria-label="Summary">{{range .Charts}}{{.}}{{end}}</section>{{end}}
-{{if .Notice}}<p class="notice">{{.Notice}}</p>{{end}}
-<div class="card"><form class="filters" method="get" action="{{.URL}}" id="filters">
-{{range .Filters}}<label>{{.Label}}<select name="{{.Name}}">{{range .Options}}<option value="{{.Value}}"{{if .Selected}} selected{{end}}>{{.Text}}</option>{{end}}</select></label>
-{{end}}<label>Number starts with<input name="number" value="{{.Number}}" placeholder="+4479" inputmode="tel"></label>
-<label>Order<select name="sort"><option value="time"{{if not .SortNumber}} selected{{end}}>time</option><option value="number"{{if .SortNumber}} selected{{end}}{{if not .NumberSortable}} disabled{{end}}>number</option></select></label>
-<label>Direction<select name="order"><option value="desc"{{if .Desc}} selected{{end}}>descending</option><option value="asc"{{if not .Desc}} selected{{end}}>ascending</option></select></label>
-<button type="submit">Apply</button>{{if .Filtered}}<a href="{{.ClearURL}}">clear filters</a>{{end}}
-</form></div>
-<p class="downloads"><span class="muted">{{if .Matching}}{{.Matching}} · {{end}}Download {{if .Filtered}}this view{{else}}the report{{end}}:</span> <a href="{{.CSV}}" id="download-csv">CSV</a><a href="{{.JSON}}" id="download-json">JSON</a></p>
-{{if .Rows}}<div class="scroll"><table id="results"><thead><tr>{{range .Columns}}<th>{{if .URL}}<a href="{{.URL}}">{{.Name}}</a> {{.Arrow}}{{else}}{{.Name}}{{end}}</th>{{end}}</tr></thead><tbody>
-{{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
-{{end}}</tbody></table></div>{{else}}<div class="card"><p>No results match these filters.</p></div>{{end}}
-<div class="pager">{{if .FirstURL}}<a href="{{.FirstURL}}">first page</a>{{end}}{{if .NextURL}}<a href="{{.NextURL}}" id="next">next page</a>{{end}}</div>
-{{end}}{{template "bottom" .}}{{end}}
-`

@@ -59,8 +59,10 @@ const AckTimeout = 10 * time.Second
 var Schedule = []int{1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024}
 
 // MaxAttempts is the number of attempts of one delivery: the first and one
-// per step of Schedule.
-var MaxAttempts = len(Schedule) + 1
+// per step of Schedule (len(Schedule) + 1, which TestSchedule checks). A
+// literal, so that the package has no initialisation code: one that runs
+// at start costs every numen command a page of code (issue 33).
+var MaxAttempts = 12
 
 // Retry returns how long to wait after failed attempt n (1 for the first
 // attempt), with minute the length of a minute (time.Minute, or less in
@@ -147,15 +149,24 @@ const maxIdleConnsPerHost = 16
 
 // defaultClient does not follow redirects: a delivery goes where the
 // account said, signed for that receiver only. Made at the first delivery,
-// not at start-up.
-var defaultClient = sync.OnceValue(func() *http.Client {
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.MaxIdleConnsPerHost = maxIdleConnsPerHost
-	return &http.Client{
-		Transport:     t,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}
-})
+// not at start-up (and by a function, not a sync.OnceValue variable, which
+// is initialisation code run at start).
+func defaultClient() *http.Client {
+	defaultClientOnce.Do(func() {
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		t.MaxIdleConnsPerHost = maxIdleConnsPerHost
+		defaultClientValue = &http.Client{
+			Transport:     t,
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		}
+	})
+	return defaultClientValue
+}
+
+var (
+	defaultClientOnce  sync.Once
+	defaultClientValue *http.Client
+)
 
 // Send makes one attempt of d: nil when the receiver answered 200 in time,
 // else an *Error.

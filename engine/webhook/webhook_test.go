@@ -29,6 +29,7 @@ func TestRetry(t *testing.T) {
 	_, ok = Retry(0, time.Minute)
 	require.False(t, ok)
 	require.Equal(t, 12, MaxAttempts)
+	require.Equal(t, len(Schedule)+1, MaxAttempts, "the first attempt and one per step")
 }
 
 func TestPayload(t *testing.T) {

@@ -345,11 +345,13 @@ func isUpperASCII(s string) bool {
 }
 
 // littleEndian reports whether the machine stores integers little-endian,
-// as the file does: then the entries are read in place.
-var littleEndian = func() bool {
+// as the file does: then the entries are read in place. A function, not a
+// variable set at start: a package without initialisation code costs the
+// commands that do not use it no page of code at start (issue 33).
+func littleEndian() bool {
 	x := uint16(1)
 	return *(*byte)(unsafe.Pointer(&x)) == 1
-}()
+}
 
 // uint64s returns b as little-endian uint64s: b itself when the machine
 // is little-endian and b is 8-byte aligned (a mapped file always is), else
@@ -359,7 +361,7 @@ func uint64s(b []byte) []uint64 {
 	if n == 0 {
 		return nil
 	}
-	if littleEndian && uintptr(unsafe.Pointer(&b[0]))%8 == 0 {
+	if littleEndian() && uintptr(unsafe.Pointer(&b[0]))%8 == 0 {
 		return unsafe.Slice((*uint64)(unsafe.Pointer(&b[0])), n)
 	}
 	out := make([]uint64, n)

@@ -1,9 +1,10 @@
 package promtext
 
 import (
+	"os"
 	"runtime"
 	"runtime/debug"
-	"runtime/metrics"
+	"strconv"
 	"time"
 )
 
@@ -67,17 +68,30 @@ var memStats = []struct {
 // go_memstats_last_gc_time_seconds, go_gc_gogc_percent,
 // go_gc_gomemlimit_bytes and go_sched_gomaxprocs_threads. They are read
 // once per write.
+//
+// The last three are what client_golang reads from runtime/metrics
+// (/gc/gogc:percent, /gc/gomemlimit:bytes, /sched/gomaxprocs:threads); this
+// package reads them without it, because importing runtime/metrics runs its
+// initialisation (a description for every GODEBUG setting) in every numen
+// command, serve or not: 0.4 MiB of peak RSS for `numen nt` (the
+// section "Issue 33: start-up of the numbering commands" of
+// benchmarks/README.md). The memory limit and GOMAXPROCS come from
+// debug.SetMemoryLimit(-1) and runtime.GOMAXPROCS(0), which only read them;
+// the GC percentage, which the runtime offers no way to read but
+// runtime/metrics, is the one the runtime took from GOGC at start (see
+// gcPercentFromEnv): no numen code changes it while running.
 func RegisterGo(r *Registry) {
 	var (
 		mem     runtime.MemStats
 		gc      debug.GCStats
-		samples = []metrics.Sample{{Name: "/gc/gogc:percent"}, {Name: "/gc/gomemlimit:bytes"}, {Name: "/sched/gomaxprocs:threads"}}
+		samples [3]float64 // GC percent, memory limit, GOMAXPROCS
 	)
+	gogc := float64(gcPercentFromEnv(os.Getenv("GOGC")))
 	gc.PauseQuantiles = make([]time.Duration, 5)
 	r.BeforeWrite(func() {
 		runtime.ReadMemStats(&mem)
 		debug.ReadGCStats(&gc)
-		metrics.Read(samples)
+		samples = [3]float64{gogc, float64(debug.SetMemoryLimit(-1)), float64(runtime.GOMAXPROCS(0))}
 	})
 	r.Family("go_goroutines", "Number of goroutines that currently exist.", KindGauge).
 		Func(func() float64 { return float64(runtime.NumGoroutine()) })
@@ -100,12 +114,7 @@ func RegisterGo(r *Registry) {
 	r.Family("go_memstats_last_gc_time_seconds", "Number of seconds since 1970 of last garbage collection.", KindGauge).
 		Func(func() float64 { return float64(mem.LastGC) / 1e9 })
 	sample := func(i int) func() float64 {
-		return func() float64 {
-			if samples[i].Value.Kind() != metrics.KindUint64 {
-				return 0
-			}
-			return float64(samples[i].Value.Uint64())
-		}
+		return func() float64 { return samples[i] }
 	}
 	r.Family("go_gc_gogc_percent", "Heap size target percentage configured by the user, otherwise 100. This value is set by the GOGC environment variable, and the runtime/debug.SetGCPercent function. Sourced from /gc/gogc:percent.", KindGauge).
 		Func(sample(0))
@@ -113,4 +122,19 @@ func RegisterGo(r *Registry) {
 		Func(sample(1))
 	r.Family("go_sched_gomaxprocs_threads", "The current runtime.GOMAXPROCS setting, or the number of operating system threads that can execute user-level Go code simultaneously. Sourced from /sched/gomaxprocs:threads.", KindGauge).
 		Func(sample(2))
+}
+
+// gcPercentFromEnv returns the GC percentage the runtime sets from the
+// GOGC variable at start (runtime.readGOGC and setGCPercent): -1 for "off"
+// or any negative number, the number when it parses as a 32-bit integer,
+// else 100.
+func gcPercentFromEnv(v string) int32 {
+	if v == "off" {
+		return -1
+	}
+	n, err := strconv.ParseInt(v, 10, 32)
+	if err != nil {
+		return 100
+	}
+	return int32(max(n, -1))
 }

@@ -1,0 +1,228 @@
+package httpapi
+
+import (
+	"bytes"
+	"html/template"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// pageSource is the templates the report pages were written with by
+// html/template, the reference for writePage (pages.go): only the charts,
+// HTML the package makes, are marked trusted with a function where the
+// page's Charts were template.HTML.
+const pageSource = `
+{{define "top"}}<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{.Title}} · Numen</title>
+<style>
+:root{--fg:#1d2733;--muted:#5b6675;--line:#e3e7ed;--bg:#f6f8fb;--accent:#1f6feb}
+*{box-sizing:border-box}
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:var(--fg);background:var(--bg)}
+header{display:flex;align-items:center;gap:1em;padding:.7em 1.5em;background:#16202c;color:#fff}
+header a{color:#fff;text-decoration:none;font-weight:600}
+header .who{margin-left:auto;color:#c9d3df}
+header form{margin:0}
+main{padding:1.2em 1.5em;max-width:1400px}
+h1{font-size:1.4em;margin:.2em 0 .6em}
+a{color:var(--accent)}
+.card{background:#fff;border:1px solid var(--line);border-radius:8px;padding:1em;margin-bottom:1em}
+table{border-collapse:collapse;width:100%;background:#fff}
+th,td{padding:.35em .7em;border-bottom:1px solid var(--line);text-align:left;white-space:nowrap}
+th{background:#eef2f7;position:sticky;top:0;font-weight:600}
+td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
+tbody tr:nth-child(even){background:#fafbfd}
+.scroll{overflow-x:auto;border:1px solid var(--line);border-radius:8px}
+.facts{display:flex;flex-wrap:wrap;gap:1.5em;margin:.3em 0 1em;color:var(--muted)}
+.facts b{color:var(--fg);font-size:1.15em}
+.charts{display:flex;flex-wrap:wrap;gap:1em;margin-bottom:1em}
+figure.chart{margin:0;background:#fff;border:1px solid var(--line);border-radius:8px;padding:.7em}
+figcaption{font-weight:600;margin-bottom:.3em}
+svg text{font:12px system-ui,sans-serif;fill:var(--fg)} svg text.v{fill:var(--muted)}
+svg a:hover rect{opacity:.75}
+svg .axis{stroke:#9aa5b1}
+.c0{fill:#1f6feb}.c1{fill:#2da44e}.c2{fill:#bf8700}.c3{fill:#8250df}.c4{fill:#cf222e}.c5{fill:#0a7d8c}
+form.filters{display:flex;flex-wrap:wrap;gap:.8em;align-items:flex-end}
+form.filters label{display:flex;flex-direction:column;font-size:.85em;color:var(--muted)}
+select,input{font:inherit;padding:.3em .4em;border:1px solid #c4ccd6;border-radius:5px;background:#fff;min-width:9em}
+button{font:inherit;padding:.35em 1em;border-radius:5px;border:1px solid var(--accent);background:var(--accent);color:#fff;cursor:pointer}
+button.quiet{background:transparent;border-color:#8b98a8;color:#fff}
+.pager{display:flex;gap:1em;margin:.8em 0}
+.downloads a{margin-right:.8em}
+.error{color:#cf222e;font-weight:600}
+.notice{color:#2da44e;font-weight:600}
+.signin{max-width:26em;margin:4em auto}
+.signin label{display:block;margin:.8em 0 .2em}
+.signin input{width:100%}
+.muted{color:var(--muted)}
+</style></head><body>
+<header><a href="/reports">Numen reports</a>{{if .Key}}<span class="who">API key <b>{{.Key}}</b></span>{{end}}
+{{if .SignedIn}}<form method="post" action="/reports/signout"><input type="hidden" name="csrf" value="{{.CSRF}}"><button class="quiet" type="submit">Sign out</button></form>{{end}}
+</header><main>
+{{end}}
+
+{{define "bottom"}}</main></body></html>
+{{end}}
+
+{{define "signin"}}{{template "top" .}}{{with .Body}}
+<div class="card signin"><h1>Sign in</h1>
+<p class="muted">Sign in with your account's API key and secret (the ones that sign API requests).</p>
+{{if .Notice}}<p class="notice">{{.Notice}}</p>{{end}}
+{{if .Error}}<p class="error" role="alert">{{.Error}}</p>{{end}}
+{{if .Token}}<form method="post" action="/reports/signin">
+<input type="hidden" name="csrf" value="{{.Token}}"><input type="hidden" name="next" value="{{.Next}}">
+<label for="key">API key</label><input id="key" name="key" value="{{.Key}}" autocomplete="username" required autofocus>
+<label for="secret">Secret</label><input id="secret" name="secret" type="password" autocomplete="current-password" required>
+<p><button type="submit">Sign in</button></p></form>{{end}}
+</div>{{end}}{{template "bottom" .}}{{end}}
+
+{{define "error"}}{{template "top" .}}<div class="card"><h1>{{.Title}}</h1><p class="error">{{.Body}}</p><p><a href="/reports">All reports</a></p></div>{{template "bottom" .}}{{end}}
+
+{{define "list"}}{{template "top" .}}<h1>Reports</h1>
+{{if .Body}}<div class="scroll"><table id="reports"><thead><tr><th>report</th><th>products</th><th>month</th><th class="n">lookups</th><th class="n">cost (EUR)</th><th>first result (UTC)</th><th>last result (UTC)</th><th>download</th></tr></thead><tbody>
+{{range .Body}}<tr><td><a href="{{.URL}}">{{.Name}}</a></td><td>{{.Products}}</td><td>{{.Month}}</td><td class="n">{{.Count}}</td><td class="n">{{.Cost}}</td><td>{{.First}}</td><td>{{.Last}}</td>
+<td class="downloads"><a href="{{.URL}}?format=csv">CSV</a><a href="{{.URL}}?format=json">JSON</a></td></tr>
+{{end}}</tbody></table></div>{{else}}<div class="card"><p>No results yet: every lookup is added to a report of its month, named after its product (SYNC-API-NT-2026-11) or after the storage the request gave.</p></div>{{end}}
+{{template "bottom" .}}{{end}}
+
+{{define "report"}}{{template "top" .}}{{with .Body}}
+<p><a href="/reports">All reports</a></p>
+<h1>{{.Name}}</h1>
+<div class="facts"><span><b>{{.Count}}</b> lookups</span><span><b>{{.Cost}}</b> EUR</span><span>{{.Products}}</span>{{if .First}}<span>{{.First}} to {{.Last}}</span>{{end}}</div>
+{{if .Charts}}<p class="muted">Summary of the whole report; a bar filters the results by its value.</p>
+<section class="charts" aria-label="Summary">{{range .Charts}}{{trusted .}}{{end}}</section>{{end}}
+{{if .Notice}}<p class="notice">{{.Notice}}</p>{{end}}
+<div class="card"><form class="filters" method="get" action="{{.URL}}" id="filters">
+{{range .Filters}}<label>{{.Label}}<select name="{{.Name}}">{{range .Options}}<option value="{{.Value}}"{{if .Selected}} selected{{end}}>{{.Text}}</option>{{end}}</select></label>
+{{end}}<label>Number starts with<input name="number" value="{{.Number}}" placeholder="+4479" inputmode="tel"></label>
+<label>Order<select name="sort"><option value="time"{{if not .SortNumber}} selected{{end}}>time</option><option value="number"{{if .SortNumber}} selected{{end}}{{if not .NumberSortable}} disabled{{end}}>number</option></select></label>
+<label>Direction<select name="order"><option value="desc"{{if .Desc}} selected{{end}}>descending</option><option value="asc"{{if not .Desc}} selected{{end}}>ascending</option></select></label>
+<button type="submit">Apply</button>{{if .Filtered}}<a href="{{.ClearURL}}">clear filters</a>{{end}}
+</form></div>
+<p class="downloads"><span class="muted">{{if .Matching}}{{.Matching}} · {{end}}Download {{if .Filtered}}this view{{else}}the report{{end}}:</span> <a href="{{.CSV}}" id="download-csv">CSV</a><a href="{{.JSON}}" id="download-json">JSON</a></p>
+{{if .Rows}}<div class="scroll"><table id="results"><thead><tr>{{range .Columns}}<th>{{if .URL}}<a href="{{.URL}}">{{.Name}}</a> {{.Arrow}}{{else}}{{.Name}}{{end}}</th>{{end}}</tr></thead><tbody>
+{{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</tbody></table></div>{{else}}<div class="card"><p>No results match these filters.</p></div>{{end}}
+<div class="pager">{{if .FirstURL}}<a href="{{.FirstURL}}">first page</a>{{end}}{{if .NextURL}}<a href="{{.NextURL}}" id="next">next page</a>{{end}}</div>
+{{end}}{{template "bottom" .}}{{end}}
+`
+
+var referencePages = template.Must(template.New("pages").Funcs(template.FuncMap{
+	"trusted": func(s string) template.HTML { return template.HTML(s) }, //nolint:gosec // charts escape their own text
+}).Parse(pageSource))
+
+// pageStrings are values a page may show: markup, quotes, '+', NUL,
+// entities, percent escapes valid and not, URLs of every scheme, invalid
+// UTF-8 and characters html/template treats apart.
+var pageStrings = []string{
+	"", "SYNC-API-NT-2026-11", "a<b>&c", `"quoted" 'single'`, "+4479", "x\x00y", "&amp; &#43;",
+	"/reports/a%2Fb", "/reports/100%", "/reports/%zz%4", "/reports/a b?c=d&e=f#g", "javascript:alert(1)",
+	"JavaScript:x", "http://h/p?q=1+2", "HTTPS://h/", "mailto:a@b", "data:text/html,x", "/a:b", "ftp/x:y",
+	"é ü €", "\xff\xfe", "\ufdd0\uffff", "<script>alert(1)</script>", "a\tb\nc", "!#$*,;=@[]~", "`back`",
+}
+
+func pickString(r *rand.Rand) string {
+	s := pageStrings[r.IntN(len(pageStrings))]
+	if r.IntN(4) == 0 {
+		s += pageStrings[r.IntN(len(pageStrings))]
+	}
+	return s
+}
+
+// randomPage makes the data of one page called name.
+func randomPage(r *rand.Rand, name string) pageData {
+	s := func() string { return pickString(r) }
+	b := func() bool { return r.IntN(2) == 0 }
+	d := pageData{Title: s(), Key: s(), CSRF: s(), SignedIn: b()}
+	if r.IntN(3) == 0 {
+		d.Key = ""
+	}
+	switch name {
+	case "signin":
+		f := signinForm{Token: s(), Next: s(), Key: s(), Error: s(), Notice: s()}
+		d.Body = f
+	case "error":
+		d.Body = s()
+	case "list":
+		var rows []reportRow
+		for range r.IntN(4) {
+			rows = append(rows, reportRow{Name: s(), URL: s(), Products: s(), Month: s(), Cost: s(), First: s(), Last: s(), Count: r.Int64N(1e6)})
+		}
+		d.Body = rows
+	case "report":
+		rv := reportView{
+			Name: s(), URL: s(), Month: s(), Products: s(), Cost: s(), First: s(), Last: s(), Count: r.Int64N(1e6),
+			Number: s(), SortNumber: b(), Desc: b(), Filtered: b(), NumberSortable: b(), Notice: s(), Matching: s(),
+			NextURL: s(), FirstURL: s(), CSV: s(), JSON: s(), ClearURL: s(),
+		}
+		for range r.IntN(3) {
+			rv.Charts = append(rv.Charts, `<figure class="chart"><svg><text>`+s()+`</text></svg></figure>`)
+		}
+		for range r.IntN(3) {
+			f := filterView{Name: s(), Label: s()}
+			for range r.IntN(4) {
+				f.Options = append(f.Options, optionView{Value: s(), Text: s(), Selected: b()})
+			}
+			rv.Filters = append(rv.Filters, f)
+		}
+		for range r.IntN(4) {
+			rv.Columns = append(rv.Columns, columnView{Name: s(), URL: s(), Arrow: s()})
+		}
+		for range r.IntN(4) {
+			row := make([]string, r.IntN(4))
+			for i := range row {
+				row[i] = s()
+			}
+			rv.Rows = append(rv.Rows, row)
+		}
+		d.Body = rv
+	}
+	return d
+}
+
+// TestPagesAsTemplates checks that writePage writes, byte for byte, what
+// html/template wrote from pageSource, for pages of random values drawn
+// from pageStrings (every escaping case), all empty values included.
+func TestPagesAsTemplates(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(33, 4))
+	for _, name := range []string{"signin", "error", "list", "report"} {
+		datas := []pageData{{}, {Body: signinForm{}}, {Body: reportView{}}, {Body: []reportRow{}}, {Body: ""}}
+		for range 400 {
+			datas = append(datas, randomPage(r, name))
+		}
+		for i, d := range datas {
+			if name == "signin" && d.Body != nil && !isType[signinForm](d.Body) ||
+				name == "error" && d.Body != nil && !isType[string](d.Body) ||
+				name == "list" && d.Body != nil && !isType[[]reportRow](d.Body) ||
+				name == "report" && d.Body != nil && !isType[reportView](d.Body) {
+				continue // a page is only ever given its own body
+			}
+			var want, got bytes.Buffer
+			if err := referencePages.ExecuteTemplate(&want, name, d); err != nil {
+				t.Fatalf("%s %d: template: %v", name, i, err)
+			}
+			if err := writePage(&got, name, &d); err != nil {
+				t.Fatalf("%s %d: writePage: %v", name, i, err)
+			}
+			if got.String() != want.String() {
+				g, w := got.String(), want.String()
+				at := 0
+				for at < len(g) && at < len(w) && g[at] == w[at] {
+					at++
+				}
+				t.Fatalf("%s %d (%+v): differs at byte %d:\n got  %q\n want %q", name, i, d, at, tail(g, at), tail(w, at))
+			}
+		}
+	}
+	if err := writePage(&strings.Builder{}, "nothing", &pageData{}); err == nil {
+		t.Error("writePage of an unknown page: no error")
+	}
+}
+
+func isType[T any](v any) bool { _, ok := v.(T); return ok }
+
+func tail(s string, at int) string {
+	return s[max(0, at-40):min(len(s), at+80)]
+}
