@@ -51,16 +51,21 @@ func (s *Store) commit(batch []*pending) {
 }
 
 // insertSQL stores a group of results in one statement (one round trip,
-// committed on its own): the results whose id is new are inserted, each
-// with its row of results_pending (the names of its country and network,
-// which the summaries show and the results' columns lack), and the ids
-// inserted are returned. A result whose id is stored already is left out
-// of both. The results are inserted in the order of their ids (bytes, as
-// Go's strings.Compare, which the writer sorted them by): the commits of
-// several writers and nodes that hold some of the same ids lock them in
-// one order. Their reports and summaries are the indexer's (index.go): a
-// commit locks no row another commit writes, so the commits of several
-// writers and nodes do not wait for each other.
+// committed on its own): the results whose id is new are inserted, and
+// their counts are added to reports_pending, a row per report and
+// combination of the values a summary counts (product, the Fields, the
+// day; with the names of the country and network, which the summaries
+// show and the results' columns lack): under load the results of a
+// commit share a few such rows (a lookup of the same kind, for the same
+// report, on the same day), so the commit writes a few small rows more,
+// not one per result. The ids inserted are returned. A result whose id is
+// stored already is left out of both. The results are inserted in the
+// order of their ids (bytes, as Go's strings.Compare, which the writer
+// sorted them by): the commits of several writers and nodes that hold
+// some of the same ids lock them in one order. Their reports and
+// summaries are the indexer's (index.go): a commit locks no row another
+// commit writes, so the commits of several writers and nodes do not wait
+// for each other.
 const insertSQL = `
 WITH input AS (
 	SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::text[],
@@ -76,10 +81,19 @@ WITH input AS (
 	ON CONFLICT (id) DO NOTHING
 	RETURNING id
 ), marked AS (
-	INSERT INTO results_pending (id, country_name, network_name)
-	SELECT input.id, input.country_name, input.network_name FROM input JOIN ins USING (id)
+	INSERT INTO reports_pending (account, storage, product, status, connectivity, number_type,
+		country, network, day, country_name, network_name, count, cost, first_ms, last_ms)
+	SELECT account, storage, product, status, connectivity, number_type,
+		country, network, ` + daySQL + `, max(country_name), max(network_name),
+		count(*), sum(cost), min(created_ms), max(created_ms)
+	FROM input JOIN ins USING (id)
+	GROUP BY account, storage, product, status, connectivity, number_type, country, network, ` + daySQL + `
 )
 SELECT id FROM ins`
+
+// daySQL is the day of a result's completion time (created_ms), in UTC,
+// as days since 1970-01-01 (facts.Day).
+const daySQL = `floor(created_ms / 86400000.0)::integer`
 
 // columns are the arrays of a group's results, one per parameter of
 // insertSQL.
