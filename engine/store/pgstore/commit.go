@@ -2,10 +2,13 @@ package pgstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/numenhq/numen/engine/store"
 )
@@ -34,21 +37,32 @@ func (s *Store) commit(batch []*pending) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	inserted, err := s.insert(ctx, &c)
-	if len(inserted) > 0 || err != nil { // an error may follow the commit
+	// Most groups hold no id stored already: insertNewSQL stores them
+	// without the checks of ON CONFLICT, and fails whole, storing
+	// nothing, on one that is; insertSQL then stores the others.
+	var inserted map[string]bool // nil: all of them
+	n, err := s.insertNew(ctx, &c)
+	if pgErr := (*pgconn.PgError)(nil); errors.As(err, &pgErr) && pgErr.Code == uniqueViolation {
+		inserted, err = s.insert(ctx, &c)
+		n = int64(len(inserted))
+	}
+	if n > 0 || err != nil { // an error may follow the commit
 		s.woke()
 	}
 	for _, p := range fresh {
 		switch {
 		case err != nil:
 			p.done <- fmt.Errorf("pgstore: record %q: %w", p.entry.ID, err)
-		case !inserted[p.entry.ID]:
+		case inserted != nil && !inserted[p.entry.ID]:
 			p.done <- fmt.Errorf("pgstore: record %q: %w", p.entry.ID, store.ErrDuplicateID)
 		default:
 			p.done <- nil
 		}
 	}
 }
+
+// uniqueViolation is PostgreSQL's SQLSTATE of a duplicate key.
+const uniqueViolation = "23505"
 
 // insertSQL stores a group of results in one statement (one round trip,
 // committed on its own): the results whose id is new are inserted, and
@@ -66,7 +80,24 @@ func (s *Store) commit(batch []*pending) {
 // summaries are the indexer's (index.go): a commit locks no row another
 // commit writes, so the commits of several writers and nodes do not wait
 // for each other.
-const insertSQL = `
+const insertSQL = insertHead + `
+	ON CONFLICT (id) DO NOTHING
+	RETURNING id` + insertTail + `
+SELECT id FROM ins`
+
+// insertNewSQL is insertSQL for a group whose ids are all new, with no
+// ON CONFLICT: it fails whole, a unique_violation that stores nothing,
+// when one is stored already (by then, or by a commit under way, which
+// it waits for), and returns the number of results inserted, all of the
+// group. It spares the server insertSQL's check of every id before its
+// insert (a speculative insertion), and the ids returned.
+const insertNewSQL = insertHead + `
+	RETURNING id` + insertTail + `
+SELECT count(*) FROM ins`
+
+// insertHead and insertTail are the parts of insertSQL and insertNewSQL
+// before and after their differences.
+const insertHead = `
 WITH input AS (
 	SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::text[],
 		$8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[])
@@ -77,9 +108,9 @@ WITH input AS (
 		number, status, connectivity, number_type, country, network)
 	SELECT id, account, storage, product, created_ms, cost, body,
 		number, status, connectivity, number_type, country, network
-	FROM input ORDER BY id COLLATE "C"
-	ON CONFLICT (id) DO NOTHING
-	RETURNING id
+	FROM input ORDER BY id COLLATE "C"`
+
+const insertTail = `
 ), marked AS (
 	INSERT INTO reports_pending (account, storage, product, status, connectivity, number_type,
 		country, network, day, country_name, network_name, count, cost, first_ms, last_ms)
@@ -88,8 +119,7 @@ WITH input AS (
 		count(*), sum(cost), min(created_ms), max(created_ms)
 	FROM input JOIN ins USING (id)
 	GROUP BY account, storage, product, status, connectivity, number_type, country, network, ` + daySQL + `
-)
-SELECT id FROM ins`
+)`
 
 // daySQL is the day of a result's completion time (created_ms), in UTC,
 // as days since 1970-01-01 (facts.Day).
@@ -114,9 +144,22 @@ func (c *columns) add(e *store.Entry) {
 	c.countryNames, c.networkNames = append(c.countryNames, f.CountryName), append(c.networkNames, f.NetworkName)
 }
 
+// insertNew runs insertNewSQL.
+// args are the parameters of insertSQL and insertNewSQL.
+func (c *columns) args() []any {
+	return []any{c.ids, c.accounts, c.storages, c.products, c.created, c.costs, c.bodies,
+		c.numbers, c.statuses, c.connectivities, c.numberTypes, c.countries, c.networks, c.countryNames, c.networkNames}
+}
+
+func (s *Store) insertNew(ctx context.Context, c *columns) (int64, error) {
+	var n int64
+	err := s.pool.QueryRow(ctx, insertNewSQL, c.args()...).Scan(&n)
+	return n, err
+}
+
+// insert runs insertSQL, and returns the ids it inserted.
 func (s *Store) insert(ctx context.Context, c *columns) (map[string]bool, error) {
-	rows, err := s.pool.Query(ctx, insertSQL, c.ids, c.accounts, c.storages, c.products, c.created, c.costs, c.bodies,
-		c.numbers, c.statuses, c.connectivities, c.numberTypes, c.countries, c.networks, c.countryNames, c.networkNames)
+	rows, err := s.pool.Query(ctx, insertSQL, c.args()...)
 	if err != nil {
 		return nil, err
 	}
