@@ -31,9 +31,12 @@
 //
 // Record returns nil once its result is committed. A few writer goroutines
 // take the results queued and commit each group in one statement
-// (insertSQL: the rows, and their counts in reports_pending): under load
-// one commit acknowledges many lookups. A result whose id is already stored
-// fails alone, with store.ErrDuplicateID.
+// (insertNewSQL: the rows, and their counts in reports_pending, which the
+// writer adds up): under load one commit acknowledges many lookups. A
+// result whose id is already stored fails alone, with
+// store.ErrDuplicateID: the statement, which has no ON CONFLICT, fails
+// whole, and one that skips the ids stored (insertSQL) follows. The
+// digest signatures of ReplayGuard are committed in groups alike.
 //
 // # Reports and summaries
 //
