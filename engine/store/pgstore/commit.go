@@ -104,9 +104,9 @@ const resultsSQL = `unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::b
 	AS t (id, account, storage, product, created_ms, cost, body,
 		number, status, connectivity, number_type, country, network)`
 
-// insertSQL stores the results of a group whose id is new, as
-// insertNewSQL does, skips those stored already, and returns the ids
-// inserted; it adds the counts of the results it inserts itself, as
+// insertSQL stores those results of a group whose id is new, as
+// insertNewSQL does, skips those stored already, and returns the ids it
+// inserted; it adds up the counts of the results it inserts itself, as
 // tallies does ($14 and $15: the names of the results' country and
 // network).
 const insertSQL = `
