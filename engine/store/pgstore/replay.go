@@ -71,10 +71,10 @@ func (g *replayGuard) ClaimSignature(ctx context.Context, key string, ts int64, 
 	g.mu.Lock()
 	g.queue = append(g.queue, c)
 	if !g.busy {
-		// No statement under way: this caller inserts the queue, then
-		// what was queued meanwhile, until the queue is empty; the
-		// claims after its own on a goroutine, so that its request
-		// does not wait for others'.
+		// No statement under way: this caller inserts the queue, its
+		// own claim with it; then a goroutine inserts what queued
+		// meanwhile, until nothing is, so that this request waits for
+		// no other's.
 		g.busy = true
 		g.insertQueued()
 		go func() {
