@@ -8,13 +8,13 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// The indexer adds the results that commits marked pending (table
-// results_pending) to their reports (reports) and summaries
-// (report_facets), off the lookups' path; see "Reports and summaries" in
-// the package documentation.
+// The indexer adds the counts that commits left in reports_pending to
+// their reports (reports) and summaries (report_facets), off the
+// lookups' path; see "Reports and summaries" in the package
+// documentation.
 const (
-	// indexBatch is the most pending results one transaction of the
-	// indexer takes.
+	// indexBatch is the most rows of reports_pending (each the counts of
+	// one or more results) one transaction of the indexer takes.
 	indexBatch = 4096
 	// indexDrainTimeout bounds the indexer's last pass when the store
 	// closes (what it leaves is indexed by the next store to open).
@@ -27,7 +27,7 @@ const (
 var indexDelay = 20 * time.Millisecond
 
 // vacuumAfter is how long after a pass that took results the indexer
-// vacuums results_pending (vacuumPending): under load once a second, and
+// vacuums reports_pending (vacuumPending): under load once a second, and
 // once after the last pass of a burst.
 const vacuumAfter = time.Second
 
@@ -35,29 +35,25 @@ const vacuumAfter = time.Second
 // again. Tests change it (SetIndexRetry).
 var indexRetry = time.Second
 
-// indexSQL moves up to $1 pending results into their reports and
-// summaries, in one statement (a transaction of its own): it deletes their
-// rows of results_pending, skipping the rows another node's indexer has
-// locked (so that indexers share the work and count each result once),
-// and adds their counts and costs to reports and report_facets, both in
-// the order of the rows' keys (so that indexers lock the rows in the same
-// order and never deadlock). A crash before the commit leaves the results
-// pending; after it, counted: the deletion and the counts commit
-// together. It returns the number of results indexed. The comment names
-// the statement in pg_stat_activity.
+// indexSQL moves up to $1 rows of reports_pending into their reports and
+// summaries, in one statement (a transaction of its own): it deletes
+// them, skipping the rows another node's indexer has locked (so that
+// indexers share the work and count each result once), and adds their
+// counts and costs to reports and report_facets, both in the order of
+// the rows' keys (so that indexers lock the rows in the same order and
+// never deadlock). A crash before the commit leaves the counts pending;
+// after it, counted: the deletion and the counts commit together. It
+// returns the number of rows it took and of the results they counted.
+// The comment names the statement in pg_stat_activity.
 const indexSQL = `/* pgstore indexer */
 WITH taken AS (
-	DELETE FROM results_pending p
-	WHERE p.ctid = ANY (ARRAY(SELECT ctid FROM results_pending LIMIT $1 FOR UPDATE SKIP LOCKED))
-	RETURNING p.id, p.country_name, p.network_name
-), added AS (
-	SELECT r.account, r.storage, r.product, r.created_ms, r.cost, r.status, r.connectivity,
-		r.number_type, r.country, r.network, t.country_name, t.network_name
-	FROM taken t JOIN results r USING (id)
+	DELETE FROM reports_pending p
+	WHERE p.ctid = ANY (ARRAY(SELECT ctid FROM reports_pending LIMIT $1 FOR UPDATE SKIP LOCKED))
+	RETURNING p.*
 ), reported AS (
 	INSERT INTO reports AS r (account, storage, product, count, cost, first_ms, last_ms)
-	SELECT account, storage, product, count(*), sum(cost), min(created_ms), max(created_ms)
-	FROM added GROUP BY account, storage, product
+	SELECT account, storage, product, sum(count), sum(cost), min(first_ms), max(last_ms)
+	FROM taken GROUP BY account, storage, product
 	ORDER BY account, storage, product
 	ON CONFLICT (account, storage, product) DO UPDATE SET
 		count    = r.count + excluded.count,
@@ -66,8 +62,8 @@ WITH taken AS (
 		last_ms  = greatest(r.last_ms, excluded.last_ms)
 ), tallied AS (
 	INSERT INTO report_facets AS f (account, storage, field, value, label, count, cost)
-	SELECT a.account, a.storage, v.field, v.value, max(v.label), count(*), sum(a.cost)
-	FROM added a CROSS JOIN LATERAL (VALUES ` + factsSQL + `) AS v (field, value, label)
+	SELECT a.account, a.storage, v.field, v.value, max(v.label), sum(a.count), sum(a.cost)
+	FROM taken a CROSS JOIN LATERAL (VALUES ` + factsSQL + `) AS v (field, value, label)
 	GROUP BY a.account, a.storage, v.field, v.value
 	ORDER BY a.account, a.storage, v.field, v.value
 	ON CONFLICT (account, storage, field, value) DO UPDATE SET
@@ -75,22 +71,16 @@ WITH taken AS (
 		cost  = f.cost + excluded.cost,
 		label = CASE WHEN excluded.label <> '' THEN excluded.label ELSE f.label END
 )
-SELECT count(*) FROM taken`
+SELECT count(*), coalesce(sum(count), 0)::bigint FROM taken`
 
-// factsSQL are the rows of report_facets a result a counts in: a field,
-// its value and label, each. The day is the date in UTC of the completion
-// time (facts.Day): whole days since 1970 added to its first.
+// factsSQL are the rows of report_facets that a row a of reports_pending
+// counts in: a field, its value and label, each. The day is the date in
+// UTC of the completion time (facts.Day), a's whole days since 1970 added
+// to its first.
 const factsSQL = `('product', a.product, ''), ('status', a.status, ''),
 		('connectivity', a.connectivity, ''), ('number_type', a.number_type, ''),
 		('country', a.country, a.country_name), ('network', a.network, a.network_name),
-		('day', to_char(date '1970-01-01' + floor(a.created_ms / 86400000.0)::integer, 'YYYY-MM-DD'), '')`
-
-// pendingSQL are the pending results of the reports that a read selects
-// (the conditions follow), as a, with the columns factsSQL reads.
-const pendingSQL = `
-	SELECT r.account, r.storage, r.product, r.created_ms, r.cost, r.status, r.connectivity,
-		r.number_type, r.country, r.network, p.country_name, p.network_name
-	FROM results_pending p JOIN results r USING (id)`
+		('day', to_char(date '1970-01-01' + a.day, 'YYYY-MM-DD'), '')`
 
 // summarySQL reads a report's summary ($1 account, $2 report): its rows of
 // report_facets, then the counts of its pending results (pending true), in
@@ -99,10 +89,10 @@ const pendingSQL = `
 const summarySQL = `
 SELECT field, value, label, count, cost, false FROM report_facets WHERE account = $1 AND storage = $2
 UNION ALL
-SELECT v.field, v.value, max(v.label), count(*), sum(a.cost)::bigint, true
-FROM (` + pendingSQL + `
-	WHERE r.account = $1 AND r.storage = $2) a
+SELECT v.field, v.value, max(v.label), sum(a.count)::bigint, sum(a.cost)::bigint, true
+FROM reports_pending a
 CROSS JOIN LATERAL (VALUES ` + factsSQL + `) AS v (field, value, label)
+WHERE a.account = $1 AND a.storage = $2
 GROUP BY v.field, v.value`
 
 // reportsSQL reads the rows of an account's reports ($1) per report and
@@ -110,16 +100,16 @@ GROUP BY v.field, v.value`
 const reportsSQL = `
 SELECT storage, product, count, cost, first_ms, last_ms FROM reports WHERE account = $1
 UNION ALL
-SELECT r.storage, r.product, count(*), sum(r.cost)::bigint, min(r.created_ms), max(r.created_ms)
-FROM results_pending p JOIN results r USING (id) WHERE r.account = $1
-GROUP BY r.storage, r.product`
+SELECT storage, product, sum(count)::bigint, sum(cost)::bigint, min(first_ms), max(last_ms)
+FROM reports_pending WHERE account = $1
+GROUP BY storage, product`
 
 // reportProductsSQL reads the products of a report ($1 account, $2
 // report), indexed or pending.
 const reportProductsSQL = `
 SELECT product FROM reports WHERE account = $1 AND storage = $2
 UNION
-SELECT r.product FROM results_pending p JOIN results r USING (id) WHERE r.account = $1 AND r.storage = $2`
+SELECT product FROM reports_pending WHERE account = $1 AND storage = $2`
 
 // indexer is the state of a store's indexer goroutine.
 type indexer struct {
@@ -164,7 +154,7 @@ func (s *Store) stopIndexer() {
 // more, then indexes every pending result, a transaction per indexBatch,
 // until none is left; when a transaction fails it logs the error and
 // tries again after indexRetry. A second after a pass that took results
-// it vacuums results_pending (vacuum). It polls nothing: what a node that
+// it vacuums reports_pending (vacuum). It polls nothing: what a node that
 // died left pending is indexed by the next pass of any node.
 func (s *Store) index(delay time.Duration) {
 	defer close(s.ix.done)
@@ -192,7 +182,7 @@ func (s *Store) index(delay time.Duration) {
 		case <-vacuum.C:
 			vacuumArmed = false
 			if err := s.vacuumPending(context.Background()); err != nil {
-				s.ix.log.Warn("pgstore: vacuuming results_pending failed", "database", s.name, "err", err)
+				s.ix.log.Warn("pgstore: vacuuming reports_pending failed", "database", s.name, "err", err)
 			}
 			continue
 		case <-s.ix.stop:
@@ -218,7 +208,7 @@ func (s *Store) index(delay time.Duration) {
 	}
 }
 
-// vacuumPending vacuums results_pending on the indexer's connection: the
+// vacuumPending vacuums reports_pending on the indexer's connection: the
 // rows the indexer deletes stay in the table, dead, until a vacuum, and
 // every read and every pass of the indexer reads them, while autovacuum
 // comes once a minute at best (autovacuum_naptime): by then a busy node
@@ -229,7 +219,7 @@ func (s *Store) vacuumPending(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if _, err := conn.Exec(ctx, `VACUUM (SKIP_LOCKED) results_pending`); err != nil {
+	if _, err := conn.Exec(ctx, `VACUUM (SKIP_LOCKED) reports_pending`); err != nil {
 		s.dropIndexConn(ctx)
 		return err
 	}
@@ -246,7 +236,7 @@ func (s *Store) drainOnClose() {
 		s.ix.log.Warn("pgstore: results left pending at close; the next store to open indexes them", "database", s.name, "err", err)
 	} else if n > 0 {
 		if err := s.vacuumPending(ctx); err != nil {
-			s.ix.log.Warn("pgstore: vacuuming results_pending failed", "database", s.name, "err", err)
+			s.ix.log.Warn("pgstore: vacuuming reports_pending failed", "database", s.name, "err", err)
 		}
 	}
 	if s.ix.conn != nil {
@@ -293,17 +283,17 @@ type rowQuerier interface {
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 }
 
-// indexAll indexes pending results until none is left that another
-// indexer has not taken, and returns how many it indexed.
+// indexAll indexes pending counts until none is left that another
+// indexer has not taken, and returns how many results it counted.
 func indexAll(ctx context.Context, q rowQuerier) (int64, error) {
 	var total int64
 	for {
-		var n int64
-		if err := q.QueryRow(ctx, indexSQL, indexBatch).Scan(&n); err != nil {
+		var rows, n int64
+		if err := q.QueryRow(ctx, indexSQL, indexBatch).Scan(&rows, &n); err != nil {
 			return total, err
 		}
 		total += n
-		if n < indexBatch {
+		if rows < indexBatch {
 			return total, nil
 		}
 	}

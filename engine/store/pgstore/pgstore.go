@@ -20,8 +20,8 @@
 // in a column); table reports one row per account, report and product
 // with the count, cost and first and last times; table report_facets per
 // report the count and cost of each value of every Field and of every
-// day; table results_pending the results not yet counted in the two (see
-// "Reports and summaries"). Tables bulk_idempotency,
+// day; table reports_pending the counts of the results not yet counted in
+// the two (see "Reports and summaries"). Tables bulk_idempotency,
 // webhook_batches and webhook_deliveries are the queue's; River migrates
 // its own. The schema is versioned (table numen_schema) and Open migrates
 // it, under an advisory lock, so that nodes starting together migrate once.
@@ -31,20 +31,27 @@
 //
 // Record returns nil once its result is committed. A few writer goroutines
 // take the results queued and commit each group in one statement
-// (insertSQL: the rows, and a row of results_pending each): under load one
-// commit acknowledges many lookups. A result whose id is already stored
-// fails alone, with store.ErrDuplicateID.
+// (insertNewSQL: the rows, and their counts in reports_pending, which the
+// writer adds up): under load one commit acknowledges many lookups. A
+// result whose id is already stored fails alone, with
+// store.ErrDuplicateID: the statement, which has no ON CONFLICT, fails
+// whole, and one that skips the ids stored (insertSQL) follows. The
+// digest signatures of ReplayGuard are committed in groups alike.
 //
 // # Reports and summaries
 //
 // The commit a lookup waits for writes its result only: the counts of
 // reports and report_facets, rows that every lookup of a report would
 // update and lock, are added by an indexer goroutine after the result is
-// durable (index.go). Woken by a commit, it waits 20 ms for more, then
-// takes the pending results in transactions of up to 4096: each deletes
-// their rows of results_pending and adds their counts, in one statement,
-// so that a result is counted exactly once whatever dies when (a crash
-// before the commit leaves it pending, after it counted). Indexers of
+// durable (index.go). The commit adds its results' counts to
+// reports_pending instead: a row per report and combination of the
+// values a summary counts (the product, the Fields, the day), so that the
+// results of one commit, which under load are mostly of a few kinds,
+// share a few rows, and no row another commit writes. Woken by a commit,
+// the indexer waits 20 ms for more, then takes the pending rows in
+// transactions of up to 4096: each deletes them and adds their counts, in
+// one statement, so that a result is counted exactly once whatever dies
+// when (a crash before the commit leaves it pending, after it counted). Indexers of
 // several nodes share the pending rows (FOR UPDATE SKIP LOCKED: none waits
 // for another's, none takes it too), and lock the rows of reports and
 // report_facets in key order, so they never deadlock. Nothing depends on
@@ -59,8 +66,8 @@
 // results few (those of the last 20 ms or so), which bounds what a read
 // adds up; should the indexer fail, it logs the error (slog's default
 // logger), tries again every second, and reads stay exact but cost more
-// as the pending results grow. The rows it deletes stay in
-// results_pending, dead, until a vacuum, and reads skip them: the indexer
+// as the pending rows grow. The rows it deletes stay in
+// reports_pending, dead, until a vacuum, and reads skip them: the indexer
 // vacuums the table a second after a pass that took results (at most once
 // a second, and never waiting for another node's vacuum), rather than
 // leave it to autovacuum. It has a connection of its own, besides the

@@ -151,6 +151,45 @@ CREATE TABLE results_pending (
 	network_name text NOT NULL
 ) WITH (autovacuum_vacuum_scale_factor = 0, autovacuum_vacuum_threshold = 10000);
 `,
+	// 5: a commit adds its results' counts to reports_pending, a row per
+	// report and combination of the values a summary counts (product,
+	// status, connectivity, number type, country, network, day: days since
+	// 1970-01-01 in UTC, with the country's and network's names and the
+	// first and last times), rather than a row per result in
+	// results_pending, which the indexer joined back to the results: under
+	// load a commit's results share a few rows. The results pending in
+	// the table of schema 4 move to the new one, counted alike; a node of
+	// the build before, still running, fails its commits from here on
+	// (no results_pending), rather than leave results uncounted: the
+	// migration locks the old table first, so that the commits into it
+	// that are under way end before its rows are moved.
+	`
+LOCK TABLE results_pending IN ACCESS EXCLUSIVE MODE;
+CREATE TABLE reports_pending (
+	account      text    NOT NULL,
+	storage      text    NOT NULL,
+	product      text    NOT NULL,
+	status       text    COLLATE "C" NOT NULL,
+	connectivity text    COLLATE "C" NOT NULL,
+	number_type  text    COLLATE "C" NOT NULL,
+	country      text    COLLATE "C" NOT NULL,
+	network      text    COLLATE "C" NOT NULL,
+	day          integer NOT NULL,
+	country_name text    NOT NULL,
+	network_name text    NOT NULL,
+	count        bigint  NOT NULL,
+	cost         bigint  NOT NULL,
+	first_ms     bigint  NOT NULL,
+	last_ms      bigint  NOT NULL
+) WITH (autovacuum_vacuum_scale_factor = 0, autovacuum_vacuum_threshold = 1000);
+INSERT INTO reports_pending
+	SELECT r.account, r.storage, r.product, r.status, r.connectivity, r.number_type, r.country, r.network,
+		floor(r.created_ms / 86400000.0)::integer, max(p.country_name), max(p.network_name),
+		count(*), sum(r.cost), min(r.created_ms), max(r.created_ms)
+	FROM results_pending p JOIN results r USING (id)
+	GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9;
+DROP TABLE results_pending;
+`,
 }
 
 // groupDelay bounds how long a writer waits for a group as large as its

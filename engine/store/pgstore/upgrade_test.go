@@ -3,6 +3,7 @@ package pgstore_test
 import (
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
@@ -152,4 +153,83 @@ ON CONFLICT (account, storage, field, value) DO UPDATE SET count = f.count + 1, 
 	more := storetest.Varied("acct-v", name, 30)
 	require.NoError(t, s.RecordAll(ctx, append(more, storetest.NewRecord(acct, name, "NT", "after-1", storetest.Base, 0))))
 	require.EqualValues(t, len(rs)+31, requireExact(t, s, dsn))
+}
+
+// TestUpgradeFromSchema4 opens a database of schema version 4, whose
+// writers left a row of results_pending per result for the indexer, some
+// of them still pending and some counted: migration 5 moves the pending
+// ones into reports_pending, and the reads, pending or indexed, count
+// every result once, with the same labels as a store that recorded them.
+func TestUpgradeFromSchema4(t *testing.T) {
+	pgstore.SetIndexDelay(t, time.Hour) // the indexer: only when asked
+	dsn := pgtest.Database(t)
+	ctx := t.Context()
+	conn, err := pgx.Connect(ctx, dsn)
+	require.NoError(t, err)
+	defer conn.Close(ctx)
+	_, err = conn.Exec(ctx, `CREATE TABLE numen_schema (version integer NOT NULL); INSERT INTO numen_schema VALUES (4);`+
+		pgstore.Migration(1)+pgstore.Migration(2)+pgstore.Migration(3)+pgstore.Migration(4))
+	require.NoError(t, err)
+	const acct, name = "acct-u4", "campaign-2026-11"
+	rs := append(storetest.Varied(acct, name, 60), storetest.Varied("acct-w4", name, 15)...)
+	for i, r := range rs {
+		e, err := store.EntryOf(r)
+		require.NoError(t, err)
+		f := e.Facts
+		_, err = conn.Exec(ctx, `
+INSERT INTO results (id, account, storage, product, created_ms, cost, body, number, status, connectivity, number_type, country, network)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+			e.ID, e.Account, e.Storage, string(e.Product), e.Millis, int64(e.Cost), string(e.Result),
+			f.Number, f.Status, f.Connectivity, f.NumberType, f.Country, f.Network)
+		require.NoError(t, err)
+		if i%3 == 0 {
+			// Counted already by schema 4's indexer.
+			_, err = conn.Exec(ctx, `
+INSERT INTO reports AS r VALUES ($1, $2, $3, 1, $4, $5, $5)
+ON CONFLICT (account, storage, product) DO UPDATE SET count = r.count + 1, cost = r.cost + excluded.cost,
+	first_ms = least(r.first_ms, excluded.first_ms), last_ms = greatest(r.last_ms, excluded.last_ms)`,
+				e.Account, e.Storage, string(e.Product), int64(e.Cost), e.Millis)
+			require.NoError(t, err)
+			_, err = conn.Exec(ctx, `
+INSERT INTO report_facets AS f
+SELECT $1, $2, field, value, label, 1, $3 FROM unnest($4::text[], $5::text[], $6::text[]) AS t (field, value, label)
+ON CONFLICT (account, storage, field, value) DO UPDATE SET count = f.count + 1, cost = f.cost + excluded.cost,
+	label = CASE WHEN excluded.label <> '' THEN excluded.label ELSE f.label END`,
+				e.Account, e.Storage, int64(e.Cost),
+				[]string{"product", "status", "connectivity", "number_type", "country", "network", "day"},
+				[]string{string(e.Product), f.Status, f.Connectivity, f.NumberType, f.Country, f.Network, facts.Day(e.Millis)},
+				[]string{"", "", "", "", f.CountryName, f.NetworkName, ""})
+		} else {
+			// Schema 4's commit: pending, with the names.
+			_, err = conn.Exec(ctx, `INSERT INTO results_pending VALUES ($1, $2, $3)`, e.ID, f.CountryName, f.NetworkName)
+		}
+		require.NoError(t, err)
+	}
+
+	s, err := pgstore.Open(ctx, dsn)
+	require.NoError(t, err)
+	defer s.Close()
+	var version int
+	require.NoError(t, conn.QueryRow(ctx, `SELECT version FROM numen_schema`).Scan(&version))
+	require.Equal(t, pgstore.SchemaVersion, version)
+	var table *string
+	require.NoError(t, conn.QueryRow(ctx, `SELECT to_regclass('results_pending')::text`).Scan(&table))
+	require.Nil(t, table, "schema 4's pending table is gone")
+	require.EqualValues(t, len(rs)-len(rs)/3, pendingCount(t, dsn), "what was pending still is")
+	require.EqualValues(t, len(rs), requireExact(t, s, dsn))
+
+	fresh, err := pgstore.Open(ctx, pgtest.Database(t))
+	require.NoError(t, err)
+	defer fresh.Close()
+	require.NoError(t, fresh.RecordAll(ctx, rs))
+	want, err := fresh.Summary(ctx, acct, name)
+	require.NoError(t, err)
+	got, err := s.Summary(ctx, acct, name)
+	require.NoError(t, err)
+	require.Equal(t, want, got, "pending")
+	indexed(t, s, dsn)
+	got, err = s.Summary(ctx, acct, name)
+	require.NoError(t, err)
+	require.Equal(t, want, got, "indexed")
+	require.EqualValues(t, len(rs), requireExact(t, s, dsn))
 }
