@@ -67,8 +67,8 @@ func checkEnum(e *enumConfig, bad func(string, ...any)) {
 			bad("enum.listen: %q is not an address such as 127.0.0.1:5353", e.Listen)
 		}
 	}
-	if rl := e.RateLimit; rl != nil && (rl.PerSecond <= 0 || rl.Burst < 0) {
-		bad("enum.rate_limit: per_second must be positive and burst not negative")
+	if rl := e.RateLimit; rl != nil {
+		checkRate("enum.rate_limit", rl.PerSecond, rl.Burst, bad)
 	}
 	if e.MaxConnections < 0 {
 		bad("enum.max_connections: must not be negative")
