@@ -211,23 +211,29 @@ func (d *duration) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// loadConfig reads and checks a config file. Relative paths in it are
-// relative to the file's directory.
+// loadConfig reads and checks a config file: every problem of the file
+// (a *configError naming the file, each problem's line, column and key
+// path), what its settings say of each other and of the files they name
+// included (checkReferences). Relative paths in it are relative to the
+// file's directory; a path starting with ~/ is in the home directory.
 func loadConfig(path string) (*serveConfig, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := parseConfig(raw)
-	if ce, ok := err.(*configError); ok {
-		ce.File = path
-	}
-	if err != nil {
-		return nil, err
+	cfg, d, cerr := decodeConfig(raw)
+	if cerr != nil {
+		cerr.File = path
+		return nil, cerr
 	}
 	dir := filepath.Dir(path)
+	home, _ := os.UserHomeDir()
 	rel := func(p *string) {
-		if *p != "" && !filepath.IsAbs(*p) {
+		switch {
+		case *p == "":
+		case home != "" && strings.HasPrefix(*p, "~/"):
+			*p = filepath.Join(home, (*p)[2:])
+		case !filepath.IsAbs(*p):
 			*p = filepath.Join(dir, *p)
 		}
 	}
@@ -242,6 +248,7 @@ func loadConfig(path string) (*serveConfig, error) {
 	for i := range cfg.Routes {
 		for j := range cfg.Routes[i].Backends {
 			rel(&cfg.Routes[i].Backends[j].File)
+			rel(&cfg.Routes[i].Backends[j].Deltas)
 		}
 	}
 	for i := range cfg.Accounts {
@@ -249,6 +256,13 @@ func loadConfig(path string) (*serveConfig, error) {
 	}
 	if cfg.Enum != nil {
 		rel(&cfg.Enum.Portdb)
+		rel(&cfg.Enum.PortdbDeltas)
+	}
+	checkReferences(cfg, d, d.report)
+	if len(d.problems) > 0 {
+		e := d.err()
+		e.File = path
+		return nil, e
 	}
 	return cfg, nil
 }
@@ -258,12 +272,26 @@ func loadConfig(path string) (*serveConfig, error) {
 // column and key path (a *configError); a file that is not JSON has one,
 // where its JSON goes wrong.
 func parseConfig(raw []byte) (*serveConfig, error) {
+	cfg, d, cerr := decodeConfig(raw)
+	if cerr != nil {
+		return nil, cerr
+	}
+	if len(d.problems) > 0 {
+		return nil, d.err()
+	}
+	return cfg, nil
+}
+
+// decodeConfig reads a config and checks its values (checkConfig). A file
+// that is not JSON is an error; otherwise the decoder holds the problems
+// found, and the config what could be read.
+func decodeConfig(raw []byte) (*serveConfig, *configDecoder, *configError) {
 	root, serr := configParse(raw)
 	if serr != nil {
 		line, col := lineCol(raw, serr.off)
-		return nil, &configError{Problems: []configProblem{{Line: line, Col: col, Msg: serr.msg}}}
+		return nil, nil, &configError{Problems: []configProblem{{Line: line, Col: col, Msg: serr.msg}}}
 	}
-	d := &configDecoder{raw: raw, places: map[string]int{}}
+	d := &configDecoder{raw: raw, places: map[string]int{}, values: map[string]int{}}
 	var cfg serveConfig
 	if root.kind != '{' {
 		d.bad(root.off, "", "want a JSON object ({...}) at the top of the file, got %s", root.kindName())
@@ -272,31 +300,32 @@ func parseConfig(raw []byte) (*serveConfig, error) {
 	}
 	// A setting of the wrong type is reported once, not again by the
 	// checks of its (zero) value.
-	typed := map[string]bool{}
+	d.typed = map[string]bool{}
 	for _, p := range d.problems {
-		typed[p.path] = true
+		d.typed[p.path] = true
 	}
-	checkConfig(&cfg, func(format string, args ...any) {
-		path, msg, ok := strings.Cut(fmt.Sprintf(format, args...), ": ")
-		if !ok {
-			path, msg = "", path
-		}
-		if !within(path, typed) {
-			d.problems = append(d.problems, pathProblem{d.placeOf(path), path, msg})
-		}
-	})
-	if len(d.problems) > 0 {
-		return nil, d.err(raw)
+	checkConfig(&cfg, d.report)
+	return &cfg, d, nil
+}
+
+// report records a problem of a check, "PATH: MESSAGE", at PATH's place
+// in the file; not one at or below a setting of the wrong type.
+func (d *configDecoder) report(format string, args ...any) {
+	path, msg, ok := strings.Cut(fmt.Sprintf(format, args...), ": ")
+	if !ok {
+		path, msg = "", path
 	}
-	return &cfg, nil
+	if !within(path, d.typed) {
+		d.problems = append(d.problems, pathProblem{d.placeOf(path), path, msg})
+	}
 }
 
 // err returns the decoder's problems in the order of the file.
-func (d *configDecoder) err(raw []byte) *configError {
+func (d *configDecoder) err() *configError {
 	slices.SortStableFunc(d.problems, func(a, b pathProblem) int { return cmp.Compare(a.off, b.off) })
 	e := &configError{}
 	for _, p := range d.problems {
-		line, col := lineCol(raw, p.off)
+		line, col := lineCol(d.raw, p.off)
 		e.Problems = append(e.Problems, configProblem{Line: line, Col: col, Path: p.path, Msg: p.msg})
 	}
 	return e

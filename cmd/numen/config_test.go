@@ -3,8 +3,10 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/numenhq/numen/mnp/remote"
 	"github.com/stretchr/testify/require"
 )
 
@@ -13,11 +15,10 @@ func TestExampleConfigLoads(t *testing.T) {
 	cfg, err := loadConfig("numen.example.json")
 	require.NoError(t, err)
 	require.Equal(t, "127.0.0.1:8080", cfg.Addr)
-	require.Equal(t, "numen-data", cfg.Data, "relative to the file's directory")
 	require.Len(t, cfg.Routes, 4)
 	require.Len(t, cfg.Accounts, 1)
 	require.Equal(t, "0.0090", cfg.Accounts[0].Prices.HLR.String())
-	require.Equal(t, "127.0.0.1:5353", cfg.Enum.Listen)
+	require.Equal(t, "127.0.0.1:8053", cfg.Enum.Listen)
 	require.Equal(t, "+491760", cfg.Enum.RN["26203"])
 }
 
@@ -108,4 +109,58 @@ func TestLoadConfigNamesTheFile(t *testing.T) {
 	_, err := loadConfig(path)
 	require.Error(t, err)
 	require.Equal(t, path+`:1:2: adr: unknown setting (did you mean "addr"?)`, err.Error())
+}
+
+// TestConfigReferences: what settings say of each other and of the files
+// they name is checked with the rest: routes of the coverage data with
+// backends of their product, routing maps naming only routes with
+// backends (a map's own mistakes at their place in the file), prices of
+// known routes, files that exist.
+func TestConfigReferences(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join("testdata", "config", "references.json")
+	_, err := loadConfig(path)
+	require.Error(t, err)
+	golden(t, "config/references.golden", err.Error()+"\n")
+}
+
+// TestExampleConfigStarts: the example config starts as shipped (its enum
+// and HTTP addresses aside, which the test takes free), every route
+// answering from the simulator it names, with no failover and no warning;
+// its data directory is outside the source tree.
+func TestExampleConfigStarts(t *testing.T) {
+	t.Parallel()
+	cfg, err := loadConfig("numen.example.json")
+	require.NoError(t, err)
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	require.NoError(t, err)
+	rel, err := filepath.Rel(root, cfg.Data)
+	require.NoError(t, err)
+	require.True(t, strings.HasPrefix(rel, ".."+string(filepath.Separator)), "data %s is in the source tree", cfg.Data)
+	home, err := os.UserHomeDir()
+	require.NoError(t, err)
+	require.Equal(t, filepath.Join(home, ".local", "share", "numen", "example"), cfg.Data)
+
+	cfg.Data, cfg.Addr, cfg.Enum.Listen = t.TempDir(), "127.0.0.1:0", "127.0.0.1:0"
+	logs := &syncBuffer{}
+	r := startServerLogging(t, cfg, false, logs)
+	require.Contains(t, r.stdout.String(), "SIMULATOR: routes DS7, GT1, GT2, MP1 are answered by the simulator")
+	c, err := remote.New(r.base, "acme", "acme-secret-0123456789")
+	require.NoError(t, err)
+	ctx := t.Context()
+	for number, instruction := range map[string]string{
+		"+4915123456789": "AUTO:DS7:CUSTOM_USER_PREFIX", // the account's +4915 rule
+		"+16502530000":   "AUTO:GT2:CUSTOM_USER_COUNTRY",
+	} {
+		res, err := c.HLRLookup(ctx, number, nil)
+		require.NoError(t, err)
+		require.Equal(t, "COMPLETED", res.ProcessingStatus, number)
+		require.Equal(t, instruction, res.RoutingInstruction, number)
+	}
+	res, err := c.MNPLookup(ctx, "+4915123456789", nil)
+	require.NoError(t, err)
+	require.Equal(t, "COMPLETED", res.ProcessingStatus)
+	require.NoError(t, r.stop())
+	require.NotContains(t, logs.String(), "level=WARN")
+	require.NotContains(t, logs.String(), "level=ERROR")
 }

@@ -337,6 +337,8 @@ type configDecoder struct {
 	raw      []byte
 	places   map[string]int // key path -> offset of its key (or value)
 	problems []pathProblem
+	typed    map[string]bool // the paths of values of the wrong type
+	values   map[string]int  // key path -> offset of its value
 }
 
 // pathProblem is a problem before its place is turned into a line and
@@ -361,6 +363,7 @@ func (d *configDecoder) decode(n *jnode, path string, v reflect.Value) {
 	if _, ok := d.places[path]; !ok {
 		d.places[path] = n.off
 	}
+	d.values[path] = n.off
 	if n.kind == 'n' {
 		return // null leaves the setting as if absent
 	}
@@ -372,6 +375,7 @@ func (d *configDecoder) decode(n *jnode, path string, v reflect.Value) {
 		return
 	}
 	if reflect.PointerTo(v.Type()).Implements(unmarshalerType) {
+		d.note(n, path)
 		u := v.Addr().Interface().(json.Unmarshaler)
 		if err := u.UnmarshalJSON(d.raw[n.off:n.end]); err != nil {
 			d.bad(n.off, path, "%s", err)
@@ -481,6 +485,21 @@ func (d *configDecoder) decode(n *jnode, path string, v reflect.Value) {
 		v.SetFloat(x)
 	default:
 		d.bad(n.off, path, "cannot be set from a config file") // no such field today
+	}
+}
+
+// note records the places of the keys and elements below n (a value
+// decoded whole, such as a routing map), for messages about them.
+func (d *configDecoder) note(n *jnode, path string) {
+	for _, k := range n.keys {
+		at := mapKeyPath(path, k.name)
+		d.places[at] = k.off
+		d.note(k.val, at)
+	}
+	for i, e := range n.elems {
+		at := fmt.Sprintf("%s[%d]", path, i)
+		d.places[at] = e.off
+		d.note(e, at)
 	}
 }
 

@@ -331,6 +331,9 @@ Bulk lookups deliver their results to %s:
 		}
 	} else {
 		fmt.Fprintf(c.stdout, "numen %s: serving %s (%d accounts), results in %s\n", programVersion(), base, len(cfg.Accounts), where)
+		if sim := simulatedRoutes(cfg); len(sim) > 0 {
+			fmt.Fprintf(c.stdout, "SIMULATOR: routes %s are answered by the simulator (mnp/simnet, backends of type simnet), with invented data: replace them with your providers before real use.\n", strings.Join(sim, ", "))
+		}
 	}
 	if enum != nil {
 		fmt.Fprintf(c.stdout, "\nENUM:    %s (UDP and TCP), NAPTR records under %s:\n    kdig @%s -p %s %s NAPTR\n",
@@ -366,6 +369,20 @@ Bulk lookups deliver their results to %s:
 		return err
 	}
 	return nil
+}
+
+// simulatedRoutes are the routes of cfg that have a simulator backend.
+func simulatedRoutes(cfg *serveConfig) []string {
+	var routes []string
+	for _, r := range cfg.Routes {
+		for _, b := range r.Backends {
+			if b.Type == "simnet" {
+				routes = append(routes, r.Route)
+				break
+			}
+		}
+	}
+	return routes
 }
 
 // openBrowserPackage opens the browser package of --wasm and checks that
