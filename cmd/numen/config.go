@@ -217,14 +217,29 @@ func (d *duration) UnmarshalJSON(b []byte) error {
 // included (checkReferences). Relative paths in it are relative to the
 // file's directory; a path starting with ~/ is in the home directory.
 func loadConfig(path string) (*serveConfig, error) {
-	raw, err := os.ReadFile(path)
+	cfg, d, err := readConfig(path)
 	if err != nil {
 		return nil, err
+	}
+	if len(d.problems) > 0 {
+		e := d.err()
+		e.File = path
+		return nil, e
+	}
+	return cfg, nil
+}
+
+// readConfig is loadConfig but for the problems it found, which are the
+// decoder's.
+func readConfig(path string) (*serveConfig, *configDecoder, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, err
 	}
 	cfg, d, cerr := decodeConfig(raw)
 	if cerr != nil {
 		cerr.File = path
-		return nil, cerr
+		return nil, nil, cerr
 	}
 	dir := filepath.Dir(path)
 	home, _ := os.UserHomeDir()
@@ -259,12 +274,7 @@ func loadConfig(path string) (*serveConfig, error) {
 		rel(&cfg.Enum.PortdbDeltas)
 	}
 	checkReferences(cfg, d, d.report)
-	if len(d.problems) > 0 {
-		e := d.err()
-		e.File = path
-		return nil, e
-	}
-	return cfg, nil
+	return cfg, d, nil
 }
 
 // parseConfig decodes a config strictly and checks what can be checked

@@ -5,6 +5,7 @@
 //	numen route [--map FILE] [--explain] [NUMBER...] decide the routes of HLR lookups
 //	numen short --country CC [NUMBER...]            short and emergency numbers of a region
 //	numen serve --config FILE | --demo              serve the lookup API (/api/v2)
+//	numen config check FILE                         check a config file of serve
 //	numen call METHOD PATH [BODY]                   send one signed request to the API
 //	numen portdb build|lookup|verify                the offline portability database
 //	numen plan verify [FILE]                        check a numbering plan file
@@ -105,6 +106,8 @@ Commands:
   route     decide the route of HLR lookups, with routing maps and coverage
   short     short and emergency numbers dialled in a region (--country CC)
   serve     serve the lookup API (/api/v2); --demo runs it on a simulator
+  config    check a config file of serve (numen config check FILE): every
+            problem at once, as FILE:LINE:COLUMN: SETTING: MESSAGE
   call      send one signed request to the lookup API
   portdb    build, query and verify the offline portability database
   plan      check a numbering plan file (numen plan verify FILE)
@@ -166,6 +169,8 @@ func (c *cli) run(args []string) int {
 		return c.data(rest)
 	case "serve":
 		return c.serve(rest)
+	case "config":
+		return c.config(rest)
 	case "call":
 		return c.call(rest)
 	case "help", "-h", "-help", "--help":
@@ -202,6 +207,8 @@ func (c *cli) help(args []string) int {
 		fmt.Fprint(c.stdout, serveUsage)
 	case len(args) == 1 && args[0] == "call":
 		fmt.Fprint(c.stdout, callUsage)
+	case len(args) == 1 && args[0] == "config":
+		fmt.Fprint(c.stdout, configUsage)
 	case len(args) == 1 && args[0] == "help":
 		fmt.Fprint(c.stdout, usageText)
 	default:
