@@ -24,6 +24,7 @@ import (
 	"github.com/numenhq/numen/engine/account"
 	"github.com/numenhq/numen/engine/auth"
 	"github.com/numenhq/numen/engine/bulk"
+	"github.com/numenhq/numen/engine/enumserver"
 	"github.com/numenhq/numen/engine/httpapi"
 	"github.com/numenhq/numen/engine/store"
 	"github.com/numenhq/numen/engine/store/sqlitestore"
@@ -201,7 +202,43 @@ func (c *cli) serve(args []string) int {
 
 // runServer builds everything from cfg and serves until ctx ends. ready,
 // when not nil, receives the listener's address once it accepts.
-func (c *cli) runServer(ctx context.Context, cfg *serveConfig, demo bool, logger *slog.Logger, ready chan<- string) error {
+//
+// A start that fails leaves no new files: the listen addresses are taken
+// first (a bad or busy address fails before anything is written), the
+// demo's credentials are written once everything is built, and a data
+// directory this start created is removed when it fails before serving.
+func (c *cli) runServer(ctx context.Context, cfg *serveConfig, demo bool, logger *slog.Logger, ready chan<- string) (err error) {
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return err
+	}
+	serving := false
+	defer func() {
+		if !serving {
+			ln.Close()
+		}
+	}()
+	var enumPC net.PacketConn
+	var enumLn net.Listener
+	if cfg.Enum != nil && cfg.Enum.Listen != "" {
+		if enumPC, enumLn, err = enumserver.Listen(cfg.Enum.Listen); err != nil {
+			return fmt.Errorf("enum: %w", err)
+		}
+		defer func() {
+			if !serving {
+				enumPC.Close()
+				enumLn.Close()
+			}
+		}()
+	}
+	if _, err := os.Stat(cfg.Data); errors.Is(err, fs.ErrNotExist) {
+		// Registered first, so run last: after the store is closed.
+		defer func() {
+			if err != nil && !serving {
+				_ = os.RemoveAll(cfg.Data)
+			}
+		}()
+	}
 	plan, err := c.plan(cfg.Plan, cfg.Overlays...)
 	if err != nil {
 		return fmt.Errorf("loading numbering data: %w", err)
@@ -222,8 +259,9 @@ func (c *cli) runServer(ctx context.Context, cfg *serveConfig, demo bool, logger
 	}
 	defer db.Close()
 	var demoKey, demoSecret string
+	var saveDemo func() error
 	if demo {
-		if demoKey, demoSecret, err = demoAccount(cfg); err != nil {
+		if demoKey, demoSecret, saveDemo, err = demoAccount(cfg); err != nil {
 			return err
 		}
 		if err := setUpDemo(cfg, plan); err != nil {
@@ -243,9 +281,7 @@ func (c *cli) runServer(ctx context.Context, cfg *serveConfig, demo bool, logger
 		}
 		built.closers = append(built.closers, closers...)
 		registerEnumMetrics(built.metrics, es)
-		if enum, err = startEnum(es, cfg.Enum.Listen); err != nil {
-			return err
-		}
+		enum = startEnum(es, enumPC, enumLn)
 		// Stopped before the databases it reads are closed (built.close).
 		defer func() {
 			if enum != nil {
@@ -265,10 +301,6 @@ func (c *cli) runServer(ctx context.Context, cfg *serveConfig, demo bool, logger
 		mux.Handle("/wasm/", http.StripPrefix("/wasm", browser))
 		mux.Handle("/", handler)
 		handler = mux
-	}
-	ln, err := net.Listen("tcp", cfg.Addr)
-	if err != nil {
-		return err
 	}
 	// The server's memory is bounded by connections and what each may hold
 	// (headers up to MaxHeaderBytes, bodies by max_body_memory). Idle
@@ -306,6 +338,9 @@ func (c *cli) runServer(ctx context.Context, cfg *serveConfig, demo bool, logger
 		where = redactURL(cfg.Database)
 	}
 	if demo {
+		if err := saveDemo(); err != nil {
+			return err
+		}
 		if err := writeDemoEnv(cfg.Data, base, demoKey, demoSecret); err != nil {
 			return err
 		}
@@ -343,6 +378,7 @@ Bulk lookups deliver their results to %s:
 		fmt.Fprintf(c.stdout, "\nBrowser package (%s): http://%s/wasm/ (demo page), http://%s/wasm/numen.mjs\n", cfg.Wasm, ln.Addr(), ln.Addr())
 	}
 	errc := make(chan error, 1)
+	serving = true
 	go func() { errc <- srv.Serve(ln) }()
 	if ready != nil {
 		ready <- ln.Addr().String()
@@ -625,15 +661,12 @@ const demoEnv = "demo.env"
 
 // demoAccount adds the demo's account to cfg: the key and secret kept in
 // the data directory, or, at the first start, a key and secret drawn at
-// random (so that a demo reachable from elsewhere is not open to all) and
-// written there, readable by the owner only.
-func demoAccount(cfg *serveConfig) (key, secret string, err error) {
-	// The data directory holds the demo's files even when the results are
-	// in PostgreSQL.
-	if err := os.MkdirAll(cfg.Data, 0o700); err != nil {
-		return "", "", fmt.Errorf("keeping the demo's credentials: %w", err)
-	}
+// random (so that a demo reachable from elsewhere is not open to all),
+// which save writes there, readable by the owner only, once the server
+// is ready to serve (a start that fails draws no key that stays).
+func demoAccount(cfg *serveConfig) (key, secret string, save func() error, err error) {
 	path := filepath.Join(cfg.Data, demoCredentials)
+	save = func() error { return nil }
 	var saved struct {
 		Key    string `json:"key"`
 		Secret string `json:"secret"`
@@ -641,33 +674,41 @@ func demoAccount(cfg *serveConfig) (key, secret string, err error) {
 	switch b, err := os.ReadFile(path); {
 	case err == nil:
 		if err := json.Unmarshal(b, &saved); err != nil || !strings.HasPrefix(saved.Key, "demo-") || len(saved.Secret) < 32 {
-			return "", "", fmt.Errorf("%s: not the demo's credentials (want {\"key\": \"demo-...\", \"secret\": \"...\"}); remove it to draw new ones", path)
+			return "", "", nil, fmt.Errorf("%s: not the demo's credentials (want {\"key\": \"demo-...\", \"secret\": \"...\"}); remove it to draw new ones", path)
 		}
 		key, secret = saved.Key, saved.Secret
 	case errors.Is(err, fs.ErrNotExist):
 		var b [20]byte
 		if _, err := rand.Read(b[:]); err != nil {
-			return "", "", err
+			return "", "", nil, err
 		}
 		key = "demo-" + hex.EncodeToString(b[:4])
 		secret = hex.EncodeToString(b[4:])
 		saved.Key, saved.Secret = key, secret
 		out, err := json.MarshalIndent(saved, "", "  ")
 		if err != nil {
-			return "", "", err
+			return "", "", nil, err
 		}
-		if err := os.WriteFile(path, append(out, '\n'), 0o600); err != nil {
-			return "", "", fmt.Errorf("keeping the demo's credentials: %w", err)
+		save = func() error {
+			// The data directory holds the demo's files even when the
+			// results are in PostgreSQL.
+			if err := os.MkdirAll(cfg.Data, 0o700); err != nil {
+				return fmt.Errorf("keeping the demo's credentials: %w", err)
+			}
+			if err := os.WriteFile(path, append(out, '\n'), 0o600); err != nil {
+				return fmt.Errorf("keeping the demo's credentials: %w", err)
+			}
+			return nil
 		}
 	default:
-		return "", "", err
+		return "", "", nil, err
 	}
 	ac := accountConfig{Key: key, Secrets: []string{secret}}
 	if cfg.demoWebhook != "" {
 		ac.WebhookURLs = []string{cfg.demoWebhook}
 	}
 	cfg.Accounts = append(cfg.Accounts, ac)
-	return key, secret, nil
+	return key, secret, save, nil
 }
 
 // writeDemoEnv writes demoEnv for the demo at base, readable by the owner
