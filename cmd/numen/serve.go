@@ -431,7 +431,7 @@ func openBrowserPackage(dir string, plan *numbering.Plan, logger *slog.Logger) (
 	}
 	have, want := browser.Data(), plan.Version()
 	if have.Libphonenumber != want.Libphonenumber || have.Tables != want.Tables {
-		return nil, fmt.Errorf("--wasm %s: its numbering data is libphonenumber %s + numen-data %s, the server's libphonenumber %s + numen-data %s; rebuild it with go run ./wasm/build -o %s (-plan FILE for the server's --plan)",
+		return nil, fmt.Errorf("--wasm %s: its numbering data is libphonenumber %s + numen-data %s, the server's libphonenumber %s + numen-data %s; rebuild it with go run ./wasm/build -o %s (--plan FILE for the server's --plan)",
 			dir, have.Libphonenumber, have.Tables, want.Libphonenumber, want.Tables, dir)
 	}
 	if want.Overlay != "" {
