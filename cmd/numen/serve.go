@@ -53,6 +53,9 @@ it is answered.
 
   --config FILE   accounts, backends, prices and limits: see
                   cmd/numen/numen.example.json, which documents every setting
+                  (and runs as it is, on the simulator); every problem of
+                  the file is reported at once, as numen config check FILE
+                  reports them without starting
   --demo          run without a config: embedded routing data, one account
                   with a generated key and secret (printed at start), and the
                   SIMULATOR (package mnp/simnet) answering every HLR and MNP
