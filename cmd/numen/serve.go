@@ -144,6 +144,13 @@ func (c *cli) serve(args []string) int {
 	} else {
 		var err error
 		if cfg, err = loadConfig(*configPath); err != nil {
+			var ce *configError
+			if errors.As(err, &ce) {
+				// One problem a line, as numen config check writes them.
+				fmt.Fprintln(c.stderr, ce.Error())
+				fmt.Fprintf(c.stderr, "numen serve: %s: "+plural(len(ce.Problems), "%d problem", "%d problems")+"; nothing was started\n", *configPath, len(ce.Problems))
+				return exitError
+			}
 			fmt.Fprintf(c.stderr, "numen serve: %v\n", err)
 			return exitError
 		}
