@@ -11,6 +11,7 @@ import (
 
 	"github.com/numenhq/numen/engine"
 	"github.com/numenhq/numen/mnp"
+	"github.com/numenhq/numen/numbering"
 	"github.com/numenhq/numen/routing"
 )
 
@@ -138,6 +139,16 @@ func (c *cli) checkBuild(cfg *serveConfig, d *configDecoder) {
 		d.report("%s: %v", at, err)
 		return
 	}
+	checkWithPlan(cfg, plan, true, d.report)
+}
+
+// checkWithPlan is checkBuild's work with the plan loaded. openFiles says
+// whether the ENUM server's portability database is opened too (numen
+// config check), or only its settings are checked (numen serve, which
+// opens it once, later). Routes that are not HLR or MNP routes of the
+// coverage data are left to the checks that name them.
+func checkWithPlan(cfg *serveConfig, plan *numbering.Plan, openFiles bool, report func(string, ...any)) {
+	var err error
 	opts := engine.Options{Plan: plan}
 	if cfg.Coverage != "" {
 		raw, err := os.ReadFile(cfg.Coverage)
@@ -148,7 +159,7 @@ func (c *cli) checkBuild(cfg *serveConfig, d *configDecoder) {
 			return
 		}
 	} else if opts.Coverage, err = routing.DefaultCoverage(); err != nil {
-		d.report("coverage: %v", err)
+		report("coverage: %v", err)
 		return
 	}
 	products := map[string]routing.Product{}
@@ -165,6 +176,9 @@ func (c *cli) checkBuild(cfg *serveConfig, d *configDecoder) {
 		}
 	}
 	for _, r := range cfg.Routes {
+		if p := products[r.Route]; p != routing.HLR && p != routing.MNP {
+			continue
+		}
 		rb := engine.RouteBackends{Route: r.Route}
 		for _, b := range r.Backends {
 			if products[r.Route] == routing.MNP {
@@ -182,7 +196,7 @@ func (c *cli) checkBuild(cfg *serveConfig, d *configDecoder) {
 		if cfg.PlatformMap != "" {
 			at = "platform_map"
 		}
-		d.report("%s: %s", at, strings.TrimPrefix(err.Error(), "engine: "))
+		report("%s: %s", at, strings.TrimPrefix(err.Error(), "engine: "))
 		return
 	}
 	for i, ac := range cfg.Accounts {
@@ -210,24 +224,28 @@ func (c *cli) checkBuild(cfg *serveConfig, d *configDecoder) {
 			// Each rule's problem at the rule: "prefixes[0].cns "+49x": ...".
 			for _, p := range me.Problems {
 				rule, msg, _ := strings.Cut(p, " ")
-				d.report("%s.%s: %s", at, rule, msg)
+				report("%s.%s: %s", at, rule, msg)
 			}
 		case errors.As(err, &me):
 			for _, p := range me.Problems {
-				d.report("%s: %s", at, p)
+				report("%s: %s", at, p)
 			}
 		case err != nil:
-			d.report("%s: %v", at, err)
+			report("%s: %v", at, err)
 		}
 	}
 	if cfg.Enum != nil {
+		e := *cfg.Enum
+		if !openFiles {
+			e.Portdb, e.PortdbDeltas = "", ""
+		}
 		pd := &portdbSet{}
-		_, closers, err := buildEnum(cfg.Enum, plan, pd, opts.Logger)
+		_, closers, err := buildEnum(&e, plan, pd, opts.Logger)
 		for _, c := range closers {
 			_ = c()
 		}
 		if err != nil {
-			d.report("%v", err)
+			report("%v", err)
 		}
 	}
 }

@@ -253,6 +253,15 @@ func (c *cli) runServer(ctx context.Context, cfg *serveConfig, demo bool, logger
 	if err != nil {
 		return fmt.Errorf("loading numbering data: %w", err)
 	}
+	if !demo {
+		// What the plan says of the routing maps and the ENUM settings,
+		// before the store writes anything.
+		var problems []string
+		checkWithPlan(cfg, plan, false, func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) })
+		if len(problems) > 0 {
+			return errors.New(strings.Join(problems, "\n"))
+		}
+	}
 	var browser *webpkg.Package
 	if cfg.Wasm != "" {
 		if browser, err = openBrowserPackage(cfg.Wasm, plan, logger); err != nil {

@@ -55,7 +55,7 @@ func TestFailedStartLeavesNoFiles(t *testing.T) {
 		Routes:   []routeConfig{{Route: "GT1", Backends: []backendConfig{{Type: "simnet"}}}},
 		Accounts: []accountConfig{{Key: "a", Secrets: []string{"0123456789abcdef"}, RoutingMap: []byte(`{"defaultRoute": "DS7"}`)}}}
 	err = c.runServer(t.Context(), cfg, false, slog.New(slog.DiscardHandler), nil)
-	require.ErrorContains(t, err, `defaultRoute "DS7": the HLR route has no backend`)
+	require.ErrorContains(t, err, `defaultRoute: "DS7": the HLR route has no backend`)
 	_, err = os.Stat(cfg.Data)
 	require.ErrorIs(t, err, os.ErrNotExist, "the data directory of a failed start stays")
 }
