@@ -5,8 +5,12 @@ import (
 	"encoding/json"
 	"os"
 	"reflect"
+	"regexp"
 	"testing"
 )
+
+// goWords are encoding/json's ways of naming what it wanted.
+var goWords = regexp.MustCompile(`main\.[a-z]+Config|json: |Go (struct )?(value|field)|\[\](string|int|main)`)
 
 // FuzzParseConfig: any file is a config or an error, never a panic; a
 // config it accepts has its accounts' keys and secrets, and encoding/json
@@ -30,6 +34,20 @@ func FuzzParseConfig(f *testing.F) {
 		if err != nil {
 			if cfg != nil {
 				t.Fatal("a config with an error")
+			}
+			// Every problem has its place, and is said in words: no Go
+			// type, no encoding/json message.
+			ce, ok := err.(*configError)
+			if !ok || len(ce.Problems) == 0 {
+				t.Fatalf("not a *configError with problems: %#v", err)
+			}
+			for _, p := range ce.Problems {
+				if p.Line < 1 || p.Col < 1 || p.Msg == "" {
+					t.Fatalf("a problem without its place: %+v", p)
+				}
+				if goWords.MatchString(p.Msg) {
+					t.Fatalf("a problem in Go's words: %q", p.Msg)
+				}
 			}
 			return
 		}
