@@ -6,7 +6,7 @@
 //	numen short --country CC [NUMBER...]            short and emergency numbers of a region
 //	numen serve --config FILE | --demo              serve the lookup API (/api/v2)
 //	numen config check FILE                         check a config file of serve
-//	numen call METHOD PATH [BODY]                   send one signed request to the API
+//	numen call METHOD PATH [BODY]                   send one request to the API
 //	numen portdb build|lookup|verify                the offline portability database
 //	numen plan verify [FILE]                        check a numbering plan file
 //	numen data check|recover DIR                    check and recover a data directory
@@ -110,7 +110,8 @@ Commands:
   serve     serve the lookup API (/api/v2); --demo runs it on a simulator
   config    check a config file of serve (numen config check FILE): every
             problem at once, as FILE:LINE:COLUMN: SETTING: MESSAGE
-  call      send one signed request to the lookup API
+  call      send one request to the lookup API: signed with a key, or
+            without one for the public endpoints (numen call GET /time)
   portdb    build, query and verify the offline portability database
   plan      check a numbering plan file (numen plan verify FILE)
   data      check and recover serve's data directory (numen data check DIR)
@@ -123,6 +124,9 @@ from newer libphonenumber data) instead of the one built into numen. Like
 --overlay FILE compiles an overlay over the numbering plan: corrections and
 new ranges, one per line, as "prefix<TAB>type<TAB>network<TAB>MCCMNC<TAB>note"
 (see go doc numbering, section Overlays). It may be given more than once.
+
+Flags are written --name VALUE or --name=VALUE, after the command or among
+its arguments.
 
 Run "numen help nt" for the options of nt.
 `
