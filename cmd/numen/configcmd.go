@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -10,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/numenhq/numen/engine"
-	"github.com/numenhq/numen/mnp"
+	"github.com/numenhq/numen/mnp/simnet"
 	"github.com/numenhq/numen/numbering"
 	"github.com/numenhq/numen/routing"
 )
@@ -175,6 +174,9 @@ func checkWithPlan(cfg *serveConfig, plan *numbering.Plan, openFiles bool, repor
 			return
 		}
 	}
+	// Every configured backend stands in as a simulator: never asked,
+	// what matters is which routes have backends.
+	standIn := simnet.New(plan)
 	for _, r := range cfg.Routes {
 		if p := products[r.Route]; p != routing.HLR && p != routing.MNP {
 			continue
@@ -182,9 +184,9 @@ func checkWithPlan(cfg *serveConfig, plan *numbering.Plan, openFiles bool, repor
 		rb := engine.RouteBackends{Route: r.Route}
 		for _, b := range r.Backends {
 			if products[r.Route] == routing.MNP {
-				rb.Portability = append(rb.Portability, engine.Portability{Name: b.Name, Backend: standIn{}})
+				rb.Portability = append(rb.Portability, engine.Portability{Name: b.Name, Backend: standIn})
 			} else {
-				rb.HLR = append(rb.HLR, engine.HLR{Name: b.Name, Backend: standIn{}})
+				rb.HLR = append(rb.HLR, engine.HLR{Name: b.Name, Backend: standIn})
 			}
 		}
 		opts.Backends = append(opts.Backends, rb)
@@ -248,16 +250,4 @@ func checkWithPlan(cfg *serveConfig, plan *numbering.Plan, openFiles bool, repor
 			report("%v", err)
 		}
 	}
-}
-
-// standIn is the backend of every route that numen config check builds:
-// it is never asked.
-type standIn struct{}
-
-func (standIn) HLR(context.Context, mnp.Query) (mnp.HLRAnswer, error) {
-	return mnp.HLRAnswer{}, errors.New("numen config check: not a backend")
-}
-
-func (standIn) Portability(context.Context, mnp.Query) (mnp.PortAnswer, error) {
-	return mnp.PortAnswer{}, errors.New("numen config check: not a backend")
 }
