@@ -241,7 +241,7 @@ func (c *cli) runServer(ctx context.Context, cfg *serveConfig, demo bool, logger
 			}
 		}()
 	}
-	if _, err := os.Stat(cfg.Data); errors.Is(err, fs.ErrNotExist) {
+	if _, statErr := os.Stat(cfg.Data); errors.Is(statErr, fs.ErrNotExist) {
 		// Registered first, so run last: after the store is closed.
 		defer func() {
 			if err != nil && !serving {
