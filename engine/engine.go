@@ -93,7 +93,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"sort"
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
@@ -145,9 +144,15 @@ type Options struct {
 	// PlatformMap holds the platform's (global) routing rules; default
 	// routing.DefaultPlatformMap.
 	PlatformMap *routing.Map
-	// Backends serve the HLR and MNP routes of the coverage. Every HLR and
-	// MNP route of the coverage needs at least one backend; New fails
-	// otherwise, naming the routes without one.
+	// Backends serve the HLR and MNP routes of the coverage. A route
+	// without a backend is not served: automatic selection passes it by
+	// (its scores are left out of Coverage), GET /routes does not list
+	// it, and a caller's route naming it is a *RequestError. The routing
+	// maps may name only served routes: New fails on a PlatformMap rule
+	// naming one without a backend, NewProfile on an account's; the
+	// rules of the default platform map for routes without a backend are
+	// left out. So an engine needs backends only for the routes it can
+	// choose: one HLR route is enough to start.
 	Backends []RouteBackends
 	// Prices is the default price table of profiles; default DefaultPrices.
 	Prices *Prices
@@ -175,7 +180,8 @@ type Engine struct {
 	plan     *numbering.Plan
 	platform *routing.Platform
 	coverage *routing.Coverage
-	products map[string]routing.Product // route -> product
+	products map[string]routing.Product // route -> product, of the served routes
+	unserved map[string]routing.Product // the coverage's HLR and MNP routes without a backend
 	hlr      map[string][]HLR
 	port     map[string][]Portability
 	watches  map[string][]*backendWatch // route -> its backends' (HLR or portability), in order
@@ -200,17 +206,8 @@ func New(o Options) (*Engine, error) {
 			return nil, fmt.Errorf("engine: default coverage: %w", err)
 		}
 	}
-	if o.PlatformMap == nil {
-		if o.PlatformMap, err = routing.DefaultPlatformMap(); err != nil {
-			return nil, fmt.Errorf("engine: default platform map: %w", err)
-		}
-	}
-	platform, err := routing.NewPlatform(o.Plan, o.Coverage, o.PlatformMap)
-	if err != nil {
-		return nil, fmt.Errorf("engine: %w", err)
-	}
 	e := &Engine{
-		plan: o.Plan, platform: platform, coverage: o.Coverage,
+		plan:     o.Plan,
 		products: map[string]routing.Product{},
 		hlr:      map[string][]HLR{}, port: map[string][]Portability{},
 		watches: map[string][]*backendWatch{},
@@ -267,27 +264,104 @@ func New(o Options) (*Engine, error) {
 				b.Name, b.Type, b.Backend, circuitOf(b.Circuit, o.Circuit), logger))
 		}
 	}
-	var missing []string
+	e.unserved = map[string]routing.Product{}
 	for _, r := range o.Coverage.Routes {
-		switch {
-		case r.Product == routing.HLR && len(e.hlr[r.ID]) == 0,
-			r.Product == routing.MNP && len(e.port[r.ID]) == 0:
-			missing = append(missing, fmt.Sprintf("%s (%s)", r.ID, r.Product))
+		if r.Product != routing.NT && len(e.hlr[r.ID])+len(e.port[r.ID]) == 0 {
+			e.unserved[r.ID] = r.Product
+			delete(e.products, r.ID)
 		}
 	}
-	if len(missing) > 0 {
-		sort.Strings(missing)
-		return nil, fmt.Errorf("engine: routes without a backend: %v", missing)
+	e.coverage = servedCoverage(o.Coverage, e.unserved)
+	if o.PlatformMap == nil {
+		if o.PlatformMap, err = routing.DefaultPlatformMap(); err != nil {
+			return nil, fmt.Errorf("engine: default platform map: %w", err)
+		}
+		o.PlatformMap = servedRules(o.PlatformMap, e.unserved)
+	} else if problems := e.unservedRules(o.PlatformMap); len(problems) > 0 {
+		return nil, fmt.Errorf("engine: %w", &routing.MapError{What: "platform map", Problems: problems})
+	}
+	if e.platform, err = routing.NewPlatform(o.Plan, e.coverage, o.PlatformMap); err != nil {
+		return nil, fmt.Errorf("engine: %w", err)
 	}
 	e.routes = apiv2.RouteLists{
-		HLR: nonNil(o.Coverage.RoutesOf(routing.HLR)),
-		MNP: nonNil(o.Coverage.RoutesOf(routing.MNP)),
-		NT:  nonNil(o.Coverage.RoutesOf(routing.NT)),
+		HLR: nonNil(e.coverage.RoutesOf(routing.HLR)),
+		MNP: nonNil(e.coverage.RoutesOf(routing.MNP)),
+		NT:  nonNil(e.coverage.RoutesOf(routing.NT)),
 	}
 	if e.cache, err = newCache(o.Cache); err != nil {
 		return nil, err
 	}
 	return e, nil
+}
+
+// servedCoverage returns cov without the routes of unserved and their
+// scores (cov itself when every route is served).
+func servedCoverage(cov *routing.Coverage, unserved map[string]routing.Product) *routing.Coverage {
+	if len(unserved) == 0 {
+		return cov
+	}
+	out := &routing.Coverage{About: cov.About, Networks: cov.Networks}
+	for _, r := range cov.Routes {
+		if _, ok := unserved[r.ID]; !ok {
+			out.Routes = append(out.Routes, r)
+		}
+	}
+	for _, sc := range cov.Scores {
+		if _, ok := unserved[sc.Route]; !ok {
+			out.Scores = append(out.Scores, sc)
+		}
+	}
+	return out
+}
+
+// servedRules returns m without its rules for the routes of unserved (a
+// default route of one becomes none).
+func servedRules(m *routing.Map, unserved map[string]routing.Product) *routing.Map {
+	if len(unserved) == 0 {
+		return m
+	}
+	keep := func(route string) bool { _, ok := unserved[route]; return !ok }
+	out := &routing.Map{MNPFallback: m.MNPFallback}
+	if keep(m.DefaultRoute) {
+		out.DefaultRoute = m.DefaultRoute
+	}
+	for _, r := range m.MCCMNCs {
+		if keep(r.Route) {
+			out.MCCMNCs = append(out.MCCMNCs, r)
+		}
+	}
+	for _, r := range m.Prefixes {
+		if keep(r.Route) {
+			out.Prefixes = append(out.Prefixes, r)
+		}
+	}
+	for _, r := range m.Countries {
+		if keep(r.Route) {
+			out.Countries = append(out.Countries, r)
+		}
+	}
+	return out
+}
+
+// unservedRules names the rules of m whose route has no backend.
+func (e *Engine) unservedRules(m *routing.Map) []string {
+	var problems []string
+	check := func(at, route string) {
+		if product, ok := e.unserved[route]; ok {
+			problems = append(problems, fmt.Sprintf("%s %q: the %s route has no backend (give it one, or route elsewhere)", at, route, product))
+		}
+	}
+	check("defaultRoute", m.DefaultRoute)
+	for i, r := range m.MCCMNCs {
+		check(fmt.Sprintf("mccmncs[%d].route", i), r.Route)
+	}
+	for i, r := range m.Prefixes {
+		check(fmt.Sprintf("prefixes[%d].route", i), r.Route)
+	}
+	for i, r := range m.Countries {
+		check(fmt.Sprintf("countries[%d].route", i), r.Route)
+	}
+	return problems
 }
 
 // circuitOf is a backend's circuit options: its own, else the engine's,
@@ -353,6 +427,9 @@ func (e *Engine) NewProfile(o ProfileOptions) (*Profile, error) {
 	m := o.Map
 	if m == nil {
 		m = &routing.Map{}
+	}
+	if problems := e.unservedRules(m); len(problems) > 0 {
+		return nil, &routing.MapError{Problems: problems}
 	}
 	r, err := e.platform.Resolver(m)
 	if err != nil {
@@ -558,6 +635,9 @@ func checkStorage(s string) error {
 func (e *Engine) checkRoute(route string, allowed ...routing.Product) error {
 	if len(route) != 3 {
 		return &RequestError{"route", fmt.Sprintf("%q: a route is 3 characters", route)}
+	}
+	if product, ok := e.unserved[route]; ok {
+		return &RequestError{"route", fmt.Sprintf("%q: this service has no backend for the %s route (GET /routes lists those it has)", route, product)}
 	}
 	product, ok := e.products[route]
 	if !ok {

@@ -470,7 +470,6 @@ func TestNewValidatesBackends(t *testing.T) {
 		backends []RouteBackends
 		msg      string
 	}{
-		{all[:3], "engine: routes without a backend: [MP1 (MNP)]"},
 		{append(all[:4:4], RouteBackends{Route: "XYZ", HLR: []HLR{{Name: "a", Backend: h}}}), `engine: backends for route "XYZ", which the coverage data does not declare`},
 		{append(all[:4:4], RouteBackends{Route: "NT1"}), `engine: backends for NT route "NT1": the numbering plan answers NT lookups`},
 		{append(all[:4:4], RouteBackends{Route: "GT1", Portability: []Portability{{Name: "p", Backend: p}}}), `engine: portability backends for HLR route "GT1"`},
@@ -484,6 +483,60 @@ func TestNewValidatesBackends(t *testing.T) {
 	require.EqualError(t, err, "engine: Options.Plan is required")
 	_, err = New(Options{Plan: plan, Backends: all})
 	require.NoError(t, err)
+}
+
+// TestNewNeedsBackendsOnlyForRoutesItCanChoose: an engine with a backend
+// for GT1 alone starts on the built-in coverage and platform map; the other
+// routes are not served: selection passes them by, the route list leaves
+// them out, a caller's route naming one is a RequestError and a map rule
+// naming one an error.
+func TestNewNeedsBackendsOnlyForRoutesItCanChoose(t *testing.T) {
+	t.Parallel()
+	plan := loadPlan(t)
+	gt1 := &fakeHLR{answer: connected}
+	eng, err := New(Options{Plan: plan, Backends: []RouteBackends{{Route: "GT1", HLR: []HLR{{Name: "a", Backend: gt1}}}}})
+	require.NoError(t, err)
+	require.Equal(t, apiv2.RouteLists{HLR: []string{"GT1"}, MNP: []string{}, NT: []string{"NT1"}}, eng.Routes().Routes)
+	for _, sc := range eng.Coverage().Scores {
+		require.Equal(t, "GT1", sc.Route, "only the served route's scores")
+	}
+	prof, err := eng.NewProfile(ProfileOptions{Key: "k"})
+	require.NoError(t, err)
+	ctx := t.Context()
+	// Germany (DS7's best score), the United States (GT2 by the default
+	// platform map's rule) and Brazil: all on GT1.
+	for _, number := range []string{"+4915123456789", "+12015550123", "+5511961234567"} {
+		ans, err := eng.HLRLookup(ctx, prof, Request{Number: number})
+		require.NoError(t, err)
+		require.Equal(t, "CONNECTED", ans.Result.ConnectivityStatus, number)
+		require.Contains(t, ans.Result.RoutingInstruction, ":GT1:", number)
+	}
+	_, err = eng.HLRLookup(ctx, prof, Request{Number: "+4915123456789", Route: "DS7"})
+	var re *RequestError
+	require.ErrorAs(t, err, &re)
+	require.EqualError(t, err, `route: "DS7": this service has no backend for the HLR route (GET /routes lists those it has)`)
+	_, err = eng.MNPLookup(ctx, prof, Request{Number: "+4915123456789", Route: "MP1"})
+	require.ErrorAs(t, err, &re)
+
+	m, err := routing.ParseMap([]byte(`{"defaultRoute": "GT1", "prefixes": [{"cns": "+4915", "route": "DS7"}], "countries": [{"countrycode": "US", "route": "GT2"}]}`))
+	require.NoError(t, err)
+	_, err = eng.NewProfile(ProfileOptions{Key: "k", Map: m})
+	require.EqualError(t, err, `routing map: 2 problems: prefixes[0].route "DS7": the HLR route has no backend (give it one, or route elsewhere); countries[0].route "GT2": the HLR route has no backend (give it one, or route elsewhere)`)
+	_, err = New(Options{Plan: plan, PlatformMap: m, Backends: []RouteBackends{{Route: "GT1", HLR: []HLR{{Name: "a", Backend: gt1}}}}})
+	require.ErrorContains(t, err, `engine: platform map: 2 problems: prefixes[0].route "DS7"`)
+
+	// No backend at all: NT lookups work, HLR lookups are refused by
+	// routing (no route left), never sent anywhere.
+	eng, err = New(Options{Plan: plan})
+	require.NoError(t, err)
+	prof, err = eng.NewProfile(ProfileOptions{Key: "k"})
+	require.NoError(t, err)
+	ans, err := eng.HLRLookup(ctx, prof, Request{Number: "+4915123456789"})
+	require.NoError(t, err)
+	require.Equal(t, "REJECTED", ans.Result.ProcessingStatus)
+	nt, err := eng.NTLookup(ctx, prof, Request{Number: "+4915123456789"})
+	require.NoError(t, err)
+	require.True(t, *nt.Result.IsValid)
 }
 
 func TestIDs(t *testing.T) {

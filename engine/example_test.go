@@ -52,6 +52,38 @@ func newEngine() (*engine.Engine, *engine.Profile) {
 	return eng, prof
 }
 
+// ExampleNew builds the smallest engine that answers HLR lookups, as the
+// package documentation shows it: one backend, on route GT1 of the
+// built-in coverage. The other illustrative routes (DS7, GT2 and MP1) have
+// no backend, so they are not served: every HLR lookup takes GT1, the
+// route list names only it, and MNP lookups need a portability backend.
+func ExampleNew() {
+	plan, err := numbering.Load()
+	if err != nil {
+		log.Fatal(err)
+	}
+	eng, err := engine.New(engine.Options{
+		Plan:     plan,
+		Backends: []engine.RouteBackends{{Route: "GT1", HLR: []engine.HLR{{Name: "provider-a", Backend: registerOf{}}}}},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	prof, err := eng.NewProfile(engine.ProfileOptions{Key: "demo"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	ans, err := eng.HLRLookup(context.Background(), prof, engine.Request{Number: "+4915112345678"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(ans.Result.ConnectivityStatus, ans.Result.RoutingInstruction)
+	fmt.Println(eng.Routes().Routes.HLR)
+	// Output:
+	// CONNECTED AUTO:GT1:SCORE
+	// [GT1]
+}
+
 func ExampleEngine_HLRLookup() {
 	eng, acct := newEngine()
 	ans, err := eng.HLRLookup(context.Background(), acct, engine.Request{Number: "+49 151 23456789"})

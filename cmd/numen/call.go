@@ -19,6 +19,8 @@ Sends one signed request to a Numen sidecar (or any /api/v2 service) and
 prints the response body. PATH is relative to the API, such as /hlr-lookup
 or "/route?msisdn=%2B4915123456789"; BODY is the JSON to send ("-" reads it
 from standard input). The request is signed with digest authentication.
+Without a key and secret the request is sent unsigned, as the public
+endpoints (GET /time, GET /openapi.json) take it: numen call GET /time.
 
   --url      the API's base URL (default $NUMEN_URL, else http://127.0.0.1:8080/api/v2)
   --key      API key (default $NUMEN_KEY)
@@ -43,8 +45,8 @@ func (c *cli) call(args []string) int {
 	switch {
 	case len(rest) < 2 || len(rest) > 3:
 		return c.usageError("call", "want METHOD PATH [BODY]")
-	case *key == "" || *secret == "":
-		return c.usageError("call", "--key and --secret (or $NUMEN_KEY and $NUMEN_SECRET) are required")
+	case (*key == "") != (*secret == ""):
+		return c.usageError("call", "give --key and --secret together (or $NUMEN_KEY and $NUMEN_SECRET), or neither for a public endpoint")
 	case !strings.HasPrefix(rest[1], "/"):
 		return c.usageError("call", "PATH %q must start with /", rest[1])
 	}
@@ -76,14 +78,17 @@ func (c *cli) call(args []string) int {
 		if len(body) > 0 {
 			req.Header.Set("Content-Type", "application/json")
 		}
-		if err := auth.SignRequest(req, *key, *secret, time.Now().Add(ahead), body); err != nil {
-			return c.usageError("call", "%v", err)
+		signed := *key != ""
+		if signed {
+			if err := auth.SignRequest(req, *key, *secret, time.Now().Add(ahead), body); err != nil {
+				return c.usageError("call", "%v", err)
+			}
 		}
 		if resp, err = http.DefaultClient.Do(req); err != nil {
 			fmt.Fprintf(c.stderr, "numen call: %v\n", err)
 			return exitError
 		}
-		if resp.StatusCode != http.StatusUnauthorized || ahead >= 5*time.Second {
+		if resp.StatusCode != http.StatusUnauthorized || !signed || ahead >= 5*time.Second {
 			break
 		}
 		answer, err := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
@@ -105,6 +110,9 @@ func (c *cli) call(args []string) int {
 	}
 	if resp.StatusCode/100 != 2 {
 		fmt.Fprintf(c.stderr, "numen call: %s\n", resp.Status)
+		if resp.StatusCode == http.StatusUnauthorized && *key == "" {
+			fmt.Fprintln(c.stderr, "numen call: sent without a key: this endpoint needs one; give --key and --secret (or $NUMEN_KEY and $NUMEN_SECRET)")
+		}
 		return exitError
 	}
 	return exitOK

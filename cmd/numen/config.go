@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"cmp"
 	"encoding/json"
 	"errors"
@@ -10,6 +9,8 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -210,20 +211,44 @@ func (d *duration) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// loadConfig reads and checks a config file. Relative paths in it are
-// relative to the file's directory.
+// loadConfig reads and checks a config file: every problem of the file
+// (a *configError naming the file, each problem's line, column and key
+// path), what its settings say of each other and of the files they name
+// included (checkReferences). Relative paths in it are relative to the
+// file's directory; a path starting with ~/ is in the home directory.
 func loadConfig(path string) (*serveConfig, error) {
-	raw, err := os.ReadFile(path)
+	cfg, d, err := readConfig(path)
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := parseConfig(raw)
+	if len(d.problems) > 0 {
+		e := d.err()
+		e.File = path
+		return nil, e
+	}
+	return cfg, nil
+}
+
+// readConfig is loadConfig but for the problems it found, which are the
+// decoder's.
+func readConfig(path string) (*serveConfig, *configDecoder, error) {
+	raw, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, nil, err
+	}
+	cfg, d, cerr := decodeConfig(raw)
+	if cerr != nil {
+		cerr.File = path
+		return nil, nil, cerr
 	}
 	dir := filepath.Dir(path)
+	home, _ := os.UserHomeDir()
 	rel := func(p *string) {
-		if *p != "" && !filepath.IsAbs(*p) {
+		switch {
+		case *p == "":
+		case home != "" && strings.HasPrefix(*p, "~/"):
+			*p = filepath.Join(home, (*p)[2:])
+		case !filepath.IsAbs(*p):
 			*p = filepath.Join(dir, *p)
 		}
 	}
@@ -238,6 +263,7 @@ func loadConfig(path string) (*serveConfig, error) {
 	for i := range cfg.Routes {
 		for j := range cfg.Routes[i].Backends {
 			rel(&cfg.Routes[i].Backends[j].File)
+			rel(&cfg.Routes[i].Backends[j].Deltas)
 		}
 	}
 	for i := range cfg.Accounts {
@@ -245,24 +271,80 @@ func loadConfig(path string) (*serveConfig, error) {
 	}
 	if cfg.Enum != nil {
 		rel(&cfg.Enum.Portdb)
+		rel(&cfg.Enum.PortdbDeltas)
+	}
+	checkReferences(cfg, d, d.report)
+	return cfg, d, nil
+}
+
+// parseConfig decodes a config strictly and checks what can be checked
+// without loading data. Every problem is reported, each with its line,
+// column and key path (a *configError); a file that is not JSON has one,
+// where its JSON goes wrong.
+func parseConfig(raw []byte) (*serveConfig, error) {
+	cfg, d, cerr := decodeConfig(raw)
+	if cerr != nil {
+		return nil, cerr
+	}
+	if len(d.problems) > 0 {
+		return nil, d.err()
 	}
 	return cfg, nil
 }
 
-// parseConfig decodes a config strictly and checks what can be checked
-// without loading data: every problem is named with its place in the file.
-func parseConfig(raw []byte) (*serveConfig, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
+// decodeConfig reads a config and checks its values (checkConfig). A file
+// that is not JSON is an error; otherwise the decoder holds the problems
+// found, and the config what could be read.
+func decodeConfig(raw []byte) (*serveConfig, *configDecoder, *configError) {
+	root, serr := configParse(raw)
+	if serr != nil {
+		line, col := lineCol(raw, serr.off)
+		return nil, nil, &configError{Problems: []configProblem{{Line: line, Col: col, Msg: serr.msg}}}
+	}
+	d := &configDecoder{raw: raw, places: map[string]int{}, values: map[string]int{}}
 	var cfg serveConfig
-	if err := dec.Decode(&cfg); err != nil {
-		return nil, configJSONError(err, raw)
+	if root.kind != '{' {
+		d.bad(root.off, "", "want a JSON object ({...}) at the top of the file, got %s", root.kindName())
+	} else {
+		d.decode(root, "", reflect.ValueOf(&cfg).Elem())
 	}
-	if dec.More() {
-		return nil, errors.New("data after the JSON object")
+	// A setting of the wrong type is reported once, not again by the
+	// checks of its (zero) value.
+	d.typed = map[string]bool{}
+	for _, p := range d.problems {
+		d.typed[p.path] = true
 	}
-	var problems []string
-	bad := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+	checkConfig(&cfg, d.report)
+	return &cfg, d, nil
+}
+
+// report records a problem of a check, "PATH: MESSAGE", at PATH's place
+// in the file; not one at or below a setting of the wrong type.
+func (d *configDecoder) report(format string, args ...any) {
+	path, msg, ok := strings.Cut(fmt.Sprintf(format, args...), ": ")
+	if !ok {
+		path, msg = "", path
+	}
+	if !within(path, d.typed) {
+		d.problems = append(d.problems, pathProblem{d.placeOf(path), path, msg})
+	}
+}
+
+// err returns the decoder's problems in the order of the file.
+func (d *configDecoder) err() *configError {
+	slices.SortStableFunc(d.problems, func(a, b pathProblem) int { return cmp.Compare(a.off, b.off) })
+	e := &configError{}
+	for _, p := range d.problems {
+		line, col := lineCol(d.raw, p.off)
+		e.Problems = append(e.Problems, configProblem{Line: line, Col: col, Path: p.path, Msg: p.msg})
+	}
+	return e
+}
+
+// checkConfig checks the values of a decoded config that can be checked
+// without loading data. Each problem goes to bad as "PATH: MESSAGE", PATH
+// the setting's key path.
+func checkConfig(cfg *serveConfig, bad func(string, ...any)) {
 	for i, p := range cfg.TrustedProxies {
 		if _, err := netip.ParsePrefix(p); err != nil {
 			bad("trusted_proxies[%d]: %q is not a CIDR such as 10.0.0.0/8", i, p)
@@ -295,11 +377,15 @@ func parseConfig(raw []byte) (*serveConfig, error) {
 		}
 	}
 	if idle, pressure := cmp.Or(time.Duration(cfg.IdleTimeout), defaultIdleTimeout), cmp.Or(time.Duration(cfg.IdleTimeoutUnderPressure), httpapi.DefaultPressureIdleTimeout); pressure > idle {
-		bad("idle_timeout_under_pressure: %v is longer than idle_timeout (%v)", pressure, idle)
+		if cfg.IdleTimeoutUnderPressure == 0 {
+			bad("idle_timeout: %v is shorter than idle_timeout_under_pressure (default %v)", idle, pressure)
+		} else {
+			bad("idle_timeout_under_pressure: %v is longer than idle_timeout (%v)", pressure, idle)
+		}
 	}
 	switch {
 	case cfg.Database != "" && cfg.DatabaseEnv != "":
-		bad("database and database_env: give one, not both")
+		bad("database_env: give database or database_env, not both")
 	case cfg.Database != "" && !stores.IsURL(cfg.Database):
 		bad("database: %q is not a postgres:// or postgresql:// URL", redactURL(cfg.Database))
 	}
@@ -326,11 +412,6 @@ func parseConfig(raw []byte) (*serveConfig, error) {
 		}
 	}
 	seenKey := map[string]bool{}
-	for i := range cfg.Accounts {
-		if string(bytes.TrimSpace(cfg.Accounts[i].RoutingMap)) == "null" {
-			cfg.Accounts[i].RoutingMap = nil // as if absent
-		}
-	}
 	for i, a := range cfg.Accounts {
 		at := fmt.Sprintf("accounts[%d]", i)
 		switch {
@@ -341,7 +422,7 @@ func parseConfig(raw []byte) (*serveConfig, error) {
 		}
 		seenKey[a.Key] = true
 		if len(a.Secrets)+len(a.SecretsEnv) == 0 {
-			bad("%s: secrets or secrets_env: at least one secret is required", at)
+			bad("%s.secrets: at least one secret is required (secrets or secrets_env)", at)
 		}
 		for j, s := range a.Secrets {
 			if len(s) < 16 {
@@ -359,16 +440,12 @@ func parseConfig(raw []byte) (*serveConfig, error) {
 			}
 		}
 		if len(a.RoutingMap) > 0 && a.RoutingMapFile != "" {
-			bad("%s: routing_map and routing_map_file: give one, not both", at)
+			bad("%s.routing_map_file: give routing_map or routing_map_file, not both", at)
 		}
-		if a.RateLimit != nil && (a.RateLimit.PerSecond <= 0 || a.RateLimit.Burst < 0) {
-			bad("%s.rate_limit: per_second must be positive and burst not negative", at)
+		if a.RateLimit != nil {
+			checkRate(at+".rate_limit", a.RateLimit.PerSecond, a.RateLimit.Burst, bad)
 		}
 	}
-	if len(problems) > 0 {
-		return nil, errors.New(strings.Join(problems, "; "))
-	}
-	return &cfg, nil
 }
 
 func checkBackend(at string, b backendConfig, bad func(string, ...any)) {
@@ -384,7 +461,7 @@ func checkBackend(at string, b backendConfig, bad func(string, ...any)) {
 			bad("%s.key: is required for a remote backend", at)
 		}
 		if (b.Secret == "") == (b.SecretEnv == "") {
-			bad("%s: give secret or secret_env (one of them) for a remote backend", at)
+			bad("%s.secret: give secret or secret_env (one of them) for a remote backend", at)
 		}
 	case "portdb":
 		if b.File == "" {
@@ -433,6 +510,16 @@ func checkENUMBackend(at string, b backendConfig, bad func(string, ...any)) {
 	}
 }
 
+// checkRate checks a rate limit's settings at at.
+func checkRate(at string, perSecond float64, burst int, bad func(string, ...any)) {
+	if perSecond <= 0 {
+		bad("%s.per_second: must be positive", at)
+	}
+	if burst < 0 {
+		bad("%s.burst: must not be negative", at)
+	}
+}
+
 // parseAddrOrPrefix reads "203.0.113.7" or "203.0.113.0/24".
 func parseAddrOrPrefix(s string) (netip.Prefix, error) {
 	if strings.Contains(s, "/") {
@@ -444,22 +531,6 @@ func parseAddrOrPrefix(s string) (netip.Prefix, error) {
 		return netip.Prefix{}, err
 	}
 	return netip.PrefixFrom(a, a.BitLen()), nil
-}
-
-// configJSONError names where the JSON went wrong.
-func configJSONError(err error, raw []byte) error {
-	var te *json.UnmarshalTypeError
-	var se *json.SyntaxError
-	switch {
-	case errors.As(err, &te):
-		return fmt.Errorf("%s: want %s, got %s", te.Field, te.Type, te.Value)
-	case errors.As(err, &se):
-		line := 1 + bytes.Count(raw[:min(int(se.Offset), len(raw))], []byte{'\n'})
-		return fmt.Errorf("line %d: %v", line, se)
-	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		return fmt.Errorf("unknown setting %s", strings.TrimPrefix(err.Error(), "json: unknown field "))
-	}
-	return err
 }
 
 // redactURL returns a database URL with its password replaced, for

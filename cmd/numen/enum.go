@@ -67,8 +67,8 @@ func checkEnum(e *enumConfig, bad func(string, ...any)) {
 			bad("enum.listen: %q is not an address such as 127.0.0.1:5353", e.Listen)
 		}
 	}
-	if rl := e.RateLimit; rl != nil && (rl.PerSecond <= 0 || rl.Burst < 0) {
-		bad("enum.rate_limit: per_second must be positive and burst not negative")
+	if rl := e.RateLimit; rl != nil {
+		checkRate("enum.rate_limit", rl.PerSecond, rl.Burst, bad)
 	}
 	if e.MaxConnections < 0 {
 		bad("enum.max_connections: must not be negative")
@@ -137,15 +137,12 @@ type runningEnum struct {
 	done   chan error
 }
 
-// startEnum opens the ENUM server's sockets on addr and serves them.
-func startEnum(s *enumserver.Server, addr string) (*runningEnum, error) {
-	pc, ln, err := enumserver.Listen(addr)
-	if err != nil {
-		return nil, fmt.Errorf("enum: %w", err)
-	}
+// startEnum serves the ENUM server's sockets (enumserver.Listen's, which
+// runServer opens before anything else).
+func startEnum(s *enumserver.Server, pc net.PacketConn, ln net.Listener) *runningEnum {
 	r := &runningEnum{server: s, addr: pc.LocalAddr(), done: make(chan error, 1)}
 	go func() { r.done <- s.Serve(pc, ln) }()
-	return r, nil
+	return r
 }
 
 // stop shuts the server down: its sockets closed, the answers in flight

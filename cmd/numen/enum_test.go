@@ -118,11 +118,11 @@ func TestEnumConfigErrors(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct{ config, want string }{
 		{`{"enum": {"listen": "5353"}}`, `enum.listen: "5353" is not an address`},
-		{`{"enum": {"listen": "127.0.0.1:5353", "rate_limit": {"per_second": 0}}}`, `enum.rate_limit: per_second must be positive`},
+		{`{"enum": {"listen": "127.0.0.1:5353", "rate_limit": {"per_second": 0}}}`, `enum.rate_limit.per_second: must be positive`},
 		{`{"enum": {"listen": "127.0.0.1:5353", "ttl": "10ms"}}`, `enum.ttl: 10ms is less than a second`},
 		{`{"enum": {"listen": "127.0.0.1:5353", "max_connections": -1}}`, `enum.max_connections: must not be negative`},
-		{`{"enum": {"listen": "127.0.0.1:5353", "rn": "x"}}`, `enum.rn: want map[string]string`},
-		{`{"enum": {"listen": "127.0.0.1:5353", "port": 53}}`, `unknown setting "port"`},
+		{`{"enum": {"listen": "127.0.0.1:5353", "rn": "x"}}`, `1:45: enum.rn: want an object ({...}), got a string`},
+		{`{"enum": {"listen": "127.0.0.1:5353", "port": 53}}`, `1:39: enum.port: unknown setting (did you mean "portdb"?)`},
 	} {
 		_, err := parseConfig([]byte(tc.config))
 		require.ErrorContains(t, err, tc.want, tc.config)

@@ -92,7 +92,7 @@ func TestFindErrors(t *testing.T) {
 	}{
 		{[]string{"find", "--country", "XX"}, exitUsage, `numen find: --country "XX": numbering: unknown region "XX"`},
 		{[]string{"find", "--leniency", "loose"}, exitUsage, `numen find: --leniency "loose": unknown leniency: want possible, valid, strict-grouping or exact-grouping`},
-		{[]string{"find", "--colour", "red"}, exitUsage, "flag provided but not defined: -colour"},
+		{[]string{"find", "--colour", "red"}, exitUsage, "unknown flag --colour"},
 		{[]string{"find", filepath.Join(t.TempDir(), "missing.txt")}, exitError, "missing.txt: no such file or directory"},
 	} {
 		code, out, errOut := runCLI(t, nil, tc.args...)

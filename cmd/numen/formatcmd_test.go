@@ -91,7 +91,7 @@ func TestFormatErrors(t *testing.T) {
 		{[]string{"format", "--from", "XX", "+49 30 1234567"}, `--from "XX": not a region of the numbering plan`},
 		{[]string{"format", "--from", "001", "+49 30 1234567"}, `--from "001": not a region`},
 		{[]string{"format", "--country", "Germany", "+49 30 1234567"}, `--country "Germany": not a region`},
-		{[]string{"format", "--bogus"}, "flag provided but not defined: -bogus"},
+		{[]string{"format", "--bogus"}, "unknown flag --bogus"},
 	} {
 		code, out, errOut := runCLI(t, nil, tc.args...)
 		require.Equal(t, exitUsage, code, "%v", tc.args)

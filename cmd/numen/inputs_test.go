@@ -202,3 +202,19 @@ func TestCallSignsAgainWhenRefusedAsReplay(t *testing.T) {
 	}
 	require.Equal(t, int64(3), stoppedResults(t, r, data, "inputs-test"))
 }
+
+// numen call without a key sends the request unsigned: a public endpoint
+// answers; one that needs a key is refused, and the command says why.
+func TestCallWithoutKey(t *testing.T) {
+	t.Parallel()
+	r := startServer(t, &serveConfig{}, true)
+	code, out, errOut := runCLI(t, nil, "call", "--url", r.base, "--key=", "--secret=", "GET", "/time")
+	require.Equal(t, exitOK, code, errOut)
+	require.Regexp(t, `^\{"time": ?\d+\}`, out)
+	code, _, errOut = runCLI(t, nil, "call", "--url", r.base, "--key=", "--secret=", "POST", "/nt-lookup", `{"number": "+4915123456789"}`)
+	require.Equal(t, exitError, code)
+	require.Contains(t, errOut, "numen call: 401 Unauthorized\nnumen call: sent without a key: this endpoint needs one")
+	code, _, errOut = runCLI(t, nil, "call", "--url", r.base, "--key", "k", "--secret=", "GET", "/time")
+	require.Equal(t, exitUsage, code)
+	require.Contains(t, errOut, "give --key and --secret together")
+}

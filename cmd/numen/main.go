@@ -5,16 +5,18 @@
 //	numen route [--map FILE] [--explain] [NUMBER...] decide the routes of HLR lookups
 //	numen short --country CC [NUMBER...]            short and emergency numbers of a region
 //	numen serve --config FILE | --demo              serve the lookup API (/api/v2)
-//	numen call METHOD PATH [BODY]                   send one signed request to the API
+//	numen config check FILE                         check a config file of serve
+//	numen call METHOD PATH [BODY]                   send one request to the API
 //	numen portdb build|lookup|verify                the offline portability database
 //	numen plan verify [FILE]                        check a numbering plan file
 //	numen data check|recover DIR                    check and recover a data directory
 //	numen version                                   print the program and data versions
 //	numen help [command]                            show usage
 //
-// Before the command, --plan FILE uses another numbering plan file than the
-// built-in one and --overlay FILE (repeatable) compiles corrections and new
-// ranges over it.
+// Before or after the command, --plan FILE uses another numbering plan
+// file than the built-in one and --overlay FILE (repeatable) compiles
+// corrections and new ranges over it. Flags are spelt with two dashes
+// (--format); the flag package's single dash works as well.
 //
 // "numen nt" without NUMBER arguments reads one number per line from standard
 // input and streams the results in constant memory, so
@@ -32,6 +34,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"runtime/debug"
 	"strings"
 
@@ -95,7 +98,7 @@ func (c *cli) plan(planFile string, more ...string) (*numbering.Plan, error) {
 const usageText = `Numen classifies phone numbers offline: type, validity, country and network.
 
 Usage:
-  numen [--plan FILE] [--overlay FILE]... <command> [arguments]
+  numen <command> [arguments] [--plan FILE] [--overlay FILE]...
 
 Commands:
   nt        classify phone numbers (from arguments or standard input)
@@ -105,7 +108,10 @@ Commands:
   route     decide the route of HLR lookups, with routing maps and coverage
   short     short and emergency numbers dialled in a region (--country CC)
   serve     serve the lookup API (/api/v2); --demo runs it on a simulator
-  call      send one signed request to the lookup API
+  config    check a config file of serve (numen config check FILE): every
+            problem at once, as FILE:LINE:COLUMN: SETTING: MESSAGE
+  call      send one request to the lookup API: signed with a key, or
+            without one for the public endpoints (numen call GET /time)
   portdb    build, query and verify the offline portability database
   plan      check a numbering plan file (numen plan verify FILE)
   data      check and recover serve's data directory (numen data check DIR)
@@ -113,38 +119,33 @@ Commands:
   help      show this help, or a command's: numen help <command>
 
 --plan FILE uses a numbering plan file (such as one go run ./data/gen wrote
-from newer libphonenumber data) instead of the one built into numen.
+from newer libphonenumber data) instead of the one built into numen. Like
+--overlay, it may come before or after the command.
 --overlay FILE compiles an overlay over the numbering plan: corrections and
 new ranges, one per line, as "prefix<TAB>type<TAB>network<TAB>MCCMNC<TAB>note"
 (see go doc numbering, section Overlays). It may be given more than once.
+
+Flags are written --name VALUE or --name=VALUE, after the command or among
+its arguments.
 
 Run "numen help nt" for the options of nt.
 `
 
 func (c *cli) run(args []string) int {
-	for len(args) > 0 {
-		name, value, hasValue := strings.Cut(strings.TrimLeft(args[0], "-"), "=")
-		if !strings.HasPrefix(args[0], "-") || name != "overlay" && name != "plan" {
-			break
-		}
-		if !hasValue {
-			if len(args) < 2 || args[1] == "" {
-				fmt.Fprintf(c.stderr, "numen: --%s needs a file\nRun \"numen help\" for usage.\n", name)
-				return exitUsage
-			}
-			value, args = args[1], args[1:]
-		}
-		args = args[1:]
-		if name == "plan" {
-			c.planFile = value
-		} else {
-			c.overlays = append(c.overlays, value)
-		}
+	args, code, ok := c.globalFlags(args, true)
+	if !ok {
+		return code
 	}
 	if len(args) == 0 {
 		fmt.Fprint(c.stderr, usageText)
 		return exitUsage
 	}
+	// The global flags may follow the command too, as its own flags may.
+	rest, code, ok := c.globalFlags(args[1:], false)
+	if !ok {
+		return code
+	}
+	args = append(args[:1:1], rest...)
 	switch cmd, rest := args[0], args[1:]; cmd {
 	case "nt":
 		return c.nt(rest)
@@ -166,6 +167,8 @@ func (c *cli) run(args []string) int {
 		return c.data(rest)
 	case "serve":
 		return c.serve(rest)
+	case "config":
+		return c.config(rest)
 	case "call":
 		return c.call(rest)
 	case "help", "-h", "-help", "--help":
@@ -174,6 +177,40 @@ func (c *cli) run(args []string) int {
 		fmt.Fprintf(c.stderr, "numen: unknown command %q\nRun \"numen help\" for usage.\n", cmd)
 		return exitUsage
 	}
+}
+
+// globalFlags takes --plan FILE and --overlay FILE (also -plan, =FILE)
+// out of args and returns the rest: those before the first other argument
+// when leading, else those anywhere before a "--".
+func (c *cli) globalFlags(args []string, leading bool) (rest []string, code int, ok bool) {
+	for i := 0; i < len(args); i++ {
+		arg := args[i]
+		if arg == "--" {
+			return append(rest, args[i:]...), exitOK, true
+		}
+		name, value, hasValue := strings.Cut(strings.TrimLeft(arg, "-"), "=")
+		if !strings.HasPrefix(arg, "-") || name != "overlay" && name != "plan" {
+			if leading {
+				return append(rest, args[i:]...), exitOK, true
+			}
+			rest = append(rest, arg)
+			continue
+		}
+		if !hasValue {
+			if i+1 >= len(args) || args[i+1] == "" {
+				fmt.Fprintf(c.stderr, "numen: --%s needs a file\nRun \"numen help\" for usage.\n", name)
+				return nil, exitUsage, false
+			}
+			i++
+			value = args[i]
+		}
+		if name == "plan" {
+			c.planFile = value
+		} else {
+			c.overlays = append(c.overlays, value)
+		}
+	}
+	return rest, exitOK, true
 }
 
 func (c *cli) help(args []string) int {
@@ -202,6 +239,8 @@ func (c *cli) help(args []string) int {
 		fmt.Fprint(c.stdout, serveUsage)
 	case len(args) == 1 && args[0] == "call":
 		fmt.Fprint(c.stdout, callUsage)
+	case len(args) == 1 && args[0] == "config":
+		fmt.Fprint(c.stdout, configUsage)
 	case len(args) == 1 && args[0] == "help":
 		fmt.Fprint(c.stdout, usageText)
 	default:
@@ -269,8 +308,32 @@ func (c *cli) parseFlags(fs *flag.FlagSet, cmd, usage string, args []string) (co
 		fmt.Fprint(c.stdout, usage)
 		return exitOK, false
 	default:
-		return c.usageError(cmd, "%v", err), false
+		return c.usageError(cmd, "%s", flagMessage(err)), false
 	}
+}
+
+// flagErrors are the flag package's messages, which name a flag with one
+// dash ("-format"), and the words numen says them in, with two.
+var flagErrors = []struct {
+	re   *regexp.Regexp
+	with string
+}{
+	{regexp.MustCompile(`^flag provided but not defined: -+(.*)$`), "unknown flag --$1"},
+	{regexp.MustCompile(`^flag needs an argument: -+(.*)$`), "--$1 needs a value"},
+	{regexp.MustCompile(`^invalid (?:boolean )?value (".*") for (?:flag )?-+([^:]+): (.*)$`), "--$2 $1: $3"},
+	{regexp.MustCompile(`^bad flag syntax: (.*)$`), "bad flag syntax: $1 (flags are --name or --name=value)"},
+}
+
+// flagMessage is a flag parsing error in numen's words: flags spelt as
+// the help spells them, --format.
+func flagMessage(err error) string {
+	msg := err.Error()
+	for _, e := range flagErrors {
+		if e.re.MatchString(msg) {
+			return e.re.ReplaceAllString(msg, e.with)
+		}
+	}
+	return msg
 }
 
 // parseInterleaved parses flags that may come before, between and after the

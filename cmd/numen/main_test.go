@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -132,7 +133,7 @@ func TestUsage(t *testing.T) {
 		{name: "nt unknown flag", args: []string{"nt", "--bogus", "+4915123456789"}, code: exitUsage, stderr: "-bogus", noStdout: true},
 		{name: "nt unknown format", args: []string{"nt", "--format", "xml", "+4915123456789"}, code: exitUsage, stderr: `unknown format "xml"`, noStdout: true},
 		{name: "nt format after number", args: []string{"nt", "+4915123456789", "--format=yaml"}, code: exitUsage, stderr: `unknown format "yaml"`, noStdout: true},
-		{name: "nt missing format value", args: []string{"nt", "--format"}, code: exitUsage, stderr: "flag needs an argument: -format", noStdout: true},
+		{name: "nt missing format value", args: []string{"nt", "--format"}, code: exitUsage, stderr: "numen nt: --format needs a value", noStdout: true},
 		{name: "version argument", args: []string{"version", "extra"}, code: exitUsage, stderr: `unexpected argument "extra"`, noStdout: true},
 		{name: "version unknown flag", args: []string{"version", "--short"}, code: exitUsage, stderr: "-short", noStdout: true},
 	}
@@ -191,4 +192,57 @@ func TestPlanFlagAndVerify(t *testing.T) {
 	code, _, errOut = runCLI(t, nil, "plan", "check")
 	require.Equal(t, exitUsage, code)
 	require.Contains(t, errOut, `unknown subcommand "check"`)
+}
+
+// TestGlobalFlagsAfterCommand: --overlay and --plan work after the command
+// as before it, in any place among its arguments, up to a "--".
+func TestGlobalFlagsAfterCommand(t *testing.T) {
+	t.Parallel()
+	overlay := filepath.Join(t.TempDir(), "corrections.tsv")
+	require.NoError(t, os.WriteFile(overlay, []byte("+49 1540\tMOBILE\tExample Mobil\t26299\tnew range\n"), 0o644))
+	for _, args := range [][]string{
+		{"nt", "--overlay", overlay, "+49 1540 1234567"},
+		{"nt", "+49 1540 1234567", "--overlay", overlay},
+		{"nt", "--format", "json", "-overlay=" + overlay, "+49 1540 1234567"},
+	} {
+		code, out, errOut := runCLI(t, nil, args...)
+		require.Equal(t, exitOK, code, "%v: %s", args, errOut)
+		require.Contains(t, out, `"original_network_name":"Example Mobil"`, args)
+	}
+	code, out, _ := runCLI(t, nil, "version", "--overlay", overlay)
+	require.Equal(t, exitOK, code)
+	require.Contains(t, out, " + overlay "+overlay)
+	code, _, errOut := runCLI(t, nil, "version", "--plan", filepath.Join(t.TempDir(), "none.plan"))
+	require.Equal(t, exitError, code)
+	require.Contains(t, errOut, "none.plan")
+	// After "--" it is an argument like any other.
+	code, out, _ = runCLI(t, nil, "nt", "--", "--overlay")
+	require.Equal(t, exitOK, code)
+	require.Contains(t, out, `"number":"--overlay"`)
+	code, _, errOut = runCLI(t, nil, "nt", "+4915123456789", "--overlay")
+	require.Equal(t, exitUsage, code)
+	require.Contains(t, errOut, "--overlay needs a file")
+}
+
+// TestFlagSpelling: messages about flags spell them as the help does,
+// --format, never -format.
+func TestFlagSpelling(t *testing.T) {
+	t.Parallel()
+	oneDash := regexp.MustCompile(`(^|[\s:("])-[a-z][a-z-]+`)
+	for _, args := range [][]string{
+		{"nt", "--bogus"}, {"nt", "--format"}, {"nt", "-format"}, {"format", "--style"},
+		{"find", "--colour", "red"}, {"route", "--map"}, {"short", "--country"},
+		{"serve", "--addr"}, {"serve", "--demo=maybe"}, {"call", "--timeout", "soon", "GET", "/time"},
+		{"portdb", "build", "--regions"}, {"data", "check", "--bogus"}, {"config", "check", "--bogus"},
+		{"version", "--short"}, {"plan", "verify", "--bogus"},
+	} {
+		code, _, errOut := runCLI(t, nil, args...)
+		require.Equal(t, exitUsage, code, "%v: %s", args, errOut)
+		first, _, _ := strings.Cut(errOut, "\n")
+		require.NotRegexp(t, oneDash, first, args)
+		require.Contains(t, first, "--", args)
+	}
+	code, _, errOut := runCLI(t, nil, "call", "--timeout", "soon", "GET", "/time")
+	require.Equal(t, exitUsage, code)
+	require.Contains(t, errOut, `numen call: --timeout "soon": parse error`)
 }

@@ -15,11 +15,11 @@ import (
 )
 
 const portdbUsage = `Usage:
-  numen portdb build [-regions DE,AT] [-source TEXT] -o FILE INPUT
-  numen portdb lookup [-deltas DIR] FILE [NUMBER...]
+  numen portdb build [--regions DE,AT] [--source TEXT] -o FILE INPUT
+  numen portdb lookup [--deltas DIR] FILE [NUMBER...]
   numen portdb verify FILE [DELTA...]
-  numen portdb diff [-time TIME] OLD NEW -o DELTA
-  numen portdb apply [-source TEXT] BASE DELTA... -o FILE
+  numen portdb diff [--time TIME] OLD NEW -o DELTA
+  numen portdb apply [--source TEXT] BASE DELTA... -o FILE
 
 The offline portability database: which numbers and number ranges have been
 ported to which mobile network (MCCMNC).
@@ -35,11 +35,11 @@ one length (+491511200000-+491511299999). A header row, lines starting with
 what it wrote to standard error. A bad row stops it with the line named
 (exit status 1).
 
-  -regions DE,AT   the regions the database covers (ISO 3166-1 alpha-2);
+  --regions DE,AT  the regions the database covers (ISO 3166-1 alpha-2);
                    every row must be in one's calling code. Default: the
                    regions of the calling codes in the input, which must
                    each be a single region's (+49, not +1)
-  -source TEXT     a description of the data, kept in the file
+  --source TEXT    a description of the data, kept in the file
   -o FILE          the database to write (required); written whole or not
                    at all
 
@@ -53,7 +53,7 @@ mccmnc, network, and match ("number" for an entry of the number itself,
 "range" for a prefix; null when not ported). It checks the whole file first,
 as verify does: a damaged file is an error (exit status 1), never an answer.
 
-  -deltas DIR   apply the delta files of DIR (*.delta, in name order) on
+  --deltas DIR  apply the delta files of DIR (*.delta, in name order) on
                 top of FILE, as numen serve does with a backend's "deltas"
 
 verify checks the whole file (checksum, order, networks) and prints its
@@ -69,7 +69,7 @@ ranges again, or not ported). A delta carries numbers: OLD and NEW must
 have the same ranges and regions (build a new base otherwise). It names OLD
 (by its identity, which verify prints) as its base.
 
-  -time TIME   the time stamp of the changes, RFC 3339 (default: NEW's
+  --time TIME  the time stamp of the changes, RFC 3339 (default: NEW's
                build time, else now)
   -o DELTA     the delta file to write (required); written whole or not
                at all
@@ -79,7 +79,7 @@ two changes of a number the later time stamp wins) into a new database
 FILE: the file build makes from the same entries. The build time recorded
 is SOURCE_DATE_EPOCH when set, else none, as for build.
 
-  -source TEXT   a description of the data (default: BASE's)
+  --source TEXT  a description of the data (default: BASE's)
   -o FILE        the database to write (required)
 
 numen serve applies delta files too: put them in the directory named by a
@@ -142,7 +142,7 @@ func (c *cli) portdbBuild(args []string) int {
 			continue
 		}
 		if len(r) != 2 || plan.CallingCode(r) == 0 {
-			return c.usageError("portdb", "build: -regions: unknown region %q", r)
+			return c.usageError("portdb", "build: --regions: unknown region %q", r)
 		}
 		regionList = append(regionList, r)
 	}
@@ -431,7 +431,7 @@ func (c *cli) portdbDiff(args []string) int {
 	if *at != "" {
 		t, err := time.Parse(time.RFC3339, *at)
 		if err != nil {
-			return c.usageError("portdb", "diff: -time: %q is not an RFC 3339 time such as 2026-11-26T12:00:00Z", *at)
+			return c.usageError("portdb", "diff: --time: %q is not an RFC 3339 time such as 2026-11-26T12:00:00Z", *at)
 		}
 		when = t
 	}

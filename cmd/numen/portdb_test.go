@@ -100,7 +100,7 @@ func TestPortDBBuildErrors(t *testing.T) {
 		{"missing input", []string{"portdb", "build", "-o", out}, exitUsage, "missing INPUT"},
 		{"two inputs", []string{"portdb", "build", "-o", out, good, good}, exitUsage, "unexpected argument"},
 		{"unknown region", []string{"portdb", "build", "-regions", "DE,XX", "-o", out, good}, exitUsage, `-regions: unknown region "XX"`},
-		{"unknown flag", []string{"portdb", "build", "-x", "-o", out, good}, exitUsage, "flag provided but not defined: -x"},
+		{"unknown flag", []string{"portdb", "build", "-x", "-o", out, good}, exitUsage, "unknown flag --x"},
 		{"no subcommand", []string{"portdb"}, exitUsage, "missing subcommand"},
 		{"unknown subcommand", []string{"portdb", "frob"}, exitUsage, `unknown subcommand "frob"`},
 		{"lookup without file", []string{"portdb", "lookup"}, exitUsage, "missing database FILE"},

@@ -24,6 +24,7 @@ import (
 	"github.com/numenhq/numen/engine/account"
 	"github.com/numenhq/numen/engine/auth"
 	"github.com/numenhq/numen/engine/bulk"
+	"github.com/numenhq/numen/engine/enumserver"
 	"github.com/numenhq/numen/engine/httpapi"
 	"github.com/numenhq/numen/engine/store"
 	"github.com/numenhq/numen/engine/store/sqlitestore"
@@ -52,6 +53,9 @@ it is answered.
 
   --config FILE   accounts, backends, prices and limits: see
                   cmd/numen/numen.example.json, which documents every setting
+                  (and runs as it is, on the simulator); every problem of
+                  the file is reported at once, as numen config check FILE
+                  reports them without starting
   --demo          run without a config: embedded routing data, one account
                   with a generated key and secret (printed at start), and the
                   SIMULATOR (package mnp/simnet) answering every HLR and MNP
@@ -140,6 +144,13 @@ func (c *cli) serve(args []string) int {
 	} else {
 		var err error
 		if cfg, err = loadConfig(*configPath); err != nil {
+			var ce *configError
+			if errors.As(err, &ce) {
+				// One problem a line, as numen config check writes them.
+				fmt.Fprintln(c.stderr, ce.Error())
+				fmt.Fprintf(c.stderr, "numen serve: %s: "+plural(len(ce.Problems), "%d problem", "%d problems")+"; nothing was started\n", *configPath, len(ce.Problems))
+				return exitError
+			}
 			fmt.Fprintf(c.stderr, "numen serve: %v\n", err)
 			return exitError
 		}
@@ -201,10 +212,55 @@ func (c *cli) serve(args []string) int {
 
 // runServer builds everything from cfg and serves until ctx ends. ready,
 // when not nil, receives the listener's address once it accepts.
-func (c *cli) runServer(ctx context.Context, cfg *serveConfig, demo bool, logger *slog.Logger, ready chan<- string) error {
+//
+// A start that fails leaves no new files: the listen addresses are taken
+// first (a bad or busy address fails before anything is written), the
+// demo's credentials are written once everything is built, and a data
+// directory this start created is removed when it fails before serving.
+func (c *cli) runServer(ctx context.Context, cfg *serveConfig, demo bool, logger *slog.Logger, ready chan<- string) (err error) {
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return err
+	}
+	serving := false
+	defer func() {
+		if !serving {
+			ln.Close()
+		}
+	}()
+	var enumPC net.PacketConn
+	var enumLn net.Listener
+	if cfg.Enum != nil && cfg.Enum.Listen != "" {
+		if enumPC, enumLn, err = enumserver.Listen(cfg.Enum.Listen); err != nil {
+			return fmt.Errorf("enum: %w", err)
+		}
+		defer func() {
+			if !serving {
+				enumPC.Close()
+				enumLn.Close()
+			}
+		}()
+	}
+	if _, statErr := os.Stat(cfg.Data); errors.Is(statErr, fs.ErrNotExist) {
+		// Registered first, so run last: after the store is closed.
+		defer func() {
+			if err != nil && !serving {
+				_ = os.RemoveAll(cfg.Data)
+			}
+		}()
+	}
 	plan, err := c.plan(cfg.Plan, cfg.Overlays...)
 	if err != nil {
 		return fmt.Errorf("loading numbering data: %w", err)
+	}
+	if !demo {
+		// What the plan says of the routing maps and the ENUM settings,
+		// before the store writes anything.
+		var problems []string
+		checkWithPlan(cfg, plan, false, func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) })
+		if len(problems) > 0 {
+			return errors.New(strings.Join(problems, "\n"))
+		}
 	}
 	var browser *webpkg.Package
 	if cfg.Wasm != "" {
@@ -222,8 +278,9 @@ func (c *cli) runServer(ctx context.Context, cfg *serveConfig, demo bool, logger
 	}
 	defer db.Close()
 	var demoKey, demoSecret string
+	var saveDemo func() error
 	if demo {
-		if demoKey, demoSecret, err = demoAccount(cfg); err != nil {
+		if demoKey, demoSecret, saveDemo, err = demoAccount(cfg); err != nil {
 			return err
 		}
 		if err := setUpDemo(cfg, plan); err != nil {
@@ -243,9 +300,7 @@ func (c *cli) runServer(ctx context.Context, cfg *serveConfig, demo bool, logger
 		}
 		built.closers = append(built.closers, closers...)
 		registerEnumMetrics(built.metrics, es)
-		if enum, err = startEnum(es, cfg.Enum.Listen); err != nil {
-			return err
-		}
+		enum = startEnum(es, enumPC, enumLn)
 		// Stopped before the databases it reads are closed (built.close).
 		defer func() {
 			if enum != nil {
@@ -265,10 +320,6 @@ func (c *cli) runServer(ctx context.Context, cfg *serveConfig, demo bool, logger
 		mux.Handle("/wasm/", http.StripPrefix("/wasm", browser))
 		mux.Handle("/", handler)
 		handler = mux
-	}
-	ln, err := net.Listen("tcp", cfg.Addr)
-	if err != nil {
-		return err
 	}
 	// The server's memory is bounded by connections and what each may hold
 	// (headers up to MaxHeaderBytes, bodies by max_body_memory). Idle
@@ -306,6 +357,9 @@ func (c *cli) runServer(ctx context.Context, cfg *serveConfig, demo bool, logger
 		where = redactURL(cfg.Database)
 	}
 	if demo {
+		if err := saveDemo(); err != nil {
+			return err
+		}
 		if err := writeDemoEnv(cfg.Data, base, demoKey, demoSecret); err != nil {
 			return err
 		}
@@ -331,6 +385,9 @@ Bulk lookups deliver their results to %s:
 		}
 	} else {
 		fmt.Fprintf(c.stdout, "numen %s: serving %s (%d accounts), results in %s\n", programVersion(), base, len(cfg.Accounts), where)
+		if sim := simulatedRoutes(cfg); len(sim) > 0 {
+			fmt.Fprintf(c.stdout, "SIMULATOR: routes %s are answered by the simulator (mnp/simnet, backends of type simnet), with invented data: replace them with your providers before real use.\n", strings.Join(sim, ", "))
+		}
 	}
 	if enum != nil {
 		fmt.Fprintf(c.stdout, "\nENUM:    %s (UDP and TCP), NAPTR records under %s:\n    kdig @%s -p %s %s NAPTR\n",
@@ -340,6 +397,7 @@ Bulk lookups deliver their results to %s:
 		fmt.Fprintf(c.stdout, "\nBrowser package (%s): http://%s/wasm/ (demo page), http://%s/wasm/numen.mjs\n", cfg.Wasm, ln.Addr(), ln.Addr())
 	}
 	errc := make(chan error, 1)
+	serving = true
 	go func() { errc <- srv.Serve(ln) }()
 	if ready != nil {
 		ready <- ln.Addr().String()
@@ -368,6 +426,20 @@ Bulk lookups deliver their results to %s:
 	return nil
 }
 
+// simulatedRoutes are the routes of cfg that have a simulator backend.
+func simulatedRoutes(cfg *serveConfig) []string {
+	var routes []string
+	for _, r := range cfg.Routes {
+		for _, b := range r.Backends {
+			if b.Type == "simnet" {
+				routes = append(routes, r.Route)
+				break
+			}
+		}
+	}
+	return routes
+}
+
 // openBrowserPackage opens the browser package of --wasm and checks that
 // it holds the server's numbering data, so that pages get the answers the
 // API gives.
@@ -378,7 +450,7 @@ func openBrowserPackage(dir string, plan *numbering.Plan, logger *slog.Logger) (
 	}
 	have, want := browser.Data(), plan.Version()
 	if have.Libphonenumber != want.Libphonenumber || have.Tables != want.Tables {
-		return nil, fmt.Errorf("--wasm %s: its numbering data is libphonenumber %s + numen-data %s, the server's libphonenumber %s + numen-data %s; rebuild it with go run ./wasm/build -o %s (-plan FILE for the server's --plan)",
+		return nil, fmt.Errorf("--wasm %s: its numbering data is libphonenumber %s + numen-data %s, the server's libphonenumber %s + numen-data %s; rebuild it with go run ./wasm/build -o %s (--plan FILE for the server's --plan)",
 			dir, have.Libphonenumber, have.Tables, want.Libphonenumber, want.Tables, dir)
 	}
 	if want.Overlay != "" {
@@ -608,15 +680,12 @@ const demoEnv = "demo.env"
 
 // demoAccount adds the demo's account to cfg: the key and secret kept in
 // the data directory, or, at the first start, a key and secret drawn at
-// random (so that a demo reachable from elsewhere is not open to all) and
-// written there, readable by the owner only.
-func demoAccount(cfg *serveConfig) (key, secret string, err error) {
-	// The data directory holds the demo's files even when the results are
-	// in PostgreSQL.
-	if err := os.MkdirAll(cfg.Data, 0o700); err != nil {
-		return "", "", fmt.Errorf("keeping the demo's credentials: %w", err)
-	}
+// random (so that a demo reachable from elsewhere is not open to all),
+// which save writes there, readable by the owner only, once the server
+// is ready to serve (a start that fails draws no key that stays).
+func demoAccount(cfg *serveConfig) (key, secret string, save func() error, err error) {
 	path := filepath.Join(cfg.Data, demoCredentials)
+	save = func() error { return nil }
 	var saved struct {
 		Key    string `json:"key"`
 		Secret string `json:"secret"`
@@ -624,33 +693,41 @@ func demoAccount(cfg *serveConfig) (key, secret string, err error) {
 	switch b, err := os.ReadFile(path); {
 	case err == nil:
 		if err := json.Unmarshal(b, &saved); err != nil || !strings.HasPrefix(saved.Key, "demo-") || len(saved.Secret) < 32 {
-			return "", "", fmt.Errorf("%s: not the demo's credentials (want {\"key\": \"demo-...\", \"secret\": \"...\"}); remove it to draw new ones", path)
+			return "", "", nil, fmt.Errorf("%s: not the demo's credentials (want {\"key\": \"demo-...\", \"secret\": \"...\"}); remove it to draw new ones", path)
 		}
 		key, secret = saved.Key, saved.Secret
 	case errors.Is(err, fs.ErrNotExist):
 		var b [20]byte
 		if _, err := rand.Read(b[:]); err != nil {
-			return "", "", err
+			return "", "", nil, err
 		}
 		key = "demo-" + hex.EncodeToString(b[:4])
 		secret = hex.EncodeToString(b[4:])
 		saved.Key, saved.Secret = key, secret
 		out, err := json.MarshalIndent(saved, "", "  ")
 		if err != nil {
-			return "", "", err
+			return "", "", nil, err
 		}
-		if err := os.WriteFile(path, append(out, '\n'), 0o600); err != nil {
-			return "", "", fmt.Errorf("keeping the demo's credentials: %w", err)
+		save = func() error {
+			// The data directory holds the demo's files even when the
+			// results are in PostgreSQL.
+			if err := os.MkdirAll(cfg.Data, 0o700); err != nil {
+				return fmt.Errorf("keeping the demo's credentials: %w", err)
+			}
+			if err := os.WriteFile(path, append(out, '\n'), 0o600); err != nil {
+				return fmt.Errorf("keeping the demo's credentials: %w", err)
+			}
+			return nil
 		}
 	default:
-		return "", "", err
+		return "", "", nil, err
 	}
 	ac := accountConfig{Key: key, Secrets: []string{secret}}
 	if cfg.demoWebhook != "" {
 		ac.WebhookURLs = []string{cfg.demoWebhook}
 	}
 	cfg.Accounts = append(cfg.Accounts, ac)
-	return key, secret, nil
+	return key, secret, save, nil
 }
 
 // writeDemoEnv writes demoEnv for the demo at base, readable by the owner

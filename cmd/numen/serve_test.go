@@ -245,7 +245,8 @@ func TestServeRefusesBadSetups(t *testing.T) {
 		cfg *serveConfig
 		msg string
 	}{
-		{&serveConfig{}, "engine: routes without a backend: [DS7 (HLR) GT1 (HLR) GT2 (HLR) MP1 (MNP)]"},
+		{&serveConfig{Routes: []routeConfig{{Route: "GT1", Backends: []backendConfig{{Type: "simnet"}}}}, Accounts: []accountConfig{{Key: "a", Secrets: []string{"0123456789abcdef"}, RoutingMap: []byte(`{"defaultRoute": "DS7"}`)}}},
+			`accounts[0].routing_map.defaultRoute: "DS7": the HLR route has no backend (give it one, or route elsewhere)`},
 		{&serveConfig{Routes: []routeConfig{{Route: "NT1", Backends: []backendConfig{{Type: "simnet"}}}}}, "routes[0].route: NT1 is an NT route, which the numbering plan answers; it takes no backends"},
 		{&serveConfig{Routes: []routeConfig{{Route: "GT1", Backends: []backendConfig{{Type: "portdb", File: "x.db"}}}}}, "routes[0].backends[0]: a portdb backend answers MNP routes; GT1 is an HLR route"},
 		{&serveConfig{Routes: []routeConfig{{Route: "MP1", Backends: []backendConfig{{Type: "portdb", File: "/nonexistent/ported.db"}}}}}, "routes[0].backends[0]: "},

@@ -76,8 +76,8 @@ func TestShortErrors(t *testing.T) {
 		{[]string{"short", "112"}, "--country is required"},
 		{[]string{"short", "--country", "XX", "112"}, `unknown --country "XX"`},
 		{[]string{"short", "--country=D1", "112"}, `unknown --country "D1"`},
-		{[]string{"short", "--country"}, "flag needs an argument"},
-		{[]string{"short", "--region", "DE"}, "flag provided but not defined"},
+		{[]string{"short", "--country"}, "--country needs a value"},
+		{[]string{"short", "--region", "DE"}, "unknown flag --region"},
 	} {
 		code, out, errOut := runCLI(t, nil, tc.args...)
 		require.Equal(t, exitUsage, code, tc.args)
