@@ -387,11 +387,13 @@ func (e *Engine) Plan() *numbering.Plan { return e.plan }
 func (e *Engine) Platform() *routing.Platform { return e.platform }
 
 // Routes returns the GET /routes answer: the route identifiers of each
-// product.
+// product that this engine serves (a coverage route without a backend is
+// left out).
 func (e *Engine) Routes() apiv2.Routes { return apiv2.Routes{Routes: e.routes} }
 
-// Coverage returns the coverage data that automatic route selection uses:
-// the GET /hlr-coverage answer.
+// Coverage returns the coverage data that automatic route selection uses,
+// the scores of the routes this engine serves only: the GET /hlr-coverage
+// answer.
 func (e *Engine) Coverage() *routing.Coverage { return e.coverage }
 
 // ProfileOptions configure a Profile.
