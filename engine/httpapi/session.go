@@ -58,7 +58,8 @@ const (
 
 // session is a signed-in browser.
 type session struct {
-	key     string
+	key     string // an API key's session
+	user    string // a user's session (usersession.go)
 	expires time.Time
 	nonce   string
 	// mk is the session key (derived from the secret that verified it).
