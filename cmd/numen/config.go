@@ -16,6 +16,7 @@ import (
 	"github.com/numenhq/numen/engine"
 	"github.com/numenhq/numen/engine/httpapi"
 	"github.com/numenhq/numen/engine/store/stores"
+	"github.com/numenhq/numen/engine/users"
 	"github.com/numenhq/numen/mnp/enum"
 	"github.com/numenhq/numen/routing"
 )
@@ -94,6 +95,13 @@ type serveConfig struct {
 	Bulk *bulkConfig `json:"bulk"`
 	// Accounts are the API keys.
 	Accounts []accountConfig `json:"accounts"`
+	// Users, UsersFile and ReportSecretSignin are the report users
+	// (users.go): those of the config (password hashes only), the users
+	// file numen users writes, and whether the report pages still take
+	// an API key and secret while there are users.
+	Users              []users.User `json:"users"`
+	UsersFile          string       `json:"users_file"`
+	ReportSecretSignin bool         `json:"report_secret_signin"`
 	// Enum is the ENUM server (DNS NAPTR portability answers), run when
 	// the section is present (its listen address, or --enum's, is then
 	// required) or --enum is given.
@@ -243,6 +251,7 @@ func loadConfig(path string) (*serveConfig, error) {
 	for i := range cfg.Accounts {
 		rel(&cfg.Accounts[i].RoutingMapFile)
 	}
+	rel(&cfg.UsersFile)
 	if cfg.Enum != nil {
 		rel(&cfg.Enum.Portdb)
 	}
@@ -365,6 +374,7 @@ func parseConfig(raw []byte) (*serveConfig, error) {
 			bad("%s.rate_limit: per_second must be positive and burst not negative", at)
 		}
 	}
+	checkUsers(&cfg, seenKey, bad)
 	if len(problems) > 0 {
 		return nil, errors.New(strings.Join(problems, "; "))
 	}

@@ -106,6 +106,7 @@ Commands:
   short     short and emergency numbers dialled in a region (--country CC)
   serve     serve the lookup API (/api/v2); --demo runs it on a simulator
   call      send one signed request to the lookup API
+  users     manage the people who sign in to the report pages
   portdb    build, query and verify the offline portability database
   plan      check a numbering plan file (numen plan verify FILE)
   data      check and recover serve's data directory (numen data check DIR)
@@ -168,6 +169,8 @@ func (c *cli) run(args []string) int {
 		return c.serve(rest)
 	case "call":
 		return c.call(rest)
+	case "users":
+		return c.users(rest)
 	case "help", "-h", "-help", "--help":
 		return c.help(rest)
 	default:
@@ -202,6 +205,8 @@ func (c *cli) help(args []string) int {
 		fmt.Fprint(c.stdout, serveUsage)
 	case len(args) == 1 && args[0] == "call":
 		fmt.Fprint(c.stdout, callUsage)
+	case len(args) == 1 && args[0] == "users":
+		fmt.Fprint(c.stdout, usersUsage)
 	case len(args) == 1 && args[0] == "help":
 		fmt.Fprint(c.stdout, usageText)
 	default:
