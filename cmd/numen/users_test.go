@@ -75,6 +75,9 @@ func TestUsersCommand(t *testing.T) {
 		require.Equal(t, tc.code, code, "%v: %s", tc.args, stderr)
 		require.Contains(t, stderr, tc.want, tc.args)
 	}
+	code, stdout, _ = runNumen(t, "", "help", "users")
+	require.Equal(t, 0, code)
+	require.Contains(t, stdout, "numen users add NAME")
 	code, _, stderr = runNumen(t, "", "users", "list")
 	require.Equal(t, 2, code)
 	require.Contains(t, stderr, "give --file or --config")

@@ -166,6 +166,9 @@ func (h *Handler) userSignin(w http.ResponseWriter, r *http.Request, f signinFor
 	if h.hasUsers() && f.User != "" && len(f.User) <= 64 && len(password) <= 1024 {
 		u, ok = h.cfg.Users.Authenticate(f.User, password)
 	}
+	if err := h.cfg.Users.Err(); err != nil {
+		h.log.Warn("report pages: the users file's last change was not taken; its users before it stay", "error", err.Error())
+	}
 	if !ok {
 		f.Error = "The user name or the password is wrong."
 		fail(http.StatusUnauthorized, f, "wrong user name or password")

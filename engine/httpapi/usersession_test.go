@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strings"
 	"testing"
@@ -312,3 +313,24 @@ func FuzzParseUserSession(f *testing.F) {
 }
 
 func join(parts ...string) string { return strings.Join(parts, ".") }
+
+// TestUserHeldToAccountLimits: a user reading an account's reports is
+// held to its whitelist, as the account's own sign-in is.
+func TestUserHeldToAccountLimits(t *testing.T) {
+	t.Parallel()
+	s := usersServer(t, nil)
+	// After its lookups: from now on the account takes none from here.
+	s.h.accounts[key].Whitelist = []netip.Prefix{netip.MustParsePrefix("192.0.2.0/24")}
+	b := newClient(t, s)
+	resp, _ := b.userSignIn("bo", "bo-pw", "/reports")
+	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
+	resp, page := b.send("GET", "/reports/SYNC-API-NT-2026-11?format=csv", nil)
+	require.Equal(t, http.StatusForbidden, resp.StatusCode, page)
+	require.Contains(t, page, "not whitelisted")
+	// ana's account has no whitelist.
+	b = newClient(t, s)
+	resp, _ = b.userSignIn("ana", "ana-pw", "/reports")
+	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
+	resp, _ = b.send("GET", "/reports/OTHER-2026-11?format=csv", nil)
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+}

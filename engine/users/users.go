@@ -16,6 +16,14 @@
 // users the way it shares accounts: the same config and users file on
 // every node.
 //
+// Why a file and not the store (engine/store): users are configuration
+// like the accounts they name, which come from the config file; the
+// admin command must work while the server runs, and a SQLite store is
+// held by the running server alone (one process per data directory); and
+// a file needs no schema migration in two drivers. The cost: on a
+// PostgreSQL cluster the file is distributed to every node with the
+// config, rather than shared through the database.
+//
 // A Directory is safe for concurrent use. Verifying a password costs the
 // KDF's memory and time (DefaultParams: 64 MiB, about 0.1 s of one core)
 // by design.
