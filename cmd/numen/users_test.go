@@ -2,8 +2,13 @@ package main
 
 import (
 	"bytes"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -126,4 +131,58 @@ func TestUsersInConfig(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, us, 1)
 	require.Equal(t, "bo", us[0].Name)
+}
+
+// TestServeReportUsers: numen serve takes the config's users and its
+// users file: a viewer signs in to the report pages, and an API key's
+// sign-in is refused.
+func TestServeReportUsers(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "users.json")
+	code, _, stderr := runNumen(t, "viewer password\n", "users", "add", "ana", "--accounts", "team", "--file", file)
+	require.Equal(t, 0, code, stderr)
+	h, err := users.HashPassword("admin password", users.Params{Memory: 64, Time: 1, Threads: 1, SaltLen: 16, KeyLen: 32})
+	require.NoError(t, err)
+	sim := []backendConfig{{Type: "simnet"}}
+	cfg := &serveConfig{
+		Routes:    []routeConfig{{Route: "DS7", Backends: sim}, {Route: "GT1", Backends: sim}, {Route: "GT2", Backends: sim}, {Route: "MP1", Backends: sim}},
+		Accounts:  []accountConfig{{Key: "team", Secrets: []string{"team-secret-0123456789"}}},
+		Users:     []users.User{{Name: "root", Role: users.Admin, PasswordHash: h}},
+		UsersFile: file,
+	}
+	r := startServer(t, cfg, false)
+	site := strings.TrimSuffix(r.base, "/api/v2")
+
+	jar, err := cookiejar.New(nil)
+	require.NoError(t, err)
+	hc := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	signIn := func(form url.Values) int {
+		t.Helper()
+		resp, err := hc.Get(site + "/reports/signin")
+		require.NoError(t, err)
+		page, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		require.Contains(t, string(page), `name="user"`)
+		m := regexp.MustCompile(`name="csrf" value="([^"]*)"`).FindSubmatch(page)
+		require.NotNil(t, m)
+		form.Set("csrf", string(m[1]))
+		resp, err = hc.PostForm(site+"/reports/signin", form)
+		require.NoError(t, err)
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	require.Equal(t, http.StatusUnauthorized, signIn(url.Values{"key": {"team"}, "secret": {"team-secret-0123456789"}}))
+	require.Equal(t, http.StatusUnauthorized, signIn(url.Values{"user": {"ana"}, "password": {"wrong password"}}))
+	for _, who := range []url.Values{{"user": {"ana"}, "password": {"viewer password"}}, {"user": {"root"}, "password": {"admin password"}}} {
+		require.Equal(t, http.StatusSeeOther, signIn(who))
+		req, _ := http.NewRequest("GET", site+"/reports", nil)
+		req.Header.Set("Accept", "text/html")
+		resp, err := hc.Do(req)
+		require.NoError(t, err)
+		page, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		require.Equal(t, http.StatusOK, resp.StatusCode)
+		require.Contains(t, string(page), who.Get("user")+" · API key <b>team</b>")
+	}
 }
