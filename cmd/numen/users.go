@@ -20,7 +20,8 @@ const usersUsage = `Usage: numen users <add|passwd|remove|list|hash> [arguments]
 Manages the people who sign in to the report pages with their own name and
 password (see the README, "Report users"). They are kept in a users file
 (JSON, readable by its owner only, password hashes only), which a running
-numen serve reads again when it changes.
+numen serve reads again when it changes. A command that finds the file
+changed since it read it (another numen users) writes nothing.
 
   numen users add NAME --role viewer --accounts KEY1,KEY2   a viewer of those API keys
   numen users add NAME --role admin                         an admin: every account
@@ -88,7 +89,19 @@ func (c *cli) users(args []string) int {
 		}
 		known = func(k string) bool { return keys[k] }
 	}
-	list, err := users.ReadFile(*file)
+	// The file as read, so that a change made meanwhile (another numen
+	// users) is not overwritten: WriteFileIfUnchanged.
+	was, err := os.ReadFile(*file)
+	if errors.Is(err, os.ErrNotExist) {
+		was, err = nil, nil
+	}
+	var list []users.User
+	if err == nil && was != nil {
+		list, err = users.Parse(was)
+		if err != nil {
+			err = fmt.Errorf("%s: %w", *file, err)
+		}
+	}
 	if err != nil {
 		fmt.Fprintf(c.stderr, "numen users: %v\n", err)
 		return exitError
@@ -163,7 +176,7 @@ func (c *cli) users(args []string) int {
 		}
 		list[i].PasswordHash = h
 	}
-	if err := users.WriteFile(*file, list); err != nil {
+	if err := users.WriteFileIfUnchanged(*file, list, was); err != nil {
 		fmt.Fprintf(c.stderr, "numen users: %v\n", err)
 		return exitError
 	}

@@ -82,6 +82,28 @@ func CheckAll(us []User, known func(key string) bool) error {
 	return errors.Join(errs...)
 }
 
+// ErrChanged is returned by WriteFileIfUnchanged when the file changed
+// since it was read: another command's change would be lost.
+var ErrChanged = errors.New("the users file changed since it was read (another numen users at the same time?); nothing was written: run the command again")
+
+// WriteFileIfUnchanged is WriteFile when the file still holds was (nil:
+// it did not exist), else ErrChanged. It narrows the window in which two
+// commands changing the file at once lose one change to the time between
+// its check and its rename.
+func WriteFileIfUnchanged(path string, us []User, was []byte) error {
+	now, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		now, err = nil, nil
+	}
+	if err != nil {
+		return err
+	}
+	if (now == nil) != (was == nil) || !bytes.Equal(now, was) {
+		return ErrChanged
+	}
+	return WriteFile(path, us)
+}
+
 // WriteFile writes users to a users file, sorted by name, readable by its
 // owner only (it holds password hashes): a new file renamed over the old
 // one, so that a server reading it sees the old or the new users, never

@@ -203,3 +203,22 @@ func TestDirectory(t *testing.T) {
 	require.ErrorContains(t, err, "also in the config")
 	require.False(t, errors.Is(err, ErrMalformedHash))
 }
+
+func TestWriteFileIfUnchanged(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "users.json")
+	h, _ := HashPassword("pw", cheap)
+	ana := User{Name: "ana", PasswordHash: h, Role: Admin}
+	require.NoError(t, WriteFileIfUnchanged(path, []User{ana}, nil), "a new file")
+	was, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.ErrorIs(t, WriteFileIfUnchanged(path, nil, nil), ErrChanged, "it exists now")
+
+	// Another command changes it meanwhile: the first one's write is refused.
+	bo := User{Name: "bo", PasswordHash: h, Role: Admin}
+	require.NoError(t, WriteFileIfUnchanged(path, []User{ana, bo}, was))
+	require.ErrorIs(t, WriteFileIfUnchanged(path, nil, was), ErrChanged)
+	us, err := ReadFile(path)
+	require.NoError(t, err)
+	require.Len(t, us, 2)
+}
