@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"sync"
 	"time"
 )
@@ -25,6 +26,11 @@ type Directory struct {
 
 	dummyOnce sync.Once
 	dummy     string
+	// kdf holds a token while a password is verified: at most
+	// GOMAXPROCS verifications at once, so that many sign-ins at once
+	// take at most GOMAXPROCS times the KDF's memory (64 MiB each with
+	// DefaultParams), the others waiting their turn.
+	kdf chan struct{}
 }
 
 type fileStamp struct {
@@ -42,7 +48,7 @@ func NewDirectory(static []User, path string, known func(key string) bool) (*Dir
 	if err := CheckAll(static, known); err != nil {
 		return nil, err
 	}
-	d := &Directory{static: static, path: path, known: known, now: time.Now}
+	d := &Directory{static: static, path: path, known: known, now: time.Now, kdf: make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))}
 	if err := d.load(); err != nil {
 		return nil, err
 	}
@@ -146,8 +152,11 @@ func (d *Directory) Err() error {
 
 // Authenticate returns the user called name if password is theirs. An
 // unknown name costs the same KDF work as a wrong password, so that the
-// time of the answer does not tell which names exist.
+// time of the answer does not tell which names exist. At most GOMAXPROCS
+// verifications run at once; the others wait.
 func (d *Directory) Authenticate(name, password string) (User, bool) {
+	d.kdf <- struct{}{}
+	defer func() { <-d.kdf }()
 	u, ok := d.Lookup(name)
 	if !ok {
 		d.dummyOnce.Do(func() { d.dummy, _ = HashPassword("", DefaultParams) })

@@ -222,3 +222,33 @@ func TestWriteFileIfUnchanged(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, us, 2)
 }
+
+func FuzzParse(f *testing.F) {
+	h, _ := HashPassword("pw", cheap)
+	f.Add([]byte(`{"users":[{"name":"ana","role":"viewer","accounts":["K1"],"password_hash":"` + h + `"}]}`))
+	f.Add([]byte(`{"users":[{"name":"root","role":"admin","password_hash":"` + h + `"},{"name":"root","role":"admin","password_hash":"x"}]}`))
+	f.Add([]byte(`{"users":null}`))
+	f.Add([]byte(`{"users":[{"name":"a","password":"pw"}]} {}`))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		us, err := Parse(raw)
+		if err != nil {
+			return
+		}
+		// What is accepted passes the checks, and writes and reads back
+		// the same.
+		if err := CheckAll(us, nil); err != nil {
+			t.Fatalf("accepted users that fail their check: %v", err)
+		}
+		path := filepath.Join(t.TempDir(), "users.json")
+		if err := WriteFile(path, us); err != nil {
+			t.Fatal(err)
+		}
+		back, err := ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(back) != len(us) {
+			t.Fatalf("%d users written, %d read", len(us), len(back))
+		}
+	})
+}
