@@ -252,3 +252,16 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkVerifyPassword is the cost of one sign-in's password check
+// with DefaultParams (CPU time and the KDF's memory, B/op).
+func BenchmarkVerifyPassword(b *testing.B) {
+	h, err := HashPassword("correct horse battery", DefaultParams)
+	require.NoError(b, err)
+	b.ReportAllocs()
+	for b.Loop() {
+		if ok, _ := VerifyPassword(h, "correct horse battery"); !ok {
+			b.Fatal("no match")
+		}
+	}
+}
