@@ -241,15 +241,27 @@ func checkUsers(cfg *serveConfig, keys map[string]bool, bad func(string, ...any)
 	seen := map[string]bool{}
 	for i := range cfg.Users {
 		u := &cfg.Users[i]
-		if err := u.Check(func(k string) bool { return keys[k] }); err != nil {
-			for _, line := range strings.Split(err.Error(), "\n") {
-				bad("users[%d]: %s", i, line)
-			}
-		}
-		if seen[u.Name] {
-			bad("users[%d].name: %q is given twice", i, u.Name)
+		at := fmt.Sprintf("users[%d]", i)
+		if err := users.CheckName(u.Name); err != nil {
+			bad("%s.name: %v", at, err)
+		} else if seen[u.Name] {
+			bad("%s.name: %q is given twice", at, u.Name)
 		}
 		seen[u.Name] = true
+		if _, err := users.ParseRole(string(u.Role)); err != nil {
+			bad("%s.role: %v", at, err)
+		}
+		if _, err := users.ParseHash(u.PasswordHash); err != nil {
+			bad("%s.password_hash: %v (numen users hash makes one)", at, err)
+		}
+		if u.Role == users.Viewer && len(u.Accounts) == 0 {
+			bad("%s.accounts: a viewer needs at least one API key", at)
+		}
+		for j, k := range u.Accounts {
+			if !keys[k] {
+				bad("%s.accounts[%d]: no account has the API key %q", at, j, k)
+			}
+		}
 	}
 }
 
