@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -25,6 +26,7 @@ changed since it read it (another numen users) writes nothing.
 
   numen users add NAME --role viewer --accounts KEY1,KEY2   a viewer of those API keys
   numen users add NAME --role admin                         an admin: every account
+  numen users set NAME [--role ROLE] [--accounts KEY1,...]  a new role or accounts
   numen users passwd NAME                                   a new password
   numen users remove NAME
   numen users list                                          names, roles, accounts
@@ -53,7 +55,7 @@ func (c *cli) users(args []string) int {
 		return code
 	}
 	if len(rest) == 0 {
-		return c.usageError("users", "want add, passwd, remove, list or hash")
+		return c.usageError("users", "want add, set, passwd, remove, list or hash")
 	}
 	sub, rest := rest[0], rest[1:]
 	if sub == "hash" {
@@ -122,9 +124,9 @@ func (c *cli) users(args []string) int {
 			fmt.Fprintf(c.stdout, "%s\t%s\t%s\n", u.Name, u.Role, who)
 		}
 		return exitOK
-	case "add", "passwd", "remove":
+	case "add", "set", "passwd", "remove":
 	default:
-		return c.usageError("users", "unknown subcommand %q: want add, passwd, remove, list or hash", sub)
+		return c.usageError("users", "unknown subcommand %q: want add, set, passwd, remove, list or hash", sub)
 	}
 	if len(rest) != 1 {
 		return c.usageError("users", "%s takes one user name", sub)
@@ -136,7 +138,7 @@ func (c *cli) users(args []string) int {
 		fmt.Fprintf(c.stderr, "numen users: %s has no user %q\n", *file, name)
 		return exitError
 	case sub == "add" && i >= 0:
-		fmt.Fprintf(c.stderr, "numen users: %s already has a user %q (numen users passwd changes the password; remove and add change the role)\n", *file, name)
+		fmt.Fprintf(c.stderr, "numen users: %s already has a user %q (numen users set changes the role and accounts, numen users passwd the password)\n", *file, name)
 		return exitError
 	}
 	switch sub {
@@ -155,19 +157,41 @@ func (c *cli) users(args []string) int {
 			u.Accounts = strings.Split(*accounts, ",")
 		}
 		// Checked before the password is asked for.
-		if r == users.Viewer && len(u.Accounts) == 0 {
-			return c.usageError("users", "a viewer needs --accounts (the API keys whose reports they see)")
-		}
-		for _, k := range u.Accounts {
-			if known != nil && !known(k) {
-				return c.usageError("users", "--accounts: %s has no account with the API key %q", *config, k)
-			}
+		if code, ok := c.checkUserAccounts(u, known, *config); !ok {
+			return code
 		}
 		if u.PasswordHash, err = c.newPasswordHash(); err != nil {
 			fmt.Fprintf(c.stderr, "numen users: %v\n", err)
 			return exitError
 		}
 		list = append(list, u)
+	case "set":
+		given := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+		if !given["role"] && !given["accounts"] {
+			return c.usageError("users", "set changes --role, --accounts or both: give one")
+		}
+		u := list[i]
+		if given["role"] {
+			r, err := users.ParseRole(*role)
+			if err != nil {
+				return c.usageError("users", "--role: %v", err)
+			}
+			u.Role = r
+		}
+		if given["accounts"] {
+			u.Accounts = nil
+			if *accounts != "" {
+				u.Accounts = strings.Split(*accounts, ",")
+			}
+		}
+		if u.Role == users.Admin && !given["accounts"] {
+			u.Accounts = nil // an admin sees every account
+		}
+		if code, ok := c.checkUserAccounts(u, known, *config); !ok {
+			return code
+		}
+		list[i] = u
 	case "passwd":
 		h, err := c.newPasswordHash()
 		if err != nil {
@@ -180,8 +204,22 @@ func (c *cli) users(args []string) int {
 		fmt.Fprintf(c.stderr, "numen users: %v\n", err)
 		return exitError
 	}
-	fmt.Fprintf(c.stderr, "numen users: %s: %s %s\n", filepath.Clean(*file), map[string]string{"add": "added", "passwd": "new password for", "remove": "removed"}[sub], name)
+	fmt.Fprintf(c.stderr, "numen users: %s: %s %s\n", filepath.Clean(*file), map[string]string{"add": "added", "set": "changed", "passwd": "new password for", "remove": "removed"}[sub], name)
 	return exitOK
+}
+
+// checkUserAccounts checks a user's accounts: a viewer has some, and
+// known (the config's accounts, when given) has each.
+func (c *cli) checkUserAccounts(u users.User, known func(string) bool, config string) (int, bool) {
+	if u.Role == users.Viewer && len(u.Accounts) == 0 {
+		return c.usageError("users", "a viewer needs --accounts (the API keys whose reports they see)"), false
+	}
+	for _, k := range u.Accounts {
+		if known != nil && !known(k) {
+			return c.usageError("users", "--accounts: %s has no account with the API key %q", config, k), false
+		}
+	}
+	return exitOK, true
 }
 
 // newPasswordHash reads a new password (readPassword) and hashes it.
