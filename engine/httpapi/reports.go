@@ -47,13 +47,14 @@ func (h *Handler) reports(st store.Reader) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		rw := &statusWriter{ResponseWriter: w}
-		var key string
+		var key, user string
+		r = withLoggedUser(r, &user)
 		defer func() {
 			// Logged and counted as the API's requests are, under one name.
 			elapsed := time.Since(start)
 			h.metrics.observeRequest("/reports", rw.status, elapsed)
 			h.log.Info("request", "method", r.Method, "path", r.URL.Path, "status", rw.status,
-				"duration_ms", float64(elapsed.Microseconds())/1000, "key", key, "remote", r.RemoteAddr, "bytes", rw.bytes)
+				"duration_ms", float64(elapsed.Microseconds())/1000, "key", key, "user", user, "remote", r.RemoteAddr, "bytes", rw.bytes)
 		}()
 		h.serveReports(rw, r, st, &key)
 	})
@@ -144,6 +145,7 @@ func (h *Handler) pageAuth(w http.ResponseWriter, r *http.Request, key *string) 
 					return v, false
 				}
 				*key = v.a.Key
+				logUser(r, u.Name)
 				return v, true
 			}
 			if err == nil {

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
@@ -112,6 +113,23 @@ func parseUserSession(value string, dir *users.Directory, now time.Time) (sessio
 		return session{}, users.User{}, errSessionExpired
 	}
 	return s, u, nil
+}
+
+// loggedUser is the context key of the report user a request's log line
+// names (withLoggedUser).
+type loggedUser struct{}
+
+// withLoggedUser returns r with a place for the name of the report user
+// who made it, which the request's log line shows (logUser sets it).
+func withLoggedUser(r *http.Request, user *string) *http.Request {
+	return r.WithContext(context.WithValue(r.Context(), loggedUser{}, user))
+}
+
+// logUser names the report user of r in its log line.
+func logUser(r *http.Request, name string) {
+	if p, ok := r.Context().Value(loggedUser{}).(*string); ok {
+		*p = name
+	}
 }
 
 // hasUsers reports whether people sign in with their own names.

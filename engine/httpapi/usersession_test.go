@@ -117,6 +117,9 @@ func TestUserSignInAndOut(t *testing.T) {
 	resp, csv := b.send("GET", "/reports/SYNC-API-NT-2026-11?format=csv", nil)
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	require.Contains(t, csv, "4915123456789")
+	// The download's log line names the user as well as the account.
+	require.Contains(t, s.logs.String(), `"path":"/reports/SYNC-API-NT-2026-11","status":200,`)
+	require.Regexp(t, `"path":"/reports/SYNC-API-NT-2026-11","status":200,[^\n]*"key":"test-key","user":"bo"`, s.logs.String())
 
 	// Sign-out needs the session's form token.
 	resp, _ = b.send("POST", "/reports/signout", url.Values{"csrf": {"wrong"}})
