@@ -69,7 +69,7 @@ var allowed = map[string]struct{ imports, tests string }{
 	"engine/auth":                      {"net/http", "TESTIFY net/http/..."},
 	"engine/bulk":                      {"engine engine/account engine/apiv2 engine/store engine/webhook RIVER", "engine/auth engine/store/pgstore engine/store/pgstore/pgtest engine/store/sqlitestore mnp numbering TESTIFY net/http/..."},
 	"engine/enumserver":                {"mnp/portdb numbering", "github.com/miekg/dns mnp mnp/enum mnp/enum/enumtest"},
-	"engine/httpapi":                   {"engine engine/account engine/apiv2 engine/auth engine/httpapi/internal/promtext engine/store golang.org/x/time/rate net/http/... numbering routing", "PROMETHEUS engine/store/pgstore engine/store/pgstore/pgtest engine/store/sqlitestore engine/store/storetest mnp mnp/remote mnp/simnet wasm/jstest CHROMEDP CMP TESTIFY"},
+	"engine/httpapi":                   {"engine engine/account engine/apiv2 engine/auth engine/httpapi/internal/promtext engine/store engine/users golang.org/x/time/rate net/http/... numbering routing", "PROMETHEUS engine/store/pgstore engine/store/pgstore/pgtest engine/store/sqlitestore engine/store/storetest mnp mnp/remote mnp/simnet wasm/jstest CHROMEDP CMP TESTIFY"},
 	"engine/store":                     {"engine engine/apiv2 engine/store/internal/facts RIVER", "engine/store/storetest TESTIFY"},
 	"engine/store/pgstore":             {"engine engine/auth engine/store engine/store/internal/core RIVER RIVERDRIVERS PGX", "engine/store/internal/facts engine/store/pgstore/pgtest engine/store/storetest TESTIFY"},
 	"engine/store/pgstore/pgtest":      {"PGX", ""},
@@ -79,9 +79,10 @@ var allowed = map[string]struct{ imports, tests string }{
 	"engine/store/internal/core":       {"engine engine/store engine/store/internal/facts RIVER RIVERDRIVERS", "engine/apiv2 engine/store/storetest TESTIFY"},
 	"engine/store/internal/facts":      {"engine engine/apiv2", ""},
 	"engine/httpapi/internal/promtext": {"", "PROMETHEUS"},
+	"engine/users":                     {"golang.org/x/crypto/argon2", "TESTIFY"},
 	"engine/webhook":                   {"engine/apiv2 engine/auth net/http numbering/textfmt", "TESTIFY net/http/..."},
 
-	"cmd/numen": {"engine engine/account engine/auth engine/bulk engine/enumserver engine/httpapi engine/store engine/store/sqlitestore engine/store/stores engine/webhook mnp/enum mnp/portdb mnp/remote mnp/simnet numbering numbering/textfmt routing wasm/webpkg golang.org/x/term net/http",
+	"cmd/numen": {"engine engine/account engine/auth engine/bulk engine/enumserver engine/httpapi engine/store engine/store/sqlitestore engine/store/stores engine/users engine/webhook mnp/enum mnp/portdb mnp/remote mnp/simnet numbering numbering/textfmt routing wasm/webpkg golang.org/x/term net/http",
 		"data engine/apiv2 engine/store/pgstore engine/store/pgstore/pgtest mnp/enum/enumtest numbering/compile PHONENUMBERS TESTIFY github.com/miekg/dns net/http/..."},
 
 	"wasm":                        {"numbering numbering/textfmt routing", "numbering/compile TESTIFY"},

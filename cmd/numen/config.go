@@ -17,6 +17,7 @@ import (
 	"github.com/numenhq/numen/engine"
 	"github.com/numenhq/numen/engine/httpapi"
 	"github.com/numenhq/numen/engine/store/stores"
+	"github.com/numenhq/numen/engine/users"
 	"github.com/numenhq/numen/mnp/enum"
 	"github.com/numenhq/numen/routing"
 )
@@ -95,6 +96,13 @@ type serveConfig struct {
 	Bulk *bulkConfig `json:"bulk"`
 	// Accounts are the API keys.
 	Accounts []accountConfig `json:"accounts"`
+	// Users, UsersFile and ReportSecretSignin are the report users
+	// (users.go): those of the config (password hashes only), the users
+	// file numen users writes, and whether the report pages still take
+	// an API key and secret while there are users.
+	Users              []users.User `json:"users"`
+	UsersFile          string       `json:"users_file"`
+	ReportSecretSignin bool         `json:"report_secret_signin"`
 	// Enum is the ENUM server (DNS NAPTR portability answers), run when
 	// the section is present (its listen address, or --enum's, is then
 	// required) or --enum is given.
@@ -269,6 +277,7 @@ func readConfig(path string) (*serveConfig, *configDecoder, error) {
 	for i := range cfg.Accounts {
 		rel(&cfg.Accounts[i].RoutingMapFile)
 	}
+	rel(&cfg.UsersFile)
 	if cfg.Enum != nil {
 		rel(&cfg.Enum.Portdb)
 		rel(&cfg.Enum.PortdbDeltas)
@@ -446,6 +455,7 @@ func checkConfig(cfg *serveConfig, bad func(string, ...any)) {
 			checkRate(at+".rate_limit", a.RateLimit.PerSecond, a.RateLimit.Burst, bad)
 		}
 	}
+	checkUsers(cfg, seenKey, bad)
 }
 
 func checkBackend(at string, b backendConfig, bad func(string, ...any)) {

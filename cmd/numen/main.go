@@ -112,6 +112,7 @@ Commands:
             problem at once, as FILE:LINE:COLUMN: SETTING: MESSAGE
   call      send one request to the lookup API: signed with a key, or
             without one for the public endpoints (numen call GET /time)
+  users     manage the people who sign in to the report pages
   portdb    build, query and verify the offline portability database
   plan      check a numbering plan file (numen plan verify FILE)
   data      check and recover serve's data directory (numen data check DIR)
@@ -171,6 +172,8 @@ func (c *cli) run(args []string) int {
 		return c.config(rest)
 	case "call":
 		return c.call(rest)
+	case "users":
+		return c.users(rest)
 	case "help", "-h", "-help", "--help":
 		return c.help(rest)
 	default:
@@ -241,6 +244,8 @@ func (c *cli) help(args []string) int {
 		fmt.Fprint(c.stdout, callUsage)
 	case len(args) == 1 && args[0] == "config":
 		fmt.Fprint(c.stdout, configUsage)
+	case len(args) == 1 && args[0] == "users":
+		fmt.Fprint(c.stdout, usersUsage)
 	case len(args) == 1 && args[0] == "help":
 		fmt.Fprint(c.stdout, usageText)
 	default:

@@ -558,6 +558,11 @@ func buildServer(cfg *serveConfig, plan *numbering.Plan, db store.Database, logg
 	for _, a := range accounts {
 		byKey[a.Key] = a
 	}
+	reportUsers, err := reportUsersOf(cfg, byKey)
+	if err != nil {
+		s.close()
+		return nil, err
+	}
 	bo := bulk.Options{
 		Engine: eng, Store: db, Metrics: metrics, Logger: logger,
 		Account: func(key string) (*account.Account, bool) { a, ok := byKey[key]; return a, ok },
@@ -593,6 +598,7 @@ func buildServer(cfg *serveConfig, plan *numbering.Plan, db store.Database, logg
 		MaxBodyBytes: cfg.MaxBodyBytes, MaxBodyMemory: cfg.MaxBodyMemory,
 		BodyTimeout: time.Duration(cfg.BodyTimeout), RequestTimeout: time.Duration(cfg.RequestTimeout),
 		Logger: logger, Health: health, Bulk: bk, Metrics: metrics, Store: db, Replays: replays,
+		Users: reportUsers, SecretSignin: cfg.ReportSecretSignin,
 	})
 	if err != nil {
 		s.close()

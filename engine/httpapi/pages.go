@@ -147,7 +147,9 @@ func (p *pageWriter) top(d *pageData) {
 	p.raw("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>")
 	p.text(d.Title)
 	p.raw(" · Numen</title>\n" + pageStyle + "</style></head><body>\n<header><a href=\"/reports\">Numen reports</a>")
-	if d.Key != "" {
+	if d.User != "" {
+		p.userAccounts(d)
+	} else if d.Key != "" {
 		p.raw(`<span class="who">API key <b>`)
 		p.text(d.Key)
 		p.raw(`</b></span>`)
@@ -161,8 +163,40 @@ func (p *pageWriter) top(d *pageData) {
 	p.raw("\n</header><main>\n")
 }
 
+// userAccounts is the header's part for a report user: their name and
+// the account shown, a form to show another when they have several.
+func (p *pageWriter) userAccounts(d *pageData) {
+	p.raw(`<span class="who">`)
+	p.text(d.User)
+	p.raw(` · API key `)
+	if len(d.Accounts) > 1 {
+		p.raw(`</span><form method="post" action="/reports/account"><input type="hidden" name="csrf" value="`)
+		p.text(d.CSRF)
+		p.raw(`"><select name="account" aria-label="API key">`)
+		for _, k := range d.Accounts {
+			p.raw(`<option`)
+			if k == d.Key {
+				p.raw(` selected`)
+			}
+			p.raw(`>`)
+			p.text(k)
+			p.raw(`</option>`)
+		}
+		p.raw(`</select> <button class="quiet" type="submit">Show</button></form>`)
+		return
+	}
+	p.raw(`<b>`)
+	p.text(d.Key)
+	p.raw(`</b></span>`)
+}
+
 func (p *pageWriter) signin(f *signinForm) {
-	p.raw("\n<div class=\"card signin\"><h1>Sign in</h1>\n<p class=\"muted\">Sign in with your account's API key and secret (the ones that sign API requests).</p>\n")
+	p.raw("\n<div class=\"card signin\"><h1>Sign in</h1>\n")
+	if f.Users {
+		p.raw("<p class=\"muted\">Sign in with your user name and password.</p>\n")
+	} else {
+		p.raw("<p class=\"muted\">Sign in with your account's API key and secret (the ones that sign API requests).</p>\n")
+	}
 	if f.Notice != "" {
 		p.raw(`<p class="notice">`)
 		p.text(f.Notice)
@@ -175,14 +209,32 @@ func (p *pageWriter) signin(f *signinForm) {
 		p.raw(`</p>`)
 	}
 	p.raw("\n")
-	if f.Token != "" {
+	if f.Token != "" && f.Users {
+		p.raw("<form method=\"post\" action=\"/reports/signin\" id=\"usersignin\">\n<input type=\"hidden\" name=\"csrf\" value=\"")
+		p.text(f.Token)
+		p.raw(`"><input type="hidden" name="next" value="`)
+		p.text(f.Next)
+		p.raw("\">\n<label for=\"user\">User name</label><input id=\"user\" name=\"user\" value=\"")
+		p.text(f.User)
+		p.raw("\" autocomplete=\"username\" required autofocus>\n" +
+			"<label for=\"password\">Password</label><input id=\"password\" name=\"password\" type=\"password\" autocomplete=\"current-password\" required>\n" +
+			"<p><button type=\"submit\">Sign in</button></p></form>")
+		if f.Secret {
+			p.raw("\n<h2>Or with an API key</h2>")
+		}
+	}
+	if f.Token != "" && f.Secret {
 		p.raw("<form method=\"post\" action=\"/reports/signin\">\n<input type=\"hidden\" name=\"csrf\" value=\"")
 		p.text(f.Token)
 		p.raw(`"><input type="hidden" name="next" value="`)
 		p.text(f.Next)
 		p.raw("\">\n<label for=\"key\">API key</label><input id=\"key\" name=\"key\" value=\"")
 		p.text(f.Key)
-		p.raw("\" autocomplete=\"username\" required autofocus>\n" +
+		p.raw("\" autocomplete=\"username\" required")
+		if !f.Users {
+			p.raw(" autofocus")
+		}
+		p.raw(">\n" +
 			"<label for=\"secret\">Secret</label><input id=\"secret\" name=\"secret\" type=\"password\" autocomplete=\"current-password\" required>\n" +
 			"<p><button type=\"submit\">Sign in</button></p></form>")
 	}

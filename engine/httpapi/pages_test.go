@@ -57,7 +57,7 @@ button.quiet{background:transparent;border-color:#8b98a8;color:#fff}
 .signin input{width:100%}
 .muted{color:var(--muted)}
 </style></head><body>
-<header><a href="/reports">Numen reports</a>{{if .Key}}<span class="who">API key <b>{{.Key}}</b></span>{{end}}
+<header><a href="/reports">Numen reports</a>{{if .User}}<span class="who">{{.User}} · API key {{if gt (len .Accounts) 1}}</span><form method="post" action="/reports/account"><input type="hidden" name="csrf" value="{{.CSRF}}"><select name="account" aria-label="API key">{{$key := .Key}}{{range .Accounts}}<option{{if eq . $key}} selected{{end}}>{{.}}</option>{{end}}</select> <button class="quiet" type="submit">Show</button></form>{{else}}<b>{{.Key}}</b></span>{{end}}{{else if .Key}}<span class="who">API key <b>{{.Key}}</b></span>{{end}}
 {{if .SignedIn}}<form method="post" action="/reports/signout"><input type="hidden" name="csrf" value="{{.CSRF}}"><button class="quiet" type="submit">Sign out</button></form>{{end}}
 </header><main>
 {{end}}
@@ -67,12 +67,18 @@ button.quiet{background:transparent;border-color:#8b98a8;color:#fff}
 
 {{define "signin"}}{{template "top" .}}{{with .Body}}
 <div class="card signin"><h1>Sign in</h1>
-<p class="muted">Sign in with your account's API key and secret (the ones that sign API requests).</p>
-{{if .Notice}}<p class="notice">{{.Notice}}</p>{{end}}
+{{if .Users}}<p class="muted">Sign in with your user name and password.</p>
+{{else}}<p class="muted">Sign in with your account's API key and secret (the ones that sign API requests).</p>
+{{end}}{{if .Notice}}<p class="notice">{{.Notice}}</p>{{end}}
 {{if .Error}}<p class="error" role="alert">{{.Error}}</p>{{end}}
-{{if .Token}}<form method="post" action="/reports/signin">
+{{if and .Token .Users}}<form method="post" action="/reports/signin" id="usersignin">
 <input type="hidden" name="csrf" value="{{.Token}}"><input type="hidden" name="next" value="{{.Next}}">
-<label for="key">API key</label><input id="key" name="key" value="{{.Key}}" autocomplete="username" required autofocus>
+<label for="user">User name</label><input id="user" name="user" value="{{.User}}" autocomplete="username" required autofocus>
+<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
+<p><button type="submit">Sign in</button></p></form>{{if .Secret}}
+<h2>Or with an API key</h2>{{end}}{{end}}{{if and .Token .Secret}}<form method="post" action="/reports/signin">
+<input type="hidden" name="csrf" value="{{.Token}}"><input type="hidden" name="next" value="{{.Next}}">
+<label for="key">API key</label><input id="key" name="key" value="{{.Key}}" autocomplete="username" required{{if not .Users}} autofocus{{end}}>
 <label for="secret">Secret</label><input id="secret" name="secret" type="password" autocomplete="current-password" required>
 <p><button type="submit">Sign in</button></p></form>{{end}}
 </div>{{end}}{{template "bottom" .}}{{end}}
@@ -138,9 +144,18 @@ func randomPage(r *rand.Rand, name string) pageData {
 	if r.IntN(3) == 0 {
 		d.Key = ""
 	}
+	if r.IntN(2) == 0 { // a report user's page, with one or several accounts
+		d.User = s()
+		for range 1 + r.IntN(3) {
+			d.Accounts = append(d.Accounts, s())
+		}
+		if b() {
+			d.Key = d.Accounts[r.IntN(len(d.Accounts))]
+		}
+	}
 	switch name {
 	case "signin":
-		f := signinForm{Token: s(), Next: s(), Key: s(), Error: s(), Notice: s()}
+		f := signinForm{Token: s(), Next: s(), Key: s(), User: s(), Error: s(), Notice: s(), Users: b(), Secret: b()}
 		d.Body = f
 	case "error":
 		d.Body = s()

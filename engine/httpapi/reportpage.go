@@ -22,6 +22,10 @@ type pageData struct {
 	Key      string // the signed-in API key
 	CSRF     string // the session's form token ("" for a script)
 	SignedIn bool
+	// User is the signed-in report user; Accounts the keys they may see,
+	// offered in the header when more than one.
+	User     string
+	Accounts []string
 	Body     any
 }
 
@@ -33,6 +37,9 @@ func renderPage(w http.ResponseWriter, status int, name string, d pageData) {
 	}
 	if d.Viewer.sess != nil {
 		d.SignedIn, d.CSRF = true, d.Viewer.sess.csrf()
+	}
+	if d.Viewer.user != nil {
+		d.User, d.Accounts = d.Viewer.user.Name, d.Viewer.visible
 	}
 	hd := w.Header()
 	hd.Set("Content-Type", "text/html; charset=utf-8")

@@ -15,14 +15,16 @@ import (
 	"github.com/numenhq/numen/engine/apiv2"
 	"github.com/numenhq/numen/engine/auth"
 	"github.com/numenhq/numen/engine/store"
+	"github.com/numenhq/numen/engine/users"
 )
 
 // The report pages: the web interface where an account reviews its
 // reports and downloads them.
 //
-//	GET  /reports/signin                  the sign-in form (API key and secret)
-//	POST /reports/signin                  signs in: a session cookie (session.go)
+//	GET  /reports/signin                  the sign-in form (user name and password, or API key and secret)
+//	POST /reports/signin                  signs in: a session cookie (session.go, usersession.go)
 //	POST /reports/signout                 signs out
+//	POST /reports/account                 a user shows another of their accounts (usersession.go)
 //	GET  /reports                         the account's reports
 //	GET  /reports/{name}?QUERY            a report: charts, filters, one page of results
 //	GET  /reports/{name}?QUERY&format=csv the results QUERY selects, as a download (or json)
@@ -45,13 +47,14 @@ func (h *Handler) reports(st store.Reader) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		rw := &statusWriter{ResponseWriter: w}
-		var key string
+		var key, user string
+		r = withLoggedUser(r, &user)
 		defer func() {
 			// Logged and counted as the API's requests are, under one name.
 			elapsed := time.Since(start)
 			h.metrics.observeRequest("/reports", rw.status, elapsed)
 			h.log.Info("request", "method", r.Method, "path", r.URL.Path, "status", rw.status,
-				"duration_ms", float64(elapsed.Microseconds())/1000, "key", key, "remote", r.RemoteAddr, "bytes", rw.bytes)
+				"duration_ms", float64(elapsed.Microseconds())/1000, "key", key, "user", user, "remote", r.RemoteAddr, "bytes", rw.bytes)
 		}()
 		h.serveReports(rw, r, st, &key)
 	})
@@ -61,6 +64,10 @@ func (h *Handler) reports(st store.Reader) http.Handler {
 type viewer struct {
 	a    *account.Account
 	sess *session // nil for a script that authenticated its request
+	// user is the signed-in report user (nil for an API key's session or
+	// a script); visible the keys of the accounts they may see.
+	user    *users.User
+	visible []string
 }
 
 // serveReports serves one request of the report pages; it sets *key to the
@@ -73,6 +80,9 @@ func (h *Handler) serveReports(w http.ResponseWriter, r *http.Request, st store.
 		return
 	case "/signout":
 		h.signout(w, r, key)
+		return
+	case "/account":
+		h.chooseAccount(w, r, key)
 		return
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -127,7 +137,17 @@ func (h *Handler) pageAuth(w http.ResponseWriter, r *http.Request, key *string) 
 	if !hasCredentials(r) {
 		notice := ""
 		if c, err := r.Cookie(sessionCookie); err == nil {
-			s, err := parseSession(c.Value, h.accounts, now)
+			s, u, err := h.parseCookie(c.Value, now)
+			if err == nil && u != nil {
+				v, ok := h.userViewer(r, s, u)
+				if !ok {
+					pageError(w, r, v, http.StatusForbidden, fmt.Sprintf("user %s may see no account of this server", u.Name))
+					return v, false
+				}
+				*key = v.a.Key
+				logUser(r, u.Name)
+				return v, true
+			}
 			if err == nil {
 				*key = s.key
 				return viewer{a: h.accounts[s.key], sess: &s}, true
@@ -180,16 +200,18 @@ func localNext(next string) string {
 	return u.RequestURI()
 }
 
-// signinForm is what the sign-in page shows.
+// signinForm is what the sign-in page shows: the user form when Users,
+// the API key form when Secret.
 type signinForm struct {
-	Token, Next, Key, Error, Notice string
+	Token, Next, Key, User, Error, Notice string
+	Users, Secret                         bool
 }
 
 func (h *Handler) signin(w http.ResponseWriter, r *http.Request, key *string) {
 	w.Header().Set("Cache-Control", "no-store")
 	switch r.Method {
 	case http.MethodGet, http.MethodHead:
-		f := signinForm{Token: randomToken(), Next: localNext(r.URL.Query().Get("next"))}
+		f := signinForm{Token: randomToken(), Next: localNext(r.URL.Query().Get("next")), Users: h.hasUsers(), Secret: h.secretSignin()}
 		switch r.URL.Query().Get("notice") {
 		case "expired":
 			f.Notice = "Your session has ended; sign in again."
@@ -211,7 +233,7 @@ func (h *Handler) signin(w http.ResponseWriter, r *http.Request, key *string) {
 		h.metrics.authFailures.add(1)
 		h.metrics.signinFailures.add(1)
 		h.signins.failed(client, now)
-		h.log.Warn("report pages: sign-in failed", "reason", reason, "key", f.Key, "remote", r.RemoteAddr)
+		h.log.Warn("report pages: sign-in failed", "reason", reason, "key", f.Key, "user", f.User, "remote", r.RemoteAddr)
 		f.Token = randomToken()
 		setCookie(w, r, signinCookie, f.Token, signinFormLifetime)
 		renderPage(w, status, "signin", pageData{Title: "Sign in", Body: f})
@@ -221,20 +243,33 @@ func (h *Handler) signin(w http.ResponseWriter, r *http.Request, key *string) {
 		w.Header().Set("Retry-After", strconv.Itoa(secs))
 		h.log.Warn("report pages: sign-in refused, too many failures", "remote", r.RemoteAddr)
 		renderPage(w, http.StatusTooManyRequests, "signin", pageData{Title: "Sign in", Body: signinForm{
-			Token: "", Error: fmt.Sprintf("Too many failed sign-ins from %s: try again in %d s.", client, secs)}})
+			Token: "", Users: h.hasUsers(), Secret: h.secretSignin(), Error: fmt.Sprintf("Too many failed sign-ins from %s: try again in %d s.", client, secs)}})
 		return
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, 16<<10)
 	if err := r.ParseForm(); err != nil {
-		fail(http.StatusBadRequest, signinForm{Error: "The form could not be read: " + err.Error()}, "unreadable form")
+		fail(http.StatusBadRequest, signinForm{Users: h.hasUsers(), Secret: h.secretSignin(), Error: "The form could not be read: " + err.Error()}, "unreadable form")
 		return
 	}
-	f := signinForm{Key: r.PostForm.Get("key"), Next: localNext(r.PostForm.Get("next"))}
+	f := signinForm{Key: r.PostForm.Get("key"), Next: localNext(r.PostForm.Get("next")), Users: h.hasUsers(), Secret: h.secretSignin()}
+	_, byUser := r.PostForm["user"]
+	if byUser {
+		f.User, f.Key = r.PostForm.Get("user"), ""
+	}
 	*key = f.Key
 	c, err := r.Cookie(signinCookie)
 	if err != nil || !sameOrigin(r) || !tokensEqual(c.Value, r.PostForm.Get("csrf")) {
 		f.Error = "This sign-in form has expired or came from another site; please sign in again."
 		fail(http.StatusForbidden, f, "CSRF token missing or wrong")
+		return
+	}
+	if byUser {
+		h.userSignin(w, r, f, fail)
+		return
+	}
+	if !f.Secret {
+		f.Error = "Sign in with your user name and password: signing in with an API key is off on this server."
+		fail(http.StatusUnauthorized, f, "API key sign-in is off (there are users)")
 		return
 	}
 	a := h.accounts[f.Key]
@@ -284,7 +319,7 @@ func (h *Handler) signout(w http.ResponseWriter, r *http.Request, key *string) {
 		http.Redirect(w, r, "/reports/signin", http.StatusSeeOther)
 		return
 	}
-	s, err := parseSession(c.Value, h.accounts, h.cfg.Clock())
+	s, _, err := h.parseCookie(c.Value, h.cfg.Clock())
 	if err != nil {
 		setCookie(w, r, sessionCookie, "", 0)
 		http.Redirect(w, r, "/reports/signin", http.StatusSeeOther)
@@ -292,12 +327,13 @@ func (h *Handler) signout(w http.ResponseWriter, r *http.Request, key *string) {
 	}
 	*key = s.key
 	if !sameOrigin(r) || !s.checkCSRF(r.PostForm.Get("csrf")) {
-		h.log.Warn("report pages: sign-out refused, CSRF token missing or wrong", "key", s.key, "remote", r.RemoteAddr)
+		h.log.Warn("report pages: sign-out refused, CSRF token missing or wrong", "key", s.key, "user", s.user, "remote", r.RemoteAddr)
 		writeErrors(w, http.StatusForbidden, "sign-out: the form's token is missing or wrong; use the page's sign-out button")
 		return
 	}
 	setCookie(w, r, sessionCookie, "", 0)
-	h.log.Info("report pages: signed out", "key", s.key, "remote", r.RemoteAddr)
+	setCookie(w, r, accountCookie, "", 0)
+	h.log.Info("report pages: signed out", "key", s.key, "user", s.user, "remote", r.RemoteAddr)
 	http.Redirect(w, r, "/reports/signin?notice=signedout", http.StatusSeeOther)
 }
 

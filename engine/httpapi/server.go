@@ -99,6 +99,7 @@ import (
 	"net/netip"
 	"os"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -111,6 +112,7 @@ import (
 	"github.com/numenhq/numen/engine/apiv2"
 	"github.com/numenhq/numen/engine/auth"
 	"github.com/numenhq/numen/engine/store"
+	"github.com/numenhq/numen/engine/users"
 )
 
 // Config configures a Handler.
@@ -166,6 +168,13 @@ type Config struct {
 	// Store serves the report pages under /reports (see reports.go); nil
 	// leaves them out.
 	Store store.Reader
+	// Users are the people who sign in to the report pages with their own
+	// name and password (usersession.go); nil or empty: people sign in
+	// with an API key and secret.
+	Users *users.Directory
+	// SecretSignin keeps signing in to the report pages with an API key
+	// and secret while there are Users (without users it is always on).
+	SecretSignin bool
 	// Metrics collects the metrics; nil makes new ones. Give the same
 	// Metrics to the bulk workers so that /metrics shows theirs.
 	Metrics *Metrics
@@ -185,8 +194,10 @@ type BulkHandler interface {
 type Handler struct {
 	cfg      Config
 	accounts map[string]*account.Account
-	verifier *auth.Verifier
-	limits   sync.Map // key -> *rate.Limiter
+	// accountKeys are the accounts' keys, sorted (what an admin sees).
+	accountKeys []string
+	verifier    *auth.Verifier
+	limits      sync.Map // key -> *rate.Limiter
 	// signins limits failed sign-ins of the report pages per address.
 	signins signinLimiter
 	// bodyBytes is the sum of the bodies being read (MaxBodyMemory).
@@ -291,8 +302,10 @@ func New(cfg Config) (*Handler, error) {
 			}
 		}
 		h.accounts[a.Key] = a
+		h.accountKeys = append(h.accountKeys, a.Key)
 		secrets[a.Key] = a.Secrets
 	}
+	slices.Sort(h.accountKeys)
 	creds, err := auth.NewStaticCredentials(secrets)
 	if err != nil {
 		return nil, fmt.Errorf("httpapi: %w", err)

@@ -22,7 +22,8 @@ import (
 // Sessions of the report pages.
 //
 // A browser signs in on /reports/signin with the account's API key and
-// secret and gets a session cookie:
+// secret (with report users, a user name and password instead:
+// usersession.go) and gets a session cookie:
 //
 //	numen_session = "v1" . base64url(key) . expiry (Unix seconds) . nonce . base64url(mac)
 //
@@ -58,7 +59,8 @@ const (
 
 // session is a signed-in browser.
 type session struct {
-	key     string
+	key     string // an API key's session
+	user    string // a user's session (usersession.go)
 	expires time.Time
 	nonce   string
 	// mk is the session key (derived from the secret that verified it).
