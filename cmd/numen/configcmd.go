@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/numenhq/numen/engine"
+	"github.com/numenhq/numen/engine/account"
 	"github.com/numenhq/numen/mnp/simnet"
 	"github.com/numenhq/numen/numbering"
 	"github.com/numenhq/numen/routing"
@@ -148,6 +149,17 @@ func (c *cli) checkBuild(cfg *serveConfig, d *configDecoder) {
 // coverage data are left to the checks that name them.
 func checkWithPlan(cfg *serveConfig, plan *numbering.Plan, openFiles bool, report func(string, ...any)) {
 	var err error
+	if cfg.UsersFile != "" {
+		// The users file, read as serve reads it: a file that cannot be
+		// read or names an unknown account fails the start.
+		keys := map[string]*account.Account{}
+		for _, a := range cfg.Accounts {
+			keys[a.Key] = &account.Account{Key: a.Key}
+		}
+		if _, err := reportUsersOf(cfg, keys); err != nil {
+			report("users_file: %v", err)
+		}
+	}
 	opts := engine.Options{Plan: plan}
 	if cfg.Coverage != "" {
 		raw, err := os.ReadFile(cfg.Coverage)

@@ -5,6 +5,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -26,6 +27,13 @@ func TestFailedStartLeavesNoFiles(t *testing.T) {
 	badConfig := filepath.Join(dir, "bad.json")
 	require.NoError(t, os.WriteFile(badConfig, []byte(`{"addr": "127.0.0.1:0", "data": "from-bad-config", "adr": 1}`), 0o600))
 	existing := t.TempDir() // an empty data directory that is there before
+	// A users file that is not JSON: found before the store is opened, so
+	// nothing is written into the existing data directory either.
+	badUsers := filepath.Join(dir, "users.json")
+	require.NoError(t, os.WriteFile(badUsers, []byte(`{not json`), 0o600))
+	usersConfig := filepath.Join(dir, "users-config.json")
+	require.NoError(t, os.WriteFile(usersConfig, []byte(`{"addr": "127.0.0.1:0", "data": `+strconv.Quote(existing)+
+		`, "users_file": "users.json", "accounts": [{"key": "k1", "secrets": ["0123456789abcdef0123"]}]}`), 0o600))
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -36,6 +44,7 @@ func TestFailedStartLeavesNoFiles(t *testing.T) {
 		{"bad address", []string{"serve", "--demo", "--addr", "127.0.0.1:99999", "--data", filepath.Join(dir, "badaddr")}, "invalid port", filepath.Join(dir, "badaddr")},
 		{"busy ENUM port", []string{"serve", "--demo", "--addr", "127.0.0.1:0", "--enum", busyUDP.LocalAddr().String(), "--data", existing}, "address already in use", ""},
 		{"bad config", []string{"serve", "--config", badConfig}, "bad.json:1:52: adr: unknown setting (did you mean \"addr\"?)\nnumen serve: " + badConfig + ": 1 problem; nothing was started\n", filepath.Join(dir, "from-bad-config")},
+		{"bad users file", []string{"serve", "--config", usersConfig}, "users.json: invalid character", ""},
 	} {
 		code, _, errOut := runCLI(t, nil, tc.args...)
 		require.Equal(t, exitError, code, tc.name)
