@@ -330,6 +330,9 @@ type ProfileOptions struct {
 	Map *routing.Map
 	// Prices is the price table; nil for the engine's.
 	Prices *Prices
+	// Budget limits what the account spends (a prepaid balance, a
+	// monthly cap); nil for no limit.
+	Budget Budget
 }
 
 // Profile is what the lookups of one API key share: its routing and
@@ -339,10 +342,14 @@ type Profile struct {
 	key      string
 	resolver *routing.Resolver
 	prices   Prices
+	budget   Budget // nil: no limit
 }
 
 // Key returns the API key whose profile it is.
 func (p *Profile) Key() string { return p.key }
+
+// Budget returns the profile's budget, nil when it spends without limit.
+func (p *Profile) Budget() Budget { return p.budget }
 
 // Resolver returns the profile's route resolver.
 func (p *Profile) Resolver() *routing.Resolver { return p.resolver }
@@ -358,7 +365,7 @@ func (e *Engine) NewProfile(o ProfileOptions) (*Profile, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Profile{key: o.Key, resolver: r, prices: e.prices}
+	p := &Profile{key: o.Key, resolver: r, prices: e.prices, budget: o.Budget}
 	if o.Prices != nil {
 		p.prices = *o.Prices
 	}

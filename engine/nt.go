@@ -22,9 +22,16 @@ func (e *Engine) NTLookup(ctx context.Context, p *Profile, req Request) (Answer[
 		return Answer[*apiv2.NTResult]{}, err
 	}
 	l := &lookup{profile: p, req: req, id: id, report: routing.NT, priced: routing.NT, route: route}
-	f := e.file(l, res.Status == numbering.StatusOK)
+	charged := res.Status == numbering.StatusOK
+	if charged {
+		if err := e.reserve(ctx, l); err != nil {
+			return Answer[*apiv2.NTResult]{}, err
+		}
+	}
+	f := e.file(l, charged)
 	out := apiv2.NewNTResult(&res, id, f.Filing)
 	body, err := e.encodeAndRecord(ctx, l, f, out)
+	settle(l, f.price, err == nil)
 	if err != nil {
 		return Answer[*apiv2.NTResult]{}, err
 	}

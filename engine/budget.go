@@ -1,0 +1,87 @@
+package engine
+
+import (
+	"context"
+	"errors"
+)
+
+// Budget limits what one account may spend: a prepaid balance, a monthly
+// spending cap, or both. The engine asks it before a lookup that will be
+// charged asks a backend (Reserve, with the lookup's price) and tells it
+// what was charged once the result is recorded (Settle). A profile
+// without a budget (ProfileOptions.Budget nil) spends without limit and
+// pays nothing for the check: one nil test per lookup, no allocation.
+//
+// Package engine/store/pgstore implements Budget across the nodes of a
+// cluster (pgstore.Budgets): see its documentation for how budget is
+// leased to nodes so that spending never passes a limit, also after a
+// node is killed. Implementations are safe for concurrent use.
+type Budget interface {
+	// Reserve holds amount (the price of one lookup about to run) until
+	// Settle. It returns a *LimitError when amount does not fit the
+	// account's limits, and may return another error (the database of
+	// the budget unreachable): then too the lookup does not run.
+	Reserve(ctx context.Context, amount Money) error
+	// Settle ends a reservation of amount: the lookup was charged charged
+	// (at most amount; 0 for a result that is not charged) and its result
+	// was recorded (recorded) — or it may or may not have been (not
+	// recorded: the sink failed), in which case the budget must assume
+	// the worst and keep amount held.
+	Settle(amount, charged Money, recorded bool)
+}
+
+// LimitError is a lookup refused because it would pass a limit of its
+// account: the HTTP adapter answers 402 Payment Required with its message.
+type LimitError struct {
+	// Limit is "balance" (the prepaid balance) or "cap" (the monthly
+	// spending cap).
+	Limit string
+	// Price is what the lookup would have cost, Available what the limit
+	// still allows (at most; on a cluster, part of it may be held by other
+	// nodes' running lookups).
+	Price, Available Money
+}
+
+// ErrLimit is the sentinel every *LimitError matches with errors.Is.
+var ErrLimit = errors.New("spending limit reached")
+
+func (e *LimitError) Error() string {
+	switch e.Limit {
+	case "balance":
+		return "balance: the prepaid balance does not cover this lookup (price " + e.Price.String() + " EUR, available " + e.Available.String() + " EUR); top up the account"
+	default:
+		return "cap: this lookup would pass the account's monthly spending cap (price " + e.Price.String() + " EUR, available this month " + e.Available.String() + " EUR)"
+	}
+}
+
+// Is makes errors.Is(err, ErrLimit) true for every *LimitError.
+func (e *LimitError) Is(target error) bool { return target == ErrLimit }
+
+// reserve holds the price of a lookup that is about to ask a backend (or,
+// for NT, to be charged) in its profile's budget. Without a budget, or at
+// a price of zero, it does nothing.
+func (e *Engine) reserve(ctx context.Context, l *lookup) error {
+	b := l.profile.budget
+	if b == nil {
+		return nil
+	}
+	price := l.profile.prices.Of(l.priced, l.route)
+	if price <= 0 {
+		return nil
+	}
+	if err := b.Reserve(ctx, price); err != nil {
+		return err
+	}
+	l.reserved = price
+	return nil
+}
+
+// settle ends the reservation of a lookup (if it made one), once its result
+// was recorded (or failed to be) at cost charged.
+func settle(l *lookup, charged Money, recorded bool) {
+	if l.reserved == 0 {
+		return
+	}
+	l.profile.budget.Settle(l.reserved, min(charged, l.reserved), recorded)
+	l.reserved = 0
+}
