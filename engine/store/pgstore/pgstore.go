@@ -133,9 +133,11 @@ type Store struct {
 	*core.Store[pgx.Tx]
 	*core.Writer[*pending]
 
-	pool   *pgxpool.Pool
-	name   string // the database's URL without its password, for errors
-	logger *slog.Logger
+	pool *pgxpool.Pool
+	// budgets is the node's share of the accounts' budgets (balance.go).
+	budgets *Budgets
+	name    string // the database's URL without its password, for errors
+	logger  *slog.Logger
 
 	ix indexer
 
@@ -175,6 +177,7 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 		return fail(err)
 	}
 	s := &Store{pool: pool, name: name, logger: o.logger}
+	s.budgets = newBudgets(s)
 	db := newDB(pool)
 	s.Store = &core.Store[pgx.Tx]{Name: "pgstore", Where: name, SQL: &dialect, Version: SchemaVersion, Results: db, Jobs: db, Open: s.checkOpen}
 	s.Writer = &core.Writer[*pending]{
@@ -196,6 +199,7 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 		return fail(err)
 	}
 	s.startIndexer()
+	go s.budgets.reportEvery(s.budgets.stop, s.budgets.stopped)
 	s.Start(o.writers)
 	return s, nil
 }
@@ -220,6 +224,13 @@ func (s *Store) Close() error {
 		return err
 	}
 	if s.Writer.Close() {
+		// Leases of accounts' budgets that hold nothing go back at once;
+		// the others end with their time (balance.go).
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		if err := s.budgets.release(ctx); err != nil {
+			s.logger.Warn("pgstore: giving back the budgets' leases", "error", err)
+		}
+		cancel()
 		s.stopIndexer()
 		s.pool.Close()
 	}

@@ -151,6 +151,8 @@ CREATE TABLE results_pending (
 	network_name text NOT NULL
 ) WITH (autovacuum_vacuum_scale_factor = 0, autovacuum_vacuum_threshold = 10000);
 `,
+	// 5 (6 once merged after pg33's 5): the balance tables, balance.go.
+	balanceSchema,
 }
 
 // groupDelay bounds how long a writer waits for a group as large as its

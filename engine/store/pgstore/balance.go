@@ -1,0 +1,391 @@
+package pgstore
+
+// Balances and spending limits: see the section "Balances and spending
+// limits" of the package documentation (doc in this file, below).
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/numenhq/numen/engine"
+)
+
+// balanceSchema is the migration of the balance tables (see the package
+// documentation's "Balances and spending limits"): the top-ups of the
+// prepaid balances, and the budget each node holds of an account
+// (granted, and used as of the node's last grant, both cumulative since
+// the node started; expires_ms the end of its lease). Spending itself is
+// never stored here: it is the sum of the costs in results.
+const balanceSchema = `
+CREATE TABLE balance_topups (
+	account    text   NOT NULL,
+	id         text   NOT NULL,
+	amount     bigint NOT NULL CHECK (amount > 0),
+	created_ms bigint NOT NULL,
+	PRIMARY KEY (account, id)
+);
+CREATE TABLE balance_leases (
+	account    text   NOT NULL,
+	node       text   NOT NULL,
+	granted    bigint NOT NULL,
+	used       bigint NOT NULL CHECK (used <= granted),
+	expires_ms bigint NOT NULL,
+	PRIMARY KEY (account, node)
+);
+`
+
+// Limits are an account's spending limits. The zero value has none.
+type Limits struct {
+	// Prepaid makes the account spend from its prepaid balance: the sum
+	// of its top-ups less everything it was ever charged.
+	Prepaid bool
+	// MonthlyCap, when not nil, bounds what the account is charged in a
+	// calendar month (UTC).
+	MonthlyCap *engine.Money
+}
+
+// None reports whether l limits nothing.
+func (l Limits) None() bool { return !l.Prepaid && l.MonthlyCap == nil }
+
+// Lease parameters: a node's lease of an account's budget lasts leaseTTL;
+// a lease that ended leaseGrace ago is its node's no more (the node died,
+// or stopped reserving) and its unused part returns to the account.
+// leaseLookups is how many lookups at a price a grant asks for at once.
+var (
+	leaseTTL     = 30 * time.Second
+	leaseGrace   = 2 * time.Minute
+	leaseLookups = engine.Money(64)
+	leaseReport  = time.Second
+)
+
+// Budgets is this node's share of the accounts' budgets: an
+// engine.Budget per limited account (Budget). One per Store: Open makes
+// it, under a random node id.
+type Budgets struct {
+	s    *Store
+	node string
+
+	mu       sync.Mutex
+	accounts map[string]*budget
+
+	stop, stopped chan struct{} // of reportEvery
+}
+
+// spending returns what an account was charged in the month of now (UTC)
+// and in all, from its reports' counts (exact: Store.Reports counts every
+// result acknowledged, once). A report's name ends with the month of its
+// results ("-2026-11").
+func (s *Store) spending(ctx context.Context, account string, now time.Time) (month, all engine.Money, err error) {
+	reports, err := s.Reports(ctx, account)
+	if err != nil {
+		return 0, 0, err
+	}
+	suffix := now.UTC().Format("-2006-01")
+	for _, r := range reports {
+		all += r.Cost
+		if strings.HasSuffix(r.Name, suffix) {
+			month += r.Cost
+		}
+	}
+	return month, all, nil
+}
+
+// budget is an account's budget on this node: what the node was granted,
+// used (settled and recorded) and holds (reserved, not yet settled, or
+// settled without knowing whether the result was recorded), all since the
+// node started; the lease ends at deadline (this node's clock).
+type budget struct {
+	b       *Budgets
+	account string
+	limits  Limits
+
+	mu                  sync.Mutex
+	granted, used, held engine.Money
+	deadline            time.Time
+	reported            engine.Money // used, as the database has it
+}
+
+func newBudgets(s *Store) *Budgets {
+	return &Budgets{s: s, node: "n-" + rand.Text(), accounts: map[string]*budget{}, stop: make(chan struct{}), stopped: make(chan struct{})}
+}
+
+// Budgets returns the store's budgets.
+func (s *Store) Budgets() *Budgets { return s.budgets }
+
+// Budget returns the engine.Budget of an account with limits (for
+// engine.ProfileOptions.Budget), nil when limits has none: an account
+// without limits pays nothing for them. Calling it again for an account
+// returns its budget with the new limits.
+func (bs *Budgets) Budget(account string, limits Limits) engine.Budget {
+	if limits.None() {
+		return nil
+	}
+	bs.mu.Lock()
+	defer bs.mu.Unlock()
+	b := bs.accounts[account]
+	if b == nil {
+		b = &budget{b: bs, account: account}
+		bs.accounts[account] = b
+	}
+	b.mu.Lock()
+	b.limits = limits
+	b.mu.Unlock()
+	return b
+}
+
+// Reserve holds amount from the node's lease, asking the database for a
+// new lease when the lease is spent or ended.
+func (b *budget) Reserve(ctx context.Context, amount engine.Money) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.used+b.held+amount <= b.granted && time.Now().Before(b.deadline) {
+		b.held += amount
+		return nil
+	}
+	if err := b.grant(ctx, amount); err != nil {
+		return err
+	}
+	b.held += amount
+	return nil
+}
+
+// Settle returns a reservation: what was charged is used; what was not is
+// free again. A result that may or may not be recorded stays held until
+// the node's lease of the account ends (the database then counts it if it
+// was recorded).
+func (b *budget) Settle(amount, charged engine.Money, recorded bool) {
+	if !recorded {
+		return
+	}
+	b.mu.Lock()
+	b.held -= amount
+	b.used += charged
+	b.mu.Unlock()
+}
+
+// grant asks the database for a new lease of the account's budget that
+// covers at least price beyond what the node holds: up to leaseLookups
+// lookups at price, less when less is left. It returns a *LimitError when
+// not even price is left. b.mu is held.
+func (b *budget) grant(ctx context.Context, price engine.Money) error {
+	want := max(price*leaseLookups, price)
+	start := time.Now()
+	var granted engine.Money
+	var limitErr *engine.LimitError
+	err := pgx.BeginFunc(ctx, b.b.s.pool, func(tx pgx.Tx) error {
+		// One grant of an account at a time, across nodes.
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('numen balance ' || $1, 0))`, b.account); err != nil {
+			return err
+		}
+		var nowMs int64
+		if err := tx.QueryRow(ctx, `SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint`).Scan(&nowMs); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `DELETE FROM balance_leases WHERE account = $1 AND expires_ms < $2`, b.account, nowMs-leaseGrace.Milliseconds()); err != nil {
+			return err
+		}
+		var others, topups int64
+		err := tx.QueryRow(ctx, `SELECT
+			(SELECT coalesce(sum(granted - used), 0) FROM balance_leases WHERE account = $1 AND node <> $2)::bigint,
+			(SELECT coalesce(sum(amount), 0) FROM balance_topups WHERE account = $1)::bigint`,
+			b.account, b.b.node).Scan(&others, &topups)
+		if err != nil {
+			return err
+		}
+		// Read after the lock: a result recorded from now on comes from a
+		// reservation within some node's lease, counted in others or
+		// b.held.
+		month, all, err := b.b.s.spending(ctx, b.account, time.Now())
+		if err != nil {
+			return err
+		}
+		// What this node may still spend: the limit, less what results
+		// say was spent, less what other nodes hold, less what this node
+		// holds (its reservations under way).
+		avail := engine.Money(1<<62) - b.held
+		limit := ""
+		if c := b.limits.MonthlyCap; c != nil {
+			avail, limit = *c-month-engine.Money(others)-b.held, "cap"
+		}
+		if b.limits.Prepaid {
+			if a := engine.Money(topups-others) - all - b.held; a < avail || limit == "" {
+				avail, limit = a, "balance"
+			}
+		}
+		// Half of what is left at most, so that near the limit another
+		// node still finds some: the leases shrink as the budget does.
+		granted = min(want, max(avail/2, price))
+		if avail < price {
+			// Not enough: give back all but what is held, so that other
+			// nodes may use it, and refuse.
+			granted = 0
+			limitErr = &engine.LimitError{Limit: limit, Price: price, Available: max(avail, 0)}
+		}
+		b.reported = b.used
+		_, err = tx.Exec(ctx, `INSERT INTO balance_leases (account, node, granted, used, expires_ms) VALUES ($1, $2, $3, $4, $5)
+			ON CONFLICT (account, node) DO UPDATE SET granted = excluded.granted, used = excluded.used, expires_ms = excluded.expires_ms`,
+			b.account, b.b.node, int64(b.used+b.held+granted), int64(b.used), nowMs+leaseTTL.Milliseconds())
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("pgstore: %s: the budget of %s: %w", b.b.s.name, b.account, err)
+	}
+	b.granted = b.used + b.held + granted
+	// The lease ends by this node's clock no later than by the
+	// database's: start was taken before the database's now.
+	b.deadline = start.Add(leaseTTL)
+	if limitErr != nil {
+		return limitErr
+	}
+	return nil
+}
+
+// Report writes what the node used of its leases since their grants (or
+// its last report) to the database, so that other nodes stop counting it
+// as held (it is in the results now). The store reports every
+// leaseReport; a node that dies unreported is counted as holding its
+// leases until they end and their grace has passed. It is one UPDATE per
+// account whose use changed, never one per lookup.
+func (bs *Budgets) Report(ctx context.Context) error {
+	bs.mu.Lock()
+	accounts := make([]*budget, 0, len(bs.accounts))
+	for _, b := range bs.accounts {
+		accounts = append(accounts, b)
+	}
+	bs.mu.Unlock()
+	var errs []error
+	for _, b := range accounts {
+		b.mu.Lock()
+		used, reported := b.used, b.reported
+		b.mu.Unlock()
+		if used == reported {
+			continue
+		}
+		// Only ever upwards: used counts results already recorded, so
+		// another node that reads the lease after the results counts
+		// nothing twice and misses nothing.
+		_, err := bs.s.pool.Exec(ctx, `UPDATE balance_leases SET used = $3 WHERE account = $1 AND node = $2 AND used < $3`, b.account, bs.node, int64(used))
+		if err == nil {
+			b.mu.Lock()
+			b.reported = max(b.reported, used)
+			b.mu.Unlock()
+		}
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// reportEvery runs Report every leaseReport until stop is closed.
+func (bs *Budgets) reportEvery(stop <-chan struct{}, done chan<- struct{}) {
+	defer close(done)
+	t := time.NewTicker(leaseReport)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			ctx, cancel := context.WithTimeout(context.Background(), leaseReport)
+			if err := bs.Report(ctx); err != nil {
+				bs.s.logger.Warn("pgstore: reporting the budgets' use", "error", err)
+			}
+			cancel()
+		}
+	}
+}
+
+// release gives back the leases of the node's accounts that hold nothing
+// (on Close), so that other nodes need not wait for them to end.
+func (bs *Budgets) release(ctx context.Context) error {
+	close(bs.stop)
+	<-bs.stopped
+	bs.mu.Lock()
+	defer bs.mu.Unlock()
+	var errs []error
+	for _, b := range bs.accounts {
+		b.mu.Lock()
+		if b.held == 0 && b.granted > 0 {
+			_, err := bs.s.pool.Exec(ctx, `DELETE FROM balance_leases WHERE account = $1 AND node = $2`, b.account, bs.node)
+			errs = append(errs, err)
+			b.granted, b.deadline = b.used, time.Time{}
+		}
+		b.mu.Unlock()
+	}
+	return errors.Join(errs...)
+}
+
+// Balance is what GET /balance reports of an account.
+type Balance struct {
+	// Balance is the prepaid balance (top-ups less everything charged),
+	// nil for an account that is not prepaid.
+	Balance *engine.Money
+	// MonthlyCap is the account's cap, nil for none.
+	MonthlyCap *engine.Money
+	// SpentThisMonth is what the account was charged this calendar month
+	// (UTC), as its results say.
+	SpentThisMonth engine.Money
+	// Reserved is what the nodes hold for lookups under way and their
+	// leases (at most the lookups of one lease per node), part of neither.
+	Reserved engine.Money
+}
+
+// Balance returns the balance, cap and this month's spending of an
+// account with limits.
+func (bs *Budgets) Balance(ctx context.Context, account string, limits Limits) (Balance, error) {
+	var topups, held int64
+	err := bs.s.pool.QueryRow(ctx, `SELECT
+		(SELECT coalesce(sum(amount), 0) FROM balance_topups WHERE account = $1)::bigint,
+		(SELECT coalesce(sum(granted - used), 0) FROM balance_leases WHERE account = $1
+			AND expires_ms >= (extract(epoch FROM clock_timestamp()) * 1000)::bigint - $2)::bigint`,
+		account, leaseGrace.Milliseconds()).Scan(&topups, &held)
+	var month, all engine.Money
+	if err == nil {
+		month, all, err = bs.s.spending(ctx, account, time.Now())
+	}
+	if err != nil {
+		return Balance{}, fmt.Errorf("pgstore: %s: the balance of %s: %w", bs.s.name, account, err)
+	}
+	out := Balance{MonthlyCap: limits.MonthlyCap, SpentThisMonth: month, Reserved: engine.Money(held)}
+	if limits.Prepaid {
+		b := engine.Money(topups) - all
+		out.Balance = &b
+	}
+	return out, nil
+}
+
+// ErrTopUpReused is a top-up whose id the account used before with
+// another amount.
+var ErrTopUpReused = errors.New("top-up id used before with another amount")
+
+// TopUp adds amount to an account's prepaid balance, once per id: a
+// top-up repeated with its id (a config read again, a command run twice)
+// adds nothing and reports added false; the same id with another amount
+// is ErrTopUpReused.
+func (bs *Budgets) TopUp(ctx context.Context, account, id string, amount engine.Money) (added bool, err error) {
+	if id == "" || amount <= 0 {
+		return false, fmt.Errorf("pgstore: top-up of %s: want an id and a positive amount", account)
+	}
+	tag, err := bs.s.pool.Exec(ctx, `INSERT INTO balance_topups (account, id, amount, created_ms)
+		VALUES ($1, $2, $3, (extract(epoch FROM clock_timestamp()) * 1000)::bigint) ON CONFLICT DO NOTHING`, account, id, int64(amount))
+	if err != nil {
+		return false, fmt.Errorf("pgstore: %s: top-up of %s: %w", bs.s.name, account, err)
+	}
+	if tag.RowsAffected() == 1 {
+		return true, nil
+	}
+	var had int64
+	if err := bs.s.pool.QueryRow(ctx, `SELECT amount FROM balance_topups WHERE account = $1 AND id = $2`, account, id).Scan(&had); err != nil {
+		return false, fmt.Errorf("pgstore: %s: top-up of %s: %w", bs.s.name, account, err)
+	}
+	if engine.Money(had) != amount {
+		return false, fmt.Errorf("pgstore: top-up %q of %s: %w (%s EUR, now %s EUR)", id, account, ErrTopUpReused, engine.Money(had), amount)
+	}
+	return false, nil
+}
