@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 )
 
 // Budget limits what one account may spend: a prepaid balance, a monthly
@@ -54,6 +55,11 @@ func (e *LimitError) Error() string {
 	}
 }
 
+// ErrBudgetUnavailable wraps an error of a Budget other than a limit (its
+// database unreachable): the lookup did not run, nothing was charged. The
+// HTTP adapter answers 503.
+var ErrBudgetUnavailable = errors.New("the account's budget could not be checked")
+
 // Is makes errors.Is(err, ErrLimit) true for every *LimitError.
 func (e *LimitError) Is(target error) bool { return target == ErrLimit }
 
@@ -70,7 +76,10 @@ func (e *Engine) reserve(ctx context.Context, l *lookup) error {
 		return nil
 	}
 	if err := b.Reserve(ctx, price); err != nil {
-		return err
+		if errors.Is(err, ErrLimit) {
+			return err
+		}
+		return fmt.Errorf("%w: %w", ErrBudgetUnavailable, err)
 	}
 	l.reserved = price
 	return nil
@@ -85,3 +94,17 @@ func settle(l *lookup, charged Money, recorded bool) {
 	l.profile.budget.Settle(l.reserved, min(charged, l.reserved), recorded)
 	l.reserved = 0
 }
+
+// Limits are an account's spending limits, which its Budget enforces. The
+// zero value limits nothing.
+type Limits struct {
+	// Prepaid makes the account spend from a prepaid balance: the sum of
+	// its top-ups less everything it was ever charged.
+	Prepaid bool
+	// MonthlyCap, when not nil, bounds what the account is charged in a
+	// calendar month (UTC).
+	MonthlyCap *Money
+}
+
+// None reports whether l limits nothing.
+func (l Limits) None() bool { return !l.Prepaid && l.MonthlyCap == nil }

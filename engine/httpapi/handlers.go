@@ -32,6 +32,7 @@ func endpoints() []*endpoint {
 		{method: http.MethodGet, path: "/routes", serve: (*Handler).routeList},
 		{method: http.MethodGet, path: "/routing-map", serve: (*Handler).routingMap},
 		{method: http.MethodGet, path: "/hlr-coverage", serve: (*Handler).hlrCoverage},
+		{method: http.MethodGet, path: "/balance", serve: (*Handler).balance},
 		{method: http.MethodGet, path: "/reports", serve: (*Handler).apiReports},
 		{method: http.MethodGet, path: reportPath, serve: (*Handler).apiReport},
 	}
@@ -183,6 +184,12 @@ func (h *Handler) lookupError(w http.ResponseWriter, err error) bool {
 	switch {
 	case errors.As(err, &re):
 		writeErrors(w, http.StatusBadRequest, re.Error())
+	case errors.Is(err, engine.ErrLimit):
+		// Before any backend was asked; nothing was charged.
+		writeErrors(w, http.StatusPaymentRequired, err.Error())
+	case errors.Is(err, engine.ErrBudgetUnavailable):
+		h.internal.log(h.log, time.Now(), "budget unavailable", err)
+		writeErrors(w, http.StatusServiceUnavailable, "service unavailable: the account's balance could not be checked; nothing was charged, try again")
 	case errors.Is(err, engine.ErrIdempotencyKeyReused):
 		writeErrors(w, http.StatusConflict, engine.ErrIdempotencyKeyReused.Error())
 	case errors.Is(err, context.Canceled):

@@ -151,6 +151,10 @@ type Config struct {
 	// Store serves the report pages under /reports (see reports.go); nil
 	// leaves them out.
 	Store store.Reader
+	// Balances reads the accounts' balances and spending for GET
+	// /balance (the store's, such as pgstore's Budgets); nil reports the
+	// limits of the account's config only.
+	Balances store.Balances
 	// Metrics collects the metrics; nil makes new ones. Give the same
 	// Metrics to the bulk workers so that /metrics shows theirs.
 	Metrics *Metrics

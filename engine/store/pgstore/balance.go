@@ -15,7 +15,10 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/numenhq/numen/engine"
+	"github.com/numenhq/numen/engine/store"
 )
+
+var _ store.Balances = (*Budgets)(nil)
 
 // balanceSchema is the migration of the balance tables (see the package
 // documentation's "Balances and spending limits"): the top-ups of the
@@ -40,19 +43,6 @@ CREATE TABLE balance_leases (
 	PRIMARY KEY (account, node)
 );
 `
-
-// Limits are an account's spending limits. The zero value has none.
-type Limits struct {
-	// Prepaid makes the account spend from its prepaid balance: the sum
-	// of its top-ups less everything it was ever charged.
-	Prepaid bool
-	// MonthlyCap, when not nil, bounds what the account is charged in a
-	// calendar month (UTC).
-	MonthlyCap *engine.Money
-}
-
-// None reports whether l limits nothing.
-func (l Limits) None() bool { return !l.Prepaid && l.MonthlyCap == nil }
 
 // Lease parameters: a node's lease of an account's budget lasts leaseTTL;
 // a lease that ended leaseGrace ago is its node's no more (the node died,
@@ -104,7 +94,7 @@ func (s *Store) spending(ctx context.Context, account string, now time.Time) (mo
 type budget struct {
 	b       *Budgets
 	account string
-	limits  Limits
+	limits  engine.Limits
 
 	mu                  sync.Mutex
 	granted, used, held engine.Money
@@ -123,7 +113,7 @@ func (s *Store) Budgets() *Budgets { return s.budgets }
 // engine.ProfileOptions.Budget), nil when limits has none: an account
 // without limits pays nothing for them. Calling it again for an account
 // returns its budget with the new limits.
-func (bs *Budgets) Budget(account string, limits Limits) engine.Budget {
+func (bs *Budgets) Budget(account string, limits engine.Limits) engine.Budget {
 	if limits.None() {
 		return nil
 	}
@@ -321,24 +311,9 @@ func (bs *Budgets) release(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// Balance is what GET /balance reports of an account.
-type Balance struct {
-	// Balance is the prepaid balance (top-ups less everything charged),
-	// nil for an account that is not prepaid.
-	Balance *engine.Money
-	// MonthlyCap is the account's cap, nil for none.
-	MonthlyCap *engine.Money
-	// SpentThisMonth is what the account was charged this calendar month
-	// (UTC), as its results say.
-	SpentThisMonth engine.Money
-	// Reserved is what the nodes hold for lookups under way and their
-	// leases (at most the lookups of one lease per node), part of neither.
-	Reserved engine.Money
-}
-
 // Balance returns the balance, cap and this month's spending of an
 // account with limits.
-func (bs *Budgets) Balance(ctx context.Context, account string, limits Limits) (Balance, error) {
+func (bs *Budgets) Balance(ctx context.Context, account string, limits engine.Limits) (store.Balance, error) {
 	var topups, held int64
 	err := bs.s.pool.QueryRow(ctx, `SELECT
 		(SELECT coalesce(sum(amount), 0) FROM balance_topups WHERE account = $1)::bigint,
@@ -350,19 +325,15 @@ func (bs *Budgets) Balance(ctx context.Context, account string, limits Limits) (
 		month, all, err = bs.s.spending(ctx, account, time.Now())
 	}
 	if err != nil {
-		return Balance{}, fmt.Errorf("pgstore: %s: the balance of %s: %w", bs.s.name, account, err)
+		return store.Balance{}, fmt.Errorf("pgstore: %s: the balance of %s: %w", bs.s.name, account, err)
 	}
-	out := Balance{MonthlyCap: limits.MonthlyCap, SpentThisMonth: month, Reserved: engine.Money(held)}
+	out := store.Balance{MonthlyCap: limits.MonthlyCap, SpentThisMonth: month, Reserved: engine.Money(held)}
 	if limits.Prepaid {
 		b := engine.Money(topups) - all
 		out.Balance = &b
 	}
 	return out, nil
 }
-
-// ErrTopUpReused is a top-up whose id the account used before with
-// another amount.
-var ErrTopUpReused = errors.New("top-up id used before with another amount")
 
 // TopUp adds amount to an account's prepaid balance, once per id: a
 // top-up repeated with its id (a config read again, a command run twice)
@@ -385,7 +356,7 @@ func (bs *Budgets) TopUp(ctx context.Context, account, id string, amount engine.
 		return false, fmt.Errorf("pgstore: %s: top-up of %s: %w", bs.s.name, account, err)
 	}
 	if engine.Money(had) != amount {
-		return false, fmt.Errorf("pgstore: top-up %q of %s: %w (%s EUR, now %s EUR)", id, account, ErrTopUpReused, engine.Money(had), amount)
+		return false, fmt.Errorf("pgstore: top-up %q of %s: %w (%s EUR, now %s EUR)", id, account, store.ErrTopUpReused, engine.Money(had), amount)
 	}
 	return false, nil
 }

@@ -43,7 +43,7 @@ func TestBudgetHelperProcess(t *testing.T) {
 		os.Exit(2)
 	}
 	c := crashCap
-	b := s.Budgets().Budget("acct", pgstore.Limits{MonthlyCap: &c})
+	b := s.Budgets().Budget("acct", engine.Limits{MonthlyCap: &c})
 	var wg sync.WaitGroup
 	for w := range 4 {
 		wg.Go(func() {
@@ -89,7 +89,7 @@ func TestBudgetKill(t *testing.T) {
 	require.NoError(t, cmd.Start())
 
 	c := crashCap
-	b := s.Budgets().Budget("acct", pgstore.Limits{MonthlyCap: &c})
+	b := s.Budgets().Budget("acct", engine.Limits{MonthlyCap: &c})
 	var mine int
 	r := bufio.NewReader(stdout)
 	acks, killed := 0, false

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/numenhq/numen/engine"
+	"github.com/numenhq/numen/engine/store"
 	"github.com/numenhq/numen/engine/store/pgstore"
 	"github.com/numenhq/numen/engine/store/pgstore/pgtest"
 	"github.com/numenhq/numen/engine/store/storetest"
@@ -61,7 +62,7 @@ func TestBudgetAcrossNodes(t *testing.T) {
 		nodes[i] = s
 	}
 	cap := engine.Money(3000) // 0.3000 EUR: 300 lookups at 0.0010
-	limits := pgstore.Limits{MonthlyCap: &cap}
+	limits := engine.Limits{MonthlyCap: &cap}
 	var ok, refused, ids atomic.Int64
 	var wg sync.WaitGroup
 	for _, s := range nodes {
@@ -101,15 +102,15 @@ func TestBudgetAcrossNodes(t *testing.T) {
 	}
 	more := cap + 20
 	for _, s := range nodes {
-		require.NoError(t, spend(ctx, s, s.Budgets().Budget("acct", pgstore.Limits{MonthlyCap: &more}), "acct", fmt.Sprintf("id%09d", ids.Add(1))))
+		require.NoError(t, spend(ctx, s, s.Budgets().Budget("acct", engine.Limits{MonthlyCap: &more}), "acct", fmt.Sprintf("id%09d", ids.Add(1))))
 		// Until a node reports, the others count its lease whole (and
 		// its spending twice): never more than the cap, at times less.
 		require.NoError(t, s.Budgets().Report(ctx))
 	}
-	require.ErrorIs(t, spend(ctx, nodes[0], nodes[0].Budgets().Budget("acct", pgstore.Limits{MonthlyCap: &more}), "acct", "late"), engine.ErrLimit)
+	require.ErrorIs(t, spend(ctx, nodes[0], nodes[0].Budgets().Budget("acct", engine.Limits{MonthlyCap: &more}), "acct", "late"), engine.ErrLimit)
 
 	// Unlimited accounts have no budget.
-	require.Nil(t, nodes[0].Budgets().Budget("free", pgstore.Limits{}))
+	require.Nil(t, nodes[0].Budgets().Budget("free", engine.Limits{}))
 }
 
 // TestBudgetPrepaid spends a prepaid balance topped up once per top-up
@@ -121,7 +122,7 @@ func TestBudgetPrepaid(t *testing.T) {
 	require.NoError(t, err)
 	defer s.Close()
 	bs := s.Budgets()
-	limits := pgstore.Limits{Prepaid: true}
+	limits := engine.Limits{Prepaid: true}
 	b := bs.Budget("pre", limits)
 
 	var le *engine.LimitError
@@ -136,7 +137,7 @@ func TestBudgetPrepaid(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, added, "a top-up repeated is added once")
 	_, err = bs.TopUp(ctx, "pre", "invoice-1", 30)
-	require.ErrorIs(t, err, pgstore.ErrTopUpReused)
+	require.ErrorIs(t, err, store.ErrTopUpReused)
 
 	require.NoError(t, spend(ctx, s, b, "pre", "a1"))
 	require.NoError(t, spend(ctx, s, b, "pre", "a2"))
@@ -150,7 +151,7 @@ func TestBudgetPrepaid(t *testing.T) {
 	capped := engine.Money(20)
 	_, err = bs.TopUp(ctx, "pre", "invoice-2", 100)
 	require.NoError(t, err)
-	err = spend(ctx, s, bs.Budget("pre", pgstore.Limits{Prepaid: true, MonthlyCap: &capped}), "pre", "a4")
+	err = spend(ctx, s, bs.Budget("pre", engine.Limits{Prepaid: true, MonthlyCap: &capped}), "pre", "a4")
 	require.ErrorAs(t, err, &le)
 	require.Equal(t, "cap", le.Limit)
 }
@@ -165,7 +166,7 @@ func TestBudgetDeadNode(t *testing.T) {
 	require.NoError(t, err)
 	defer s.Close()
 	cap := engine.Money(100)
-	limits := pgstore.Limits{MonthlyCap: &cap}
+	limits := engine.Limits{MonthlyCap: &cap}
 
 	// The dead node: granted 0.0080 of which it spent 0.0020 (recorded),
 	// as of a lease that ends in a minute.
