@@ -29,6 +29,11 @@ type Budget interface {
 	// recorded: the sink failed), in which case the budget must assume
 	// the worst and keep amount held.
 	Settle(amount, charged Money, recorded bool)
+	// Check reports whether amount fits what the limits allow now,
+	// holding nothing: a *LimitError when it does not. A bulk submission
+	// checks its cost with it before it is queued; its lookups still
+	// reserve their price each when they run.
+	Check(ctx context.Context, amount Money) error
 }
 
 // LimitError is a lookup refused because it would pass a limit of its
@@ -82,6 +87,23 @@ func (e *Engine) reserve(ctx context.Context, l *lookup) error {
 		return fmt.Errorf("%w: %w", ErrBudgetUnavailable, err)
 	}
 	l.reserved = price
+	return nil
+}
+
+// CheckBudget reports whether amount (a bulk submission's cost) fits the
+// profile's budget now, holding nothing: nil without a budget, a
+// *LimitError when it does not fit, an error wrapping ErrBudgetUnavailable
+// when the budget cannot be read.
+func (e *Engine) CheckBudget(ctx context.Context, p *Profile, amount Money) error {
+	if p.budget == nil || amount <= 0 {
+		return nil
+	}
+	if err := p.budget.Check(ctx, amount); err != nil {
+		if errors.Is(err, ErrLimit) {
+			return err
+		}
+		return fmt.Errorf("%w: %w", ErrBudgetUnavailable, err)
+	}
 	return nil
 }
 

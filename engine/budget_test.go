@@ -29,6 +29,15 @@ func (b *testBudget) Reserve(ctx context.Context, amount Money) error {
 	return nil
 }
 
+func (b *testBudget) Check(ctx context.Context, amount Money) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.spent+b.held+amount > b.limit {
+		return &LimitError{Limit: "cap", Price: amount, Available: b.limit - b.spent - b.held}
+	}
+	return nil
+}
+
 func (b *testBudget) Settle(amount, charged Money, recorded bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -78,6 +87,10 @@ func TestBudgetRefusesBeforeTheBackend(t *testing.T) {
 	require.Equal(t, "0.0000", *nt.Cost)
 	require.Equal(t, b.limit, b.spent)
 	require.Zero(t, b.held)
+
+	require.ErrorIs(t, f.eng.CheckBudget(t.Context(), acct, 1), ErrLimit)
+	require.NoError(t, f.eng.CheckBudget(t.Context(), acct, 0))
+	require.NoError(t, f.eng.CheckBudget(t.Context(), f.acct, 1<<40), "no budget, no limit")
 }
 
 func TestBudgetSettlesWhatWasCharged(t *testing.T) {
@@ -132,4 +145,5 @@ func TestBudgetAllocs(t *testing.T) {
 type noopBudget struct{ held Money }
 
 func (b *noopBudget) Reserve(ctx context.Context, amount Money) error { b.held += amount; return nil }
+func (b *noopBudget) Check(ctx context.Context, amount Money) error   { return nil }
 func (b *noopBudget) Settle(amount, charged Money, recorded bool)     { b.held -= amount }

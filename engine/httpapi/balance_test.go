@@ -32,6 +32,15 @@ func (m *memBalances) Reserve(ctx context.Context, amount engine.Money) error {
 	return nil
 }
 
+func (m *memBalances) Check(ctx context.Context, amount engine.Money) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.spent+m.held+amount > m.cap {
+		return &engine.LimitError{Limit: "cap", Price: amount, Available: m.cap - m.spent - m.held}
+	}
+	return nil
+}
+
 func (m *memBalances) Settle(amount, charged engine.Money, recorded bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()

@@ -181,33 +181,12 @@ func (b *budget) grant(ctx context.Context, price engine.Money) error {
 		if _, err := tx.Exec(ctx, `DELETE FROM balance_leases WHERE account = $1 AND expires_ms < $2`, b.account, nowMs-leaseGrace.Milliseconds()); err != nil {
 			return err
 		}
-		var others, topups int64
-		err := tx.QueryRow(ctx, `SELECT
-			(SELECT coalesce(sum(granted - used), 0) FROM balance_leases WHERE account = $1 AND node <> $2)::bigint,
-			(SELECT coalesce(sum(amount), 0) FROM balance_topups WHERE account = $1)::bigint`,
-			b.account, b.b.node).Scan(&others, &topups)
-		if err != nil {
-			return err
-		}
 		// Read after the lock: a result recorded from now on comes from a
 		// reservation within some node's lease, counted in others or
 		// b.held.
-		month, all, err := b.b.s.spending(ctx, b.account, time.Now())
+		avail, limit, err := b.available(ctx, tx, nowMs)
 		if err != nil {
 			return err
-		}
-		// What this node may still spend: the limit, less what results
-		// say was spent, less what other nodes hold, less what this node
-		// holds (its reservations under way).
-		avail := engine.Money(1<<62) - b.held
-		limit := ""
-		if c := b.limits.MonthlyCap; c != nil {
-			avail, limit = *c-month-engine.Money(others)-b.held, "cap"
-		}
-		if b.limits.Prepaid {
-			if a := engine.Money(topups-others) - all - b.held; a < avail || limit == "" {
-				avail, limit = a, "balance"
-			}
 		}
 		// Half of what is left at most, so that near the limit another
 		// node still finds some: the leases shrink as the budget does.
@@ -218,7 +197,6 @@ func (b *budget) grant(ctx context.Context, price engine.Money) error {
 			granted = 0
 			limitErr = &engine.LimitError{Limit: limit, Price: price, Available: max(avail, 0)}
 		}
-		b.reported = b.used
 		_, err = tx.Exec(ctx, `INSERT INTO balance_leases (account, node, granted, used, expires_ms) VALUES ($1, $2, $3, $4, $5)
 			ON CONFLICT (account, node) DO UPDATE SET granted = excluded.granted, used = excluded.used, expires_ms = excluded.expires_ms`,
 			b.account, b.b.node, int64(b.used+b.held+granted), int64(b.used), nowMs+leaseTTL.Milliseconds())
@@ -228,6 +206,7 @@ func (b *budget) grant(ctx context.Context, price engine.Money) error {
 		return fmt.Errorf("pgstore: %s: the budget of %s: %w", b.b.s.name, b.account, err)
 	}
 	b.granted = b.used + b.held + granted
+	b.reported = b.used
 	// The lease ends by this node's clock no later than by the
 	// database's: start was taken before the database's now.
 	b.deadline = start.Add(leaseTTL)
@@ -289,6 +268,63 @@ func (bs *Budgets) reportEvery(stop <-chan struct{}, done chan<- struct{}) {
 			cancel()
 		}
 	}
+}
+
+// querier is a pool or a transaction.
+type querier interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// available returns what this node may still spend of the account (at
+// the database's time nowMs) and the limit that bounds it: the limit, less
+// what the results say was spent, less what the leases of other nodes
+// hold (but those that ended leaseGrace ago), less what this node holds
+// (its reservations under way). The leases are read before the results,
+// so that a lease's use reported in between is counted twice, never
+// missed. b.mu is held.
+func (b *budget) available(ctx context.Context, q querier, nowMs int64) (engine.Money, string, error) {
+	var others, topups int64
+	err := q.QueryRow(ctx, `SELECT
+		(SELECT coalesce(sum(granted - used), 0) FROM balance_leases WHERE account = $1 AND node <> $2 AND expires_ms >= $3)::bigint,
+		(SELECT coalesce(sum(amount), 0) FROM balance_topups WHERE account = $1)::bigint`,
+		b.account, b.b.node, nowMs-leaseGrace.Milliseconds()).Scan(&others, &topups)
+	if err != nil {
+		return 0, "", err
+	}
+	month, all, err := b.b.s.spending(ctx, b.account, time.Now())
+	if err != nil {
+		return 0, "", err
+	}
+	avail := engine.Money(1<<62) - b.held
+	limit := ""
+	if c := b.limits.MonthlyCap; c != nil {
+		avail, limit = *c-month-engine.Money(others)-b.held, "cap"
+	}
+	if b.limits.Prepaid {
+		if a := engine.Money(topups-others) - all - b.held; a < avail || limit == "" {
+			avail, limit = a, "balance"
+		}
+	}
+	return avail, limit, nil
+}
+
+// Check reports whether amount fits what the account's limits allow now
+// (available), holding nothing.
+func (b *budget) Check(ctx context.Context, amount engine.Money) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var nowMs int64
+	if err := b.b.s.pool.QueryRow(ctx, `SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint`).Scan(&nowMs); err != nil {
+		return fmt.Errorf("pgstore: %s: the budget of %s: %w", b.b.s.name, b.account, err)
+	}
+	avail, limit, err := b.available(ctx, b.b.s.pool, nowMs)
+	if err != nil {
+		return fmt.Errorf("pgstore: %s: the budget of %s: %w", b.b.s.name, b.account, err)
+	}
+	if avail < amount {
+		return &engine.LimitError{Limit: limit, Price: amount, Available: max(avail, 0)}
+	}
+	return nil
 }
 
 // release gives back the leases of the node's accounts that hold nothing

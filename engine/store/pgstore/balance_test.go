@@ -142,6 +142,8 @@ func TestBudgetPrepaid(t *testing.T) {
 	require.NoError(t, spend(ctx, s, b, "pre", "a1"))
 	require.NoError(t, spend(ctx, s, b, "pre", "a2"))
 	require.ErrorIs(t, spend(ctx, s, b, "pre", "a3"), engine.ErrLimit)
+	require.NoError(t, b.Check(ctx, 5))
+	require.ErrorIs(t, b.Check(ctx, 6), engine.ErrLimit)
 	bal, err := bs.Balance(ctx, "pre", limits)
 	require.NoError(t, err)
 	require.Equal(t, engine.Money(5), *bal.Balance)
