@@ -130,3 +130,12 @@ type Limits struct {
 
 // None reports whether l limits nothing.
 func (l Limits) None() bool { return !l.Prepaid && l.MonthlyCap == nil }
+
+// WithBudget returns a copy of p that spends through b (nil: without
+// limit): the sidecar builds an account's profile from its config, then
+// gives it the store's budget of the account.
+func (p *Profile) WithBudget(b Budget) *Profile {
+	c := *p
+	c.budget = b
+	return &c
+}

@@ -6,6 +6,7 @@
 //	numen short --country CC [NUMBER...]            short and emergency numbers of a region
 //	numen serve --config FILE | --demo              serve the lookup API (/api/v2)
 //	numen call METHOD PATH [BODY]                   send one signed request to the API
+//	numen balance show|top-up KEY [AMOUNT]          an API key's prepaid balance
 //	numen portdb build|lookup|verify                the offline portability database
 //	numen plan verify [FILE]                        check a numbering plan file
 //	numen data check|recover DIR                    check and recover a data directory
@@ -106,6 +107,7 @@ Commands:
   short     short and emergency numbers dialled in a region (--country CC)
   serve     serve the lookup API (/api/v2); --demo runs it on a simulator
   call      send one signed request to the lookup API
+  balance   show or top up an API key's prepaid balance (PostgreSQL)
   portdb    build, query and verify the offline portability database
   plan      check a numbering plan file (numen plan verify FILE)
   data      check and recover serve's data directory (numen data check DIR)
@@ -168,6 +170,8 @@ func (c *cli) run(args []string) int {
 		return c.serve(rest)
 	case "call":
 		return c.call(rest)
+	case "balance":
+		return c.balance(rest)
 	case "help", "-h", "-help", "--help":
 		return c.help(rest)
 	default:
@@ -198,6 +202,8 @@ func (c *cli) help(args []string) int {
 		fmt.Fprint(c.stdout, planUsage)
 	case len(args) == 1 && args[0] == "data":
 		fmt.Fprint(c.stdout, dataUsage)
+	case len(args) == 1 && args[0] == "balance":
+		fmt.Fprint(c.stdout, balanceUsage)
 	case len(args) == 1 && args[0] == "serve":
 		fmt.Fprint(c.stdout, serveUsage)
 	case len(args) == 1 && args[0] == "call":

@@ -100,6 +100,9 @@ type budget struct {
 	granted, used, held engine.Money
 	deadline            time.Time
 	reported            engine.Money // used, as the database has it
+	// scarce is set when the last grant gave less than asked: near the
+	// limit, Settle reports the use at once (report).
+	scarce bool
 }
 
 func newBudgets(s *Store) *Budgets {
@@ -108,6 +111,10 @@ func newBudgets(s *Store) *Budgets {
 
 // Budgets returns the store's budgets.
 func (s *Store) Budgets() *Budgets { return s.budgets }
+
+// Balances returns the store's budgets as the store.Balances that the
+// sidecar takes.
+func (s *Store) Balances() store.Balances { return s.budgets }
 
 // Budget returns the engine.Budget of an account with limits (for
 // engine.ProfileOptions.Budget), nil when limits has none: an account
@@ -157,7 +164,17 @@ func (b *budget) Settle(amount, charged engine.Money, recorded bool) {
 	b.mu.Lock()
 	b.held -= amount
 	b.used += charged
+	scarce := b.scarce
 	b.mu.Unlock()
+	if scarce && charged > 0 {
+		// Near the limit the other nodes should not count this twice
+		// (in the results and in the lease) for long: report at once.
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		if err := b.report(ctx); err != nil {
+			b.b.s.logger.Warn("pgstore: reporting a budget's use", "account", b.account, "error", err)
+		}
+		cancel()
+	}
 }
 
 // grant asks the database for a new lease of the account's budget that
@@ -188,9 +205,10 @@ func (b *budget) grant(ctx context.Context, price engine.Money) error {
 		if err != nil {
 			return err
 		}
-		// Half of what is left at most, so that near the limit another
-		// node still finds some: the leases shrink as the budget does.
-		granted = min(want, max(avail/2, price))
+		// Half of what is left at most (in whole lookups at price), so
+		// that near the limit another node still finds some: the leases
+		// shrink as the budget does.
+		granted = min(want, max(avail/2/price*price, price))
 		if avail < price {
 			// Not enough: give back all but what is held, so that other
 			// nodes may use it, and refuse.
@@ -207,6 +225,7 @@ func (b *budget) grant(ctx context.Context, price engine.Money) error {
 	}
 	b.granted = b.used + b.held + granted
 	b.reported = b.used
+	b.scarce = granted < want
 	// The lease ends by this node's clock no later than by the
 	// database's: start was taken before the database's now.
 	b.deadline = start.Add(leaseTTL)
@@ -231,24 +250,30 @@ func (bs *Budgets) Report(ctx context.Context) error {
 	bs.mu.Unlock()
 	var errs []error
 	for _, b := range accounts {
-		b.mu.Lock()
-		used, reported := b.used, b.reported
-		b.mu.Unlock()
-		if used == reported {
-			continue
-		}
-		// Only ever upwards: used counts results already recorded, so
-		// another node that reads the lease after the results counts
-		// nothing twice and misses nothing.
-		_, err := bs.s.pool.Exec(ctx, `UPDATE balance_leases SET used = $3 WHERE account = $1 AND node = $2 AND used < $3`, b.account, bs.node, int64(used))
-		if err == nil {
-			b.mu.Lock()
-			b.reported = max(b.reported, used)
-			b.mu.Unlock()
-		}
-		errs = append(errs, err)
+		errs = append(errs, b.report(ctx))
 	}
 	return errors.Join(errs...)
+}
+
+// report is Report for one account.
+func (b *budget) report(ctx context.Context) error {
+	b.mu.Lock()
+	used, reported := b.used, b.reported
+	b.mu.Unlock()
+	if used == reported {
+		return nil
+	}
+	// Only ever upwards: used counts results already recorded, so another
+	// node that reads the lease after the results counts nothing twice
+	// and misses nothing.
+	_, err := b.b.s.pool.Exec(ctx, `UPDATE balance_leases SET used = $3 WHERE account = $1 AND node = $2 AND used < $3`, b.account, b.b.node, int64(used))
+	if err != nil {
+		return err
+	}
+	b.mu.Lock()
+	b.reported = max(b.reported, used)
+	b.mu.Unlock()
+	return nil
 }
 
 // reportEvery runs Report every leaseReport until stop is closed.

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/numenhq/numen/engine"
+	"github.com/numenhq/numen/engine/apiv2"
+	"github.com/numenhq/numen/engine/auth"
+	"github.com/numenhq/numen/engine/store/pgstore/pgtest"
+)
+
+// signedCall sends one digest-signed request and returns the status and
+// body.
+func signedCall(t *testing.T, base, key, secret, method, path, body string) (int, []byte) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), method, base+path, strings.NewReader(body))
+	require.NoError(t, err)
+	if body == "" {
+		req.Body = http.NoBody
+	}
+	require.NoError(t, auth.SignRequest(req, key, secret, time.Now(), []byte(body)))
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return resp.StatusCode, b
+}
+
+// TestServeBalance: two servers on one PostgreSQL database serve a
+// prepaid account topped up by its config (read by both: added once);
+// its lookups are refused with 402 once the balance is spent, and numen
+// balance top-up lets them go on.
+func TestServeBalance(t *testing.T) {
+	database := pgtest.Database(t)
+	const key, secret = "prepaid", "prepaid-secret-0123456789"
+	capped := engine.Money(1000)
+	cfg := func() *serveConfig {
+		simnet := []backendConfig{{Type: "simnet"}}
+		return &serveConfig{
+			Database: database,
+			Routes:   []routeConfig{{Route: "DS7", Backends: simnet}, {Route: "GT1", Backends: simnet}, {Route: "GT2", Backends: simnet}, {Route: "MP1", Backends: simnet}},
+			Accounts: []accountConfig{{Key: key, Secrets: []string{secret}, Balance: &balanceConfig{
+				Prepaid: true, MonthlyCap: &capped, TopUps: []topUpConfig{{ID: "first", Amount: 30}},
+			}}},
+		}
+	}
+	nodes := []*running{startServer(t, cfg(), false), startServer(t, cfg(), false)}
+	for i := range 3 {
+		code, body := signedCall(t, nodes[i%2].base, key, secret, "POST", "/nt-lookup", fmt.Sprintf(`{"number": "+493012345%d"}`, i))
+		require.Equal(t, 200, code, "%s", body)
+	}
+	code, body := signedCall(t, nodes[1].base, key, secret, "POST", "/nt-lookup", `{"number": "+4930123459"}`)
+	require.Equal(t, http.StatusPaymentRequired, code, "%s", body)
+	require.Contains(t, string(body), `"balance: the prepaid balance does not cover this lookup`)
+
+	code, body = signedCall(t, nodes[0].base, key, secret, "GET", "/balance", "")
+	require.Equal(t, 200, code, "%s", body)
+	var b apiv2.Balance
+	require.NoError(t, json.Unmarshal(body, &b))
+	require.Equal(t, "0.0000", *b.Balance)
+	require.Equal(t, "0.1000", *b.MonthlyCap)
+	require.Equal(t, "0.0030", b.SpentThisMonth)
+
+	var out bytes.Buffer
+	c := &cli{stdin: strings.NewReader(""), stdout: &out, stderr: &out, loadPlan: sharedPlan}
+	require.Equal(t, exitOK, c.run([]string{"balance", "top-up", "--database", database, "--id", "invoice-7", key, "0.01"}), out.String())
+	require.Contains(t, out.String(), "added 0.0100 EUR to prepaid (top-up invoice-7)")
+	require.Contains(t, out.String(), "balance            0.0100 EUR")
+	out.Reset()
+	require.Equal(t, exitOK, c.run([]string{"balance", "top-up", "--database", database, "--id", "invoice-7", key, "0.01"}), out.String())
+	require.Contains(t, out.String(), "was added before; nothing added")
+
+	code, body = signedCall(t, nodes[1].base, key, secret, "POST", "/nt-lookup", `{"number": "+4930123458"}`)
+	require.Equal(t, 200, code, "%s", body)
+}
+
+// An account with limits needs the PostgreSQL store.
+func TestServeBalanceNeedsPostgreSQL(t *testing.T) {
+	t.Parallel()
+	simnet := []backendConfig{{Type: "simnet"}}
+	cfg := &serveConfig{
+		Addr: "127.0.0.1:0", Data: t.TempDir(),
+		Routes:   []routeConfig{{Route: "DS7", Backends: simnet}, {Route: "GT1", Backends: simnet}, {Route: "GT2", Backends: simnet}, {Route: "MP1", Backends: simnet}},
+		Accounts: []accountConfig{{Key: "k", Secrets: []string{"s-0123456789"}, Balance: &balanceConfig{Prepaid: true}}},
+	}
+	c := &cli{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard, loadPlan: sharedPlan}
+	err := c.runServer(t.Context(), cfg, false, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
+	require.ErrorContains(t, err, "accounts[0] (k): balance: balances and spending limits need the PostgreSQL store")
+	bad := &balanceConfig{TopUps: []topUpConfig{{ID: "a", Amount: 1}, {ID: "a"}}}
+	require.EqualError(t, bad.check(), "top_ups: the account is not prepaid (add \"prepaid\": true)\ntop_ups[1].id: \"a\" is given twice\ntop_ups[1].amount: must be more than 0")
+}
