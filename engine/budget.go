@@ -107,6 +107,36 @@ func (e *Engine) CheckBudget(ctx context.Context, p *Profile, amount Money) erro
 	return nil
 }
 
+// settleAfter settles a lookup's reservation once its record was handed
+// to the sink (err its answer): at once, but for an engine whose sink
+// does not store (WithSink), which leaves it in the record for
+// SettleRecords.
+func (e *Engine) settleAfter(l *lookup, charged Money, err error) {
+	if e.deferSettle && err == nil {
+		l.reserved = 0 // the record carries it
+		return
+	}
+	settle(l, charged, err == nil)
+}
+
+// SettleRecords settles the reservations of records that an engine made
+// with WithSink left to its caller (Record.Reserved), once the records
+// were stored (recorded) or failed to be (then the reservations stay held,
+// as the results may or may not be stored). Records of other profiles
+// than p, or without a reservation, are passed over.
+func SettleRecords(p *Profile, records []Record, recorded bool) {
+	if p == nil || p.budget == nil {
+		return
+	}
+	for i := range records {
+		r := &records[i]
+		if r.Reserved > 0 && r.Account == p.key {
+			p.budget.Settle(r.Reserved, min(r.Cost, r.Reserved), recorded)
+			r.Reserved = 0
+		}
+	}
+}
+
 // settle ends the reservation of a lookup (if it made one), once its result
 // was recorded (or failed to be) at cost charged.
 func settle(l *lookup, charged Money, recorded bool) {

@@ -147,3 +147,36 @@ type noopBudget struct{ held Money }
 func (b *noopBudget) Reserve(ctx context.Context, amount Money) error { b.held += amount; return nil }
 func (b *noopBudget) Check(ctx context.Context, amount Money) error   { return nil }
 func (b *noopBudget) Settle(amount, charged Money, recorded bool)     { b.held -= amount }
+
+// An engine made WithSink leaves the reservations in the records, for the
+// caller to settle once they are stored.
+func TestBudgetDeferredToTheRecorder(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, nil)
+	b := &testBudget{limit: 100 * DefaultPrices.HLR}
+	acct, err := f.eng.NewProfile(ProfileOptions{Key: "limited", Budget: b})
+	require.NoError(t, err)
+	var got []Record
+	eng := f.eng.WithSink(SinkFunc(func(ctx context.Context, r Record) error { got = append(got, r); return nil }))
+	_, err = eng.HLRLookup(t.Context(), acct, Request{Number: "+4915123456789"})
+	require.NoError(t, err)
+	_, err = eng.NTLookup(t.Context(), acct, Request{Number: "+4930123456"})
+	require.NoError(t, err)
+	require.Len(t, got, 2)
+	require.Equal(t, DefaultPrices.HLR, got[0].Reserved)
+	require.Equal(t, DefaultPrices.NT, got[1].Reserved)
+	require.Equal(t, DefaultPrices.HLR+DefaultPrices.NT, b.held, "held until the records are stored")
+	require.Empty(t, b.settled)
+
+	SettleRecords(acct, got, true)
+	require.Zero(t, b.held)
+	require.Equal(t, DefaultPrices.HLR+DefaultPrices.NT, b.spent)
+	SettleRecords(acct, got, true) // once only
+	require.Equal(t, DefaultPrices.HLR+DefaultPrices.NT, b.spent)
+
+	// The engine's own sink settles at once: no reservation in its records.
+	_, err = f.eng.NTLookup(t.Context(), acct, Request{Number: "+4930123456"})
+	require.NoError(t, err)
+	require.Zero(t, f.records[len(f.records)-1].Reserved)
+	require.Zero(t, b.held)
+}

@@ -172,21 +172,24 @@ type Options struct {
 
 // Engine answers lookups. See the package documentation.
 type Engine struct {
-	plan     *numbering.Plan
-	platform *routing.Platform
-	coverage *routing.Coverage
-	products map[string]routing.Product // route -> product
-	hlr      map[string][]HLR
-	port     map[string][]Portability
-	watches  map[string][]*backendWatch // route -> its backends' (HLR or portability), in order
-	routes   apiv2.RouteLists
-	prices   Prices
-	timeout  time.Duration
-	cache    *cache
-	sink     Sink
-	clock    func() time.Time
-	ids      *idSource
-	months   *atomic.Pointer[monthReports] // storageName's, of the last month asked for; shared by WithSink's copies
+	// deferSettle leaves the settling of budget reservations to the
+	// caller of a sink that does not store (WithSink; budget.go).
+	deferSettle bool
+	plan        *numbering.Plan
+	platform    *routing.Platform
+	coverage    *routing.Coverage
+	products    map[string]routing.Product // route -> product
+	hlr         map[string][]HLR
+	port        map[string][]Portability
+	watches     map[string][]*backendWatch // route -> its backends' (HLR or portability), in order
+	routes      apiv2.RouteLists
+	prices      Prices
+	timeout     time.Duration
+	cache       *cache
+	sink        Sink
+	clock       func() time.Time
+	ids         *idSource
+	months      *atomic.Pointer[monthReports] // storageName's, of the last month asked for; shared by WithSink's copies
 }
 
 // New builds an Engine.
@@ -591,9 +594,15 @@ func (e *Engine) record(ctx context.Context, r Record) error {
 
 // WithSink returns a copy of e that records to s instead of e's sink:
 // bulk workers collect a batch's results and record them together.
+//
+// The copy's lookups leave their budget reservations (Budget) to the
+// caller, since what s received is not yet durable: each Record carries
+// what its lookup holds (Record.Reserved), for SettleRecords once the
+// records are stored, or failed to be.
 func (e *Engine) WithSink(s Sink) *Engine {
 	c := *e
 	c.sink = s
+	c.deferSettle = s != nil
 	return &c
 }
 

@@ -157,7 +157,7 @@ func (e *Engine) finish(ctx context.Context, l *lookup, result apiv2.Result, cha
 	f := e.file(l, charged)
 	result.File(f.Filing)
 	body, err := e.encodeAndRecord(ctx, l, f, result)
-	settle(l, f.price, err == nil)
+	e.settleAfter(l, f.price, err)
 	return body, err
 }
 
@@ -182,6 +182,9 @@ func (e *Engine) encodeAndRecord(ctx context.Context, l *lookup, f filing, resul
 	}
 	body := encode(result)
 	r := Record{Account: l.profile.key, Storage: f.Storage, ID: l.id, Time: f.now, Cost: f.price, Result: result, JSON: body}
+	if e.deferSettle {
+		r.Reserved = l.reserved
+	}
 	if err := e.record(ctx, r); err != nil {
 		return nil, err
 	}

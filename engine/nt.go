@@ -31,7 +31,7 @@ func (e *Engine) NTLookup(ctx context.Context, p *Profile, req Request) (Answer[
 	f := e.file(l, charged)
 	out := apiv2.NewNTResult(&res, id, f.Filing)
 	body, err := e.encodeAndRecord(ctx, l, f, out)
-	settle(l, f.price, err == nil)
+	e.settleAfter(l, f.price, err)
 	if err != nil {
 		return Answer[*apiv2.NTResult]{}, err
 	}

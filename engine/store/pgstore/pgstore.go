@@ -76,6 +76,58 @@
 // sends, and polls nothing. QueueConfig.PollInterval is the running
 // client's fallback.
 //
+// # Balances and spending limits
+//
+// An account may have a prepaid balance (the sum of its top-ups, table
+// balance_topups, one row per top-up id, less everything it was ever
+// charged) and a monthly cap (from the config; engine.Limits). Spending
+// is never kept apart: an account spent what its results were charged,
+// read from the reports' counts (Store.Reports, exact at once). So a
+// crash can never charge twice (a result is charged by being recorded)
+// nor lose a charge (an acknowledged result is durable).
+//
+// Checking each lookup against the database would serialise an account's
+// lookups on one row. Instead each node leases budget (Budgets, an
+// engine.Budget per limited account): a lookup reserves its price from
+// the node's lease in memory, under a mutex of the account (no I/O, no
+// allocation), and is settled with what it was charged once its result is
+// recorded. When the lease is spent or its 30 s have passed, the node asks
+// for a new one in a transaction under the account's advisory lock
+// (pg_advisory_xact_lock), which drops the leases that ended 2 minutes
+// ago (their nodes died or stopped), then grants up to 64 lookups at the
+// price, at most half of what is left (in whole lookups), so that near the
+// limit another node still finds some. What is left is the limit, less
+// the results' spending, less what the other nodes' leases hold (granted
+// less used, table balance_leases), less what this node holds.
+//
+// Why spending never passes a limit: a node's lease row says it was
+// granted G and had used U (settled, recorded) when it last wrote the
+// row; from then on it can add at most G-U to the results (its
+// reservations never pass G, and what it settled is in the results
+// already). The grant reads the leases before the results, so a use
+// reported in between is counted twice (never missed); every result
+// recorded later comes from some lease's G-U. A node that dies keeps its
+// row; whatever it recorded before dying is in the results, and its row
+// counts whole until it is dropped, after its end and the grace: a node
+// killed with -9 makes the others refuse early for up to 2.5 minutes, at
+// most by its lease, and never lets them pass the limit. The bound of
+// the grace: a lookup reserved before its lease ended must be recorded
+// within the grace (lookups are bounded by the request timeout, 30 s by
+// default); a node paused longer (a stopped VM) could pass the limit by
+// at most its last lease.
+//
+// Between grants a node reports its use (one UPDATE per account whose use
+// changed, every second, and at once after each lookup when the last grant
+// gave less than asked, near the limit), so that the other nodes stop
+// counting it twice: near the limit, a lookup may be refused while
+// another node's last use is counted twice, for at most that report.
+// The month is the node's (UTC), as results name their reports; a lease
+// granted in the old month counts against the new one until it is used or
+// ends (never more than allowed, at most a lease less for a while).
+// A result whose recording failed (it may or may not be stored) stays held
+// by its node until the node's lease ends. Accounts without limits have
+// no Budget: their lookups pay one nil test.
+//
 // # Thread safety
 //
 // A Store is safe for concurrent use.
