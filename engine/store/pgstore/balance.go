@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -66,6 +67,7 @@ type Budgets struct {
 	accounts map[string]*budget
 
 	stop, stopped chan struct{} // of reportEvery
+	grants        atomic.Int64  // grant transactions, for tests and benchmarks
 }
 
 // spending returns what an account was charged in the month of now (UTC)
@@ -184,6 +186,7 @@ func (b *budget) Settle(amount, charged engine.Money, recorded bool) {
 func (b *budget) grant(ctx context.Context, price engine.Money) error {
 	want := max(price*leaseLookups, price)
 	start := time.Now()
+	b.b.grants.Add(1)
 	var granted engine.Money
 	var limitErr *engine.LimitError
 	err := pgx.BeginFunc(ctx, b.b.s.pool, func(tx pgx.Tx) error {

@@ -9,3 +9,6 @@ func SetLeaseTiming(t interface{ Cleanup(func()) }, ttl, grace time.Duration) {
 	leaseTTL, leaseGrace = ttl, grace
 	t.Cleanup(func() { leaseTTL, leaseGrace = oldTTL, oldGrace })
 }
+
+// Grants returns the number of grant transactions the budgets ran.
+func (bs *Budgets) Grants() int64 { return bs.grants.Load() }

@@ -195,3 +195,26 @@ func TestBudgetDeadNode(t *testing.T) {
 	require.ErrorIs(t, spend(ctx, s, b, "acct", "x9"), engine.ErrLimit)
 	require.Equal(t, cap, chargedInDB(t, dsn, "acct"))
 }
+
+// BenchmarkBudgetReserve is the cost a limited account's lookup pays for
+// its limit on one node: Reserve and Settle of its price (no recording),
+// with the grant transactions per lookup (1/64 while the budget lasts).
+func BenchmarkBudgetReserve(b *testing.B) {
+	dsn := pgtest.Database(b)
+	ctx := context.Background()
+	s, err := pgstore.Open(ctx, dsn)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	limit := engine.Money(1 << 50)
+	budget := s.Budgets().Budget("bench", engine.Limits{MonthlyCap: &limit})
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := budget.Reserve(ctx, 10); err != nil {
+			b.Fatal(err)
+		}
+		budget.Settle(10, 10, true)
+	}
+	b.ReportMetric(float64(s.Budgets().Grants())/float64(b.N), "grants/op")
+}
