@@ -66,15 +66,15 @@ func (bc *balanceConfig) check() error {
 }
 
 // balanceStore is a store that keeps balances and spending limits
-// (pgstore.Store).
+// (pgstore.Store across nodes, sqlitestore.Store in one process).
 type balanceStore interface {
 	Balances() store.Balances
 }
 
 // applyBalances gives the accounts with a "balance" key their limits and
 // the store's budget, and adds the config's top-ups (each once). It returns
-// the store's balances for GET /balance, nil when the store keeps none; an
-// account with limits on such a store is an error.
+// the store's balances for GET /balance, nil when the store keeps none
+// (both stores do); an account with limits on such a store is an error.
 func applyBalances(ctx context.Context, db store.Database, acs []accountConfig, accounts []*account.Account) (store.Balances, error) {
 	var balances store.Balances
 	if bs, ok := db.(balanceStore); ok {
@@ -89,7 +89,7 @@ func applyBalances(ctx context.Context, db store.Database, acs []accountConfig, 
 			continue
 		}
 		if balances == nil {
-			return nil, fmt.Errorf("accounts[%d] (%s): balance: balances and spending limits need the PostgreSQL store (database, or --database)", i, ac.Key)
+			return nil, fmt.Errorf("accounts[%d] (%s): balance: this store keeps no balances", i, ac.Key)
 		}
 		for _, t := range ac.Balance.TopUps {
 			if _, err := balances.TopUp(ctx, ac.Key, t.ID, t.Amount); err != nil {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
@@ -85,18 +84,42 @@ func TestServeBalance(t *testing.T) {
 	require.Equal(t, 200, code, "%s", body)
 }
 
-// An account with limits needs the PostgreSQL store.
-func TestServeBalanceNeedsPostgreSQL(t *testing.T) {
+// TestServeBalanceOnSQLite: one server on SQLite keeps the limits too:
+// its spending survives a restart (read from the reports), and the
+// config's top-ups are added once per id.
+func TestServeBalanceOnSQLite(t *testing.T) {
 	t.Parallel()
 	simnet := []backendConfig{{Type: "simnet"}}
-	cfg := &serveConfig{
-		Addr: "127.0.0.1:0", Data: t.TempDir(),
-		Routes:   []routeConfig{{Route: "DS7", Backends: simnet}, {Route: "GT1", Backends: simnet}, {Route: "GT2", Backends: simnet}, {Route: "MP1", Backends: simnet}},
-		Accounts: []accountConfig{{Key: "k", Secrets: []string{"s-0123456789"}, Balance: &balanceConfig{Prepaid: true}}},
+	data := t.TempDir()
+	const key, secret = "k", "s-0123456789"
+	cfg := func() *serveConfig {
+		return &serveConfig{
+			Addr: "127.0.0.1:0", Data: data,
+			Routes: []routeConfig{{Route: "DS7", Backends: simnet}, {Route: "GT1", Backends: simnet}, {Route: "GT2", Backends: simnet}, {Route: "MP1", Backends: simnet}},
+			Accounts: []accountConfig{{Key: key, Secrets: []string{secret}, Balance: &balanceConfig{
+				Prepaid: true, TopUps: []topUpConfig{{ID: "a", Amount: 20}},
+			}}},
+		}
 	}
-	c := &cli{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard, loadPlan: sharedPlan}
-	err := c.runServer(t.Context(), cfg, false, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
-	require.ErrorContains(t, err, "accounts[0] (k): balance: balances and spending limits need the PostgreSQL store")
+	r := startServer(t, cfg(), false)
+	for i := range 2 {
+		code, body := signedCall(t, r.base, key, secret, "POST", "/nt-lookup", fmt.Sprintf(`{"number": "+493012345%d"}`, i))
+		require.Equal(t, 200, code, "%s", body)
+	}
+	code, body := signedCall(t, r.base, key, secret, "POST", "/nt-lookup", `{"number": "+4930123459"}`)
+	require.Equal(t, http.StatusPaymentRequired, code, "%s", body)
+	require.NoError(t, r.stop())
+
+	r = startServer(t, cfg(), false)
+	code, body = signedCall(t, r.base, key, secret, "POST", "/nt-lookup", `{"number": "+4930123458"}`)
+	require.Equal(t, http.StatusPaymentRequired, code, "after a restart: %s", body)
+	code, body = signedCall(t, r.base, key, secret, "GET", "/balance", "")
+	require.Equal(t, 200, code, "%s", body)
+	require.JSONEq(t, `{"balance": "0.0000", "monthly_cap": null, "spent_this_month": "0.0020", "reserved": "0.0000", "currency": "EUR"}`, string(body))
+}
+
+func TestBalanceConfigProblems(t *testing.T) {
+	t.Parallel()
 	bad := &balanceConfig{TopUps: []topUpConfig{{ID: "a", Amount: 1}, {ID: "a"}}}
 	require.EqualError(t, bad.check(), "top_ups: the account is not prepaid (add \"prepaid\": true)\ntop_ups[1].id: \"a\" is given twice\ntop_ups[1].amount: must be more than 0")
 }
