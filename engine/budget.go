@@ -4,6 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/numenhq/numen/engine/apiv2"
+	"github.com/numenhq/numen/mnp"
+	"github.com/numenhq/numen/numbering"
 )
 
 // Budget limits what one account may spend: a prepaid balance, a monthly
@@ -105,6 +109,25 @@ func (e *Engine) CheckBudget(ctx context.Context, p *Profile, amount Money) erro
 		return fmt.Errorf("%w: %w", ErrBudgetUnavailable, err)
 	}
 	return nil
+}
+
+// overLimitQueued reports whether err refuses a queued (bulk) lookup for
+// its account's limits: such a lookup is not an error of the job but a
+// result that is not charged (REJECTED with mnp.CodeSpendingLimit; for NT
+// query_status FAILED, see notLookedUp), delivered with the others.
+func overLimitQueued(req Request, err error) bool {
+	return req.Async && errors.Is(err, ErrLimit)
+}
+
+// notLookedUp makes an NT result one that its account's limits refused
+// when it ran queued: nothing of the classification (which was not paid
+// for), query_status FAILED and info_text saying why.
+func notLookedUp(out *apiv2.NTResult) {
+	*out = apiv2.NTResult{
+		ID: out.ID, Number: out.Number, NumberType: numbering.Unknown.String(), QueryStatus: numbering.StatusFailed.String(),
+		InfoText: apiv2.String(mnp.CodeSpendingLimit.Description()),
+		Route:    out.Route, Cost: out.Cost, Timestamp: out.Timestamp, Storage: out.Storage,
+	}
 }
 
 // settleAfter settles a lookup's reservation once its record was handed

@@ -180,3 +180,35 @@ func TestBudgetDeferredToTheRecorder(t *testing.T) {
 	require.Zero(t, f.records[len(f.records)-1].Reserved)
 	require.Zero(t, b.held)
 }
+
+// A queued (bulk) lookup that its account's limits no longer cover when
+// it runs is a result, not an error: REJECTED (HLR) or FAILED (NT) with
+// nothing charged, and no backend asked.
+func TestBudgetRefusesQueuedLookupsAsResults(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, nil)
+	b := &testBudget{}
+	acct, err := f.eng.NewProfile(ProfileOptions{Key: "limited", Budget: b})
+	require.NoError(t, err)
+	hlr, err := resultOf(f.eng.HLRLookup(t.Context(), acct, Request{Number: "+4915123456789", Async: true}))
+	require.NoError(t, err)
+	require.Equal(t, "REJECTED", hlr.ProcessingStatus)
+	require.Equal(t, int(mnp.CodeSpendingLimit), *hlr.ErrorCode)
+	require.Equal(t, "0.0000", *hlr.Cost)
+	require.Zero(t, f.gt1.calls.Load()+f.gt1b.calls.Load()+f.gt2.calls.Load()+f.ds7.calls.Load()+f.mp1.calls.Load())
+
+	nt, err := resultOf(f.eng.NTLookup(t.Context(), acct, Request{Number: "+4930123456", Async: true}))
+	require.NoError(t, err)
+	require.Equal(t, "FAILED", nt.QueryStatus)
+	require.Equal(t, "UNKNOWN", nt.NumberType)
+	require.Nil(t, nt.IsValid)
+	require.Equal(t, "0.0000", *nt.Cost)
+	require.Equal(t, mnp.CodeSpendingLimit.Description(), *nt.InfoText)
+	require.Equal(t, "+4930123456", nt.Number)
+	require.Len(t, f.records, 2, "both recorded, as results")
+	require.Zero(t, f.records[0].Cost+f.records[1].Cost)
+
+	// Synchronous lookups are refused (402) instead.
+	_, err = f.eng.NTLookup(t.Context(), acct, Request{Number: "+4930123456"})
+	require.ErrorIs(t, err, ErrLimit)
+}
