@@ -648,6 +648,11 @@ type receiptBulk struct {
 
 func (b *receiptBulk) Submit(ctx context.Context, a *account.Account, s engine.Submission) (*apiv2.Receipt, []byte, error) {
 	r, err := b.submit(a, s)
+	if err == nil {
+		// The account's limits, as the real one checks them.
+		cost, _ := engine.ParseMoney(string(r.Cost))
+		err = b.eng.CheckBudget(ctx, a.Profile, cost)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -1004,6 +1009,7 @@ func TestOpenAPIDescribesLiveResponses(t *testing.T) {
 	// Spending limits: GET /balance, and lookups past a cap (402).
 	noCap := engine.Money(0)
 	capped := newServer(t, func(cfg *Config, a *account.Account) {
+		withBulk(cfg, a)
 		mem := &memBalances{}
 		a.Limits = engine.Limits{MonthlyCap: &noCap}
 		p, err := cfg.Engine.NewProfile(engine.ProfileOptions{Key: a.Key, Budget: mem.Budget(a.Key, a.Limits)})
@@ -1015,6 +1021,8 @@ func TestOpenAPIDescribesLiveResponses(t *testing.T) {
 	expect(capped, "POST", "/api/v2/hlr-lookup", `{"msisdn": "+4915123456789"}`, sign, 402)
 	expect(capped, "POST", "/api/v2/mnp-lookup", `{"msisdn": "+4915123456789"}`, sign, 402)
 	expect(capped, "POST", "/api/v2/nt-lookup", `{"number": "+4915123456789"}`, sign, 402)
+	expect(capped, "POST", "/api/v2/hlr-lookups", `{"msisdns": ["+4915123456789"]}`, sign, 402)
+	expect(capped, "POST", "/api/v2/nt-lookups", `{"numbers": ["+4915123456789"]}`, sign, 402)
 
 	// The reports: a server without a store has none; one with a store
 	// lists and downloads them.
