@@ -105,6 +105,31 @@ type budget struct {
 	// scarce is set when the last grant gave less than asked: near the
 	// limit, Settle reports the use at once (report).
 	scarce bool
+	// limbo are reservations of results that may or may not be recorded
+	// (Settle, not recorded), part of held until leaseGrace has passed:
+	// by then such a result is in the results or never will be.
+	limbo []limboEntry
+}
+
+// limboEntry is a reservation in limbo since at.
+type limboEntry struct {
+	amount engine.Money
+	at     time.Time
+}
+
+// dropLimbo ends the reservations in limbo for leaseGrace or longer: what
+// of them was recorded the results say. It reports whether it dropped
+// any. b.mu is held.
+func (b *budget) dropLimbo(now time.Time) bool {
+	n := 0
+	for _, e := range b.limbo {
+		if now.Sub(e.at) >= leaseGrace {
+			b.held -= e.amount
+			n++
+		}
+	}
+	b.limbo = b.limbo[n:]
+	return n > 0
 }
 
 func newBudgets(s *Store) *Budgets {
@@ -156,11 +181,13 @@ func (b *budget) Reserve(ctx context.Context, amount engine.Money) error {
 }
 
 // Settle returns a reservation: what was charged is used; what was not is
-// free again. A result that may or may not be recorded stays held until
-// the node's lease of the account ends (the database then counts it if it
-// was recorded).
+// free again. A result that may or may not be recorded stays held for
+// leaseGrace (limbo): then it is in the results or never will be.
 func (b *budget) Settle(amount, charged engine.Money, recorded bool) {
 	if !recorded {
+		b.mu.Lock()
+		b.limbo = append(b.limbo, limboEntry{amount, time.Now()})
+		b.mu.Unlock()
 		return
 	}
 	b.mu.Lock()
@@ -186,6 +213,7 @@ func (b *budget) Settle(amount, charged engine.Money, recorded bool) {
 func (b *budget) grant(ctx context.Context, price engine.Money) error {
 	want := max(price*leaseLookups, price)
 	start := time.Now()
+	b.dropLimbo(start)
 	b.b.grants.Add(1)
 	var granted engine.Money
 	var limitErr *engine.LimitError

@@ -218,3 +218,23 @@ func BenchmarkBudgetReserve(b *testing.B) {
 	}
 	b.ReportMetric(float64(s.Budgets().Grants())/float64(b.N), "grants/op")
 }
+
+// TestBudgetLimbo: a result whose recording failed holds its price for
+// the grace (it may still be committed), then the results decide.
+func TestBudgetLimbo(t *testing.T) {
+	dsn := pgtest.Database(t)
+	ctx := t.Context()
+	pgstore.SetLeaseTiming(t, 30*time.Second, 300*time.Millisecond)
+	s, err := pgstore.Open(ctx, dsn)
+	require.NoError(t, err)
+	defer s.Close()
+	cap := engine.Money(20)
+	b := s.Budgets().Budget("acct", engine.Limits{MonthlyCap: &cap})
+	require.NoError(t, spend(ctx, s, b, "acct", "a"))
+	require.NoError(t, b.Reserve(ctx, 10))
+	b.Settle(10, 10, false) // not stored, as it turns out
+	require.ErrorIs(t, b.Reserve(ctx, 10), engine.ErrLimit)
+	time.Sleep(400 * time.Millisecond) // the grace passes
+	require.NoError(t, spend(ctx, s, b, "acct", "b"))
+	require.Equal(t, cap, chargedInDB(t, dsn, "acct"))
+}

@@ -125,7 +125,7 @@
 // granted in the old month counts against the new one until it is used or
 // ends (never more than allowed, at most a lease less for a while).
 // A result whose recording failed (it may or may not be stored) stays held
-// by its node until the node's lease ends. Accounts without limits have
+// by its node for the grace; by then the results have it or never will. Accounts without limits have
 // no Budget: their lookups pay one nil test.
 //
 // # Thread safety

@@ -44,7 +44,21 @@ type localBudget struct {
 	// spentMonth and spentAll are what the reports said at the read, plus
 	// what settled since; held what lookups under way reserved.
 	spentMonth, spentAll, held engine.Money
+	// limbo are reservations of results that may or may not be stored
+	// (Settle, not recorded): held until LimboFor has passed, then the
+	// spending is read again from the reports, which have them or never
+	// will.
+	limbo []limbo
 }
+
+type limbo struct {
+	amount engine.Money
+	at     time.Time
+}
+
+// LimboFor is how long a result whose recording failed may still be
+// committed (a write under way when its caller gave up).
+const LimboFor = 2 * time.Minute
 
 func (lb *LocalBalances) now() time.Time {
 	if lb.Now != nil {
@@ -106,7 +120,18 @@ func (lb *LocalBalances) topUpsOf(account string) engine.Money {
 // available returns what the account may still spend and the limit that
 // bounds it, reading its spending when the month changed. b.mu is held.
 func (b *localBudget) available(ctx context.Context) (engine.Money, string, error) {
-	month := b.lb.now().UTC().Format("-2006-01")
+	now := b.lb.now()
+	n := 0
+	for _, e := range b.limbo {
+		if now.Sub(e.at) >= LimboFor {
+			b.held -= e.amount
+			n++
+		}
+	}
+	if n > 0 {
+		b.limbo, b.month = b.limbo[n:], "" // read the spending again
+	}
+	month := now.UTC().Format("-2006-01")
 	if month != b.month {
 		m, all, err := b.lb.spending(ctx, b.account, month)
 		if err != nil {
@@ -157,9 +182,12 @@ func (b *localBudget) Check(ctx context.Context, amount engine.Money) error {
 }
 
 // Settle counts what was charged; a result that may not be recorded stays
-// held until the process ends (the next start reads what was stored).
+// held for LimboFor, then the spending is read again from the reports.
 func (b *localBudget) Settle(amount, charged engine.Money, recorded bool) {
 	if !recorded {
+		b.mu.Lock()
+		b.limbo = append(b.limbo, limbo{amount, b.lb.now()})
+		b.mu.Unlock()
 		return
 	}
 	b.mu.Lock()

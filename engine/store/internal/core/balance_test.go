@@ -68,4 +68,18 @@ func TestLocalBalances(t *testing.T) {
 	// 600 - (500 + 30 read at the month's start + 50 settled) = 20.
 	require.NoError(t, p.Check(ctx, 20))
 	require.ErrorIs(t, p.Check(ctx, 21), engine.ErrLimit)
+
+	// A result whose recording failed stays held for LimboFor; then the
+	// reports say whether it was stored (here: it was not; December's
+	// report has the 50 settled before).
+	require.NoError(t, p.Reserve(ctx, 20))
+	p.Settle(20, 20, false)
+	require.ErrorIs(t, p.Check(ctx, 1), engine.ErrLimit)
+	mu.Lock()
+	reports = append(reports, store.Report{Name: "SYNC-API-2026-12", Cost: 50})
+	mu.Unlock()
+	now = now.Add(LimboFor)
+	// 600 - (500 + 30 + 50) = 20 left, as the reports say.
+	require.NoError(t, p.Check(ctx, 20))
+	require.ErrorIs(t, p.Check(ctx, 21), engine.ErrLimit)
 }
