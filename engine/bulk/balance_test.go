@@ -3,6 +3,7 @@ package bulk
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -92,4 +93,19 @@ func TestBulkSpentMeanwhile(t *testing.T) {
 	require.Len(t, reports, 1)
 	require.Zero(t, reports[0].Cost)
 	require.Equal(t, 1, f.settle(t), "lookup jobs")
+
+	// NT, with the legacy key set: FAILED, the reason in infotext.
+	f.acct.LegacyNTKeys = true
+	_, _, err = f.bulk.Submit(t.Context(), f.acct, engine.Submission{Product: engine.ProductNT, Numbers: []string{"+4930123456"}})
+	require.NoError(t, err)
+	waitFor(t, &r.changed, "the NT batch", func() bool { b, _, _ := r.received(); return b == 2 })
+	found := false
+	for _, body := range r.batches {
+		if strings.Contains(string(body), `"numbertype"`) {
+			found = true
+			require.Contains(t, string(body), `"usercharge":"0.0000"`)
+			require.Contains(t, string(body), `"infotext":"account's spending limit reached: not looked up, not charged"`)
+		}
+	}
+	require.True(t, found)
 }
