@@ -7,6 +7,8 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -122,4 +124,59 @@ func TestBalanceConfigProblems(t *testing.T) {
 	t.Parallel()
 	bad := &balanceConfig{TopUps: []topUpConfig{{ID: "a", Amount: 1}, {ID: "a"}}}
 	require.EqualError(t, bad.check(), "top_ups: the account is not prepaid (add \"prepaid\": true)\ntop_ups[1].id: \"a\" is given twice\ntop_ups[1].amount: must be more than 0")
+}
+
+// TestServeBalanceConcurrent: two servers on one database, eight clients
+// each, spend one account's monthly cap at once until every client is
+// refused: the results charge exactly the cap, never more.
+func TestServeBalanceConcurrent(t *testing.T) {
+	database := pgtest.Database(t)
+	const key, secret = "capped", "capped-secret-0123456789"
+	capped := engine.Money(1000) // 100 NT lookups
+	cfg := func() *serveConfig {
+		simnet := []backendConfig{{Type: "simnet"}}
+		return &serveConfig{
+			Database: database,
+			Routes:   []routeConfig{{Route: "DS7", Backends: simnet}, {Route: "GT1", Backends: simnet}, {Route: "GT2", Backends: simnet}, {Route: "MP1", Backends: simnet}},
+			Accounts: []accountConfig{{Key: key, Secrets: []string{secret}, Balance: &balanceConfig{MonthlyCap: &capped}}},
+		}
+	}
+	nodes := []*running{startServer(t, cfg(), false), startServer(t, cfg(), false)}
+	var (
+		wg       sync.WaitGroup
+		ok, next atomic.Int64
+	)
+	for c := range 16 {
+		wg.Go(func() {
+			refused := 0
+			for range 200 { // bounded: far more than the cap allows
+				n := next.Add(1)
+				code, body := signedCall(t, nodes[c%2].base, key, secret, "POST", "/nt-lookup", fmt.Sprintf(`{"number": "+49301%07d"}`, n))
+				switch code {
+				case 200:
+					ok.Add(1)
+					refused = 0
+				case http.StatusPaymentRequired:
+					// Near the cap a node may refuse while another's
+					// last use is not yet reported (counted twice, never
+					// missed): try again a few times before giving up.
+					if refused++; refused == 5 {
+						return
+					}
+					time.Sleep(20 * time.Millisecond)
+				default:
+					t.Errorf("status %d: %s", code, body)
+					return
+				}
+			}
+			t.Error("never refused")
+		})
+	}
+	wg.Wait()
+	require.EqualValues(t, 100, ok.Load())
+	code, body := signedCall(t, nodes[1].base, key, secret, "GET", "/balance", "")
+	require.Equal(t, 200, code, "%s", body)
+	var b apiv2.Balance
+	require.NoError(t, json.Unmarshal(body, &b))
+	require.Equal(t, "0.1000", b.SpentThisMonth)
 }
