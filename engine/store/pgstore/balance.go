@@ -53,7 +53,9 @@ var (
 	leaseTTL     = 30 * time.Second
 	leaseGrace   = 2 * time.Minute
 	leaseLookups = engine.Money(64)
-	leaseReport  = time.Second
+	// leaseMaxLookups bounds a lease sized to a high rate (leaseSize).
+	leaseMaxLookups = engine.Money(1 << 16)
+	leaseReport     = time.Second
 )
 
 // Budgets is this node's share of the accounts' budgets: an
@@ -105,6 +107,10 @@ type budget struct {
 	// scarce is set when the last grant gave less than asked: near the
 	// limit, Settle reports the use at once (report).
 	scarce bool
+	// reserves counts the reservations since lastGrant, to size the next
+	// lease to the account's rate on this node.
+	reserves  int64
+	lastGrant time.Time
 	// limbo are reservations of results that may or may not be recorded
 	// (Settle, not recorded), part of held until leaseGrace has passed:
 	// by then such a result is in the results or never will be.
@@ -171,12 +177,14 @@ func (b *budget) Reserve(ctx context.Context, amount engine.Money) error {
 	defer b.mu.Unlock()
 	if b.used+b.held+amount <= b.granted && time.Now().Before(b.deadline) {
 		b.held += amount
+		b.reserves++
 		return nil
 	}
 	if err := b.grant(ctx, amount); err != nil {
 		return err
 	}
 	b.held += amount
+	b.reserves++
 	return nil
 }
 
@@ -207,12 +215,14 @@ func (b *budget) Settle(amount, charged engine.Money, recorded bool) {
 }
 
 // grant asks the database for a new lease of the account's budget that
-// covers at least price beyond what the node holds: up to leaseLookups
-// lookups at price, less when less is left. It returns a *LimitError when
+// covers at least price beyond what the node holds: up to leaseSize
+// lookups at price (64, or a second of the account's lookups on this node
+// when more), at most half of what is left. It returns a *LimitError when
 // not even price is left. b.mu is held.
 func (b *budget) grant(ctx context.Context, price engine.Money) error {
-	want := max(price*leaseLookups, price)
 	start := time.Now()
+	want := price * leaseSize(b.reserves, start.Sub(b.lastGrant))
+	b.reserves, b.lastGrant = 0, start
 	b.dropLimbo(start)
 	b.b.grants.Add(1)
 	var granted engine.Money
@@ -381,6 +391,18 @@ func (b *budget) Check(ctx context.Context, amount engine.Money) error {
 		return &engine.LimitError{Limit: limit, Price: amount, Available: max(avail, 0)}
 	}
 	return nil
+}
+
+// leaseSize is the number of lookups a grant asks for: leaseLookups, or a
+// second of the account's lookups on this node at the rate since the last
+// grant (reserves in elapsed), at most leaseMaxLookups.
+func leaseSize(reserves int64, elapsed time.Duration) engine.Money {
+	n := leaseLookups
+	if elapsed > 0 {
+		perSecond := engine.Money(float64(reserves) / elapsed.Seconds())
+		n = max(n, min(perSecond, leaseMaxLookups))
+	}
+	return n
 }
 
 // release gives back the leases of the node's accounts that hold nothing

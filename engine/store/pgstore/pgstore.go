@@ -95,8 +95,9 @@
 // for a new one in a transaction under the account's advisory lock
 // (pg_advisory_xact_lock), which drops the leases that ended 2 minutes
 // ago (their nodes died or stopped), then grants up to 64 lookups at the
-// price, at most half of what is left (in whole lookups), so that near the
-// limit another node still finds some. What is left is the limit, less
+// price, or a second of the account's lookups on this node when it runs
+// faster (at most 65,536), and at most half of what is left (in whole
+// lookups), so that near the limit another node still finds some. What is left is the limit, less
 // the results' spending, less what the other nodes' leases hold (granted
 // less used, table balance_leases), less what this node holds.
 //
