@@ -172,24 +172,25 @@ type Options struct {
 
 // Engine answers lookups. See the package documentation.
 type Engine struct {
+	plan     *numbering.Plan
+	platform *routing.Platform
+	coverage *routing.Coverage
+	products map[string]routing.Product // route -> product
+	hlr      map[string][]HLR
+	port     map[string][]Portability
+	watches  map[string][]*backendWatch // route -> its backends' (HLR or portability), in order
+	routes   apiv2.RouteLists
+	prices   Prices
+	timeout  time.Duration
+	cache    *cache
+	sink     Sink
+	clock    func() time.Time
+	ids      *idSource
+	months   *atomic.Pointer[monthReports] // storageName's, of the last month asked for; shared by WithSink's copies
+
 	// deferSettle leaves the settling of budget reservations to the
 	// caller of a sink that does not store (WithSink; budget.go).
 	deferSettle bool
-	plan        *numbering.Plan
-	platform    *routing.Platform
-	coverage    *routing.Coverage
-	products    map[string]routing.Product // route -> product
-	hlr         map[string][]HLR
-	port        map[string][]Portability
-	watches     map[string][]*backendWatch // route -> its backends' (HLR or portability), in order
-	routes      apiv2.RouteLists
-	prices      Prices
-	timeout     time.Duration
-	cache       *cache
-	sink        Sink
-	clock       func() time.Time
-	ids         *idSource
-	months      *atomic.Pointer[monthReports] // storageName's, of the last month asked for; shared by WithSink's copies
 }
 
 // New builds an Engine.

@@ -186,11 +186,12 @@ type Store struct {
 	*core.Store[pgx.Tx]
 	*core.Writer[*pending]
 
-	pool *pgxpool.Pool
+	pool   *pgxpool.Pool
+	name   string // the database's URL without its password, for errors
+	logger *slog.Logger
+
 	// budgets is the node's share of the accounts' budgets (balance.go).
 	budgets *Budgets
-	name    string // the database's URL without its password, for errors
-	logger  *slog.Logger
 
 	ix indexer
 
