@@ -28,11 +28,11 @@ func endpoints() []*endpoint {
 		{method: http.MethodPost, path: "/nt-lookup", serve: (*Handler).ntLookup},
 		{method: http.MethodPost, path: "/hlr-lookups", serve: (*Handler).hlrLookups},
 		{method: http.MethodPost, path: "/nt-lookups", serve: (*Handler).ntLookups},
+		{method: http.MethodGet, path: "/balance", serve: (*Handler).balance},
 		{method: http.MethodGet, path: "/route", serve: (*Handler).route},
 		{method: http.MethodGet, path: "/routes", serve: (*Handler).routeList},
 		{method: http.MethodGet, path: "/routing-map", serve: (*Handler).routingMap},
 		{method: http.MethodGet, path: "/hlr-coverage", serve: (*Handler).hlrCoverage},
-		{method: http.MethodGet, path: "/balance", serve: (*Handler).balance},
 		{method: http.MethodGet, path: "/reports", serve: (*Handler).apiReports},
 		{method: http.MethodGet, path: reportPath, serve: (*Handler).apiReport},
 	}
