@@ -6,10 +6,10 @@
 //	numen short --country CC [NUMBER...]            short and emergency numbers of a region
 //	numen serve --config FILE | --demo              serve the lookup API (/api/v2)
 //	numen call METHOD PATH [BODY]                   send one signed request to the API
-//	numen balance show|top-up KEY [AMOUNT]          an API key's prepaid balance
 //	numen portdb build|lookup|verify                the offline portability database
 //	numen plan verify [FILE]                        check a numbering plan file
 //	numen data check|recover DIR                    check and recover a data directory
+//	numen balance show|top-up KEY [AMOUNT]          an API key's prepaid balance
 //	numen version                                   print the program and data versions
 //	numen help [command]                            show usage
 //
@@ -107,10 +107,10 @@ Commands:
   short     short and emergency numbers dialled in a region (--country CC)
   serve     serve the lookup API (/api/v2); --demo runs it on a simulator
   call      send one signed request to the lookup API
-  balance   show or top up an API key's prepaid balance (PostgreSQL)
   portdb    build, query and verify the offline portability database
   plan      check a numbering plan file (numen plan verify FILE)
   data      check and recover serve's data directory (numen data check DIR)
+  balance   show or top up an API key's prepaid balance (PostgreSQL)
   version   print the numen version and the numbering data version
   help      show this help, or a command's: numen help <command>
 
