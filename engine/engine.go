@@ -193,6 +193,10 @@ type Engine struct {
 	clock    func() time.Time
 	ids      *idSource
 	months   *atomic.Pointer[monthReports] // storageName's, of the last month asked for; shared by WithSink's copies
+
+	// deferSettle leaves the settling of budget reservations to the
+	// caller of a sink that does not store (WithSink; budget.go).
+	deferSettle bool
 }
 
 // New builds an Engine.
@@ -406,6 +410,9 @@ type ProfileOptions struct {
 	Map *routing.Map
 	// Prices is the price table; nil for the engine's.
 	Prices *Prices
+	// Budget limits what the account spends (a prepaid balance, a
+	// monthly cap); nil for no limit.
+	Budget Budget
 }
 
 // Profile is what the lookups of one API key share: its routing and
@@ -415,10 +422,14 @@ type Profile struct {
 	key      string
 	resolver *routing.Resolver
 	prices   Prices
+	budget   Budget // nil: no limit
 }
 
 // Key returns the API key whose profile it is.
 func (p *Profile) Key() string { return p.key }
+
+// Budget returns the profile's budget, nil when it spends without limit.
+func (p *Profile) Budget() Budget { return p.budget }
 
 // Resolver returns the profile's route resolver.
 func (p *Profile) Resolver() *routing.Resolver { return p.resolver }
@@ -437,7 +448,7 @@ func (e *Engine) NewProfile(o ProfileOptions) (*Profile, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Profile{key: o.Key, resolver: r, prices: e.prices}
+	p := &Profile{key: o.Key, resolver: r, prices: e.prices, budget: o.Budget}
 	if o.Prices != nil {
 		p.prices = *o.Prices
 	}
@@ -666,9 +677,15 @@ func (e *Engine) record(ctx context.Context, r Record) error {
 
 // WithSink returns a copy of e that records to s instead of e's sink:
 // bulk workers collect a batch's results and record them together.
+//
+// The copy's lookups leave their budget reservations (Budget) to the
+// caller, since what s received is not yet durable: each Record carries
+// what its lookup holds (Record.Reserved), for SettleRecords once the
+// records are stored, or failed to be.
 func (e *Engine) WithSink(s Sink) *Engine {
 	c := *e
 	c.sink = s
+	c.deferSettle = s != nil
 	return &c
 }
 

@@ -55,6 +55,12 @@ func (e *Engine) HLRLookup(ctx context.Context, p *Profile, req Request) (Answer
 		}
 		return Answer[*apiv2.HLRResult]{Result: &cached, JSON: body}, nil
 	}
+	if err := e.reserve(ctx, l); err != nil {
+		if overLimitQueued(req, err) {
+			return e.finishHLR(ctx, l, out, outcome{status: mnp.Rejected, code: mnp.CodeSpendingLimit})
+		}
+		return Answer[*apiv2.HLRResult]{}, err
+	}
 	o := e.askForHLR(ctx, out, &res, l.priced, d.Route)
 	ans, err := e.finishHLR(ctx, l, out, o)
 	if err == nil && o.status == mnp.Completed {

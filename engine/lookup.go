@@ -123,6 +123,9 @@ type lookup struct {
 	report, priced routing.Product
 	// route is the route taken, "" for none (the result's route is null).
 	route string
+	// reserved is what the lookup holds of its profile's budget (reserve),
+	// until its result is recorded (settle).
+	reserved Money
 }
 
 // filing is a lookup's filing as of now: when it completed, its price and
@@ -153,7 +156,9 @@ func (e *Engine) file(l *lookup, charged bool) filing {
 func (e *Engine) finish(ctx context.Context, l *lookup, result apiv2.Result, charged bool) ([]byte, error) {
 	f := e.file(l, charged)
 	result.File(f.Filing)
-	return e.encodeAndRecord(ctx, l, f, result)
+	body, err := e.encodeAndRecord(ctx, l, f, result)
+	e.settleAfter(l, f.price, err)
+	return body, err
 }
 
 // finishCached is finish for an answer from the cache: its report and
@@ -177,6 +182,9 @@ func (e *Engine) encodeAndRecord(ctx context.Context, l *lookup, f filing, resul
 	}
 	body := encode(result)
 	r := Record{Account: l.profile.key, Storage: f.Storage, ID: l.id, Time: f.now, Cost: f.price, Result: result, JSON: body}
+	if e.deferSettle {
+		r.Reserved = l.reserved
+	}
 	if err := e.record(ctx, r); err != nil {
 		return nil, err
 	}

@@ -38,6 +38,9 @@ func (e *Engine) MNPLookup(ctx context.Context, p *Profile, req Request) (Answer
 		}
 		return Answer[*apiv2.MNPResult]{Result: &cached, JSON: body}, nil
 	}
+	if err := e.reserve(ctx, l); err != nil {
+		return Answer[*apiv2.MNPResult]{}, err
+	}
 	q := mnp.Query{Number: res.Number, Region: res.CountryCode, MCCMNC: res.MCCMNC, Route: route}
 	var o outcome
 	if ans, _, err := e.askPortability(ctx, route, q); err != nil {

@@ -22,9 +22,22 @@ func (e *Engine) NTLookup(ctx context.Context, p *Profile, req Request) (Answer[
 		return Answer[*apiv2.NTResult]{}, err
 	}
 	l := &lookup{profile: p, req: req, id: id, report: routing.NT, priced: routing.NT, route: route}
-	f := e.file(l, res.Status == numbering.StatusOK)
+	charged, refused := res.Status == numbering.StatusOK, false
+	if charged {
+		if err := e.reserve(ctx, l); err != nil {
+			if !overLimitQueued(req, err) {
+				return Answer[*apiv2.NTResult]{}, err
+			}
+			charged, refused = false, true
+		}
+	}
+	f := e.file(l, charged)
 	out := apiv2.NewNTResult(&res, id, f.Filing)
+	if refused {
+		notLookedUp(out)
+	}
 	body, err := e.encodeAndRecord(ctx, l, f, out)
+	e.settleAfter(l, f.price, err)
 	if err != nil {
 		return Answer[*apiv2.NTResult]{}, err
 	}

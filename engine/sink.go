@@ -26,6 +26,10 @@ type Record struct {
 	// result is encoded once; a record built elsewhere may leave it nil
 	// (package store then encodes Result). The sink must not modify it.
 	JSON []byte
+	// Reserved is what the lookup holds of its account's budget, left
+	// for the recorder to settle (SettleRecords) by an engine made with
+	// WithSink; 0 otherwise (the engine settled it).
+	Reserved Money
 }
 
 // Product returns the product of the record's result: HLR, MNP or NT

@@ -240,6 +240,7 @@ type PortAnswer struct {
 //	  10  COMPLETED   subscriber's network withheld the details (call barred or privacy)
 //	  11  FAILED      provider returned an answer that could not be read
 //	  12  FAILED      internal error
+//	  13  REJECTED    account's spending limit reached: not looked up, not charged
 type ErrorCode uint16
 
 // Error codes; see the table on ErrorCode.
@@ -257,6 +258,9 @@ const (
 	CodeWithheld
 	CodeBadProviderAnswer
 	CodeInternal
+	// CodeSpendingLimit is a queued (bulk) lookup that its account's
+	// balance or monthly cap no longer covered when it ran.
+	CodeSpendingLimit
 )
 
 var codeDescriptions = [...]string{
@@ -273,6 +277,7 @@ var codeDescriptions = [...]string{
 	CodeWithheld:           "subscriber's network withheld the details (call barred or privacy)",
 	CodeBadProviderAnswer:  "provider returned an answer that could not be read",
 	CodeInternal:           "internal error",
+	CodeSpendingLimit:      "account's spending limit reached: not looked up, not charged",
 }
 
 // Description returns the English error_description of c, "" for CodeNone

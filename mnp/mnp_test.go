@@ -48,7 +48,7 @@ func TestErrorCodes(t *testing.T) {
 	seen := map[string]bool{}
 	codes := Codes()
 	require.Equal(t, CodeInvalidNumber, codes[0])
-	require.Equal(t, CodeInternal, codes[len(codes)-1])
+	require.Equal(t, CodeSpendingLimit, codes[len(codes)-1])
 	for _, c := range codes {
 		d := c.Description()
 		require.NotEmpty(t, d, "code %d", c)

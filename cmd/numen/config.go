@@ -181,6 +181,7 @@ type accountConfig struct {
 	Prices         *priceConfig    `json:"prices"`
 	RateLimit      *rateConfig     `json:"rate_limit"`
 	LegacyNTKeys   bool            `json:"legacy_nt_keys"`
+	Balance        *balanceConfig  `json:"balance"` // balance.go
 }
 
 type bulkConfig struct {

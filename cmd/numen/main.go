@@ -10,6 +10,7 @@
 //	numen portdb build|lookup|verify                the offline portability database
 //	numen plan verify [FILE]                        check a numbering plan file
 //	numen data check|recover DIR                    check and recover a data directory
+//	numen balance show|top-up KEY [AMOUNT]          an API key's prepaid balance
 //	numen version                                   print the program and data versions
 //	numen help [command]                            show usage
 //
@@ -116,6 +117,7 @@ Commands:
   portdb    build, query and verify the offline portability database
   plan      check a numbering plan file (numen plan verify FILE)
   data      check and recover serve's data directory (numen data check DIR)
+  balance   show or top up an API key's prepaid balance (PostgreSQL)
   version   print the numen version and the numbering data version
   help      show this help, or a command's: numen help <command>
 
@@ -174,6 +176,8 @@ func (c *cli) run(args []string) int {
 		return c.call(rest)
 	case "users":
 		return c.users(rest)
+	case "balance":
+		return c.balance(rest)
 	case "help", "-h", "-help", "--help":
 		return c.help(rest)
 	default:
@@ -238,6 +242,8 @@ func (c *cli) help(args []string) int {
 		fmt.Fprint(c.stdout, planUsage)
 	case len(args) == 1 && args[0] == "data":
 		fmt.Fprint(c.stdout, dataUsage)
+	case len(args) == 1 && args[0] == "balance":
+		fmt.Fprint(c.stdout, balanceUsage)
 	case len(args) == 1 && args[0] == "serve":
 		fmt.Fprint(c.stdout, serveUsage)
 	case len(args) == 1 && args[0] == "call":

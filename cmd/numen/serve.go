@@ -552,6 +552,11 @@ func buildServer(cfg *serveConfig, plan *numbering.Plan, db store.Database, logg
 		}
 		accounts = append(accounts, a)
 	}
+	balances, err := applyBalances(context.Background(), db, cfg.Accounts, accounts)
+	if err != nil {
+		s.close()
+		return nil, err
+	}
 	metrics := httpapi.NewMetrics()
 	health := portdbHealth(opts.Backends, metrics, db.Ping)
 	byKey := map[string]*account.Account{}
@@ -599,6 +604,7 @@ func buildServer(cfg *serveConfig, plan *numbering.Plan, db store.Database, logg
 		BodyTimeout: time.Duration(cfg.BodyTimeout), RequestTimeout: time.Duration(cfg.RequestTimeout),
 		Logger: logger, Health: health, Bulk: bk, Metrics: metrics, Store: db, Replays: replays,
 		Users: reportUsers, SecretSignin: cfg.ReportSecretSignin,
+		Balances: balances,
 	})
 	if err != nil {
 		s.close()

@@ -35,6 +35,10 @@ type Account struct {
 	// example (numbertype, isvalid "Yes"/"No", ...) instead of the
 	// documented attribute names.
 	LegacyNTKeys bool
+	// Limits are the account's spending limits (a prepaid balance, a
+	// monthly cap), which its Profile's budget enforces and GET /balance
+	// reports; the zero value limits nothing.
+	Limits engine.Limits
 	// Profile is the account's routing and prices: what its lookups share.
 	Profile *engine.Profile
 }

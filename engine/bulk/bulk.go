@@ -335,6 +335,11 @@ func (b *Bulk) Submit(ctx context.Context, a *account.Account, s engine.Submissi
 		routes[ad.Route] = true
 	}
 	receipt.AcceptedCount, receipt.RejectedCount = len(receipt.Accepted), len(receipt.Rejected)
+	// The whole batch fits the account's limits, or none is queued (402):
+	// each lookup still reserves its price when it runs.
+	if err := b.o.Engine.CheckBudget(ctx, a.Profile, cost); err != nil {
+		return nil, nil, err
+	}
 	receipt.Cost = apiv2.Decimal(cost.String())
 	receipt.Route = route
 	if route == "" {

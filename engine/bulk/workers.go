@@ -131,12 +131,17 @@ func (b *Bulk) lookUp(ctx context.Context, job *river.Job[lookupArgs], acct *acc
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		rerr := b.o.Store.RecordAll(rctx, sink.records)
 		cancel()
+		engine.SettleRecords(acct.Profile, sink.records, rerr == nil)
 		if rerr != nil {
 			return fmt.Errorf("bulk job %d: %w (and recording the %d results looked up: %v)", job.ID, err, len(sink.records), rerr)
 		}
 		return fmt.Errorf("bulk job %d: %w (%d of %d results looked up and recorded)", job.ID, err, len(sink.records), len(todo))
 	}
-	if err := b.o.Store.RecordAll(ctx, sink.records); err != nil {
+	err = b.o.Store.RecordAll(ctx, sink.records)
+	// The lookups' budget reservations end once their results are stored
+	// (or failed to be): not when the collector took them.
+	engine.SettleRecords(acct.Profile, sink.records, err == nil)
+	if err != nil {
 		return fmt.Errorf("bulk job %d: recording %d results: %w", job.ID, len(sink.records), err)
 	}
 	for _, r := range sink.records {

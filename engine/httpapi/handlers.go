@@ -29,6 +29,7 @@ func endpoints() []*endpoint {
 		{method: http.MethodPost, path: "/nt-lookup", serve: (*Handler).ntLookup},
 		{method: http.MethodPost, path: "/hlr-lookups", serve: (*Handler).hlrLookups},
 		{method: http.MethodPost, path: "/nt-lookups", serve: (*Handler).ntLookups},
+		{method: http.MethodGet, path: "/balance", serve: (*Handler).balance},
 		{method: http.MethodGet, path: "/route", serve: (*Handler).route},
 		{method: http.MethodGet, path: "/routes", serve: (*Handler).routeList},
 		{method: http.MethodGet, path: "/routing-map", serve: (*Handler).routingMap},
@@ -186,6 +187,12 @@ func (h *Handler) lookupError(w http.ResponseWriter, err error) bool {
 	switch {
 	case errors.As(err, &re):
 		writeErrors(w, http.StatusBadRequest, re.Error())
+	case errors.Is(err, engine.ErrLimit):
+		// Before any backend was asked; nothing was charged.
+		writeErrors(w, http.StatusPaymentRequired, err.Error())
+	case errors.Is(err, engine.ErrBudgetUnavailable):
+		h.internal.log(h.log, time.Now(), "budget unavailable", err)
+		writeErrors(w, http.StatusServiceUnavailable, "service unavailable: the account's balance could not be checked; nothing was charged, try again")
 	case errors.Is(err, engine.ErrIdempotencyKeyReused):
 		writeErrors(w, http.StatusConflict, engine.ErrIdempotencyKeyReused.Error())
 	case errors.Is(err, context.Canceled):

@@ -333,6 +333,7 @@ func TestOpenAPISchemasMatchWireTypes(t *testing.T) {
 		{"Coverage/properties/scores/items", keysOfValue(jsonAt(t, coverage, "scores", "0")), nil},
 		{"HLRWebhookBatch", jsonKeys(t, apiv2.WebhookBatch{}), nil},
 		{"NTWebhookBatch", jsonKeys(t, apiv2.WebhookBatch{}), nil},
+		{"Balance", jsonKeys(t, apiv2.Balance{}), nil},
 		// Request bodies: the number is required, route and storage not.
 		{"HLRLookupRequest", jsonKeys(t, apiv2.HLRLookupRequest{Route: &s, Storage: &s, Country: &s}), []string{"msisdn"}},
 		{"MNPLookupRequest", jsonKeys(t, apiv2.MNPLookupRequest{Route: &s, Storage: &s, Country: &s}), []string{"msisdn"}},
@@ -655,6 +656,11 @@ type receiptBulk struct {
 
 func (b *receiptBulk) Submit(ctx context.Context, a *account.Account, s engine.Submission) (*apiv2.Receipt, []byte, error) {
 	r, err := b.submit(a, s)
+	if err == nil {
+		// The account's limits, as the real one checks them.
+		cost, _ := engine.ParseMoney(string(r.Cost))
+		err = b.eng.CheckBudget(ctx, a.Profile, cost)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -1016,6 +1022,24 @@ func TestOpenAPIDescribesLiveResponses(t *testing.T) {
 		}
 	}
 	expect(main, "GET", "/api/v2/nope", "", sign, 404)
+
+	// Spending limits: GET /balance, and lookups past a cap (402).
+	noCap := engine.Money(0)
+	capped := newServer(t, func(cfg *Config, a *account.Account) {
+		withBulk(cfg, a)
+		mem := &memBalances{}
+		a.Limits = engine.Limits{MonthlyCap: &noCap}
+		p, err := cfg.Engine.NewProfile(engine.ProfileOptions{Key: a.Key, Budget: mem.Budget(a.Key, a.Limits)})
+		require.NoError(t, err)
+		a.Profile, cfg.Balances = p, mem
+	})
+	expect(capped, "GET", "/api/v2/balance", "", sign, 200)
+	expect(main, "GET", "/api/v2/balance", "", sign, 200)
+	expect(capped, "POST", "/api/v2/hlr-lookup", `{"msisdn": "+4915123456789"}`, sign, 402)
+	expect(capped, "POST", "/api/v2/mnp-lookup", `{"msisdn": "+4915123456789"}`, sign, 402)
+	expect(capped, "POST", "/api/v2/nt-lookup", `{"number": "+4915123456789"}`, sign, 402)
+	expect(capped, "POST", "/api/v2/hlr-lookups", `{"msisdns": ["+4915123456789"]}`, sign, 402)
+	expect(capped, "POST", "/api/v2/nt-lookups", `{"numbers": ["+4915123456789"]}`, sign, 402)
 
 	// The reports: a server without a store has none; one with a store
 	// lists and downloads them.

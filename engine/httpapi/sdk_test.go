@@ -389,6 +389,7 @@ func TestOfficialClientsEveryEndpoint(t *testing.T) {
 		{"GET", "/mccmncs", nil},
 		{"GET", "/mccmncs", []param{{"country", "DE"}}},
 		{"GET", "/mnp-coverage", nil},
+		{"GET", "/balance", nil},
 		{"GET", "/reports", nil},
 		// Report downloads: the default name as written, in capitals, and
 		// a name with "/", a space and "ü", as written and escaped.

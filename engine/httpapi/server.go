@@ -175,6 +175,10 @@ type Config struct {
 	// SecretSignin keeps signing in to the report pages with an API key
 	// and secret while there are Users (without users it is always on).
 	SecretSignin bool
+	// Balances reads the accounts' balances and spending for GET
+	// /balance (the store's, such as pgstore's Budgets); nil reports the
+	// limits of the account's config only.
+	Balances store.Balances
 	// Metrics collects the metrics; nil makes new ones. Give the same
 	// Metrics to the bulk workers so that /metrics shows theirs.
 	Metrics *Metrics

@@ -83,6 +83,59 @@
 // sends, and polls nothing. QueueConfig.PollInterval is the running
 // client's fallback.
 //
+// # Balances and spending limits
+//
+// An account may have a prepaid balance (the sum of its top-ups, table
+// balance_topups, one row per top-up id, less everything it was ever
+// charged) and a monthly cap (from the config; engine.Limits). Spending
+// is never kept apart: an account spent what its results were charged,
+// read from the reports' counts (Store.Reports, exact at once). So a
+// crash can never charge twice (a result is charged by being recorded)
+// nor lose a charge (an acknowledged result is durable).
+//
+// Checking each lookup against the database would serialise an account's
+// lookups on one row. Instead each node leases budget (Budgets, an
+// engine.Budget per limited account): a lookup reserves its price from
+// the node's lease in memory, under a mutex of the account (no I/O, no
+// allocation), and is settled with what it was charged once its result is
+// recorded. When the lease is spent or its 30 s have passed, the node asks
+// for a new one in a transaction under the account's advisory lock
+// (pg_advisory_xact_lock), which drops the leases that ended 2 minutes
+// ago (their nodes died or stopped), then grants up to 64 lookups at the
+// price, or a second of the account's lookups on this node when it runs
+// faster (at most 65,536), and at most half of what is left (in whole
+// lookups), so that near the limit another node still finds some. What is left is the limit, less
+// the results' spending, less what the other nodes' leases hold (granted
+// less used, table balance_leases), less what this node holds.
+//
+// Why spending never passes a limit: a node's lease row says it was
+// granted G and had used U (settled, recorded) when it last wrote the
+// row; from then on it can add at most G-U to the results (its
+// reservations never pass G, and what it settled is in the results
+// already). The grant reads the leases before the results, so a use
+// reported in between is counted twice (never missed); every result
+// recorded later comes from some lease's G-U. A node that dies keeps its
+// row; whatever it recorded before dying is in the results, and its row
+// counts whole until it is dropped, after its end and the grace: a node
+// killed with -9 makes the others refuse early for up to 2.5 minutes, at
+// most by its lease, and never lets them pass the limit. The bound of
+// the grace: a lookup reserved before its lease ended must be recorded
+// within the grace (lookups are bounded by the request timeout, 30 s by
+// default); a node paused longer (a stopped VM) could pass the limit by
+// at most its last lease.
+//
+// Between grants a node reports its use (one UPDATE per account whose use
+// changed, every second, and at once after each lookup when the last grant
+// gave less than asked, near the limit), so that the other nodes stop
+// counting it twice: near the limit, a lookup may be refused while
+// another node's last use is counted twice, for at most that report.
+// The month is the node's (UTC), as results name their reports; a lease
+// granted in the old month counts against the new one until it is used or
+// ends (never more than allowed, at most a lease less for a while).
+// A result whose recording failed (it may or may not be stored) stays held
+// by its node for the grace; by then the results have it or never will. Accounts without limits have
+// no Budget: their lookups pay one nil test.
+//
 // # Thread safety
 //
 // A Store is safe for concurrent use.
@@ -144,6 +197,9 @@ type Store struct {
 	name   string // the database's URL without its password, for errors
 	logger *slog.Logger
 
+	// budgets is the node's share of the accounts' budgets (balance.go).
+	budgets *Budgets
+
 	ix indexer
 
 	schema     string // River's notifications are per schema
@@ -182,6 +238,7 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 		return fail(err)
 	}
 	s := &Store{pool: pool, name: name, logger: o.logger}
+	s.budgets = newBudgets(s)
 	db := newDB(pool)
 	s.Store = &core.Store[pgx.Tx]{Name: "pgstore", Where: name, SQL: &dialect, Version: SchemaVersion, Results: db, Jobs: db, Open: s.checkOpen}
 	s.Writer = &core.Writer[*pending]{
@@ -203,6 +260,7 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 		return fail(err)
 	}
 	s.startIndexer()
+	go s.budgets.reportEvery(s.budgets.stop, s.budgets.stopped)
 	s.Start(o.writers)
 	return s, nil
 }
@@ -227,6 +285,13 @@ func (s *Store) Close() error {
 		return err
 	}
 	if s.Writer.Close() {
+		// Leases of accounts' budgets that hold nothing go back at once;
+		// the others end with their time (balance.go).
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		if err := s.budgets.release(ctx); err != nil {
+			s.logger.Warn("pgstore: giving back the budgets' leases", "error", err)
+		}
+		cancel()
 		s.stopIndexer()
 		s.pool.Close()
 	}

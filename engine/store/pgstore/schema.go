@@ -190,6 +190,8 @@ INSERT INTO reports_pending
 	GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9;
 DROP TABLE results_pending;
 `,
+	// 6: the balance tables, balance.go.
+	balanceSchema,
 }
 
 // groupDelay bounds how long a writer waits for a group as large as its

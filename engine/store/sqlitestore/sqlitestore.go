@@ -166,6 +166,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -353,6 +354,10 @@ type Store struct {
 
 	fresh    bool     // the database was missing, empty or without a schema at Open
 	recovery Recovery // what Open did to the log (Recovery)
+
+	// balances are the accounts' budgets (balance.go), made at first use.
+	balances     *core.LocalBalances
+	balancesOnce sync.Once
 }
 
 var _ store.Database = (*Store)(nil)
