@@ -456,6 +456,18 @@ func checkConfig(cfg *serveConfig, bad func(string, ...any)) {
 			checkRate(at+".rate_limit", a.RateLimit.PerSecond, a.RateLimit.Burst, bad)
 		}
 	}
+	for i, a := range cfg.Accounts {
+		if err := a.Balance.check(); err != nil {
+			// One problem per line, each at its own setting.
+			errs := []error{err}
+			if j, ok := err.(interface{ Unwrap() []error }); ok {
+				errs = j.Unwrap()
+			}
+			for _, e := range errs {
+				bad("accounts[%d].balance.%v", i, e)
+			}
+		}
+	}
 	checkUsers(cfg, seenKey, bad)
 }
 

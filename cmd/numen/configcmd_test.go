@@ -64,3 +64,21 @@ func TestConfigCheckWithPlan(t *testing.T) {
 	_, err := os.Stat(filepath.Join(dir, "data"))
 	require.ErrorIs(t, err, os.ErrNotExist, "config check created the data directory")
 }
+
+// TestConfigCheckBalance: the balance key's own rules (top-ups only on a
+// prepaid account, each id once, amounts above 0) are problems of config
+// check, each at its own setting, as serve would refuse them.
+func TestConfigCheckBalance(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "b.json")
+	require.NoError(t, os.WriteFile(path, []byte(`{"addr": "127.0.0.1:0",
+ "accounts": [{"key": "k1", "secrets": ["0123456789abcdef0123"],
+   "balance": {"monthly_cap": "10.00", "top_ups": [{"id": "a", "amount": "5"}, {"id": "a", "amount": "0"}]}}]}`), 0o600))
+	code, out, errOut := runCLI(t, nil, "config", "check", path)
+	require.Equal(t, exitError, code)
+	require.Empty(t, out)
+	require.Equal(t, path+`:3:40: accounts[0].balance.top_ups: the account is not prepaid (add "prepaid": true)`+"\n"+
+		path+`:3:81: accounts[0].balance.top_ups[1].id: "a" is given twice`+"\n"+
+		path+`:3:92: accounts[0].balance.top_ups[1].amount: must be more than 0`+"\n"+
+		"numen config check: "+path+": 3 problems\n", errOut)
+}
