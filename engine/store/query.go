@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/numenhq/numen/engine"
@@ -79,6 +80,16 @@ type Query struct {
 	Sort string
 	// Desc reverses the order: newest first, or Z to A.
 	Desc bool
+	// From and To bound the completion time: From <= time < To, to the
+	// millisecond the stores keep; a zero time leaves its side open. The
+	// report's time index serves the range in time order.
+	From, To time.Time
+}
+
+// Filtered reports whether q selects less than the whole report: a
+// condition, a number prefix or a time range.
+func (q *Query) Filtered() bool {
+	return len(q.Where) > 0 || q.NumberPrefix != "" || !q.From.IsZero() || !q.To.IsZero()
 }
 
 // Cond is one condition of a Query: Field equals Value.
@@ -116,6 +127,9 @@ func (q *Query) Check() error {
 	if q.Sort == SortNumber && len(q.Where) > 0 {
 		return fmt.Errorf("sort: number: not with a filter by %s (filtered results come in time order; a number search sorts by number)", q.Where[0].Field)
 	}
+	if !q.From.IsZero() && !q.To.IsZero() && q.To.UnixMilli() <= q.From.UnixMilli() {
+		return fmt.Errorf("to: %s is not after from %s: an empty time range", q.To.UTC().Format(time.RFC3339), q.From.UTC().Format(time.RFC3339))
+	}
 	if p := strings.TrimPrefix(q.NumberPrefix, "+"); len(p) > 20 || strings.Trim(p, "0123456789") != "" {
 		return fmt.Errorf("number %q: want the start of a number in E.164, digits after an optional +", q.NumberPrefix)
 	}
@@ -143,6 +157,16 @@ type Summary struct {
 	// Values are, per field, its values, the most frequent first.
 	Values map[Field][]Tally
 	// Days are the days with results, in order (UTC).
+	Days []Tally
+}
+
+// Totals are the count and cost of the results a Query selects, in all
+// and per day: the figures of a filtered view.
+type Totals struct {
+	Count int64
+	Cost  engine.Money
+	// Days are the days with selected results, in order (UTC; Value is
+	// the day, "2026-11-24").
 	Days []Tally
 }
 

@@ -124,6 +124,13 @@ type Reader interface {
 	// value of each Field and per day. A report the account does not have
 	// is ErrUnknownReport.
 	Summary(ctx context.Context, account, storage string) (Summary, error)
+
+	// Totals returns the count and cost of the results of a report that
+	// q selects (its order does not matter), in all and per day: exact,
+	// as Query is, and read from the results q selects (a Summary is
+	// cheaper for the whole report). A report the account does not have
+	// is ErrUnknownReport; an invalid query names its problem.
+	Totals(ctx context.Context, account, storage string, q *Query) (Totals, error)
 }
 
 // Store is one results database: its results and reports, its health

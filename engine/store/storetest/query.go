@@ -120,7 +120,8 @@ next:
 				continue next
 			}
 		}
-		if !strings.HasPrefix(e.Facts.Number, prefix) {
+		if !strings.HasPrefix(e.Facts.Number, prefix) ||
+			!q.From.IsZero() && e.Millis < q.From.UnixMilli() || !q.To.IsZero() && e.Millis >= q.To.UnixMilli() {
 			continue
 		}
 		sel = append(sel, e)
@@ -158,7 +159,37 @@ func queries() []store.Query {
 		{NumberPrefix: "+", Desc: true},
 		{NumberPrefix: "+4915", Where: []store.Cond{{Field: store.FieldProduct, Value: "HLR"}}},
 	}
+	// Time ranges: a day, from a time on, up to one (exclusive), with
+	// conditions, in number order, and one that selects nothing.
+	day2 := Base.Truncate(24 * time.Hour).Add(24 * time.Hour)
+	qs = append(qs,
+		store.Query{From: day2, To: day2.Add(24 * time.Hour)},
+		store.Query{From: Base.Add(37 * 40 * time.Minute), Desc: true},
+		store.Query{To: Base.Add(37 * 20 * time.Minute)},
+		store.Query{From: day2, Where: []store.Cond{{Field: store.FieldCountry, Value: "GB"}}, Desc: true},
+		store.Query{From: Base, To: day2, NumberPrefix: "+44", Sort: "number"},
+		store.Query{From: Base.Add(-48 * time.Hour), To: Base.Add(-24 * time.Hour)},
+	)
 	return append(qs, store.Query{Sort: "number"}, store.Query{Sort: "number", Desc: true})
+}
+
+// totals are the count and cost of the results q selects, as the
+// reference counts them.
+func (ref reference) totals(q *store.Query) store.Totals {
+	var t store.Totals
+	selected := map[string]bool{}
+	for _, id := range ref.query(q) {
+		selected[id] = true
+	}
+	for _, e := range ref.entries {
+		if selected[e.ID] {
+			t.Count++
+			t.Cost += e.Cost
+			t.Days = addTally(t.Days, facts.Day(e.Millis), "", e.Cost)
+		}
+	}
+	slices.SortFunc(t.Days, func(a, b store.Tally) int { return strings.Compare(a.Value, b.Value) })
+	return t
 }
 
 // testQuery pages through a varied report under many queries, in pages
@@ -200,7 +231,18 @@ func testQuery(t *testing.T, open Opener) {
 			ids = append(ids, o.ID)
 		}
 		require.Equal(t, want, ids, "export of %s", label)
+
+		totals, err := s.Totals(ctx, acct, name, &q)
+		require.NoError(t, err, label)
+		require.Equal(t, ref.totals(&q), totals, "totals of %s", label)
 	}
+	all, err := s.Totals(ctx, acct, name, &store.Query{})
+	require.NoError(t, err)
+	sum, err := s.Summary(ctx, acct, name)
+	require.NoError(t, err)
+	require.Equal(t, store.Totals{Count: sum.Count, Cost: sum.Cost, Days: sum.Days}, all, "the totals of the whole report are its summary's")
+	_, err = s.Totals(ctx, acct, "no-such-report", &store.Query{})
+	require.ErrorIs(t, err, store.ErrUnknownReport)
 
 	// A filtered CSV download has the columns of the product it keeps.
 	var buf bytes.Buffer
@@ -216,10 +258,14 @@ func testQuery(t *testing.T, open Opener) {
 		{Sort: "number", Where: []store.Cond{{Field: store.FieldCountry, Value: "GB"}}},
 		{NumberPrefix: "+44 20"},
 		{NumberPrefix: "'; DROP TABLE results; --"},
+		{From: Base, To: Base},
+		{From: Base.Add(time.Hour), To: Base},
 	} {
 		_, err := s.Query(ctx, acct, name, &bad, "", 0)
 		require.Error(t, err, "%+v", bad)
 		require.Error(t, s.Export(ctx, acct, name, &bad, store.CSV, &bytes.Buffer{}), "%+v", bad)
+		_, err = s.Totals(ctx, acct, name, &bad)
+		require.Error(t, err, "%+v", bad)
 	}
 }
 

@@ -156,6 +156,12 @@ func SelectSQL(sq *SQL, cols, account, storage string, q *store.Query, after str
 		// before ":".
 		fmt.Fprintf(&b, " AND number >= %s AND number < %s", arg("+"+p), arg("+"+p+":"))
 	}
+	if !q.From.IsZero() {
+		fmt.Fprintf(&b, " AND created_ms >= %s", arg(q.From.UnixMilli()))
+	}
+	if !q.To.IsZero() {
+		fmt.Fprintf(&b, " AND created_ms < %s", arg(q.To.UnixMilli()))
+	}
 	order, cmp := "ASC", ">"
 	if q.Desc {
 		order, cmp = "DESC", "<"

@@ -388,6 +388,42 @@ func (s *Store[T]) Query(ctx context.Context, account, storage string, q *store.
 	return page, nil
 }
 
+// dayMillis is a day in milliseconds: created_ms / dayMillis is the day
+// of a result (UTC, as facts.Day has it).
+const dayMillis = 24 * 60 * 60 * 1000
+
+// Totals implements store.Reader, in one read-only transaction: the
+// results q selects, read as a download reads them (the same plan),
+// counted per day by the database.
+func (s *Store[T]) Totals(ctx context.Context, account, storage string, q *store.Query) (store.Totals, error) {
+	fail := func(err error) (store.Totals, error) {
+		return store.Totals{}, s.failf(err, "totals of report %q of %q", storage, account)
+	}
+	if err := s.Open(); err != nil {
+		return store.Totals{}, err
+	}
+	r, err := s.read(ctx, account, storage, q, "created_ms, cost", "", 0)
+	if err != nil {
+		return fail(err)
+	}
+	defer r.tx.Rollback(context.WithoutCancel(ctx))
+	var t store.Totals
+	err = each(ctx, r.tx, func(rows Rows) error {
+		var day, count, cost int64
+		if err := rows.Scan(&day, &count, &cost); err != nil {
+			return err
+		}
+		t.Count += count
+		t.Cost += engine.Money(cost)
+		t.Days = append(t.Days, store.Tally{Value: facts.Day(day * dayMillis), Count: count, Cost: engine.Money(cost)})
+		return nil
+	}, fmt.Sprintf("SELECT created_ms / %d, count(*), CAST(sum(cost) AS bigint) FROM (%s) selected GROUP BY 1 ORDER BY 1", dayMillis, r.query), r.args...)
+	if err != nil {
+		return fail(err)
+	}
+	return t, nil
+}
+
 // errStop ends a walk over rows early, without an error.
 var errStop = errors.New("stop")
 
