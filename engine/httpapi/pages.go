@@ -5,6 +5,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // The report pages, written by hand: the output html/template made from
@@ -255,6 +256,12 @@ func (p *pageWriter) report(rv *reportView) {
 		p.text(rv.Notice)
 		p.raw(`</p>`)
 	}
+	p.raw("\n")
+	if rv.Problem != "" {
+		p.raw(`<p class="error" role="alert" id="problem">`)
+		p.text(rv.Problem)
+		p.raw(`</p>`)
+	}
 	p.raw("\n<div class=\"card\"><form class=\"filters\" method=\"get\" action=\"")
 	p.url(rv.URL)
 	p.raw("\" id=\"filters\">\n")
@@ -279,7 +286,11 @@ func (p *pageWriter) report(rv *reportView) {
 	}
 	p.raw(`<label>Number starts with<input name="number" value="`)
 	p.text(rv.Number)
-	p.raw("\" placeholder=\"+4479\" inputmode=\"tel\"></label>\n<label>Order<select name=\"sort\"><option value=\"time\"")
+	p.raw("\" placeholder=\"+49 151 or 0151\" inputmode=\"tel\"></label>\n<label>From (UTC)<input type=\"date\" name=\"from\" value=\"")
+	p.text(rv.From)
+	p.raw(`"></label><label>To (UTC)<input type="date" name="to" value="`)
+	p.text(rv.To)
+	p.raw("\"></label>\n<label>Order<select name=\"sort\"><option value=\"time\"")
 	p.when(!rv.SortNumber, ` selected`)
 	p.raw(`>time</option><option value="number"`)
 	p.when(rv.SortNumber, ` selected`)
@@ -330,6 +341,14 @@ func (p *pageWriter) report(rv *reportView) {
 		for _, row := range rv.Rows {
 			p.raw(`<tr>`)
 			for _, cell := range row {
+				if longCell(cell) {
+					p.raw(`<td class="long"><details><summary>`)
+					p.text(shortCell(cell))
+					p.raw(`</summary>`)
+					p.text(cell)
+					p.raw(`</details></td>`)
+					continue
+				}
 				p.raw(`<td>`)
 				p.text(cell)
 				p.raw(`</td>`)
@@ -352,6 +371,22 @@ func (p *pageWriter) report(rv *reportView) {
 		p.raw(`" id="next">next page</a>`)
 	}
 	p.raw("</div>\n")
+}
+
+// longCell reports whether a cell of the results table is collapsed:
+// longer than 32 characters (lists of time zones and regions), it would
+// widen its column for every row; its first part is shown, the rest on
+// a click (a <details>, no script).
+func longCell(s string) bool { return utf8.RuneCountInString(s) > 32 }
+
+// shortCell is what a collapsed cell shows: its start, and how many
+// items a list ("|"-separated, as the downloads write them) has.
+func shortCell(s string) string {
+	if n := strings.Count(s, "|") + 1; n > 1 {
+		first, _, _ := strings.Cut(s, "|")
+		return shorten(first, 24) + " and " + strconv.Itoa(n-1) + " more"
+	}
+	return shorten(s, 24)
 }
 
 // when appends s if cond.
@@ -402,4 +437,10 @@ button.quiet{background:transparent;border-color:#8b98a8;color:#fff}
 .signin label{display:block;margin:.8em 0 .2em}
 .signin input{width:100%}
 .muted{color:var(--muted)}
+h1{overflow-wrap:anywhere}
+figure.chart{max-width:100%}
+figure.chart svg{max-width:100%;height:auto}
+td.long{white-space:normal;min-width:10em;max-width:22em;overflow-wrap:anywhere}
+td.long summary{cursor:pointer}
+@media (max-width:600px){main{padding:.8em .6em}header{flex-wrap:wrap;padding:.6em .8em}header .who{margin-left:0}.facts{gap:.8em}form.filters label{flex:1 1 9em}select,input{min-width:0;width:100%}.charts{display:block}figure.chart{margin-bottom:.8em}}
 `

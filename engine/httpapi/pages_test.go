@@ -56,6 +56,12 @@ button.quiet{background:transparent;border-color:#8b98a8;color:#fff}
 .signin label{display:block;margin:.8em 0 .2em}
 .signin input{width:100%}
 .muted{color:var(--muted)}
+h1{overflow-wrap:anywhere}
+figure.chart{max-width:100%}
+figure.chart svg{max-width:100%;height:auto}
+td.long{white-space:normal;min-width:10em;max-width:22em;overflow-wrap:anywhere}
+td.long summary{cursor:pointer}
+@media (max-width:600px){main{padding:.8em .6em}header{flex-wrap:wrap;padding:.6em .8em}header .who{margin-left:0}.facts{gap:.8em}form.filters label{flex:1 1 9em}select,input{min-width:0;width:100%}.charts{display:block}figure.chart{margin-bottom:.8em}}
 </style></head><body>
 <header><a href="/reports">Numen reports</a>{{if .Key}}<span class="who">API key <b>{{.Key}}</b></span>{{end}}
 {{if .SignedIn}}<form method="post" action="/reports/signout"><input type="hidden" name="csrf" value="{{.CSRF}}"><button class="quiet" type="submit">Sign out</button></form>{{end}}
@@ -93,16 +99,18 @@ button.quiet{background:transparent;border-color:#8b98a8;color:#fff}
 {{if .Charts}}<p class="muted">Summary of the whole report; a bar filters the results by its value.</p>
 <section class="charts" aria-label="Summary">{{range .Charts}}{{trusted .}}{{end}}</section>{{end}}
 {{if .Notice}}<p class="notice">{{.Notice}}</p>{{end}}
+{{if .Problem}}<p class="error" role="alert" id="problem">{{.Problem}}</p>{{end}}
 <div class="card"><form class="filters" method="get" action="{{.URL}}" id="filters">
 {{range .Filters}}<label>{{.Label}}<select name="{{.Name}}">{{range .Options}}<option value="{{.Value}}"{{if .Selected}} selected{{end}}>{{.Text}}</option>{{end}}</select></label>
-{{end}}<label>Number starts with<input name="number" value="{{.Number}}" placeholder="+4479" inputmode="tel"></label>
+{{end}}<label>Number starts with<input name="number" value="{{.Number}}" placeholder="+49 151 or 0151" inputmode="tel"></label>
+<label>From (UTC)<input type="date" name="from" value="{{.From}}"></label><label>To (UTC)<input type="date" name="to" value="{{.To}}"></label>
 <label>Order<select name="sort"><option value="time"{{if not .SortNumber}} selected{{end}}>time</option><option value="number"{{if .SortNumber}} selected{{end}}{{if not .NumberSortable}} disabled{{end}}>number</option></select></label>
 <label>Direction<select name="order"><option value="desc"{{if .Desc}} selected{{end}}>descending</option><option value="asc"{{if not .Desc}} selected{{end}}>ascending</option></select></label>
 <button type="submit">Apply</button>{{if .Filtered}}<a href="{{.ClearURL}}">clear filters</a>{{end}}
 </form></div>
 <p class="downloads"><span class="muted">{{if .Matching}}{{.Matching}} · {{end}}Download {{if .Filtered}}this view{{else}}the report{{end}}:</span> <a href="{{.CSV}}" id="download-csv">CSV</a><a href="{{.JSON}}" id="download-json">JSON</a></p>
 {{if .Rows}}<div class="scroll"><table id="results"><thead><tr>{{range .Columns}}<th>{{if .URL}}<a href="{{.URL}}">{{.Name}}</a> {{.Arrow}}{{else}}{{.Name}}{{end}}</th>{{end}}</tr></thead><tbody>
-{{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{range .Rows}}<tr>{{range .}}{{if long .}}<td class="long"><details><summary>{{short .}}</summary>{{.}}</details></td>{{else}}<td>{{.}}</td>{{end}}{{end}}</tr>
 {{end}}</tbody></table></div>{{else}}<div class="card"><p>No results match these filters.</p></div>{{end}}
 <div class="pager">{{if .FirstURL}}<a href="{{.FirstURL}}">first page</a>{{end}}{{if .NextURL}}<a href="{{.NextURL}}" id="next">next page</a>{{end}}</div>
 {{end}}{{template "bottom" .}}{{end}}
@@ -110,6 +118,8 @@ button.quiet{background:transparent;border-color:#8b98a8;color:#fff}
 
 var referencePages = template.Must(template.New("pages").Funcs(template.FuncMap{
 	"trusted": func(s string) template.HTML { return template.HTML(s) }, //nolint:gosec // charts escape their own text
+	"long":    longCell,
+	"short":   shortCell,
 }).Parse(pageSource))
 
 // pageStrings are values a page may show: markup, quotes, '+', NUL,
@@ -119,7 +129,7 @@ var pageStrings = []string{
 	"", "SYNC-API-NT-2026-11", "a<b>&c", `"quoted" 'single'`, "+4479", "x\x00y", "&amp; &#43;",
 	"/reports/a%2Fb", "/reports/100%", "/reports/%zz%4", "/reports/a b?c=d&e=f#g", "javascript:alert(1)",
 	"JavaScript:x", "http://h/p?q=1+2", "HTTPS://h/", "mailto:a@b", "data:text/html,x", "/a:b", "ftp/x:y",
-	"é ü €", "\xff\xfe", "\ufdd0\uffff", "<script>alert(1)</script>", "a\tb\nc", "!#$*,;=@[]~", "`back`",
+	"é ü €", "Africa/Abidjan|Africa/Accra|Africa/Addis_Ababa|Africa/Algiers|Africa/Asmara", "\xff\xfe", "\ufdd0\uffff", "<script>alert(1)</script>", "a\tb\nc", "!#$*,;=@[]~", "`back`",
 }
 
 func pickString(r *rand.Rand) string {
@@ -153,7 +163,7 @@ func randomPage(r *rand.Rand, name string) pageData {
 	case "report":
 		rv := reportView{
 			Name: s(), URL: s(), Month: s(), Products: s(), Cost: s(), First: s(), Last: s(), Count: r.Int64N(1e6),
-			Number: s(), SortNumber: b(), Desc: b(), Filtered: b(), NumberSortable: b(), Notice: s(), Matching: s(),
+			Number: s(), From: s(), To: s(), Problem: s(), SortNumber: b(), Desc: b(), Filtered: b(), NumberSortable: b(), Notice: s(), Matching: s(),
 			NextURL: s(), FirstURL: s(), CSV: s(), JSON: s(), ClearURL: s(),
 		}
 		for range r.IntN(3) {

@@ -1,15 +1,18 @@
 package httpapi
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net/http"
+	"maps"
 	"net/url"
 	"slices"
 	"strings"
 
 	"github.com/numenhq/numen/engine"
 	"github.com/numenhq/numen/engine/store"
+	"github.com/numenhq/numen/numbering"
 )
 
 // pageSize is the number of results on a page of a report.
@@ -73,9 +76,9 @@ type reportView struct {
 	Count                                         int64
 	Charts                                        []string // HTML
 	Filters                                       []filterView
-	Number                                        string
+	Number, From, To                              string
 	SortNumber, Desc, Filtered, NumberSortable    bool
-	Notice                                        string
+	Notice, Problem                               string
 	Columns                                       []columnView
 	Rows                                          [][]string
 	Matching                                      string
@@ -120,18 +123,36 @@ func (h *Handler) reportPage(w http.ResponseWriter, r *http.Request, st store.Re
 			}
 		}
 	}
-	q, err := reportQuery(vals)
-	if err != nil {
-		pageError(w, r, v, http.StatusBadRequest, err.Error())
-		return
-	}
 	ctx := r.Context()
 	sum, err := st.Summary(ctx, v.a.Key, name)
 	if err == nil {
-		var page store.Page
-		page, err = st.Query(ctx, v.a.Key, name, &q, vals.Get("after"), pageSize)
+		d := &reportData{name: name, sum: &sum, notice: notice, form: formValues(vals)}
+		var q store.Query
+		q, err = h.pageQuery(vals, &sum)
+		if err != nil {
+			// The report, whole, with the problem above the form that
+			// still shows what was typed: no dead end.
+			d.problem = err.Error()
+			q, vals, err = store.Query{Desc: true}, url.Values{}, nil
+		}
+		d.q = &q
+		if q.Filtered() {
+			var t store.Totals
+			if t, err = st.Totals(ctx, v.a.Key, name, &q); err == nil {
+				d.totals = &t
+			}
+		}
 		if err == nil {
-			h.renderReport(w, r, v, &reportData{name: name, q: &q, sum: &sum, page: &page, notice: notice})
+			var page store.Page
+			page, err = st.Query(ctx, v.a.Key, name, &q, vals.Get("after"), pageSize)
+			d.page = &page
+		}
+		if err == nil {
+			status := http.StatusOK
+			if d.problem != "" {
+				status = http.StatusBadRequest
+			}
+			h.renderReport(w, r, v, d, status)
 			return
 		}
 	}
@@ -146,35 +167,104 @@ func (h *Handler) reportPage(w http.ResponseWriter, r *http.Request, st store.Re
 	}
 }
 
+// pageQuery reads a report page's query: reportQuery, after reading a
+// national number search ("0151") with the country the page filters by,
+// or else the report's most frequent country.
+func (h *Handler) pageQuery(vals url.Values, sum *store.Summary) (store.Query, error) {
+	number, err := searchNumber(vals.Get("number"))
+	if err != nil {
+		return store.Query{}, err
+	}
+	if len(number) > 1 && number[0] == '0' {
+		region := vals.Get("country")
+		if region == "" || region == noValue {
+			region = ""
+			for _, t := range sum.Values[store.FieldCountry] {
+				if t.Value != "" {
+					region = t.Value // the most frequent first
+					break
+				}
+			}
+		}
+		intl, ok := nationalSearch(h.cfg.Engine.Plan(), number, region)
+		if !ok {
+			return store.Query{}, fmt.Errorf("number: %q is a national number: choose a country filter, or start it with + and the country code", vals.Get("number"))
+		}
+		vals = maps.Clone(vals)
+		vals.Set("number", intl)
+	}
+	return reportQuery(vals)
+}
+
+// nationalSearch reads the start of a national number (digits, "0151")
+// as the start of a number of region in E.164 ("+49151"): as
+// numbering's ParseIn reads the whole numbers it starts, their trunk
+// prefix dropped where the region has one. Whether a trunk prefix is
+// dropped can depend on the number's length, so the start is read
+// completed to the lengths of numbers (8 to 13 digits), and the shortest
+// reading wins (the one that drops a trunk prefix).
+func nationalSearch(p *numbering.Plan, digits, region string) (string, bool) {
+	if region == "" {
+		return "", false
+	}
+	best := ""
+	for total := 8; total <= 13; total++ {
+		pad := max(1, total-len(digits))
+		zeros := strings.Repeat("0", pad)
+		n, err := p.ParseIn(digits+zeros, region)
+		if err != nil {
+			continue
+		}
+		e := n.String()
+		if !strings.HasSuffix(e, zeros) || len(e)-pad < 2 {
+			continue
+		}
+		if c := e[:len(e)-pad]; best == "" || len(c) < len(best) {
+			best = c
+		}
+	}
+	return best, best != ""
+}
+
+// formValues are the values the filter form shows as typed (the number
+// and the dates), even when they were wrong.
+type formValues url.Values
+
+func (f formValues) get(name string) string { return url.Values(f).Get(name) }
+
 // reportData is what a report page shows: the report's name, the page's
-// query, the report's summary, the page of results and a notice.
+// query, the report's summary, the totals of a filtered view, the page of
+// results, a notice and a problem with the query.
 type reportData struct {
-	name   string
-	q      *store.Query
-	sum    *store.Summary
-	page   *store.Page
-	notice string
+	name            string
+	q               *store.Query
+	sum             *store.Summary
+	totals          *store.Totals // nil for the whole report
+	page            *store.Page
+	notice, problem string
+	form            formValues
 }
 
 // renderReport writes the report page: the summary's figures, charts and
 // filters, and the page of results as a table.
-func (h *Handler) renderReport(w http.ResponseWriter, r *http.Request, v viewer, d *reportData) {
+func (h *Handler) renderReport(w http.ResponseWriter, r *http.Request, v viewer, d *reportData, status int) {
 	name, q, sum, page := d.name, d.q, d.sum, d.page
-	l := reportLinks{base: "/reports/" + url.PathEscape(name), q: q}
+	l := reportLinks{base: "/reports/" + url.PathEscape(name), q: q, plan: h.cfg.Engine.Plan()}
 	products := summaryProducts(sum)
 	rv := reportView{
 		Name: name, URL: l.base, Month: reportMonth(name), Count: sum.Count, Cost: sum.Cost.String(),
 		Products: productList(products),
-		Number:   q.NumberPrefix, SortNumber: q.Sort == store.SortNumber, Desc: q.Desc,
-		Filtered: len(q.Where) > 0 || q.NumberPrefix != "", ClearURL: l.base,
-		NumberSortable: len(q.Where) == 0, Notice: d.notice,
+		Number:   d.form.get("number"), From: d.form.get("from"), To: d.form.get("to"),
+		SortNumber: q.Sort == store.SortNumber, Desc: q.Desc,
+		Filtered: q.Filtered(), ClearURL: l.base,
+		NumberSortable: len(q.Where) == 0, Notice: d.notice, Problem: d.problem,
 	}
 	if len(sum.Days) > 0 {
 		rv.First, rv.Last = sum.Days[0].Value, sum.Days[len(sum.Days)-1].Value
 	}
-	rv.Charts = l.charts(sum, products)
-	rv.Filters = filters(q, sum, products)
-	rv.Matching = matching(q, sum, rv.Filtered)
+	rv.Charts = l.charts(sum, products, d.totals)
+	rv.Filters = l.filters(sum, products)
+	rv.Matching = matching(sum, d.totals)
 	if len(products) > 0 {
 		var err error
 		if rv.Columns, rv.Rows, err = l.table(products, page, rv.NumberSortable); err != nil {
@@ -192,7 +282,7 @@ func (h *Handler) renderReport(w http.ResponseWriter, r *http.Request, v viewer,
 		rv.FirstURL = l.link(queryValues(q))
 	}
 	rv.CSV, rv.JSON = l.download("csv"), l.download("json")
-	renderPage(w, http.StatusOK, "report", pageData{Title: name, Viewer: v, Body: rv})
+	renderPage(w, status, "report", pageData{Title: name, Viewer: v, Body: rv})
 }
 
 // reportLinks makes the links of a report page: to the report under base,
@@ -200,6 +290,7 @@ func (h *Handler) renderReport(w http.ResponseWriter, r *http.Request, v viewer,
 type reportLinks struct {
 	base string
 	q    *store.Query
+	plan *numbering.Plan // names the networks
 }
 
 // link is the report's URL with vals.
@@ -279,8 +370,9 @@ func productList(products []engine.Product) string {
 }
 
 // charts are the report's charts: one per field its products have, whose
-// bars filter by their value, then the cost per day.
-func (l reportLinks) charts(sum *store.Summary, products []engine.Product) []string {
+// bars filter by their value, then the cost per day of the report, and of
+// the filtered view when there is one (totals).
+func (l reportLinks) charts(sum *store.Summary, products []engine.Product, totals *store.Totals) []string {
 	has := func(p engine.Product) bool { return slices.Contains(products, p) }
 	type chart struct {
 		field        store.Field
@@ -300,20 +392,44 @@ func (l reportLinks) charts(sum *store.Summary, products []engine.Product) []str
 			continue
 		}
 		field := c.field
-		out = append(out, barChart(c.title, valueItems(sum.Values[field], c.empty, func(value string) string { return l.with(field, value) })))
+		out = append(out, barChart(c.title, valueItems(l.labelled(field, sum.Values[field]), c.empty, func(value string) string { return l.with(field, value) })))
 	}
 	if len(sum.Days) > 0 {
 		out = append(out, dayChart("Cost per day (EUR, UTC)", sum.Days))
+	}
+	if totals != nil && len(totals.Days) > 0 {
+		out = append(out, dayChart("Cost per day of this view (EUR, UTC)", totals.Days))
+	}
+	return out
+}
+
+// labelled returns the tallies of field with the names the page shows:
+// a network's code is named after the network the code belongs to in the
+// numbering plan (the stored label is the original network's name, which
+// differs for a ported or roaming number's code); other values keep the
+// results' label.
+func (l reportLinks) labelled(field store.Field, ts []store.Tally) []store.Tally {
+	if field != store.FieldNetwork || l.plan == nil {
+		return ts
+	}
+	out := slices.Clone(ts)
+	for i, t := range out {
+		if t.Value == "" {
+			continue
+		}
+		if n, ok := l.plan.Network(t.Value); ok {
+			out[i].Label = cmp.Or(n.Brand, n.Operator, t.Label)
+		}
 	}
 	return out
 }
 
 // filters are a select per field, of the values the report holds: the
 // fields its products have, and any field the query filters by.
-func filters(q *store.Query, sum *store.Summary, products []engine.Product) []filterView {
+func (l reportLinks) filters(sum *store.Summary, products []engine.Product) []filterView {
 	has := func(p engine.Product) bool { return slices.Contains(products, p) }
 	selected := map[store.Field]string{}
-	for _, c := range q.Where {
+	for _, c := range l.q.Where {
 		selected[c.Field] = c.Value
 	}
 	var out []filterView
@@ -325,7 +441,7 @@ func filters(q *store.Query, sum *store.Summary, products []engine.Product) []fi
 				continue
 			}
 		}
-		out = append(out, filter(f, sum.Values[f], cur, isSet))
+		out = append(out, filter(f, l.labelled(f, sum.Values[f]), cur, isSet))
 	}
 	return out
 }
@@ -358,22 +474,13 @@ func filter(f store.Field, ts []store.Tally, cur string, isSet bool) filterView 
 	return fv
 }
 
-// matching is how many results the view holds, when the summary knows it
-// (no filter, or one field's); "" otherwise.
-func matching(q *store.Query, sum *store.Summary, filtered bool) string {
-	switch {
-	case !filtered:
-		return fmt.Sprintf("%d results", sum.Count)
-	case len(q.Where) == 1 && q.NumberPrefix == "":
-		n := int64(0)
-		for _, t := range sum.Values[q.Where[0].Field] {
-			if t.Value == q.Where[0].Value {
-				n = t.Count
-			}
-		}
-		return fmt.Sprintf("%d of %d results", n, sum.Count)
+// matching is how many results the view holds and their cost: the
+// report's, or of the filtered view (totals) out of the report's.
+func matching(sum *store.Summary, totals *store.Totals) string {
+	if totals == nil {
+		return fmt.Sprintf("%d results, %s EUR", sum.Count, sum.Cost)
 	}
-	return ""
+	return fmt.Sprintf("%d of %d results, %s EUR", totals.Count, sum.Count, totals.Cost)
 }
 
 // table is the page's results as a table: the time, then one column per
