@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/csv"
 	"encoding/json"
@@ -10,6 +11,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,6 +26,7 @@ import (
 	"github.com/numenhq/numen/engine/store"
 	"github.com/numenhq/numen/engine/store/sqlitestore"
 	"github.com/numenhq/numen/engine/store/storetest"
+	"github.com/numenhq/numen/numbering"
 	"github.com/numenhq/numen/routing"
 )
 
@@ -203,4 +206,148 @@ func TestDownloadFailingMidStreamIsCut(t *testing.T) {
 		require.Error(t, err, "%s: the download ended as if complete", path)
 	}
 	require.Contains(t, s.logs.String(), "transfer aborted")
+}
+
+func TestReportQueryDatesAndNumbers(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ query, from, to, number, err string }{
+		{query: "from=2026-11-02&to=2026-11-02", from: "2026-11-02T00:00:00Z", to: "2026-11-03T00:00:00Z"},
+		{query: "from=2026-11-02", from: "2026-11-02T00:00:00Z"},
+		{query: "to=2026-11-30", to: "2026-12-01T00:00:00Z"},
+		{query: "from=2026-11-05&to=2026-11-01", err: "to: 2026-11-01 is before from 2026-11-05: the range is empty"},
+		{query: "from=2026-13-01", err: `from: "2026-13-01" is not a date: want YYYY-MM-DD`},
+		{query: "to=yesterday", err: `to: "yesterday" is not a date`},
+		{query: "from=1999-12-31", err: `from: "1999-12-31" is not a date`},
+		{query: "number=%2B49+15", number: "+4915"},
+		{query: "number=%2B49%20(0)151-23", number: "+49015123"},
+		{query: "number=0049%20151", number: "+49151"},
+		{query: "number=4479", number: "4479"},
+		{query: "number=%2B49abc", err: `number: "+49abc": want the start of a number`},
+		{query: "number=%2B%2B49", err: `number: "++49"`},
+	} {
+		vals, err := url.ParseQuery(c.query)
+		require.NoError(t, err)
+		q, err := reportQuery(vals)
+		if c.err != "" {
+			require.ErrorContains(t, err, c.err, c.query)
+			continue
+		}
+		require.NoError(t, err, c.query)
+		require.Equal(t, c.number, q.NumberPrefix, c.query)
+		for _, tm := range []struct {
+			got  time.Time
+			want string
+		}{{q.From, c.from}, {q.To, c.to}} {
+			if tm.want == "" {
+				require.True(t, tm.got.IsZero(), c.query)
+			} else {
+				require.Equal(t, tm.want, tm.got.Format(time.RFC3339), c.query)
+			}
+		}
+		again, err := reportQuery(queryValues(&q))
+		require.NoError(t, err)
+		require.Equal(t, q, again, "the page's links keep the query: %s", c.query)
+	}
+}
+
+func TestNationalSearch(t *testing.T) {
+	t.Parallel()
+	plan, err := numbering.Load()
+	require.NoError(t, err)
+	for _, c := range []struct{ digits, region, want string }{
+		{"0151", "DE", "+49151"},
+		{"030", "DE", "+4930"},
+		{"07911", "GB", "+447911"},
+		{"0612", "FR", "+33612"},
+		{"06", "IT", "+3906"}, // Italy keeps its 0
+		{"0151", "", ""},
+	} {
+		got, ok := nationalSearch(plan, c.digits, c.region)
+		require.Equal(t, c.want != "", ok, c)
+		require.Equal(t, c.want, got, c)
+	}
+}
+
+// TestReportPageViews reads a report of results over several days
+// through its views: a date range, the count and cost of a filtered
+// view, number searches as typed, a bad date that keeps the page, and
+// the network filter naming the code's network.
+func TestReportPageViews(t *testing.T) {
+	t.Parallel()
+	s := storedServer(t, nil) // 7 results on 2026-11-24
+	for i, n := range []string{"+4915123456780", "+4915123456781", "+447911123456"} {
+		s.now.Add(int64((24 * time.Hour).Seconds()))
+		body, _ := json.Marshal(map[string]string{"number": n})
+		status, _, b := s.do(t, "POST", "/api/v2/nt-lookup", string(body), digest(secret, 0))
+		require.Equal(t, 200, status, "%d %s", i, b)
+	}
+	b := newClient(t, s)
+	b.signIn(key, secret, "/reports")
+	const report = "/reports/SYNC-API-NT-2026-11"
+	var sum store.Summary
+	sum, err := s.h.cfg.Store.Summary(t.Context(), key, "SYNC-API-NT-2026-11")
+	require.NoError(t, err)
+	require.Len(t, sum.Days, 4)
+	day := func(i int) string { return sum.Days[i].Value }
+
+	resp, page := b.send("GET", report, nil)
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	require.Contains(t, text(page), "10 results, "+sum.Cost.String()+" EUR")
+
+	// One day: its results, counted with their cost.
+	resp, page = b.send("GET", report+"?from="+day(1)+"&to="+day(1), nil)
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	require.Contains(t, text(page), "1 of 10 results, "+sum.Days[1].Cost.String()+" EUR")
+	require.Contains(t, page, `name="from" value="`+day(1)+`"`)
+	require.Contains(t, page, "Cost per day of this view")
+	require.Equal(t, 1, strings.Count(page, "<tr><td>"+day(1)), "one row, of that day")
+	// From a day on, and a download of the same view.
+	_, page = b.send("GET", report+"?from="+day(1), nil)
+	require.Contains(t, text(page), "3 of 10 results")
+	resp, body := b.send("GET", report+"?from="+day(1)+"&format=csv", nil)
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	rows, err := csv.NewReader(strings.NewReader(body)).ReadAll()
+	require.NoError(t, err)
+	require.Len(t, rows, 4)
+
+	// A wrong date keeps the page, says what is wrong and keeps what was
+	// typed.
+	resp, page = b.send("GET", report+"?from=2026-11-31&number=%2B49", nil)
+	require.Equal(t, http.StatusBadRequest, resp.StatusCode)
+	require.Contains(t, page, `id="problem"`)
+	require.Contains(t, page, `from: &#34;2026-11-31&#34; is not a date`)
+	require.Contains(t, page, `name="number" value="&#43;49"`)
+	require.Contains(t, page, `<table id="results">`)
+	resp, page = b.send("GET", report+"?from="+day(2)+"&to="+day(1), nil)
+	require.Equal(t, http.StatusBadRequest, resp.StatusCode)
+	require.Contains(t, page, "is before from")
+
+	// Number searches as people type them.
+	for _, typed := range []string{"+49 151", "0049 151", "0151", "+49 (0)151"} {
+		resp, page = b.send("GET", report+"?number="+url.QueryEscape(typed), nil)
+		if typed == "+49 (0)151" {
+			require.Equal(t, http.StatusOK, resp.StatusCode, typed) // reads +490151: nothing
+			require.Contains(t, text(page), "0 of 10 results", typed)
+			continue
+		}
+		require.Equal(t, http.StatusOK, resp.StatusCode, typed)
+		require.Contains(t, text(page), "+4915123456780", typed)
+		require.NotContains(t, text(page), "+447911123456", typed)
+	}
+	// 020 is read in the country the page filters by.
+	_, page = b.send("GET", report+"?country=GB&number=020", nil)
+	require.Contains(t, page, `download-csv`)
+	require.Contains(t, text(page), "+442079460000")
+	require.Contains(t, text(page), "1 of 10 results")
+
+	// The network filter names the code's own network.
+	plan := s.h.cfg.Engine.Plan()
+	for _, t1 := range sum.Values[store.FieldNetwork] {
+		if t1.Value == "" {
+			continue
+		}
+		n, ok := plan.Network(t1.Value)
+		require.True(t, ok, t1.Value)
+		require.Contains(t, page, cmp.Or(n.Brand, n.Operator)+" ("+t1.Value+")")
+	}
 }
