@@ -14,6 +14,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
 
+	"github.com/numenhq/numen/engine/store"
 	"github.com/numenhq/numen/wasm/jstest"
 )
 
@@ -63,10 +64,10 @@ func browse(t *testing.T, width, height int64) (at func(js string), eval func(js
 // Chromium: a date range with the view's count, cost and cost per day,
 // number searches as people type them ("+49 15", "0151"), a wrong date
 // that keeps the page, the network filter's names, the table's collapsed
-// long cells, and the page at a phone's 390 px. Screenshots in the test's
+// long cells, page numbers, and the page at a phone's 390 px. Screenshots in the test's
 // artifact folder (go test -artifacts): report-range.png,
 // report-number-search.png, report-national-search.png,
-// report-problem.png, report-table.png, report-390.png and
+// report-problem.png, report-table.png, report-page-3.png, report-390.png and
 // report-390-filtered.png.
 func TestReportViewsInChromium(t *testing.T) {
 	t.Parallel() // its own store, server and browser
@@ -185,6 +186,29 @@ func TestReportViewsInChromium(t *testing.T) {
 	do(chromedp.Click(chromedp.CSS(`#results td.long summary`)))
 	at(`document.querySelector("#results td.long details").open`)
 	shot("report-table.png")
+
+	// Page numbers: 157 results in pages of 50 are four pages; page 3,
+	// then the one before it.
+	var pages []string
+	eval(`[...document.querySelectorAll("nav.pager a, nav.pager b")].map((e) => e.textContent)`, &pages)
+	require.Equal(t, []string{"1", "2", "3", "4", "next ›"}, pages)
+	do(chromedp.Click(chromedp.CSS(`nav.pager a[href$="page=3"]`)))
+	at(`location.search.includes("page=3") && document.querySelector("nav.pager b") !== null`)
+	eval(`[...document.querySelectorAll("nav.pager a, nav.pager b")].map((e) => e.textContent)`, &pages)
+	require.Equal(t, []string{"‹ previous", "1", "2", "3", "4", "next ›"}, pages)
+	var current string
+	eval(`document.querySelector('nav.pager b[aria-current="page"]').textContent`, &current)
+	require.Equal(t, "3", current)
+	third, err := s.h.cfg.Store.Query(t.Context(), key, name, &store.Query{Desc: true}, store.PageCursor(3), pageSize)
+	require.NoError(t, err)
+	var wantIDs []string
+	for _, r := range third.Rows {
+		wantIDs = append(wantIDs, r.ID)
+	}
+	require.Equal(t, wantIDs, resultColumn(t, eval, "id"))
+	shot("report-page-3.png")
+	do(chromedp.Click(chromedp.ID("prev")))
+	at(`location.search.includes("page=2") && document.querySelector('nav.pager b[aria-current="page"]').textContent === "2"`)
 
 	// A phone, 390 px wide: nothing wider than the screen but the table,
 	// which scrolls in its own box; the charts scaled, not cut.

@@ -359,18 +359,36 @@ func (p *pageWriter) report(rv *reportView) {
 	} else {
 		p.raw(`<div class="card"><p>No results match these filters.</p></div>`)
 	}
-	p.raw("\n<div class=\"pager\">")
-	if rv.FirstURL != "" {
+	p.raw("\n<nav class=\"pager\" aria-label=\"Pages\">")
+	if rv.PrevURL != "" {
 		p.raw(`<a href="`)
-		p.url(rv.FirstURL)
-		p.raw(`">first page</a>`)
+		p.url(rv.PrevURL)
+		p.raw(`" id="prev" rel="prev">‹ previous</a>`)
+	}
+	for _, pg := range rv.Pages {
+		switch {
+		case pg.Current:
+			p.raw(`<b aria-current="page">`)
+			p.text(pg.Text)
+			p.raw(`</b>`)
+		case pg.URL != "":
+			p.raw(`<a href="`)
+			p.url(pg.URL)
+			p.raw(`">`)
+			p.text(pg.Text)
+			p.raw(`</a>`)
+		default:
+			p.raw(`<span>`)
+			p.text(pg.Text)
+			p.raw(`</span>`)
+		}
 	}
 	if rv.NextURL != "" {
 		p.raw(`<a href="`)
 		p.url(rv.NextURL)
-		p.raw(`" id="next">next page</a>`)
+		p.raw(`" id="next" rel="next">next ›</a>`)
 	}
-	p.raw("</div>\n")
+	p.raw("</nav>\n")
 }
 
 // longCell reports whether a cell of the results table is collapsed:
@@ -429,7 +447,7 @@ form.filters label{display:flex;flex-direction:column;font-size:.85em;color:var(
 select,input{font:inherit;padding:.3em .4em;border:1px solid #c4ccd6;border-radius:5px;background:#fff;min-width:9em}
 button{font:inherit;padding:.35em 1em;border-radius:5px;border:1px solid var(--accent);background:var(--accent);color:#fff;cursor:pointer}
 button.quiet{background:transparent;border-color:#8b98a8;color:#fff}
-.pager{display:flex;gap:1em;margin:.8em 0}
+.pager{display:flex;flex-wrap:wrap;gap:.4em 1em;margin:.8em 0}
 .downloads a{margin-right:.8em}
 .error{color:#cf222e;font-weight:600}
 .notice{color:#2da44e;font-weight:600}

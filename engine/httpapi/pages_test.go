@@ -48,7 +48,7 @@ form.filters label{display:flex;flex-direction:column;font-size:.85em;color:var(
 select,input{font:inherit;padding:.3em .4em;border:1px solid #c4ccd6;border-radius:5px;background:#fff;min-width:9em}
 button{font:inherit;padding:.35em 1em;border-radius:5px;border:1px solid var(--accent);background:var(--accent);color:#fff;cursor:pointer}
 button.quiet{background:transparent;border-color:#8b98a8;color:#fff}
-.pager{display:flex;gap:1em;margin:.8em 0}
+.pager{display:flex;flex-wrap:wrap;gap:.4em 1em;margin:.8em 0}
 .downloads a{margin-right:.8em}
 .error{color:#cf222e;font-weight:600}
 .notice{color:#2da44e;font-weight:600}
@@ -112,7 +112,7 @@ td.long summary{cursor:pointer}
 {{if .Rows}}<div class="scroll"><table id="results"><thead><tr>{{range .Columns}}<th>{{if .URL}}<a href="{{.URL}}">{{.Name}}</a> {{.Arrow}}{{else}}{{.Name}}{{end}}</th>{{end}}</tr></thead><tbody>
 {{range .Rows}}<tr>{{range .}}{{if long .}}<td class="long"><details><summary>{{short .}}</summary>{{.}}</details></td>{{else}}<td>{{.}}</td>{{end}}{{end}}</tr>
 {{end}}</tbody></table></div>{{else}}<div class="card"><p>No results match these filters.</p></div>{{end}}
-<div class="pager">{{if .FirstURL}}<a href="{{.FirstURL}}">first page</a>{{end}}{{if .NextURL}}<a href="{{.NextURL}}" id="next">next page</a>{{end}}</div>
+<nav class="pager" aria-label="Pages">{{if .PrevURL}}<a href="{{.PrevURL}}" id="prev" rel="prev">‹ previous</a>{{end}}{{range .Pages}}{{if .Current}}<b aria-current="page">{{.Text}}</b>{{else if .URL}}<a href="{{.URL}}">{{.Text}}</a>{{else}}<span>{{.Text}}</span>{{end}}{{end}}{{if .NextURL}}<a href="{{.NextURL}}" id="next" rel="next">next ›</a>{{end}}</nav>
 {{end}}{{template "bottom" .}}{{end}}
 `
 
@@ -164,7 +164,7 @@ func randomPage(r *rand.Rand, name string) pageData {
 		rv := reportView{
 			Name: s(), URL: s(), Month: s(), Products: s(), Cost: s(), First: s(), Last: s(), Count: r.Int64N(1e6),
 			Number: s(), From: s(), To: s(), Problem: s(), SortNumber: b(), Desc: b(), Filtered: b(), NumberSortable: b(), Notice: s(), Matching: s(),
-			NextURL: s(), FirstURL: s(), CSV: s(), JSON: s(), ClearURL: s(),
+			NextURL: s(), PrevURL: s(), CSV: s(), JSON: s(), ClearURL: s(),
 		}
 		for range r.IntN(3) {
 			rv.Charts = append(rv.Charts, `<figure class="chart"><svg><text>`+s()+`</text></svg></figure>`)
@@ -175,6 +175,9 @@ func randomPage(r *rand.Rand, name string) pageData {
 				f.Options = append(f.Options, optionView{Value: s(), Text: s(), Selected: b()})
 			}
 			rv.Filters = append(rv.Filters, f)
+		}
+		for range r.IntN(5) {
+			rv.Pages = append(rv.Pages, pageLink{Text: s(), URL: []string{"", s()}[r.IntN(2)], Current: r.IntN(3) == 0})
 		}
 		for range r.IntN(4) {
 			rv.Columns = append(rv.Columns, columnView{Name: s(), URL: s(), Arrow: s()})

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/numenhq/numen/engine"
@@ -82,7 +83,15 @@ type reportView struct {
 	Columns                                       []columnView
 	Rows                                          [][]string
 	Matching                                      string
-	NextURL, FirstURL, CSV, JSON, ClearURL        string
+	PrevURL, NextURL, CSV, JSON, ClearURL         string
+	Pages                                         []pageLink
+}
+
+// pageLink is a link of the pager: a page's number, the page shown
+// (Current), or a gap ("…", no URL).
+type pageLink struct {
+	Text, URL string
+	Current   bool
 }
 
 // columnView is a column of the results table; URL sorts by it.
@@ -142,9 +151,21 @@ func (h *Handler) reportPage(w http.ResponseWriter, r *http.Request, st store.Re
 				d.totals = &t
 			}
 		}
+		after := vals.Get("after")
+		if p := vals.Get("page"); p != "" && err == nil {
+			n, perr := strconv.Atoi(p)
+			if perr != nil || n < 1 {
+				d.problem = fmt.Sprintf("page: %q: want a page number from 1", shorten(p, 20))
+				d.pageNo, after = 1, ""
+			} else {
+				d.pageNo, after = n, store.PageCursor(n)
+			}
+		} else if after == "" {
+			d.pageNo = 1
+		}
 		if err == nil {
 			var page store.Page
-			page, err = st.Query(ctx, v.a.Key, name, &q, vals.Get("after"), pageSize)
+			page, err = st.Query(ctx, v.a.Key, name, &q, after, pageSize)
 			d.page = &page
 		}
 		if err == nil {
@@ -159,6 +180,8 @@ func (h *Handler) reportPage(w http.ResponseWriter, r *http.Request, st store.Re
 	switch {
 	case errors.Is(err, store.ErrUnknownReport):
 		pageError(w, r, v, http.StatusNotFound, fmt.Sprintf("no report %q for this API key", name))
+	case errors.Is(err, store.ErrBadCursor) && vals.Get("page") != "":
+		pageError(w, r, v, http.StatusBadRequest, fmt.Sprintf("page: %q: too far, past the results a page may skip", vals.Get("page")))
 	case errors.Is(err, store.ErrBadCursor):
 		pageError(w, r, v, http.StatusBadRequest, "after: not a page cursor of this report and order")
 	default:
@@ -243,6 +266,7 @@ type reportData struct {
 	page            *store.Page
 	notice, problem string
 	form            formValues
+	pageNo          int // the page's number; 0 for a page after a cursor
 }
 
 // renderReport writes the report page: the summary's figures, charts and
@@ -273,14 +297,11 @@ func (h *Handler) renderReport(w http.ResponseWriter, r *http.Request, v viewer,
 			return
 		}
 	}
-	if page.Next != "" {
-		vals := queryValues(q)
-		vals.Set("after", page.Next)
-		rv.NextURL = l.link(vals)
+	total := sum.Count
+	if d.totals != nil {
+		total = d.totals.Count
 	}
-	if r.URL.Query().Get("after") != "" {
-		rv.FirstURL = l.link(queryValues(q))
-	}
+	rv.PrevURL, rv.NextURL, rv.Pages = l.pager(d.pageNo, int((total+pageSize-1)/pageSize), page.Next)
 	rv.CSV, rv.JSON = l.download("csv"), l.download("json")
 	renderPage(w, status, "report", pageData{Title: name, Viewer: v, Body: rv})
 }
@@ -291,6 +312,47 @@ type reportLinks struct {
 	base string
 	q    *store.Query
 	plan *numbering.Plan // names the networks
+}
+
+// pager returns the links to the pages of a view of last pages (the
+// first, the last and two either side of the page shown, cur; 0 when the
+// page came after a cursor), to the page before and to the page after
+// (by number, or after next when cur is not known).
+func (l reportLinks) pager(cur, last int, next string) (prev, nextURL string, pages []pageLink) {
+	at := func(n int) string {
+		vals := queryValues(l.q)
+		if n > 1 {
+			vals.Set("page", strconv.Itoa(n))
+		}
+		return l.link(vals)
+	}
+	switch {
+	case next != "" && cur > 0:
+		nextURL = at(cur + 1)
+	case next != "":
+		vals := queryValues(l.q)
+		vals.Set("after", next)
+		nextURL = l.link(vals)
+	}
+	if cur > 1 {
+		prev = at(cur - 1)
+	}
+	if last <= 1 && cur <= 1 {
+		return prev, nextURL, nil
+	}
+	gap := false
+	for n := 1; n <= max(last, cur); n++ {
+		if n != 1 && n != last && (n < cur-2 || n > cur+2) && !(cur == 0 && n <= 3) {
+			if !gap {
+				pages = append(pages, pageLink{Text: "…"})
+			}
+			gap = true
+			continue
+		}
+		gap = false
+		pages = append(pages, pageLink{Text: strconv.Itoa(n), URL: at(n), Current: n == cur})
+	}
+	return prev, nextURL, pages
 }
 
 // link is the report's URL with vals.

@@ -351,3 +351,49 @@ func TestReportPageViews(t *testing.T) {
 		require.Contains(t, page, cmp.Or(n.Brand, n.Operator)+" ("+t1.Value+")")
 	}
 }
+
+func TestPager(t *testing.T) {
+	t.Parallel()
+	l := reportLinks{base: "/reports/R", q: &store.Query{Desc: true}}
+	texts := func(pages []pageLink) string {
+		var b strings.Builder
+		for _, p := range pages {
+			if p.Current {
+				b.WriteString("[" + p.Text + "]")
+			} else {
+				b.WriteString(p.Text)
+			}
+			b.WriteString(" ")
+		}
+		return strings.TrimSpace(b.String())
+	}
+	for _, c := range []struct {
+		cur, last  int
+		next, want string
+	}{
+		{1, 1, "", ""},
+		{1, 0, "", ""},
+		{1, 2, "x", "[1] 2"},
+		{1, 20, "x", "[1] 2 3 … 20"},
+		{7, 20, "x", "1 … 5 6 [7] 8 9 … 20"},
+		{20, 20, "", "1 … 18 19 [20]"},
+		{0, 20, "x", "1 2 3 … 20"},
+		{25, 20, "", "1 … 20 … 23 24 [25]"},
+	} {
+		prev, next, pages := l.pager(c.cur, c.last, c.next)
+		require.Equal(t, c.want, texts(pages), "%+v", c)
+		require.Equal(t, c.cur > 1, prev != "", "%+v", c)
+		require.Equal(t, c.next != "", next != "", "%+v", c)
+		switch {
+		case c.cur == 2:
+			require.Equal(t, "/reports/R", prev)
+		case c.cur > 2:
+			require.Equal(t, fmt.Sprintf("/reports/R?page=%d", c.cur-1), prev)
+		}
+	}
+	_, next, pages := l.pager(1, 3, "x")
+	require.Equal(t, "/reports/R?page=2", next)
+	require.Equal(t, "/reports/R", pages[0].URL, "page 1 is the report's own URL")
+	_, next, _ = l.pager(0, 3, "cursor")
+	require.Equal(t, "/reports/R?after=cursor", next, "after a cursor: the next by cursor")
+}

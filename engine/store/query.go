@@ -3,6 +3,7 @@ package store
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -141,6 +142,31 @@ type Page struct {
 	Rows []Row
 	// Next is the cursor of the next page, "" after the last.
 	Next string
+}
+
+// PageCursor returns the cursor of page n (from 1) of a query read in
+// pages of one size: the Reader.Query after which that page starts, for
+// page numbers. Reading it skips the (n-1) pages before, which the
+// database reads (cost grows with n); the Next of the page it returns is
+// an ordinary cursor. A number below 1 is ErrBadCursor.
+func PageCursor(n int) string { return pagePrefix + strconv.Itoa(n) }
+
+// pagePrefix starts the cursors of PageCursor; the stores' own cursors
+// are base64url, which has no ":".
+const pagePrefix = "page:"
+
+// PageNumber returns the page number of a cursor of PageCursor, or false
+// for another cursor.
+func PageNumber(cursor string) (int, bool) {
+	s, ok := strings.CutPrefix(cursor, pagePrefix)
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return 0, true // a page cursor, of no page: n < 1
+	}
+	return n, true
 }
 
 // ErrBadCursor is a page cursor that this store did not make for the

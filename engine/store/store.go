@@ -115,7 +115,8 @@ type Reader interface {
 	// Query returns one page of the results of a report that q selects,
 	// in q's order: up to limit results (at most MaxPage; 0 or less means
 	// DefaultPage) after the cursor after ("" for the first page; the Next
-	// of the page before, with the same query). A report the account does
+	// of the page before, with the same query; or PageCursor(n), page n of
+	// pages of limit results). A report the account does
 	// not have is ErrUnknownReport; a cursor this store did not make for
 	// q's order is ErrBadCursor; an invalid query names its problem.
 	Query(ctx context.Context, account, storage string, q *Query, after string, limit int) (Page, error)

@@ -221,6 +221,26 @@ func testQuery(t *testing.T, open Opener) {
 			after = page.Next
 		}
 		require.Equal(t, want, got, label)
+		// Page numbers: page 3 of pages of 7, and the page after it by
+		// its Next.
+		page, err := s.Query(ctx, acct, name, &q, store.PageCursor(3), 7)
+		require.NoError(t, err, label)
+		var numbered []string
+		for _, r := range page.Rows {
+			numbered = append(numbered, r.ID)
+		}
+		if page.Next != "" {
+			next, err := s.Query(ctx, acct, name, &q, page.Next, 7)
+			require.NoError(t, err, label)
+			for _, r := range next.Rows {
+				numbered = append(numbered, r.ID)
+			}
+		}
+		wantPages := want[min(14, len(want)):min(28, len(want))]
+		if len(wantPages) == 0 {
+			wantPages = nil
+		}
+		require.Equal(t, wantPages, numbered, "pages 3 and 4 of %s", label)
 
 		var buf bytes.Buffer
 		require.NoError(t, s.Export(ctx, acct, name, &q, store.JSON, &buf), label)
@@ -266,6 +286,10 @@ func testQuery(t *testing.T, open Opener) {
 		require.Error(t, s.Export(ctx, acct, name, &bad, store.CSV, &bytes.Buffer{}), "%+v", bad)
 		_, err = s.Totals(ctx, acct, name, &bad)
 		require.Error(t, err, "%+v", bad)
+	}
+	for _, bad := range []string{store.PageCursor(0), store.PageCursor(-1), "page:x", store.PageCursor(1 << 40)} {
+		_, err := s.Query(ctx, acct, name, &store.Query{}, bad, 7)
+		require.ErrorIs(t, err, store.ErrBadCursor, bad)
 	}
 }
 
