@@ -64,11 +64,12 @@ func browse(t *testing.T, width, height int64) (at func(js string), eval func(js
 // Chromium: a date range with the view's count, cost and cost per day,
 // number searches as people type them ("+49 15", "0151"), a wrong date
 // that keeps the page, the network filter's names, the table's collapsed
-// long cells, page numbers, and the page at a phone's 390 px. Screenshots in the test's
+// long cells, page numbers, the page at a phone's 390 px and a row's own
+// page. Screenshots in the test's
 // artifact folder (go test -artifacts): report-range.png,
 // report-number-search.png, report-national-search.png,
-// report-problem.png, report-table.png, report-page-3.png, report-390.png and
-// report-390-filtered.png.
+// report-problem.png, report-table.png, report-page-3.png, report-390.png,
+// report-390-filtered.png and report-row-390.png.
 func TestReportViewsInChromium(t *testing.T) {
 	t.Parallel() // its own store, server and browser
 	s := storedServer(t, nil)
@@ -228,6 +229,18 @@ func TestReportViewsInChromium(t *testing.T) {
 	eval(`document.documentElement.scrollWidth`, &pageWidth)
 	require.LessOrEqual(t, pageWidth, 390, "the filtered page's width on a phone")
 	shot("report-390-filtered.png")
+
+	// A row's own page, from its time: every attribute in full, and it
+	// fits the phone too.
+	do(chromedp.Click(chromedp.CSS(`#results tbody tr:first-child td:first-child a`)))
+	at(`location.search.includes("id=") && document.querySelector("#result") !== null`)
+	var attrs map[string]string
+	eval(`Object.fromEntries([...document.querySelectorAll("#result tr")].map((tr) => [tr.children[0].textContent, tr.children[1].textContent]))`, &attrs)
+	require.True(t, strings.HasPrefix(attrs["number"], "+4915"), "%v", attrs)
+	require.Contains(t, attrs, "timezones")
+	eval(`document.documentElement.scrollWidth`, &pageWidth)
+	require.LessOrEqual(t, pageWidth, 390, "a row's page on a phone")
+	shot("report-row-390.png")
 }
 
 // resultColumn returns the cells of the results table's column name.

@@ -110,8 +110,8 @@ func isHexDigit(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
 
-// writePage writes the page called name ("signin", "error", "list" or
-// "report") of d.
+// writePage writes the page called name ("signin", "error", "list",
+// "report" or "result") of d.
 func writePage(w io.Writer, name string, d *pageData) error {
 	var p pageWriter
 	p.top(d)
@@ -134,6 +134,10 @@ func writePage(w io.Writer, name string, d *pageData) error {
 	case "report":
 		if rv, ok := d.Body.(reportView); ok {
 			p.report(&rv)
+		}
+	case "result":
+		if rv, ok := d.Body.(resultView); ok {
+			p.result(&rv)
 		}
 	default:
 		return fmt.Errorf("no page %q", name)
@@ -340,7 +344,15 @@ func (p *pageWriter) report(rv *reportView) {
 		p.raw("</tr></thead><tbody>\n")
 		for _, row := range rv.Rows {
 			p.raw(`<tr>`)
-			for _, cell := range row {
+			for i, cell := range row.Cells {
+				if i == 0 && row.URL != "" {
+					p.raw(`<td><a href="`)
+					p.url(row.URL)
+					p.raw(`">`)
+					p.text(cell)
+					p.raw(`</a></td>`)
+					continue
+				}
 				if longCell(cell) {
 					p.raw(`<td class="long"><details><summary>`)
 					p.text(shortCell(cell))
@@ -407,6 +419,30 @@ func shortCell(s string) string {
 	return shorten(s, 24)
 }
 
+func (p *pageWriter) result(rv *resultView) {
+	p.raw("\n<p><a href=\"")
+	p.url(rv.ReportURL)
+	p.raw(`">`)
+	p.text(rv.Report)
+	p.raw("</a></p>\n<h1>")
+	p.text(rv.ID)
+	p.raw("</h1>\n<div class=\"facts\"><span>")
+	p.text(rv.Product)
+	p.raw(`</span><span>`)
+	p.text(rv.Time)
+	p.raw(` UTC</span><span><b>`)
+	p.text(rv.Cost)
+	p.raw("</b> EUR</span></div>\n<div class=\"scroll\"><table id=\"result\"><tbody>\n")
+	for _, f := range rv.Fields {
+		p.raw(`<tr><th>`)
+		p.text(f.Name)
+		p.raw(`</th><td class="wrap">`)
+		p.text(f.Value)
+		p.raw("</td></tr>\n")
+	}
+	p.raw("</tbody></table></div>\n")
+}
+
 // when appends s if cond.
 func (p *pageWriter) when(cond bool, s string) {
 	if cond {
@@ -460,5 +496,6 @@ figure.chart{max-width:100%}
 figure.chart svg{max-width:100%;height:auto}
 td.long{white-space:normal;min-width:10em;max-width:22em;overflow-wrap:anywhere}
 td.long summary{cursor:pointer}
+td.wrap{white-space:normal;overflow-wrap:anywhere}
 @media (max-width:600px){main{padding:.8em .6em}header{flex-wrap:wrap;padding:.6em .8em}header .who{margin-left:0}.facts{gap:.8em}form.filters label{flex:1 1 9em}select,input{min-width:0;width:100%}.charts{display:block}figure.chart{margin-bottom:.8em}}
 `

@@ -61,6 +61,7 @@ figure.chart{max-width:100%}
 figure.chart svg{max-width:100%;height:auto}
 td.long{white-space:normal;min-width:10em;max-width:22em;overflow-wrap:anywhere}
 td.long summary{cursor:pointer}
+td.wrap{white-space:normal;overflow-wrap:anywhere}
 @media (max-width:600px){main{padding:.8em .6em}header{flex-wrap:wrap;padding:.6em .8em}header .who{margin-left:0}.facts{gap:.8em}form.filters label{flex:1 1 9em}select,input{min-width:0;width:100%}.charts{display:block}figure.chart{margin-bottom:.8em}}
 </style></head><body>
 <header><a href="/reports">Numen reports</a>{{if .Key}}<span class="who">API key <b>{{.Key}}</b></span>{{end}}
@@ -110,9 +111,18 @@ td.long summary{cursor:pointer}
 </form></div>
 <p class="downloads"><span class="muted">{{if .Matching}}{{.Matching}} · {{end}}Download {{if .Filtered}}this view{{else}}the report{{end}}:</span> <a href="{{.CSV}}" id="download-csv">CSV</a><a href="{{.JSON}}" id="download-json">JSON</a></p>
 {{if .Rows}}<div class="scroll"><table id="results"><thead><tr>{{range .Columns}}<th>{{if .URL}}<a href="{{.URL}}">{{.Name}}</a> {{.Arrow}}{{else}}{{.Name}}{{end}}</th>{{end}}</tr></thead><tbody>
-{{range .Rows}}<tr>{{range .}}{{if long .}}<td class="long"><details><summary>{{short .}}</summary>{{.}}</details></td>{{else}}<td>{{.}}</td>{{end}}{{end}}</tr>
+{{range .Rows}}<tr>{{$url := .URL}}{{range $i, $c := .Cells}}{{if and (eq $i 0) $url}}<td><a href="{{$url}}">{{$c}}</a></td>{{else if long $c}}<td class="long"><details><summary>{{short $c}}</summary>{{$c}}</details></td>{{else}}<td>{{$c}}</td>{{end}}{{end}}</tr>
 {{end}}</tbody></table></div>{{else}}<div class="card"><p>No results match these filters.</p></div>{{end}}
 <nav class="pager" aria-label="Pages">{{if .PrevURL}}<a href="{{.PrevURL}}" id="prev" rel="prev">‹ previous</a>{{end}}{{range .Pages}}{{if .Current}}<b aria-current="page">{{.Text}}</b>{{else if .URL}}<a href="{{.URL}}">{{.Text}}</a>{{else}}<span>{{.Text}}</span>{{end}}{{end}}{{if .NextURL}}<a href="{{.NextURL}}" id="next" rel="next">next ›</a>{{end}}</nav>
+{{end}}{{template "bottom" .}}{{end}}
+
+{{define "result"}}{{template "top" .}}{{with .Body}}
+<p><a href="{{.ReportURL}}">{{.Report}}</a></p>
+<h1>{{.ID}}</h1>
+<div class="facts"><span>{{.Product}}</span><span>{{.Time}} UTC</span><span><b>{{.Cost}}</b> EUR</span></div>
+<div class="scroll"><table id="result"><tbody>
+{{range .Fields}}<tr><th>{{.Name}}</th><td class="wrap">{{.Value}}</td></tr>
+{{end}}</tbody></table></div>
 {{end}}{{template "bottom" .}}{{end}}
 `
 
@@ -183,11 +193,20 @@ func randomPage(r *rand.Rand, name string) pageData {
 			rv.Columns = append(rv.Columns, columnView{Name: s(), URL: s(), Arrow: s()})
 		}
 		for range r.IntN(4) {
-			row := make([]string, r.IntN(4))
-			for i := range row {
-				row[i] = s()
+			row := rowView{Cells: make([]string, r.IntN(4))}
+			if r.IntN(2) == 0 {
+				row.URL = s()
+			}
+			for i := range row.Cells {
+				row.Cells[i] = s()
 			}
 			rv.Rows = append(rv.Rows, row)
+		}
+		d.Body = rv
+	case "result":
+		rv := resultView{Report: s(), ReportURL: s(), ID: s(), Product: s(), Time: s(), Cost: s()}
+		for range r.IntN(4) {
+			rv.Fields = append(rv.Fields, fieldView{Name: s(), Value: s()})
 		}
 		d.Body = rv
 	}
@@ -200,8 +219,8 @@ func randomPage(r *rand.Rand, name string) pageData {
 func TestPagesAsTemplates(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(33, 4))
-	for _, name := range []string{"signin", "error", "list", "report"} {
-		datas := []pageData{{}, {Body: signinForm{}}, {Body: reportView{}}, {Body: []reportRow{}}, {Body: ""}}
+	for _, name := range []string{"signin", "error", "list", "report", "result"} {
+		datas := []pageData{{}, {Body: signinForm{}}, {Body: reportView{}}, {Body: []reportRow{}}, {Body: ""}, {Body: resultView{}}}
 		for range 400 {
 			datas = append(datas, randomPage(r, name))
 		}
@@ -209,7 +228,8 @@ func TestPagesAsTemplates(t *testing.T) {
 			if name == "signin" && d.Body != nil && !isType[signinForm](d.Body) ||
 				name == "error" && d.Body != nil && !isType[string](d.Body) ||
 				name == "list" && d.Body != nil && !isType[[]reportRow](d.Body) ||
-				name == "report" && d.Body != nil && !isType[reportView](d.Body) {
+				name == "report" && d.Body != nil && !isType[reportView](d.Body) ||
+				name == "result" && d.Body != nil && !isType[resultView](d.Body) {
 				continue // a page is only ever given its own body
 			}
 			var want, got bytes.Buffer

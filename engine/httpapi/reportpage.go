@@ -81,11 +81,27 @@ type reportView struct {
 	SortNumber, Desc, Filtered, NumberSortable    bool
 	Notice, Problem                               string
 	Columns                                       []columnView
-	Rows                                          [][]string
+	Rows                                          []rowView
 	Matching                                      string
 	PrevURL, NextURL, CSV, JSON, ClearURL         string
 	Pages                                         []pageLink
 }
+
+// rowView is a row of the results table: its cells, the first (the time)
+// a link to the row's own page (URL).
+type rowView struct {
+	URL   string
+	Cells []string
+}
+
+// resultView is a row's own page: a result's attributes, one a line, in
+// full.
+type resultView struct {
+	Report, ReportURL, ID, Product, Time, Cost string
+	Fields                                     []fieldView
+}
+
+type fieldView struct{ Name, Value string }
 
 // pageLink is a link of the pager: a page's number, the page shown
 // (Current), or a gap ("…", no URL).
@@ -120,6 +136,10 @@ func fieldLabel(f store.Field) string {
 
 func (h *Handler) reportPage(w http.ResponseWriter, r *http.Request, st store.Reader, v viewer, name string) {
 	vals := r.URL.Query()
+	if vals.Has("id") {
+		h.resultPage(w, r, st, v, name, vals.Get("id"))
+		return
+	}
 	notice := ""
 	if vals.Get("sort") == "number" {
 		for _, f := range store.Fields() {
@@ -188,6 +208,38 @@ func (h *Handler) reportPage(w http.ResponseWriter, r *http.Request, st store.Re
 		h.log.Error("reading a report", "report", name, "error", err)
 		pageError(w, r, v, http.StatusServiceUnavailable, "service unavailable: the report cannot be read")
 	}
+}
+
+// resultPage writes a row's own page: the result id of report name, its
+// attributes one a line, in full.
+func (h *Handler) resultPage(w http.ResponseWriter, r *http.Request, st store.Reader, v viewer, name, id string) {
+	row, err := st.Result(r.Context(), v.a.Key, name, id)
+	var cells, header []string
+	if err == nil {
+		var t *store.Table
+		if t, err = store.NewTable([]engine.Product{row.Product}); err == nil {
+			header = t.Header()
+			cells, err = t.Row(row.Product, row.Result)
+		}
+	}
+	switch {
+	case errors.Is(err, store.ErrUnknownReport):
+		pageError(w, r, v, http.StatusNotFound, fmt.Sprintf("no report %q for this API key", name))
+		return
+	case errors.Is(err, store.ErrUnknownResult):
+		pageError(w, r, v, http.StatusNotFound, fmt.Sprintf("no result %q in report %q", shorten(id, 40), name))
+		return
+	case err != nil:
+		h.log.Error("reading a result", "report", name, "id", id, "error", err)
+		pageError(w, r, v, http.StatusServiceUnavailable, "service unavailable: the report cannot be read")
+		return
+	}
+	rv := resultView{Report: name, ReportURL: "/reports/" + url.PathEscape(name), ID: row.ID, Product: string(row.Product),
+		Time: row.Time.Format("2006-01-02 15:04:05.000"), Cost: row.Cost.String()}
+	for i, c := range header {
+		rv.Fields = append(rv.Fields, fieldView{Name: c, Value: cells[i]})
+	}
+	renderPage(w, http.StatusOK, "result", pageData{Title: row.ID + " · " + name, Viewer: v, Body: rv})
 }
 
 // pageQuery reads a report page's query: reportQuery, after reading a
@@ -547,7 +599,7 @@ func matching(sum *store.Summary, totals *store.Totals) string {
 
 // table is the page's results as a table: the time, then one column per
 // attribute of the products; the number column sorts when numberSortable.
-func (l reportLinks) table(products []engine.Product, page *store.Page, numberSortable bool) ([]columnView, [][]string, error) {
+func (l reportLinks) table(products []engine.Product, page *store.Page, numberSortable bool) ([]columnView, []rowView, error) {
 	t, err := store.NewTable(products)
 	if err != nil {
 		return nil, nil, err
@@ -563,13 +615,13 @@ func (l reportLinks) table(products []engine.Product, page *store.Page, numberSo
 		}
 		columns = append(columns, cv)
 	}
-	var rows [][]string
+	var rows []rowView
 	for _, row := range page.Rows {
 		cells, err := t.Row(row.Product, row.Result)
 		if err != nil {
 			return nil, nil, fmt.Errorf("the stored result %s does not decode: %w", row.ID, err)
 		}
-		rows = append(rows, append([]string{row.Time.Format("2006-01-02 15:04:05")}, cells...))
+		rows = append(rows, rowView{URL: l.base + "?id=" + url.QueryEscape(row.ID), Cells: append([]string{row.Time.Format("2006-01-02 15:04:05")}, cells...)})
 	}
 	return columns, rows, nil
 }

@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -300,7 +301,21 @@ func TestReportPageViews(t *testing.T) {
 	require.Contains(t, text(page), "1 of 10 results, "+sum.Days[1].Cost.String()+" EUR")
 	require.Contains(t, page, `name="from" value="`+day(1)+`"`)
 	require.Contains(t, page, "Cost per day of this view")
-	require.Equal(t, 1, strings.Count(page, "<tr><td>"+day(1)), "one row, of that day")
+	require.Equal(t, 1, strings.Count(page, `<tr><td><a href="/reports/SYNC-API-NT-2026-11?id=`), "one row")
+	require.Contains(t, page, `">`+day(1)+" ", "of that day")
+
+	// A row's own page: every attribute in full, the time zones too.
+	link := regexp.MustCompile(`<tr><td><a href="(/reports/SYNC-API-NT-2026-11\?id=[0-9a-z]+)">`).FindStringSubmatch(page)
+	require.NotNil(t, link)
+	resp, row := b.send("GET", link[1], nil)
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	require.Contains(t, row, `<table id="result">`)
+	require.Contains(t, row, `<th>timezones</th><td class="wrap">Europe/`)
+	require.NotContains(t, row, "<details>", "nothing collapsed")
+	resp, _ = b.send("GET", "/reports/SYNC-API-NT-2026-11?id=nope", nil)
+	require.Equal(t, http.StatusNotFound, resp.StatusCode)
+	resp, _ = b.send("GET", "/reports/OTHER-2026-11?id="+strings.TrimPrefix(link[1], "/reports/SYNC-API-NT-2026-11?id="), nil)
+	require.Equal(t, http.StatusNotFound, resp.StatusCode)
 	// From a day on, and a download of the same view.
 	_, page = b.send("GET", report+"?from="+day(1), nil)
 	require.Contains(t, text(page), "3 of 10 results")

@@ -132,6 +132,11 @@ type Reader interface {
 	// cheaper for the whole report). A report the account does not have
 	// is ErrUnknownReport; an invalid query names its problem.
 	Totals(ctx context.Context, account, storage string, q *Query) (Totals, error)
+
+	// Result returns one result of a report by its id (a row's own page).
+	// A report the account does not have is ErrUnknownReport; an id the
+	// report does not hold is ErrUnknownResult.
+	Result(ctx context.Context, account, storage, id string) (Row, error)
 }
 
 // Store is one results database: its results and reports, its health
@@ -166,6 +171,8 @@ var (
 	// ErrUnknownReport is a report that the account does not have (no
 	// result was ever recorded under that name): HTTP 404.
 	ErrUnknownReport = errors.New("unknown report")
+	// ErrUnknownResult is an id that the report does not hold: HTTP 404.
+	ErrUnknownResult = errors.New("unknown result")
 	// ErrDuplicateID is a Record whose id is already recorded. Only that
 	// record fails; the results committed with it are not affected.
 	ErrDuplicateID = errors.New("result id already recorded")

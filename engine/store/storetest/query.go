@@ -264,6 +264,27 @@ func testQuery(t *testing.T, open Opener) {
 	_, err = s.Totals(ctx, acct, "no-such-report", &store.Query{})
 	require.ErrorIs(t, err, store.ErrUnknownReport)
 
+	// A row's own page: one result by id, only in its account's report.
+	page, err := s.Query(ctx, acct, name, &store.Query{}, "", 3)
+	require.NoError(t, err)
+	for _, want := range page.Rows {
+		got, err := s.Result(ctx, acct, name, want.ID)
+		require.NoError(t, err)
+		require.Equal(t, want, got)
+		_, err = s.Result(ctx, "acct-other", name, want.ID)
+		require.ErrorIs(t, err, store.ErrUnknownResult, "another account's report of that name")
+		_, err = s.Result(ctx, "acct-none", name, want.ID)
+		require.ErrorIs(t, err, store.ErrUnknownReport, "an account without reports")
+		_, err = s.Result(ctx, acct, "other-2026-11", want.ID)
+		require.ErrorIs(t, err, store.ErrUnknownReport, "another report")
+	}
+	other, err := s.Query(ctx, "acct-other", name, &store.Query{}, "", 1)
+	require.NoError(t, err)
+	_, err = s.Result(ctx, acct, name, other.Rows[0].ID)
+	require.ErrorIs(t, err, store.ErrUnknownResult, "an id of another account's report of the same name")
+	_, err = s.Result(ctx, acct, name, "nope")
+	require.ErrorIs(t, err, store.ErrUnknownResult)
+
 	// A filtered CSV download has the columns of the product it keeps.
 	var buf bytes.Buffer
 	require.NoError(t, s.Export(ctx, acct, name, &store.Query{Where: []store.Cond{{Field: store.FieldProduct, Value: "HLR"}}}, store.CSV, &buf))

@@ -388,6 +388,41 @@ func (s *Store[T]) Query(ctx context.Context, account, storage string, q *store.
 	return page, nil
 }
 
+// Result implements store.Reader, in one read-only transaction.
+func (s *Store[T]) Result(ctx context.Context, account, storage, id string) (store.Row, error) {
+	fail := func(err error) (store.Row, error) {
+		return store.Row{}, s.failf(err, "result %q of report %q of %q", id, storage, account)
+	}
+	if err := s.ready(ctx, true); err != nil {
+		return fail(err)
+	}
+	tx, err := s.Results.Begin(ctx, true)
+	if err != nil {
+		return fail(err)
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx))
+	if _, err := s.products(ctx, tx, account, storage); err != nil {
+		return fail(err)
+	}
+	var (
+		row           store.Row
+		product       string
+		createdMS, ct int64
+		body          []byte
+	)
+	p := s.SQL.Param
+	err = tx.QueryRow(ctx, fmt.Sprintf("SELECT id, product, created_ms, cost, body FROM results WHERE account = %s AND storage = %s AND id = %s", p(1), p(2), p(3)),
+		account, storage, id).Scan(&row.ID, &product, &createdMS, &ct, &body)
+	if errors.Is(err, ErrNoRows) {
+		err = store.ErrUnknownResult
+	}
+	if err != nil {
+		return fail(err)
+	}
+	row.Product, row.Time, row.Cost, row.Result = engine.Product(product), time.UnixMilli(createdMS).UTC(), engine.Money(ct), body
+	return row, nil
+}
+
 // dayMillis is a day in milliseconds: created_ms / dayMillis is the day
 // of a result (UTC, as facts.Day has it).
 const dayMillis = 24 * 60 * 60 * 1000
