@@ -325,6 +325,16 @@ func TestReportPageViews(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, rows, 4)
 
+	// The API's download takes the same range; a wrong one is 400.
+	status, _, body2 := s.do(t, "GET", "/api/v2/reports/SYNC-API-NT-2026-11?format=csv&from="+day(1)+"&number=%2B49%2015", "", basic)
+	require.Equal(t, http.StatusOK, status, "%s", body2)
+	rows, err = csv.NewReader(strings.NewReader(string(body2))).ReadAll()
+	require.NoError(t, err)
+	require.Len(t, rows, 3, "the header and the two +4915 results from that day")
+	status, _, body2 = s.do(t, "GET", "/api/v2/reports/SYNC-API-NT-2026-11?to=2026-02-30", "", basic)
+	require.Equal(t, http.StatusBadRequest, status)
+	require.Equal(t, []string{`to: "2026-02-30" is not a date: want YYYY-MM-DD (a day in UTC, 2000 to 9998)`}, errorsOf(t, body2))
+
 	// A wrong date keeps the page, says what is wrong and keeps what was
 	// typed.
 	resp, page = b.send("GET", report+"?from=2026-11-31&number=%2B49", nil)
