@@ -422,3 +422,21 @@ func TestPager(t *testing.T) {
 	_, next, _ = l.pager(0, 3, "cursor")
 	require.Equal(t, "/reports/R?after=cursor", next, "after a cursor: the next by cursor")
 }
+
+// FuzzNationalSearch: any digits and region read as a national number
+// give the start of an E.164 number or false, never a panic.
+func FuzzNationalSearch(f *testing.F) {
+	plan, err := numbering.Load()
+	require.NoError(f, err)
+	for _, s := range [][2]string{{"0151", "DE"}, {"07911", "GB"}, {"06", "IT"}, {"0", "US"}, {"0" + strings.Repeat("9", 30), "FR"}, {"012", "XX"}, {"08", ""}} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, digits, region string) {
+		got, ok := nationalSearch(plan, digits, region)
+		if !ok {
+			require.Empty(t, got)
+			return
+		}
+		require.Regexp(t, `^\+[0-9]+$`, got, "%q in %q", digits, region)
+	})
+}
