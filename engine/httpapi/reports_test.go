@@ -316,6 +316,18 @@ func TestReportPageViews(t *testing.T) {
 	require.Equal(t, http.StatusNotFound, resp.StatusCode)
 	resp, _ = b.send("GET", "/reports/OTHER-2026-11?id="+strings.TrimPrefix(link[1], "/reports/SYNC-API-NT-2026-11?id="), nil)
 	require.Equal(t, http.StatusNotFound, resp.StatusCode)
+	// A view of one field's value: its count and cost from the summary
+	// (no counting), without a cost per day of its own.
+	_, page = b.send("GET", report+"?country=DE", nil)
+	var de store.Tally
+	for _, v := range sum.Values[store.FieldCountry] {
+		if v.Value == "DE" {
+			de = v
+		}
+	}
+	require.Contains(t, text(page), fmt.Sprintf("%d of 10 results, %s EUR", de.Count, de.Cost))
+	require.NotContains(t, page, "Cost per day of this view")
+
 	// From a day on, and a download of the same view.
 	_, page = b.send("GET", report+"?from="+day(1), nil)
 	require.Contains(t, text(page), "3 of 10 results")

@@ -142,6 +142,21 @@ func BenchPages(b *testing.B, r store.Reader, account, storage string, n int) {
 			}
 		})
 	}
+	// The count, cost and cost per day of each filtered view (Totals):
+	// what a filtered page reads besides its page.
+	for _, pq := range PageQueries() {
+		if !pq.Query.Filtered() {
+			continue
+		}
+		b.Run("totals/"+pq.Name, func(b *testing.B) {
+			for b.Loop() {
+				t, err := r.Totals(ctx, account, storage, &pq.Query)
+				if err != nil || t.Count == 0 {
+					b.Fatal(t.Count, err)
+				}
+			}
+		})
+	}
 	b.Run("deep/time", func(b *testing.B) {
 		q := store.Query{Desc: true}
 		mid := Skewed(account, storage, n/2)
