@@ -194,6 +194,9 @@ type Totals struct {
 	// Days are the days with selected results, in order (UTC; Value is
 	// the day, "2026-11-24").
 	Days []Tally
+	// More reports that the query selects more results than the limit
+	// of Reader.Totals; Count, Cost and Days are then zero.
+	More bool
 }
 
 // Tally is the count and cost of the results with one value (or of one

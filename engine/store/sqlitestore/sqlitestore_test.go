@@ -810,7 +810,7 @@ func ExampleStore_Totals() {
 		From:  storetest.Base, To: storetest.Base.Add(8 * time.Second), // up to 09:30:08, not included
 		Desc: true,
 	}
-	t, err := st.Totals(ctx, "demo", report, &q)
+	t, err := st.Totals(ctx, "demo", report, &q, 10_000)
 	if err != nil {
 		panic(err)
 	}

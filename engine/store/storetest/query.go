@@ -252,16 +252,32 @@ func testQuery(t *testing.T, open Opener) {
 		}
 		require.Equal(t, want, ids, "export of %s", label)
 
-		totals, err := s.Totals(ctx, acct, name, &q)
+		totals, err := s.Totals(ctx, acct, name, &q, 0)
 		require.NoError(t, err, label)
-		require.Equal(t, ref.totals(&q), totals, "totals of %s", label)
+		wantTotals := ref.totals(&q)
+		require.Equal(t, wantTotals, totals, "totals of %s", label)
+		// Limited: the same up to the limit, then More alone (but for
+		// whole days, which the summary has).
+		for _, limit := range []int{int(wantTotals.Count), max(1, int(wantTotals.Count)-1)} {
+			if limit == 0 {
+				continue
+			}
+			limited, err := s.Totals(ctx, acct, name, &q, limit)
+			require.NoError(t, err, label)
+			if int64(limit) >= wantTotals.Count || len(q.Where) == 0 && q.NumberPrefix == "" &&
+				q.From.UnixMilli()%86_400_000 == 0 && q.To.UnixMilli()%86_400_000 == 0 {
+				require.Equal(t, wantTotals, limited, "totals of %s up to %d", label, limit)
+			} else {
+				require.Equal(t, store.Totals{More: true}, limited, "totals of %s up to %d", label, limit)
+			}
+		}
 	}
-	all, err := s.Totals(ctx, acct, name, &store.Query{})
+	all, err := s.Totals(ctx, acct, name, &store.Query{}, 1)
 	require.NoError(t, err)
 	sum, err := s.Summary(ctx, acct, name)
 	require.NoError(t, err)
 	require.Equal(t, store.Totals{Count: sum.Count, Cost: sum.Cost, Days: sum.Days}, all, "the totals of the whole report are its summary's")
-	_, err = s.Totals(ctx, acct, "no-such-report", &store.Query{})
+	_, err = s.Totals(ctx, acct, "no-such-report", &store.Query{}, 0)
 	require.ErrorIs(t, err, store.ErrUnknownReport)
 
 	// A row's own page: one result by id, only in its account's report.
@@ -305,7 +321,7 @@ func testQuery(t *testing.T, open Opener) {
 		_, err := s.Query(ctx, acct, name, &bad, "", 0)
 		require.Error(t, err, "%+v", bad)
 		require.Error(t, s.Export(ctx, acct, name, &bad, store.CSV, &bytes.Buffer{}), "%+v", bad)
-		_, err = s.Totals(ctx, acct, name, &bad)
+		_, err = s.Totals(ctx, acct, name, &bad, 0)
 		require.Error(t, err, "%+v", bad)
 	}
 	for _, bad := range []string{store.PageCursor(0), store.PageCursor(-1), "page:x", store.PageCursor(1 << 40)} {

@@ -430,7 +430,7 @@ const dayMillis = 24 * 60 * 60 * 1000
 // Totals implements store.Reader, in one read-only transaction: the
 // results q selects, read as a download reads them (the same plan),
 // counted per day by the database.
-func (s *Store[T]) Totals(ctx context.Context, account, storage string, q *store.Query) (store.Totals, error) {
+func (s *Store[T]) Totals(ctx context.Context, account, storage string, q *store.Query, limit int) (store.Totals, error) {
 	fail := func(err error) (store.Totals, error) {
 		return store.Totals{}, s.failf(err, "totals of report %q of %q", storage, account)
 	}
@@ -447,7 +447,7 @@ func (s *Store[T]) Totals(ctx context.Context, account, storage string, q *store
 		}
 		return totalsOfDays(sum.Days, q), nil
 	}
-	r, err := s.read(ctx, account, storage, q, "created_ms, cost", "", 0)
+	r, err := s.read(ctx, account, storage, q, "created_ms, cost", "", max(limit, 0))
 	if err != nil {
 		return fail(err)
 	}
@@ -465,6 +465,9 @@ func (s *Store[T]) Totals(ctx context.Context, account, storage string, q *store
 	}, fmt.Sprintf("SELECT created_ms / %d, count(*), CAST(sum(cost) AS bigint) FROM (%s) selected GROUP BY 1 ORDER BY 1", dayMillis, r.query), r.args...)
 	if err != nil {
 		return fail(err)
+	}
+	if limit > 0 && t.Count > int64(limit) {
+		return store.Totals{More: true}, nil // read limit+1
 	}
 	return t, nil
 }
