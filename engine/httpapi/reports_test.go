@@ -458,5 +458,5 @@ func TestMatching(t *testing.T) {
 	sum := &store.Summary{Count: 1_000_000, Cost: 123_4567}
 	require.Equal(t, "1000000 results, 123.4567 EUR", matching(sum, nil))
 	require.Equal(t, "12 of 1000000 results, 0.0012 EUR", matching(sum, &store.Totals{Count: 12, Cost: 12}))
-	require.Equal(t, "more than 10000 of 1000000 results", matching(sum, &store.Totals{More: true}))
+	require.Equal(t, "more than 2000 of 1000000 results", matching(sum, &store.Totals{More: true}))
 }

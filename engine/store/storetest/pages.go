@@ -156,6 +156,15 @@ func BenchPages(b *testing.B, r store.Reader, account, storage string, n int) {
 				}
 			}
 		})
+		// As the report page counts: at most 2,000.
+		b.Run("totals2k/"+pq.Name, func(b *testing.B) {
+			for b.Loop() {
+				t, err := r.Totals(ctx, account, storage, &pq.Query, 2_000)
+				if err != nil || t.Count == 0 && !t.More {
+					b.Fatal(t.Count, err)
+				}
+			}
+		})
 	}
 	b.Run("deep/time", func(b *testing.B) {
 		q := store.Query{Desc: true}

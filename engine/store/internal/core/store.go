@@ -447,7 +447,14 @@ func (s *Store[T]) Totals(ctx context.Context, account, storage string, q *store
 		}
 		return totalsOfDays(sum.Days, q), nil
 	}
-	r, err := s.read(ctx, account, storage, q, "created_ms, cost", "", max(limit, 0))
+	// The order does not matter to a count: a number search reads the
+	// numbers' index in its order rather than sort what it selects by
+	// time (288 ms for the first 10,001 of 350,000, 38 ms in number order).
+	counted := *q
+	if counted.NumberPrefix != "" && len(counted.Where) == 0 {
+		counted.Sort, counted.Desc = store.SortNumber, false
+	}
+	r, err := s.read(ctx, account, storage, &counted, "created_ms, cost", "", max(limit, 0))
 	if err != nil {
 		return fail(err)
 	}
