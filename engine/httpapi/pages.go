@@ -292,9 +292,13 @@ func (p *pageWriter) report(rv *reportView) {
 	p.text(rv.Number)
 	p.raw("\" placeholder=\"+49 151 or 0151\" inputmode=\"tel\"></label>\n<label>From (UTC)<input type=\"date\" name=\"from\" value=\"")
 	p.text(rv.From)
-	p.raw(`"></label><label>To (UTC)<input type="date" name="to" value="`)
+	p.raw(`"`)
+	p.dayBounds(rv)
+	p.raw(`></label><label>To (UTC)<input type="date" name="to" value="`)
 	p.text(rv.To)
-	p.raw("\"></label>\n<label>Order<select name=\"sort\"><option value=\"time\"")
+	p.raw(`"`)
+	p.dayBounds(rv)
+	p.raw("></label>\n<label>Order<select name=\"sort\"><option value=\"time\"")
 	p.when(!rv.SortNumber, ` selected`)
 	p.raw(`>time</option><option value="number"`)
 	p.when(rv.SortNumber, ` selected`)
@@ -441,6 +445,18 @@ func (p *pageWriter) result(rv *resultView) {
 		p.raw("</td></tr>\n")
 	}
 	p.raw("</tbody></table></div>\n")
+}
+
+// dayBounds appends the min and max of a date input: the report's first
+// and last days, when it has results.
+func (p *pageWriter) dayBounds(rv *reportView) {
+	if rv.First != "" {
+		p.raw(` min="`)
+		p.text(rv.First)
+		p.raw(`" max="`)
+		p.text(rv.Last)
+		p.raw(`"`)
+	}
 }
 
 // when appends s if cond.

@@ -104,7 +104,7 @@ td.wrap{white-space:normal;overflow-wrap:anywhere}
 <div class="card"><form class="filters" method="get" action="{{.URL}}" id="filters">
 {{range .Filters}}<label>{{.Label}}<select name="{{.Name}}">{{range .Options}}<option value="{{.Value}}"{{if .Selected}} selected{{end}}>{{.Text}}</option>{{end}}</select></label>
 {{end}}<label>Number starts with<input name="number" value="{{.Number}}" placeholder="+49 151 or 0151" inputmode="tel"></label>
-<label>From (UTC)<input type="date" name="from" value="{{.From}}"></label><label>To (UTC)<input type="date" name="to" value="{{.To}}"></label>
+<label>From (UTC)<input type="date" name="from" value="{{.From}}"{{if .First}} min="{{.First}}" max="{{.Last}}"{{end}}></label><label>To (UTC)<input type="date" name="to" value="{{.To}}"{{if .First}} min="{{.First}}" max="{{.Last}}"{{end}}></label>
 <label>Order<select name="sort"><option value="time"{{if not .SortNumber}} selected{{end}}>time</option><option value="number"{{if .SortNumber}} selected{{end}}{{if not .NumberSortable}} disabled{{end}}>number</option></select></label>
 <label>Direction<select name="order"><option value="desc"{{if .Desc}} selected{{end}}>descending</option><option value="asc"{{if not .Desc}} selected{{end}}>ascending</option></select></label>
 <button type="submit">Apply</button>{{if .Filtered}}<a href="{{.ClearURL}}">clear filters</a>{{end}}

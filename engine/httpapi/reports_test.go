@@ -299,7 +299,7 @@ func TestReportPageViews(t *testing.T) {
 	resp, page = b.send("GET", report+"?from="+day(1)+"&to="+day(1), nil)
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	require.Contains(t, text(page), "1 of 10 results, "+sum.Days[1].Cost.String()+" EUR")
-	require.Contains(t, page, `name="from" value="`+day(1)+`"`)
+	require.Contains(t, page, `name="from" value="`+day(1)+`" min="`+day(0)+`" max="`+day(3)+`"`, "the report's days bound the dates")
 	require.Contains(t, page, "Cost per day of this view")
 	require.Equal(t, 1, strings.Count(page, `<tr><td><a href="/reports/SYNC-API-NT-2026-11?id=`), "one row")
 	require.Contains(t, page, `">`+day(1)+" ", "of that day")
