@@ -5,6 +5,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // The report pages, written by hand: the output html/template made from
@@ -109,8 +110,8 @@ func isHexDigit(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
 
-// writePage writes the page called name ("signin", "error", "list" or
-// "report") of d.
+// writePage writes the page called name ("signin", "error", "list",
+// "report" or "result") of d.
 func writePage(w io.Writer, name string, d *pageData) error {
 	var p pageWriter
 	p.top(d)
@@ -133,6 +134,10 @@ func writePage(w io.Writer, name string, d *pageData) error {
 	case "report":
 		if rv, ok := d.Body.(reportView); ok {
 			p.report(&rv)
+		}
+	case "result":
+		if rv, ok := d.Body.(resultView); ok {
+			p.result(&rv)
 		}
 	default:
 		return fmt.Errorf("no page %q", name)
@@ -307,6 +312,12 @@ func (p *pageWriter) report(rv *reportView) {
 		p.text(rv.Notice)
 		p.raw(`</p>`)
 	}
+	p.raw("\n")
+	if rv.Problem != "" {
+		p.raw(`<p class="error" role="alert" id="problem">`)
+		p.text(rv.Problem)
+		p.raw(`</p>`)
+	}
 	p.raw("\n<div class=\"card\"><form class=\"filters\" method=\"get\" action=\"")
 	p.url(rv.URL)
 	p.raw("\" id=\"filters\">\n")
@@ -331,7 +342,15 @@ func (p *pageWriter) report(rv *reportView) {
 	}
 	p.raw(`<label>Number starts with<input name="number" value="`)
 	p.text(rv.Number)
-	p.raw("\" placeholder=\"+4479\" inputmode=\"tel\"></label>\n<label>Order<select name=\"sort\"><option value=\"time\"")
+	p.raw("\" placeholder=\"+49 151 or 0151\" inputmode=\"tel\"></label>\n<label>From (UTC)<input type=\"date\" name=\"from\" value=\"")
+	p.text(rv.From)
+	p.raw(`"`)
+	p.dayBounds(rv)
+	p.raw(`></label><label>To (UTC)<input type="date" name="to" value="`)
+	p.text(rv.To)
+	p.raw(`"`)
+	p.dayBounds(rv)
+	p.raw("></label>\n<label>Order<select name=\"sort\"><option value=\"time\"")
 	p.when(!rv.SortNumber, ` selected`)
 	p.raw(`>time</option><option value="number"`)
 	p.when(rv.SortNumber, ` selected`)
@@ -381,7 +400,23 @@ func (p *pageWriter) report(rv *reportView) {
 		p.raw("</tr></thead><tbody>\n")
 		for _, row := range rv.Rows {
 			p.raw(`<tr>`)
-			for _, cell := range row {
+			for i, cell := range row.Cells {
+				if i == 0 && row.URL != "" {
+					p.raw(`<td><a href="`)
+					p.url(row.URL)
+					p.raw(`">`)
+					p.text(cell)
+					p.raw(`</a></td>`)
+					continue
+				}
+				if longCell(cell) {
+					p.raw(`<td class="long"><details><summary>`)
+					p.text(shortCell(cell))
+					p.raw(`</summary>`)
+					p.text(cell)
+					p.raw(`</details></td>`)
+					continue
+				}
 				p.raw(`<td>`)
 				p.text(cell)
 				p.raw(`</td>`)
@@ -392,18 +427,88 @@ func (p *pageWriter) report(rv *reportView) {
 	} else {
 		p.raw(`<div class="card"><p>No results match these filters.</p></div>`)
 	}
-	p.raw("\n<div class=\"pager\">")
-	if rv.FirstURL != "" {
+	p.raw("\n<nav class=\"pager\" aria-label=\"Pages\">")
+	if rv.PrevURL != "" {
 		p.raw(`<a href="`)
-		p.url(rv.FirstURL)
-		p.raw(`">first page</a>`)
+		p.url(rv.PrevURL)
+		p.raw(`" id="prev" rel="prev">‹ previous</a>`)
+	}
+	for _, pg := range rv.Pages {
+		switch {
+		case pg.Current:
+			p.raw(`<b aria-current="page">`)
+			p.text(pg.Text)
+			p.raw(`</b>`)
+		case pg.URL != "":
+			p.raw(`<a href="`)
+			p.url(pg.URL)
+			p.raw(`">`)
+			p.text(pg.Text)
+			p.raw(`</a>`)
+		default:
+			p.raw(`<span>`)
+			p.text(pg.Text)
+			p.raw(`</span>`)
+		}
 	}
 	if rv.NextURL != "" {
 		p.raw(`<a href="`)
 		p.url(rv.NextURL)
-		p.raw(`" id="next">next page</a>`)
+		p.raw(`" id="next" rel="next">next ›</a>`)
 	}
-	p.raw("</div>\n")
+	p.raw("</nav>\n")
+}
+
+// longCell reports whether a cell of the results table is collapsed:
+// longer than 32 characters (lists of time zones and regions), it would
+// widen its column for every row; its first part is shown, the rest on
+// a click (a <details>, no script).
+func longCell(s string) bool { return utf8.RuneCountInString(s) > 32 }
+
+// shortCell is what a collapsed cell shows: its start, and how many
+// items a list ("|"-separated, as the downloads write them) has.
+func shortCell(s string) string {
+	if n := strings.Count(s, "|") + 1; n > 1 {
+		first, _, _ := strings.Cut(s, "|")
+		return shorten(first, 24) + " and " + strconv.Itoa(n-1) + " more"
+	}
+	return shorten(s, 24)
+}
+
+func (p *pageWriter) result(rv *resultView) {
+	p.raw("\n<p><a href=\"")
+	p.url(rv.ReportURL)
+	p.raw(`">`)
+	p.text(rv.Report)
+	p.raw("</a></p>\n<h1>")
+	p.text(rv.ID)
+	p.raw("</h1>\n<div class=\"facts\"><span>")
+	p.text(rv.Product)
+	p.raw(`</span><span>`)
+	p.text(rv.Time)
+	p.raw(` UTC</span><span><b>`)
+	p.text(rv.Cost)
+	p.raw("</b> EUR</span></div>\n<div class=\"scroll\"><table id=\"result\"><tbody>\n")
+	for _, f := range rv.Fields {
+		p.raw(`<tr><th>`)
+		p.text(f.Name)
+		p.raw(`</th><td class="wrap">`)
+		p.text(f.Value)
+		p.raw("</td></tr>\n")
+	}
+	p.raw("</tbody></table></div>\n")
+}
+
+// dayBounds appends the min and max of a date input: the report's first
+// and last days, when it has results.
+func (p *pageWriter) dayBounds(rv *reportView) {
+	if rv.First != "" {
+		p.raw(` min="`)
+		p.text(rv.First)
+		p.raw(`" max="`)
+		p.text(rv.Last)
+		p.raw(`"`)
+	}
 }
 
 // when appends s if cond.
@@ -446,7 +551,7 @@ form.filters label{display:flex;flex-direction:column;font-size:.85em;color:var(
 select,input{font:inherit;padding:.3em .4em;border:1px solid #c4ccd6;border-radius:5px;background:#fff;min-width:9em}
 button{font:inherit;padding:.35em 1em;border-radius:5px;border:1px solid var(--accent);background:var(--accent);color:#fff;cursor:pointer}
 button.quiet{background:transparent;border-color:#8b98a8;color:#fff}
-.pager{display:flex;gap:1em;margin:.8em 0}
+.pager{display:flex;flex-wrap:wrap;gap:.4em 1em;margin:.8em 0}
 .downloads a{margin-right:.8em}
 .error{color:#cf222e;font-weight:600}
 .notice{color:#2da44e;font-weight:600}
@@ -454,4 +559,11 @@ button.quiet{background:transparent;border-color:#8b98a8;color:#fff}
 .signin label{display:block;margin:.8em 0 .2em}
 .signin input{width:100%}
 .muted{color:var(--muted)}
+h1{overflow-wrap:anywhere}
+figure.chart{max-width:100%}
+figure.chart svg{max-width:100%;height:auto}
+td.long{white-space:normal;min-width:10em;max-width:22em;overflow-wrap:anywhere}
+td.long summary{cursor:pointer}
+td.wrap{white-space:normal;overflow-wrap:anywhere}
+@media (max-width:600px){main{padding:.8em .6em}header{flex-wrap:wrap;padding:.6em .8em}header .who{margin-left:0}.facts{gap:.8em}form.filters label{flex:1 1 9em}select,input{min-width:0;width:100%}.charts{display:block}figure.chart{margin-bottom:.8em}}
 `

@@ -48,7 +48,7 @@ form.filters label{display:flex;flex-direction:column;font-size:.85em;color:var(
 select,input{font:inherit;padding:.3em .4em;border:1px solid #c4ccd6;border-radius:5px;background:#fff;min-width:9em}
 button{font:inherit;padding:.35em 1em;border-radius:5px;border:1px solid var(--accent);background:var(--accent);color:#fff;cursor:pointer}
 button.quiet{background:transparent;border-color:#8b98a8;color:#fff}
-.pager{display:flex;gap:1em;margin:.8em 0}
+.pager{display:flex;flex-wrap:wrap;gap:.4em 1em;margin:.8em 0}
 .downloads a{margin-right:.8em}
 .error{color:#cf222e;font-weight:600}
 .notice{color:#2da44e;font-weight:600}
@@ -56,6 +56,13 @@ button.quiet{background:transparent;border-color:#8b98a8;color:#fff}
 .signin label{display:block;margin:.8em 0 .2em}
 .signin input{width:100%}
 .muted{color:var(--muted)}
+h1{overflow-wrap:anywhere}
+figure.chart{max-width:100%}
+figure.chart svg{max-width:100%;height:auto}
+td.long{white-space:normal;min-width:10em;max-width:22em;overflow-wrap:anywhere}
+td.long summary{cursor:pointer}
+td.wrap{white-space:normal;overflow-wrap:anywhere}
+@media (max-width:600px){main{padding:.8em .6em}header{flex-wrap:wrap;padding:.6em .8em}header .who{margin-left:0}.facts{gap:.8em}form.filters label{flex:1 1 9em}select,input{min-width:0;width:100%}.charts{display:block}figure.chart{margin-bottom:.8em}}
 </style></head><body>
 <header><a href="/reports">Numen reports</a>{{if .User}}<span class="who">{{.User}} · API key {{if gt (len .Accounts) 1}}</span><form method="post" action="/reports/account"><input type="hidden" name="csrf" value="{{.CSRF}}"><select name="account" aria-label="API key">{{$key := .Key}}{{range .Accounts}}<option{{if eq . $key}} selected{{end}}>{{.}}</option>{{end}}</select> <button class="quiet" type="submit">Show</button></form>{{else}}<b>{{.Key}}</b></span>{{end}}{{else if .Key}}<span class="who">API key <b>{{.Key}}</b></span>{{end}}
 {{if .SignedIn}}<form method="post" action="/reports/signout"><input type="hidden" name="csrf" value="{{.CSRF}}"><button class="quiet" type="submit">Sign out</button></form>{{end}}
@@ -99,23 +106,36 @@ button.quiet{background:transparent;border-color:#8b98a8;color:#fff}
 {{if .Charts}}<p class="muted">Summary of the whole report; a bar filters the results by its value.</p>
 <section class="charts" aria-label="Summary">{{range .Charts}}{{trusted .}}{{end}}</section>{{end}}
 {{if .Notice}}<p class="notice">{{.Notice}}</p>{{end}}
+{{if .Problem}}<p class="error" role="alert" id="problem">{{.Problem}}</p>{{end}}
 <div class="card"><form class="filters" method="get" action="{{.URL}}" id="filters">
 {{range .Filters}}<label>{{.Label}}<select name="{{.Name}}">{{range .Options}}<option value="{{.Value}}"{{if .Selected}} selected{{end}}>{{.Text}}</option>{{end}}</select></label>
-{{end}}<label>Number starts with<input name="number" value="{{.Number}}" placeholder="+4479" inputmode="tel"></label>
+{{end}}<label>Number starts with<input name="number" value="{{.Number}}" placeholder="+49 151 or 0151" inputmode="tel"></label>
+<label>From (UTC)<input type="date" name="from" value="{{.From}}"{{if .First}} min="{{.First}}" max="{{.Last}}"{{end}}></label><label>To (UTC)<input type="date" name="to" value="{{.To}}"{{if .First}} min="{{.First}}" max="{{.Last}}"{{end}}></label>
 <label>Order<select name="sort"><option value="time"{{if not .SortNumber}} selected{{end}}>time</option><option value="number"{{if .SortNumber}} selected{{end}}{{if not .NumberSortable}} disabled{{end}}>number</option></select></label>
 <label>Direction<select name="order"><option value="desc"{{if .Desc}} selected{{end}}>descending</option><option value="asc"{{if not .Desc}} selected{{end}}>ascending</option></select></label>
 <button type="submit">Apply</button>{{if .Filtered}}<a href="{{.ClearURL}}">clear filters</a>{{end}}
 </form></div>
 <p class="downloads"><span class="muted">{{if .Matching}}{{.Matching}} · {{end}}Download {{if .Filtered}}this view{{else}}the report{{end}}:</span> <a href="{{.CSV}}" id="download-csv">CSV</a><a href="{{.JSON}}" id="download-json">JSON</a></p>
 {{if .Rows}}<div class="scroll"><table id="results"><thead><tr>{{range .Columns}}<th>{{if .URL}}<a href="{{.URL}}">{{.Name}}</a> {{.Arrow}}{{else}}{{.Name}}{{end}}</th>{{end}}</tr></thead><tbody>
-{{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{range .Rows}}<tr>{{$url := .URL}}{{range $i, $c := .Cells}}{{if and (eq $i 0) $url}}<td><a href="{{$url}}">{{$c}}</a></td>{{else if long $c}}<td class="long"><details><summary>{{short $c}}</summary>{{$c}}</details></td>{{else}}<td>{{$c}}</td>{{end}}{{end}}</tr>
 {{end}}</tbody></table></div>{{else}}<div class="card"><p>No results match these filters.</p></div>{{end}}
-<div class="pager">{{if .FirstURL}}<a href="{{.FirstURL}}">first page</a>{{end}}{{if .NextURL}}<a href="{{.NextURL}}" id="next">next page</a>{{end}}</div>
+<nav class="pager" aria-label="Pages">{{if .PrevURL}}<a href="{{.PrevURL}}" id="prev" rel="prev">‹ previous</a>{{end}}{{range .Pages}}{{if .Current}}<b aria-current="page">{{.Text}}</b>{{else if .URL}}<a href="{{.URL}}">{{.Text}}</a>{{else}}<span>{{.Text}}</span>{{end}}{{end}}{{if .NextURL}}<a href="{{.NextURL}}" id="next" rel="next">next ›</a>{{end}}</nav>
+{{end}}{{template "bottom" .}}{{end}}
+
+{{define "result"}}{{template "top" .}}{{with .Body}}
+<p><a href="{{.ReportURL}}">{{.Report}}</a></p>
+<h1>{{.ID}}</h1>
+<div class="facts"><span>{{.Product}}</span><span>{{.Time}} UTC</span><span><b>{{.Cost}}</b> EUR</span></div>
+<div class="scroll"><table id="result"><tbody>
+{{range .Fields}}<tr><th>{{.Name}}</th><td class="wrap">{{.Value}}</td></tr>
+{{end}}</tbody></table></div>
 {{end}}{{template "bottom" .}}{{end}}
 `
 
 var referencePages = template.Must(template.New("pages").Funcs(template.FuncMap{
 	"trusted": func(s string) template.HTML { return template.HTML(s) }, //nolint:gosec // charts escape their own text
+	"long":    longCell,
+	"short":   shortCell,
 }).Parse(pageSource))
 
 // pageStrings are values a page may show: markup, quotes, '+', NUL,
@@ -125,7 +145,7 @@ var pageStrings = []string{
 	"", "SYNC-API-NT-2026-11", "a<b>&c", `"quoted" 'single'`, "+4479", "x\x00y", "&amp; &#43;",
 	"/reports/a%2Fb", "/reports/100%", "/reports/%zz%4", "/reports/a b?c=d&e=f#g", "javascript:alert(1)",
 	"JavaScript:x", "http://h/p?q=1+2", "HTTPS://h/", "mailto:a@b", "data:text/html,x", "/a:b", "ftp/x:y",
-	"é ü €", "\xff\xfe", "\ufdd0\uffff", "<script>alert(1)</script>", "a\tb\nc", "!#$*,;=@[]~", "`back`",
+	"é ü €", "Africa/Abidjan|Africa/Accra|Africa/Addis_Ababa|Africa/Algiers|Africa/Asmara", "\xff\xfe", "\ufdd0\uffff", "<script>alert(1)</script>", "a\tb\nc", "!#$*,;=@[]~", "`back`",
 }
 
 func pickString(r *rand.Rand) string {
@@ -168,8 +188,8 @@ func randomPage(r *rand.Rand, name string) pageData {
 	case "report":
 		rv := reportView{
 			Name: s(), URL: s(), Month: s(), Products: s(), Cost: s(), First: s(), Last: s(), Count: r.Int64N(1e6),
-			Number: s(), SortNumber: b(), Desc: b(), Filtered: b(), NumberSortable: b(), Notice: s(), Matching: s(),
-			NextURL: s(), FirstURL: s(), CSV: s(), JSON: s(), ClearURL: s(),
+			Number: s(), From: s(), To: s(), Problem: s(), SortNumber: b(), Desc: b(), Filtered: b(), NumberSortable: b(), Notice: s(), Matching: s(),
+			NextURL: s(), PrevURL: s(), CSV: s(), JSON: s(), ClearURL: s(),
 		}
 		for range r.IntN(3) {
 			rv.Charts = append(rv.Charts, `<figure class="chart"><svg><text>`+s()+`</text></svg></figure>`)
@@ -181,15 +201,27 @@ func randomPage(r *rand.Rand, name string) pageData {
 			}
 			rv.Filters = append(rv.Filters, f)
 		}
+		for range r.IntN(5) {
+			rv.Pages = append(rv.Pages, pageLink{Text: s(), URL: []string{"", s()}[r.IntN(2)], Current: r.IntN(3) == 0})
+		}
 		for range r.IntN(4) {
 			rv.Columns = append(rv.Columns, columnView{Name: s(), URL: s(), Arrow: s()})
 		}
 		for range r.IntN(4) {
-			row := make([]string, r.IntN(4))
-			for i := range row {
-				row[i] = s()
+			row := rowView{Cells: make([]string, r.IntN(4))}
+			if r.IntN(2) == 0 {
+				row.URL = s()
+			}
+			for i := range row.Cells {
+				row.Cells[i] = s()
 			}
 			rv.Rows = append(rv.Rows, row)
+		}
+		d.Body = rv
+	case "result":
+		rv := resultView{Report: s(), ReportURL: s(), ID: s(), Product: s(), Time: s(), Cost: s()}
+		for range r.IntN(4) {
+			rv.Fields = append(rv.Fields, fieldView{Name: s(), Value: s()})
 		}
 		d.Body = rv
 	}
@@ -202,8 +234,8 @@ func randomPage(r *rand.Rand, name string) pageData {
 func TestPagesAsTemplates(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(33, 4))
-	for _, name := range []string{"signin", "error", "list", "report"} {
-		datas := []pageData{{}, {Body: signinForm{}}, {Body: reportView{}}, {Body: []reportRow{}}, {Body: ""}}
+	for _, name := range []string{"signin", "error", "list", "report", "result"} {
+		datas := []pageData{{}, {Body: signinForm{}}, {Body: reportView{}}, {Body: []reportRow{}}, {Body: ""}, {Body: resultView{}}}
 		for range 400 {
 			datas = append(datas, randomPage(r, name))
 		}
@@ -211,7 +243,8 @@ func TestPagesAsTemplates(t *testing.T) {
 			if name == "signin" && d.Body != nil && !isType[signinForm](d.Body) ||
 				name == "error" && d.Body != nil && !isType[string](d.Body) ||
 				name == "list" && d.Body != nil && !isType[[]reportRow](d.Body) ||
-				name == "report" && d.Body != nil && !isType[reportView](d.Body) {
+				name == "report" && d.Body != nil && !isType[reportView](d.Body) ||
+				name == "result" && d.Body != nil && !isType[resultView](d.Body) {
 				continue // a page is only ever given its own body
 			}
 			var want, got bytes.Buffer

@@ -1,15 +1,19 @@
 package httpapi
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/numenhq/numen/engine"
 	"github.com/numenhq/numen/engine/store"
+	"github.com/numenhq/numen/numbering"
 )
 
 // pageSize is the number of results on a page of a report.
@@ -80,13 +84,37 @@ type reportView struct {
 	Count                                         int64
 	Charts                                        []string // HTML
 	Filters                                       []filterView
-	Number                                        string
+	Number, From, To                              string
 	SortNumber, Desc, Filtered, NumberSortable    bool
-	Notice                                        string
+	Notice, Problem                               string
 	Columns                                       []columnView
-	Rows                                          [][]string
+	Rows                                          []rowView
 	Matching                                      string
-	NextURL, FirstURL, CSV, JSON, ClearURL        string
+	PrevURL, NextURL, CSV, JSON, ClearURL         string
+	Pages                                         []pageLink
+}
+
+// rowView is a row of the results table: its cells, the first (the time)
+// a link to the row's own page (URL).
+type rowView struct {
+	URL   string
+	Cells []string
+}
+
+// resultView is a row's own page: a result's attributes, one a line, in
+// full.
+type resultView struct {
+	Report, ReportURL, ID, Product, Time, Cost string
+	Fields                                     []fieldView
+}
+
+type fieldView struct{ Name, Value string }
+
+// pageLink is a link of the pager: a page's number, the page shown
+// (Current), or a gap ("…", no URL).
+type pageLink struct {
+	Text, URL string
+	Current   bool
 }
 
 // columnView is a column of the results table; URL sorts by it.
@@ -115,6 +143,10 @@ func fieldLabel(f store.Field) string {
 
 func (h *Handler) reportPage(w http.ResponseWriter, r *http.Request, st store.Reader, v viewer, name string) {
 	vals := r.URL.Query()
+	if vals.Has("id") {
+		h.resultPage(w, r, st, v, name, vals.Get("id"))
+		return
+	}
 	notice := ""
 	if vals.Get("sort") == "number" {
 		for _, f := range store.Fields() {
@@ -127,24 +159,57 @@ func (h *Handler) reportPage(w http.ResponseWriter, r *http.Request, st store.Re
 			}
 		}
 	}
-	q, err := reportQuery(vals)
-	if err != nil {
-		pageError(w, r, v, http.StatusBadRequest, err.Error())
-		return
-	}
 	ctx := r.Context()
 	sum, err := st.Summary(ctx, v.a.Key, name)
 	if err == nil {
-		var page store.Page
-		page, err = st.Query(ctx, v.a.Key, name, &q, vals.Get("after"), pageSize)
+		d := &reportData{name: name, sum: &sum, notice: notice, form: formValues(vals)}
+		var q store.Query
+		q, err = h.pageQuery(vals, &sum)
+		if err != nil {
+			// The report, whole, with the problem above the form that
+			// still shows what was typed: no dead end.
+			d.problem = err.Error()
+			q, vals, err = store.Query{Desc: true}, url.Values{}, nil
+		}
+		d.q = &q
+		if t, ok := valueTotals(&q, &sum); ok {
+			d.totals = &t
+		} else if q.Filtered() {
+			if t, err = st.Totals(ctx, v.a.Key, name, &q, maxCounted); err == nil {
+				d.totals = &t
+			}
+		}
+		after := vals.Get("after")
+		if p := vals.Get("page"); p != "" && err == nil {
+			n, perr := strconv.Atoi(p)
+			if perr != nil || n < 1 {
+				d.problem = fmt.Sprintf("page: %q: want a page number from 1", shorten(p, 20))
+				d.pageNo, after = 1, ""
+			} else {
+				d.pageNo, after = n, store.PageCursor(n)
+			}
+		} else if after == "" {
+			d.pageNo = 1
+		}
 		if err == nil {
-			h.renderReport(w, r, v, &reportData{name: name, q: &q, sum: &sum, page: &page, notice: notice})
+			var page store.Page
+			page, err = st.Query(ctx, v.a.Key, name, &q, after, pageSize)
+			d.page = &page
+		}
+		if err == nil {
+			status := http.StatusOK
+			if d.problem != "" {
+				status = http.StatusBadRequest
+			}
+			h.renderReport(w, r, v, d, status)
 			return
 		}
 	}
 	switch {
 	case errors.Is(err, store.ErrUnknownReport):
 		pageError(w, r, v, http.StatusNotFound, fmt.Sprintf("no report %q for this API key", name))
+	case errors.Is(err, store.ErrBadCursor) && vals.Get("page") != "":
+		pageError(w, r, v, http.StatusBadRequest, fmt.Sprintf("page: %q: too far, past the results a page may skip", vals.Get("page")))
 	case errors.Is(err, store.ErrBadCursor):
 		pageError(w, r, v, http.StatusBadRequest, "after: not a page cursor of this report and order")
 	default:
@@ -153,35 +218,163 @@ func (h *Handler) reportPage(w http.ResponseWriter, r *http.Request, st store.Re
 	}
 }
 
+// resultPage writes a row's own page: the result id of report name, its
+// attributes one a line, in full.
+func (h *Handler) resultPage(w http.ResponseWriter, r *http.Request, st store.Reader, v viewer, name, id string) {
+	row, err := st.Result(r.Context(), v.a.Key, name, id)
+	var cells, header []string
+	if err == nil {
+		var t *store.Table
+		if t, err = store.NewTable([]engine.Product{row.Product}); err == nil {
+			header = t.Header()
+			cells, err = t.Row(row.Product, row.Result)
+		}
+	}
+	switch {
+	case errors.Is(err, store.ErrUnknownReport):
+		pageError(w, r, v, http.StatusNotFound, fmt.Sprintf("no report %q for this API key", name))
+		return
+	case errors.Is(err, store.ErrUnknownResult):
+		pageError(w, r, v, http.StatusNotFound, fmt.Sprintf("no result %q in report %q", shorten(id, 40), name))
+		return
+	case err != nil:
+		h.log.Error("reading a result", "report", name, "id", id, "error", err)
+		pageError(w, r, v, http.StatusServiceUnavailable, "service unavailable: the report cannot be read")
+		return
+	}
+	rv := resultView{Report: name, ReportURL: "/reports/" + url.PathEscape(name), ID: row.ID, Product: string(row.Product),
+		Time: row.Time.Format("2006-01-02 15:04:05.000"), Cost: row.Cost.String()}
+	for i, c := range header {
+		rv.Fields = append(rv.Fields, fieldView{Name: c, Value: cells[i]})
+	}
+	renderPage(w, http.StatusOK, "result", pageData{Title: row.ID + " · " + name, Viewer: v, Body: rv})
+}
+
+// maxCounted bounds the results a page counts for a filtered view's
+// count and cost (store.Totals): finding 2,000 took 83 ms at most on a
+// report of a million results on SQLite (GB landlines: 2% of the report,
+// read through the country's 20%; benchmarks/README.md, "Counting a
+// report's views"); a view of more says "more than 2000" (its download
+// has them all).
+const maxCounted = 2_000
+
+// valueTotals returns the count and cost of a view of one field's value,
+// and nothing else, from the report's summary, which has them: counting
+// the results would read them all (a third of a report of a million
+// results took 0.6 s on SQLite; store.Totals in benchmarks/README.md).
+// Such a view has no cost per day of its own (Days is empty).
+func valueTotals(q *store.Query, sum *store.Summary) (store.Totals, bool) {
+	if len(q.Where) != 1 || q.NumberPrefix != "" || !q.From.IsZero() || !q.To.IsZero() {
+		return store.Totals{}, false
+	}
+	var t store.Totals
+	for _, v := range sum.Values[q.Where[0].Field] {
+		if v.Value == q.Where[0].Value {
+			t.Count, t.Cost = v.Count, v.Cost
+		}
+	}
+	return t, true
+}
+
+// pageQuery reads a report page's query: reportQuery, after reading a
+// national number search ("0151") with the country the page filters by,
+// or else the report's most frequent country.
+func (h *Handler) pageQuery(vals url.Values, sum *store.Summary) (store.Query, error) {
+	number, err := searchNumber(vals.Get("number"))
+	if err != nil {
+		return store.Query{}, err
+	}
+	if len(number) > 1 && number[0] == '0' {
+		region := vals.Get("country")
+		if region == "" || region == noValue {
+			region = ""
+			for _, t := range sum.Values[store.FieldCountry] {
+				if t.Value != "" {
+					region = t.Value // the most frequent first
+					break
+				}
+			}
+		}
+		intl, ok := nationalSearch(h.cfg.Engine.Plan(), number, region)
+		if !ok {
+			return store.Query{}, fmt.Errorf("number: %q is a national number: choose a country filter, or start it with + and the country code", vals.Get("number"))
+		}
+		vals = maps.Clone(vals)
+		vals.Set("number", intl)
+	}
+	return reportQuery(vals)
+}
+
+// nationalSearch reads the start of a national number (digits, "0151")
+// as the start of a number of region in E.164 ("+49151"): as
+// numbering's ParseIn reads the whole numbers it starts, their trunk
+// prefix dropped where the region has one. Whether a trunk prefix is
+// dropped can depend on the number's length, so the start is read
+// completed to the lengths of numbers (8 to 13 digits), and the shortest
+// reading wins (the one that drops a trunk prefix).
+func nationalSearch(p *numbering.Plan, digits, region string) (string, bool) {
+	if region == "" {
+		return "", false
+	}
+	best := ""
+	for total := 8; total <= 13; total++ {
+		pad := max(1, total-len(digits))
+		zeros := strings.Repeat("0", pad)
+		n, err := p.ParseIn(digits+zeros, region)
+		if err != nil {
+			continue
+		}
+		e := n.String()
+		if !strings.HasSuffix(e, zeros) || len(e)-pad < 2 {
+			continue
+		}
+		if c := e[:len(e)-pad]; best == "" || len(c) < len(best) {
+			best = c
+		}
+	}
+	return best, best != ""
+}
+
+// formValues are the values the filter form shows as typed (the number
+// and the dates), even when they were wrong.
+type formValues url.Values
+
+func (f formValues) get(name string) string { return url.Values(f).Get(name) }
+
 // reportData is what a report page shows: the report's name, the page's
-// query, the report's summary, the page of results and a notice.
+// query, the report's summary, the totals of a filtered view, the page of
+// results, a notice and a problem with the query.
 type reportData struct {
-	name   string
-	q      *store.Query
-	sum    *store.Summary
-	page   *store.Page
-	notice string
+	name            string
+	q               *store.Query
+	sum             *store.Summary
+	totals          *store.Totals // nil for the whole report
+	page            *store.Page
+	notice, problem string
+	form            formValues
+	pageNo          int // the page's number; 0 for a page after a cursor
 }
 
 // renderReport writes the report page: the summary's figures, charts and
 // filters, and the page of results as a table.
-func (h *Handler) renderReport(w http.ResponseWriter, r *http.Request, v viewer, d *reportData) {
+func (h *Handler) renderReport(w http.ResponseWriter, r *http.Request, v viewer, d *reportData, status int) {
 	name, q, sum, page := d.name, d.q, d.sum, d.page
-	l := reportLinks{base: "/reports/" + url.PathEscape(name), q: q}
+	l := reportLinks{base: "/reports/" + url.PathEscape(name), q: q, plan: h.cfg.Engine.Plan()}
 	products := summaryProducts(sum)
 	rv := reportView{
 		Name: name, URL: l.base, Month: reportMonth(name), Count: sum.Count, Cost: sum.Cost.String(),
 		Products: productList(products),
-		Number:   q.NumberPrefix, SortNumber: q.Sort == store.SortNumber, Desc: q.Desc,
-		Filtered: len(q.Where) > 0 || q.NumberPrefix != "", ClearURL: l.base,
-		NumberSortable: len(q.Where) == 0, Notice: d.notice,
+		Number:   d.form.get("number"), From: d.form.get("from"), To: d.form.get("to"),
+		SortNumber: q.Sort == store.SortNumber, Desc: q.Desc,
+		Filtered: q.Filtered(), ClearURL: l.base,
+		NumberSortable: len(q.Where) == 0, Notice: d.notice, Problem: d.problem,
 	}
 	if len(sum.Days) > 0 {
 		rv.First, rv.Last = sum.Days[0].Value, sum.Days[len(sum.Days)-1].Value
 	}
-	rv.Charts = l.charts(sum, products)
-	rv.Filters = filters(q, sum, products)
-	rv.Matching = matching(q, sum, rv.Filtered)
+	rv.Charts = l.charts(sum, products, d.totals)
+	rv.Filters = l.filters(sum, products)
+	rv.Matching = matching(sum, d.totals)
 	if len(products) > 0 {
 		var err error
 		if rv.Columns, rv.Rows, err = l.table(products, page, rv.NumberSortable); err != nil {
@@ -190,16 +383,13 @@ func (h *Handler) renderReport(w http.ResponseWriter, r *http.Request, v viewer,
 			return
 		}
 	}
-	if page.Next != "" {
-		vals := queryValues(q)
-		vals.Set("after", page.Next)
-		rv.NextURL = l.link(vals)
+	total := sum.Count
+	if d.totals != nil {
+		total = d.totals.Count
 	}
-	if r.URL.Query().Get("after") != "" {
-		rv.FirstURL = l.link(queryValues(q))
-	}
+	rv.PrevURL, rv.NextURL, rv.Pages = l.pager(d.pageNo, int((total+pageSize-1)/pageSize), page.Next)
 	rv.CSV, rv.JSON = l.download("csv"), l.download("json")
-	renderPage(w, http.StatusOK, "report", pageData{Title: name, Viewer: v, Body: rv})
+	renderPage(w, status, "report", pageData{Title: name, Viewer: v, Body: rv})
 }
 
 // reportLinks makes the links of a report page: to the report under base,
@@ -207,6 +397,48 @@ func (h *Handler) renderReport(w http.ResponseWriter, r *http.Request, v viewer,
 type reportLinks struct {
 	base string
 	q    *store.Query
+	plan *numbering.Plan // names the networks
+}
+
+// pager returns the links to the pages of a view of last pages (the
+// first, the last and two either side of the page shown, cur; 0 when the
+// page came after a cursor), to the page before and to the page after
+// (by number, or after next when cur is not known).
+func (l reportLinks) pager(cur, last int, next string) (prev, nextURL string, pages []pageLink) {
+	at := func(n int) string {
+		vals := queryValues(l.q)
+		if n > 1 {
+			vals.Set("page", strconv.Itoa(n))
+		}
+		return l.link(vals)
+	}
+	switch {
+	case next != "" && cur > 0:
+		nextURL = at(cur + 1)
+	case next != "":
+		vals := queryValues(l.q)
+		vals.Set("after", next)
+		nextURL = l.link(vals)
+	}
+	if cur > 1 {
+		prev = at(cur - 1)
+	}
+	if last <= 1 && cur <= 1 {
+		return prev, nextURL, nil
+	}
+	gap := false
+	for n := 1; n <= max(last, cur); n++ {
+		if n != 1 && n != last && (n < cur-2 || n > cur+2) && !(cur == 0 && n <= 3) {
+			if !gap {
+				pages = append(pages, pageLink{Text: "…"})
+			}
+			gap = true
+			continue
+		}
+		gap = false
+		pages = append(pages, pageLink{Text: strconv.Itoa(n), URL: at(n), Current: n == cur})
+	}
+	return prev, nextURL, pages
 }
 
 // link is the report's URL with vals.
@@ -286,8 +518,9 @@ func productList(products []engine.Product) string {
 }
 
 // charts are the report's charts: one per field its products have, whose
-// bars filter by their value, then the cost per day.
-func (l reportLinks) charts(sum *store.Summary, products []engine.Product) []string {
+// bars filter by their value, then the cost per day of the report, and of
+// the filtered view when there is one (totals).
+func (l reportLinks) charts(sum *store.Summary, products []engine.Product, totals *store.Totals) []string {
 	has := func(p engine.Product) bool { return slices.Contains(products, p) }
 	type chart struct {
 		field        store.Field
@@ -307,20 +540,44 @@ func (l reportLinks) charts(sum *store.Summary, products []engine.Product) []str
 			continue
 		}
 		field := c.field
-		out = append(out, barChart(c.title, valueItems(sum.Values[field], c.empty, func(value string) string { return l.with(field, value) })))
+		out = append(out, barChart(c.title, valueItems(l.labelled(field, sum.Values[field]), c.empty, func(value string) string { return l.with(field, value) })))
 	}
 	if len(sum.Days) > 0 {
 		out = append(out, dayChart("Cost per day (EUR, UTC)", sum.Days))
+	}
+	if totals != nil && len(totals.Days) > 0 {
+		out = append(out, dayChart("Cost per day of this view (EUR, UTC)", totals.Days))
+	}
+	return out
+}
+
+// labelled returns the tallies of field with the names the page shows:
+// a network's code is named after the network the code belongs to in the
+// numbering plan (the stored label is the original network's name, which
+// differs for a ported or roaming number's code); other values keep the
+// results' label.
+func (l reportLinks) labelled(field store.Field, ts []store.Tally) []store.Tally {
+	if field != store.FieldNetwork || l.plan == nil {
+		return ts
+	}
+	out := slices.Clone(ts)
+	for i, t := range out {
+		if t.Value == "" {
+			continue
+		}
+		if n, ok := l.plan.Network(t.Value); ok {
+			out[i].Label = cmp.Or(n.Brand, n.Operator, t.Label)
+		}
 	}
 	return out
 }
 
 // filters are a select per field, of the values the report holds: the
 // fields its products have, and any field the query filters by.
-func filters(q *store.Query, sum *store.Summary, products []engine.Product) []filterView {
+func (l reportLinks) filters(sum *store.Summary, products []engine.Product) []filterView {
 	has := func(p engine.Product) bool { return slices.Contains(products, p) }
 	selected := map[store.Field]string{}
-	for _, c := range q.Where {
+	for _, c := range l.q.Where {
 		selected[c.Field] = c.Value
 	}
 	var out []filterView
@@ -332,7 +589,7 @@ func filters(q *store.Query, sum *store.Summary, products []engine.Product) []fi
 				continue
 			}
 		}
-		out = append(out, filter(f, sum.Values[f], cur, isSet))
+		out = append(out, filter(f, l.labelled(f, sum.Values[f]), cur, isSet))
 	}
 	return out
 }
@@ -365,27 +622,21 @@ func filter(f store.Field, ts []store.Tally, cur string, isSet bool) filterView 
 	return fv
 }
 
-// matching is how many results the view holds, when the summary knows it
-// (no filter, or one field's); "" otherwise.
-func matching(q *store.Query, sum *store.Summary, filtered bool) string {
-	switch {
-	case !filtered:
-		return fmt.Sprintf("%d results", sum.Count)
-	case len(q.Where) == 1 && q.NumberPrefix == "":
-		n := int64(0)
-		for _, t := range sum.Values[q.Where[0].Field] {
-			if t.Value == q.Where[0].Value {
-				n = t.Count
-			}
-		}
-		return fmt.Sprintf("%d of %d results", n, sum.Count)
+// matching is how many results the view holds and their cost: the
+// report's, or of the filtered view (totals) out of the report's.
+func matching(sum *store.Summary, totals *store.Totals) string {
+	if totals == nil {
+		return fmt.Sprintf("%d results, %s EUR", sum.Count, sum.Cost)
 	}
-	return ""
+	if totals.More {
+		return fmt.Sprintf("more than %d of %d results", maxCounted, sum.Count)
+	}
+	return fmt.Sprintf("%d of %d results, %s EUR", totals.Count, sum.Count, totals.Cost)
 }
 
 // table is the page's results as a table: the time, then one column per
 // attribute of the products; the number column sorts when numberSortable.
-func (l reportLinks) table(products []engine.Product, page *store.Page, numberSortable bool) ([]columnView, [][]string, error) {
+func (l reportLinks) table(products []engine.Product, page *store.Page, numberSortable bool) ([]columnView, []rowView, error) {
 	t, err := store.NewTable(products)
 	if err != nil {
 		return nil, nil, err
@@ -401,13 +652,13 @@ func (l reportLinks) table(products []engine.Product, page *store.Page, numberSo
 		}
 		columns = append(columns, cv)
 	}
-	var rows [][]string
+	var rows []rowView
 	for _, row := range page.Rows {
 		cells, err := t.Row(row.Product, row.Result)
 		if err != nil {
 			return nil, nil, fmt.Errorf("the stored result %s does not decode: %w", row.ID, err)
 		}
-		rows = append(rows, append([]string{row.Time.Format("2006-01-02 15:04:05")}, cells...))
+		rows = append(rows, rowView{URL: l.base + "?id=" + url.QueryEscape(row.ID), Cells: append([]string{row.Time.Format("2006-01-02 15:04:05")}, cells...)})
 	}
 	return columns, rows, nil
 }

@@ -31,9 +31,11 @@ import (
 //
 // QUERY (every part optional; reportQuery): product, status,
 // connectivity, number_type, country, network (a value, or "-" for the
-// results without one), number (the start of a number), sort (time or
-// number), order (asc or desc; time is newest first unless asc), after (a
-// page cursor).
+// results without one), number (the start of a number, as typed: "+49
+// 151", "0049151"; on a page "0151" too, read with the country filter or
+// the report's most frequent country), from and to (days in UTC,
+// YYYY-MM-DD, both included), sort (time or number), order (asc or desc;
+// time is newest first unless asc), after (a page cursor).
 //
 // A browser without a session is sent to the sign-in page. Scripts may
 // instead authenticate each request with any of the API's methods
@@ -396,7 +398,23 @@ func reportQuery(vals url.Values) (store.Query, error) {
 		}
 		q.Where = append(q.Where, store.Cond{Field: f, Value: v})
 	}
-	q.NumberPrefix = strings.TrimSpace(vals.Get("number"))
+	number, err := searchNumber(vals.Get("number"))
+	if err != nil {
+		return q, err
+	}
+	q.NumberPrefix = number
+	if q.From, err = reportDay("from", vals.Get("from")); err != nil {
+		return q, err
+	}
+	if q.To, err = reportDay("to", vals.Get("to")); err != nil {
+		return q, err
+	}
+	if !q.From.IsZero() && !q.To.IsZero() && q.To.Before(q.From) {
+		return q, fmt.Errorf("to: %s is before from %s: the range is empty", q.To.Format(time.DateOnly), q.From.Format(time.DateOnly))
+	}
+	if !q.To.IsZero() {
+		q.To = q.To.AddDate(0, 0, 1) // the whole last day
+	}
 	switch s := vals.Get("sort"); s {
 	case "", "time":
 	case "number":
@@ -419,6 +437,43 @@ func reportQuery(vals url.Values) (store.Query, error) {
 	return q, nil
 }
 
+// reportDay reads the date of the query parameter name (from, to):
+// YYYY-MM-DD, a day in UTC; "" is the zero time (no bound).
+func reportDay(name, s string) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return time.Time{}, nil
+	}
+	d, err := time.Parse(time.DateOnly, s)
+	if err != nil || d.Year() < 2000 || d.Year() > 9998 {
+		return time.Time{}, fmt.Errorf("%s: %q is not a date: want YYYY-MM-DD (a day in UTC, 2000 to 9998)", name, shorten(s, 40))
+	}
+	return d, nil
+}
+
+// searchNumber reads the number search as people type it: spaces,
+// dashes, dots, slashes and brackets are dropped ("+49 151-23"), "00"
+// stands for "+"; the rest must be digits after an optional "+" (a
+// national number starting with one 0 is read by the report page with a
+// country: nationalSearch). Errors name the parameter.
+func searchNumber(s string) (string, error) {
+	in := strings.TrimSpace(s)
+	out := strings.Map(func(r rune) rune {
+		switch r {
+		case ' ', '-', '.', '/', '(', ')', '\u00a0', '\t':
+			return -1
+		}
+		return r
+	}, in)
+	if strings.HasPrefix(out, "00") {
+		out = "+" + out[2:]
+	}
+	if p := strings.TrimPrefix(out, "+"); len(p) > 20 || strings.Trim(p, "0123456789") != "" || strings.Count(out, "+") > 1 {
+		return "", fmt.Errorf("number: %q: want the start of a number, digits after an optional + (spaces, dashes and brackets are ignored)", shorten(in, 40))
+	}
+	return out, nil
+}
+
 // queryValues writes q back as query parameters (reportQuery's inverse).
 func queryValues(q *store.Query) url.Values {
 	vals := url.Values{}
@@ -431,6 +486,12 @@ func queryValues(q *store.Query) url.Values {
 	}
 	if q.NumberPrefix != "" {
 		vals.Set("number", q.NumberPrefix)
+	}
+	if !q.From.IsZero() {
+		vals.Set("from", q.From.UTC().Format(time.DateOnly))
+	}
+	if !q.To.IsZero() {
+		vals.Set("to", q.To.UTC().AddDate(0, 0, -1).Format(time.DateOnly))
 	}
 	if q.Sort == store.SortNumber {
 		vals.Set("sort", "number")
@@ -461,7 +522,7 @@ func (h *Handler) reportDownload(w http.ResponseWriter, r *http.Request, st stor
 // pages' and the API's downloads).
 func (h *Handler) download(w http.ResponseWriter, r *http.Request, st store.Reader, key, name string, q *store.Query, format store.Format) {
 	filename := strings.Map(safeFileRune, name)
-	if len(q.Where) > 0 || q.NumberPrefix != "" {
+	if q.Filtered() {
 		filename += "-filtered"
 	}
 	// Export writes nothing before it knows the report, so the headers

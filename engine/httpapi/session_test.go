@@ -190,7 +190,8 @@ func b64std(s string) string { return base64.StdEncoding.EncodeToString([]byte(s
 // round trip through the links the page writes (queryValues).
 func FuzzReportQuery(f *testing.F) {
 	for _, s := range []string{"", "country=DE&sort=time", "number=%2B4915&sort=number&order=desc", "status=-&network=26201",
-		"sort=number&country=GB", "order=sideways", "number=+44 20", "country=" + strings.Repeat("x", 101)} {
+		"sort=number&country=GB", "order=sideways", "number=+44 20", "country=" + strings.Repeat("x", 101),
+		"from=2026-11-02&to=2026-11-03", "from=2026-11-05&to=2026-11-01", "to=2026-02-30", "from=9998-12-31", "number=0049%20(151)-2"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, raw string) {

@@ -3,7 +3,9 @@ package store
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/numenhq/numen/engine"
@@ -79,6 +81,16 @@ type Query struct {
 	Sort string
 	// Desc reverses the order: newest first, or Z to A.
 	Desc bool
+	// From and To bound the completion time: From <= time < To, to the
+	// millisecond the stores keep; a zero time leaves its side open. The
+	// report's time index serves the range in time order.
+	From, To time.Time
+}
+
+// Filtered reports whether q selects less than the whole report: a
+// condition, a number prefix or a time range.
+func (q *Query) Filtered() bool {
+	return len(q.Where) > 0 || q.NumberPrefix != "" || !q.From.IsZero() || !q.To.IsZero()
 }
 
 // Cond is one condition of a Query: Field equals Value.
@@ -116,6 +128,9 @@ func (q *Query) Check() error {
 	if q.Sort == SortNumber && len(q.Where) > 0 {
 		return fmt.Errorf("sort: number: not with a filter by %s (filtered results come in time order; a number search sorts by number)", q.Where[0].Field)
 	}
+	if !q.From.IsZero() && !q.To.IsZero() && q.To.UnixMilli() <= q.From.UnixMilli() {
+		return fmt.Errorf("to: %s is not after from %s: an empty time range", q.To.UTC().Format(time.RFC3339), q.From.UTC().Format(time.RFC3339))
+	}
 	if p := strings.TrimPrefix(q.NumberPrefix, "+"); len(p) > 20 || strings.Trim(p, "0123456789") != "" {
 		return fmt.Errorf("number %q: want the start of a number in E.164, digits after an optional +", q.NumberPrefix)
 	}
@@ -127,6 +142,31 @@ type Page struct {
 	Rows []Row
 	// Next is the cursor of the next page, "" after the last.
 	Next string
+}
+
+// PageCursor returns the cursor of page n (from 1) of a query read in
+// pages of one size: the Reader.Query after which that page starts, for
+// page numbers. Reading it skips the (n-1) pages before, which the
+// database reads (cost grows with n); the Next of the page it returns is
+// an ordinary cursor. A number below 1 is ErrBadCursor.
+func PageCursor(n int) string { return pagePrefix + strconv.Itoa(n) }
+
+// pagePrefix starts the cursors of PageCursor; the stores' own cursors
+// are base64url, which has no ":".
+const pagePrefix = "page:"
+
+// PageNumber returns the page number of a cursor of PageCursor, or false
+// for another cursor.
+func PageNumber(cursor string) (int, bool) {
+	s, ok := strings.CutPrefix(cursor, pagePrefix)
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return 0, true // a page cursor, of no page: n < 1
+	}
+	return n, true
 }
 
 // ErrBadCursor is a page cursor that this store did not make for the
@@ -144,6 +184,19 @@ type Summary struct {
 	Values map[Field][]Tally
 	// Days are the days with results, in order (UTC).
 	Days []Tally
+}
+
+// Totals are the count and cost of the results a Query selects, in all
+// and per day: the figures of a filtered view.
+type Totals struct {
+	Count int64
+	Cost  engine.Money
+	// Days are the days with selected results, in order (UTC; Value is
+	// the day, "2026-11-24").
+	Days []Tally
+	// More reports that the query selects more results than the limit
+	// of Reader.Totals; Count, Cost and Days are then zero.
+	More bool
 }
 
 // Tally is the count and cost of the results with one value (or of one

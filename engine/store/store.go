@@ -115,7 +115,8 @@ type Reader interface {
 	// Query returns one page of the results of a report that q selects,
 	// in q's order: up to limit results (at most MaxPage; 0 or less means
 	// DefaultPage) after the cursor after ("" for the first page; the Next
-	// of the page before, with the same query). A report the account does
+	// of the page before, with the same query; or PageCursor(n), page n of
+	// pages of limit results). A report the account does
 	// not have is ErrUnknownReport; a cursor this store did not make for
 	// q's order is ErrBadCursor; an invalid query names its problem.
 	Query(ctx context.Context, account, storage string, q *Query, after string, limit int) (Page, error)
@@ -124,6 +125,24 @@ type Reader interface {
 	// value of each Field and per day. A report the account does not have
 	// is ErrUnknownReport.
 	Summary(ctx context.Context, account, storage string) (Summary, error)
+
+	// Totals returns the count and cost of the results of a report that
+	// q selects (its order does not matter), in all and per day: exact,
+	// as Query is, and read from the results q selects (a Summary is
+	// cheaper for the whole report). A report the account does not have
+	// is ErrUnknownReport; an invalid query names its problem.
+	//
+	// Counting reads every result selected (4.3 s for a third of a report
+	// of a million results on SQLite): limit > 0 bounds the results read,
+	// and a query that selects more than limit gives More and nothing
+	// else. Whole days of a report and nothing else are the summary's
+	// days, read at once whatever their count.
+	Totals(ctx context.Context, account, storage string, q *Query, limit int) (Totals, error)
+
+	// Result returns one result of a report by its id (a row's own page).
+	// A report the account does not have is ErrUnknownReport; an id the
+	// report does not hold is ErrUnknownResult.
+	Result(ctx context.Context, account, storage, id string) (Row, error)
 }
 
 // Store is one results database: its results and reports, its health
@@ -158,6 +177,8 @@ var (
 	// ErrUnknownReport is a report that the account does not have (no
 	// result was ever recorded under that name): HTTP 404.
 	ErrUnknownReport = errors.New("unknown report")
+	// ErrUnknownResult is an id that the report does not hold: HTTP 404.
+	ErrUnknownResult = errors.New("unknown result")
 	// ErrDuplicateID is a Record whose id is already recorded. Only that
 	// record fails; the results committed with it are not affected.
 	ErrDuplicateID = errors.New("result id already recorded")

@@ -783,3 +783,57 @@ func TestLoneRecordDoesNotWaitForTheDelay(t *testing.T) {
 		cancel()
 	}
 }
+
+// ExampleStore_Totals counts a view of a report: the German results of
+// a time range, with their cost per day; then reads page 2 of the view by
+// its number, and one of its results by id.
+func ExampleStore_Totals() {
+	dir, err := os.MkdirTemp("", "numen-example-")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(dir)
+	st, err := sqlitestore.Open(context.Background(), dir)
+	if err != nil {
+		panic(err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+	const report = "SYNC-API-NT-2026-11"
+	for i := range 6 {
+		if err := st.Record(ctx, storetest.Skewed("demo", report, i)); err != nil {
+			panic(err)
+		}
+	}
+	q := store.Query{
+		Where: []store.Cond{{Field: store.FieldCountry, Value: "DE"}},
+		From:  storetest.Base, To: storetest.Base.Add(8 * time.Second), // up to 09:30:08, not included
+		Desc: true,
+	}
+	t, err := st.Totals(ctx, "demo", report, &q, 10_000)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(t.Count, "results,", t.Cost, "EUR")
+	for _, d := range t.Days {
+		fmt.Println(d.Value, d.Count, d.Cost)
+	}
+	page, err := st.Query(ctx, "demo", report, &q, store.PageCursor(2), 2)
+	if err != nil {
+		panic(err)
+	}
+	for _, r := range page.Rows {
+		fmt.Println(r.ID, r.Time.Format(time.TimeOnly))
+	}
+	row, err := st.Result(ctx, "demo", report, page.Rows[0].ID)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(row.ID, row.Product)
+	// Output:
+	// 4 results, 0.0040 EUR
+	// 2026-11-03 4 0.0040
+	// demo-00000000001 09:30:02
+	// demo-00000000000 09:30:00
+	// demo-00000000001 NT
+}

@@ -142,6 +142,30 @@ func BenchPages(b *testing.B, r store.Reader, account, storage string, n int) {
 			}
 		})
 	}
+	// The count, cost and cost per day of each filtered view (Totals,
+	// without a limit): what a filtered view costs to count.
+	for _, pq := range PageQueries() {
+		if !pq.Query.Filtered() {
+			continue
+		}
+		b.Run("totals/"+pq.Name, func(b *testing.B) {
+			for b.Loop() {
+				t, err := r.Totals(ctx, account, storage, &pq.Query, 0)
+				if err != nil || t.Count == 0 {
+					b.Fatal(t.Count, err)
+				}
+			}
+		})
+		// As the report page counts: at most 2,000.
+		b.Run("totals2k/"+pq.Name, func(b *testing.B) {
+			for b.Loop() {
+				t, err := r.Totals(ctx, account, storage, &pq.Query, 2_000)
+				if err != nil || t.Count == 0 && !t.More {
+					b.Fatal(t.Count, err)
+				}
+			}
+		})
+	}
 	b.Run("deep/time", func(b *testing.B) {
 		q := store.Query{Desc: true}
 		mid := Skewed(account, storage, n/2)

@@ -120,7 +120,8 @@ next:
 				continue next
 			}
 		}
-		if !strings.HasPrefix(e.Facts.Number, prefix) {
+		if !strings.HasPrefix(e.Facts.Number, prefix) ||
+			!q.From.IsZero() && e.Millis < q.From.UnixMilli() || !q.To.IsZero() && e.Millis >= q.To.UnixMilli() {
 			continue
 		}
 		sel = append(sel, e)
@@ -158,7 +159,37 @@ func queries() []store.Query {
 		{NumberPrefix: "+", Desc: true},
 		{NumberPrefix: "+4915", Where: []store.Cond{{Field: store.FieldProduct, Value: "HLR"}}},
 	}
+	// Time ranges: a day, from a time on, up to one (exclusive), with
+	// conditions, in number order, and one that selects nothing.
+	day2 := Base.Truncate(24 * time.Hour).Add(24 * time.Hour)
+	qs = append(qs,
+		store.Query{From: day2, To: day2.Add(24 * time.Hour)},
+		store.Query{From: Base.Add(37 * 40 * time.Minute), Desc: true},
+		store.Query{To: Base.Add(37 * 20 * time.Minute)},
+		store.Query{From: day2, Where: []store.Cond{{Field: store.FieldCountry, Value: "GB"}}, Desc: true},
+		store.Query{From: Base, To: day2, NumberPrefix: "+44", Sort: "number"},
+		store.Query{From: Base.Add(-48 * time.Hour), To: Base.Add(-24 * time.Hour)},
+	)
 	return append(qs, store.Query{Sort: "number"}, store.Query{Sort: "number", Desc: true})
+}
+
+// totals are the count and cost of the results q selects, as the
+// reference counts them.
+func (ref reference) totals(q *store.Query) store.Totals {
+	var t store.Totals
+	selected := map[string]bool{}
+	for _, id := range ref.query(q) {
+		selected[id] = true
+	}
+	for _, e := range ref.entries {
+		if selected[e.ID] {
+			t.Count++
+			t.Cost += e.Cost
+			t.Days = addTally(t.Days, facts.Day(e.Millis), "", e.Cost)
+		}
+	}
+	slices.SortFunc(t.Days, func(a, b store.Tally) int { return strings.Compare(a.Value, b.Value) })
+	return t
 }
 
 // testQuery pages through a varied report under many queries, in pages
@@ -190,6 +221,26 @@ func testQuery(t *testing.T, open Opener) {
 			after = page.Next
 		}
 		require.Equal(t, want, got, label)
+		// Page numbers: page 3 of pages of 7, and the page after it by
+		// its Next.
+		page, err := s.Query(ctx, acct, name, &q, store.PageCursor(3), 7)
+		require.NoError(t, err, label)
+		var numbered []string
+		for _, r := range page.Rows {
+			numbered = append(numbered, r.ID)
+		}
+		if page.Next != "" {
+			next, err := s.Query(ctx, acct, name, &q, page.Next, 7)
+			require.NoError(t, err, label)
+			for _, r := range next.Rows {
+				numbered = append(numbered, r.ID)
+			}
+		}
+		wantPages := want[min(14, len(want)):min(28, len(want))]
+		if len(wantPages) == 0 {
+			wantPages = nil
+		}
+		require.Equal(t, wantPages, numbered, "pages 3 and 4 of %s", label)
 
 		var buf bytes.Buffer
 		require.NoError(t, s.Export(ctx, acct, name, &q, store.JSON, &buf), label)
@@ -200,7 +251,55 @@ func testQuery(t *testing.T, open Opener) {
 			ids = append(ids, o.ID)
 		}
 		require.Equal(t, want, ids, "export of %s", label)
+
+		totals, err := s.Totals(ctx, acct, name, &q, 0)
+		require.NoError(t, err, label)
+		wantTotals := ref.totals(&q)
+		require.Equal(t, wantTotals, totals, "totals of %s", label)
+		// Limited: the same up to the limit, then More alone (but for
+		// whole days, which the summary has).
+		for _, limit := range []int{int(wantTotals.Count), max(1, int(wantTotals.Count)-1)} {
+			if limit == 0 {
+				continue
+			}
+			limited, err := s.Totals(ctx, acct, name, &q, limit)
+			require.NoError(t, err, label)
+			if int64(limit) >= wantTotals.Count || len(q.Where) == 0 && q.NumberPrefix == "" &&
+				q.From.UnixMilli()%86_400_000 == 0 && q.To.UnixMilli()%86_400_000 == 0 {
+				require.Equal(t, wantTotals, limited, "totals of %s up to %d", label, limit)
+			} else {
+				require.Equal(t, store.Totals{More: true}, limited, "totals of %s up to %d", label, limit)
+			}
+		}
 	}
+	all, err := s.Totals(ctx, acct, name, &store.Query{}, 1)
+	require.NoError(t, err)
+	sum, err := s.Summary(ctx, acct, name)
+	require.NoError(t, err)
+	require.Equal(t, store.Totals{Count: sum.Count, Cost: sum.Cost, Days: sum.Days}, all, "the totals of the whole report are its summary's")
+	_, err = s.Totals(ctx, acct, "no-such-report", &store.Query{}, 0)
+	require.ErrorIs(t, err, store.ErrUnknownReport)
+
+	// A row's own page: one result by id, only in its account's report.
+	page, err := s.Query(ctx, acct, name, &store.Query{}, "", 3)
+	require.NoError(t, err)
+	for _, want := range page.Rows {
+		got, err := s.Result(ctx, acct, name, want.ID)
+		require.NoError(t, err)
+		require.Equal(t, want, got)
+		_, err = s.Result(ctx, "acct-other", name, want.ID)
+		require.ErrorIs(t, err, store.ErrUnknownResult, "another account's report of that name")
+		_, err = s.Result(ctx, "acct-none", name, want.ID)
+		require.ErrorIs(t, err, store.ErrUnknownReport, "an account without reports")
+		_, err = s.Result(ctx, acct, "other-2026-11", want.ID)
+		require.ErrorIs(t, err, store.ErrUnknownReport, "another report")
+	}
+	other, err := s.Query(ctx, "acct-other", name, &store.Query{}, "", 1)
+	require.NoError(t, err)
+	_, err = s.Result(ctx, acct, name, other.Rows[0].ID)
+	require.ErrorIs(t, err, store.ErrUnknownResult, "an id of another account's report of the same name")
+	_, err = s.Result(ctx, acct, name, "nope")
+	require.ErrorIs(t, err, store.ErrUnknownResult)
 
 	// A filtered CSV download has the columns of the product it keeps.
 	var buf bytes.Buffer
@@ -216,10 +315,18 @@ func testQuery(t *testing.T, open Opener) {
 		{Sort: "number", Where: []store.Cond{{Field: store.FieldCountry, Value: "GB"}}},
 		{NumberPrefix: "+44 20"},
 		{NumberPrefix: "'; DROP TABLE results; --"},
+		{From: Base, To: Base},
+		{From: Base.Add(time.Hour), To: Base},
 	} {
 		_, err := s.Query(ctx, acct, name, &bad, "", 0)
 		require.Error(t, err, "%+v", bad)
 		require.Error(t, s.Export(ctx, acct, name, &bad, store.CSV, &bytes.Buffer{}), "%+v", bad)
+		_, err = s.Totals(ctx, acct, name, &bad, 0)
+		require.Error(t, err, "%+v", bad)
+	}
+	for _, bad := range []string{store.PageCursor(0), store.PageCursor(-1), "page:x", store.PageCursor(1 << 40)} {
+		_, err := s.Query(ctx, acct, name, &store.Query{}, bad, 7)
+		require.ErrorIs(t, err, store.ErrBadCursor, bad)
 	}
 }
 

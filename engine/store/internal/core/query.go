@@ -156,11 +156,24 @@ func SelectSQL(sq *SQL, cols, account, storage string, q *store.Query, after str
 		// before ":".
 		fmt.Fprintf(&b, " AND number >= %s AND number < %s", arg("+"+p), arg("+"+p+":"))
 	}
+	if !q.From.IsZero() {
+		fmt.Fprintf(&b, " AND created_ms >= %s", arg(q.From.UnixMilli()))
+	}
+	if !q.To.IsZero() {
+		fmt.Fprintf(&b, " AND created_ms < %s", arg(q.To.UnixMilli()))
+	}
 	order, cmp := "ASC", ">"
 	if q.Desc {
 		order, cmp = "DESC", "<"
 	}
 	sortCol := sortColumn(q)
+	offset := 0
+	if n, ok := store.PageNumber(after); ok {
+		if n < 1 || limit <= 0 || n > maxPageNumber/limit {
+			return "", nil, fmt.Errorf("%w: %q: want a page number from 1 to %d", store.ErrBadCursor, after, maxPageNumber/max(limit, 1))
+		}
+		offset, after = (n-1)*limit, ""
+	}
 	if after != "" {
 		c, err := decodeCursor(after, q)
 		if err != nil {
@@ -183,8 +196,15 @@ func SelectSQL(sq *SQL, cols, account, storage string, q *store.Query, after str
 	if limit > 0 {
 		fmt.Fprintf(&b, " LIMIT %s", arg(limit+1))
 	}
+	if offset > 0 {
+		fmt.Fprintf(&b, " OFFSET %s", arg(offset))
+	}
 	return b.String(), args, nil
 }
+
+// maxPageNumber bounds the results a page number skips (store.PageCursor):
+// ten million, more than a report a page is read from by number.
+const maxPageNumber = 10_000_000
 
 // sortValueColumn is the column whose value NextCursor needs besides the
 // time and id: the sort column, or an empty text in time order.

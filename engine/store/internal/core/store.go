@@ -388,6 +388,126 @@ func (s *Store[T]) Query(ctx context.Context, account, storage string, q *store.
 	return page, nil
 }
 
+// Result implements store.Reader, in one read-only transaction.
+func (s *Store[T]) Result(ctx context.Context, account, storage, id string) (store.Row, error) {
+	fail := func(err error) (store.Row, error) {
+		return store.Row{}, s.failf(err, "result %q of report %q of %q", id, storage, account)
+	}
+	if err := s.ready(ctx, true); err != nil {
+		return fail(err)
+	}
+	tx, err := s.Results.Begin(ctx, true)
+	if err != nil {
+		return fail(err)
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx))
+	if _, err := s.products(ctx, tx, account, storage); err != nil {
+		return fail(err)
+	}
+	var (
+		row           store.Row
+		product       string
+		createdMS, ct int64
+		body          []byte
+	)
+	p := s.SQL.Param
+	err = tx.QueryRow(ctx, fmt.Sprintf("SELECT id, product, created_ms, cost, body FROM results WHERE account = %s AND storage = %s AND id = %s", p(1), p(2), p(3)),
+		account, storage, id).Scan(&row.ID, &product, &createdMS, &ct, &body)
+	if errors.Is(err, ErrNoRows) {
+		err = store.ErrUnknownResult
+	}
+	if err != nil {
+		return fail(err)
+	}
+	row.Product, row.Time, row.Cost, row.Result = engine.Product(product), time.UnixMilli(createdMS).UTC(), engine.Money(ct), body
+	return row, nil
+}
+
+// dayMillis is a day in milliseconds: created_ms / dayMillis is the day
+// of a result (UTC, as facts.Day has it).
+const dayMillis = 24 * 60 * 60 * 1000
+
+// Totals implements store.Reader, in one read-only transaction: the
+// results q selects, read as a download reads them (the same plan),
+// counted per day by the database.
+func (s *Store[T]) Totals(ctx context.Context, account, storage string, q *store.Query, limit int) (store.Totals, error) {
+	fail := func(err error) (store.Totals, error) {
+		return store.Totals{}, s.failf(err, "totals of report %q of %q", storage, account)
+	}
+	if err := s.Open(); err != nil {
+		return store.Totals{}, err
+	}
+	if daysOnly(q) {
+		if err := q.Check(); err != nil {
+			return fail(err)
+		}
+		sum, err := s.Summary(ctx, account, storage)
+		if err != nil {
+			return store.Totals{}, err
+		}
+		return totalsOfDays(sum.Days, q), nil
+	}
+	// The order does not matter to a count: a number search reads the
+	// numbers' index in its order rather than sort what it selects by
+	// time (288 ms for the first 10,001 of 350,000, 38 ms in number order).
+	counted := *q
+	if counted.NumberPrefix != "" && len(counted.Where) == 0 {
+		counted.Sort, counted.Desc = store.SortNumber, false
+	}
+	r, err := s.read(ctx, account, storage, &counted, "created_ms, cost", "", max(limit, 0))
+	if err != nil {
+		return fail(err)
+	}
+	defer r.tx.Rollback(context.WithoutCancel(ctx))
+	var t store.Totals
+	err = each(ctx, r.tx, func(rows Rows) error {
+		var day, count, cost int64
+		if err := rows.Scan(&day, &count, &cost); err != nil {
+			return err
+		}
+		t.Count += count
+		t.Cost += engine.Money(cost)
+		t.Days = append(t.Days, store.Tally{Value: facts.Day(day * dayMillis), Count: count, Cost: engine.Money(cost)})
+		return nil
+	}, fmt.Sprintf("SELECT created_ms / %d, count(*), CAST(sum(cost) AS bigint) FROM (%s) selected GROUP BY 1 ORDER BY 1", dayMillis, r.query), r.args...)
+	if err != nil {
+		return fail(err)
+	}
+	if limit > 0 && t.Count > int64(limit) {
+		return store.Totals{More: true}, nil // read limit+1
+	}
+	return t, nil
+}
+
+// daysOnly reports whether q selects whole days of a report and nothing
+// else: its totals are the summary's days, which Totals reads rather than
+// count the results (a range of a report of a million results would read
+// them all).
+func daysOnly(q *store.Query) bool {
+	whole := func(t time.Time) bool { return t.IsZero() || t.UnixMilli()%dayMillis == 0 }
+	return len(q.Where) == 0 && q.NumberPrefix == "" && whole(q.From) && whole(q.To)
+}
+
+// totalsOfDays adds up the days (of a summary) that q's range holds.
+func totalsOfDays(days []store.Tally, q *store.Query) store.Totals {
+	var t store.Totals
+	from, to := "", "~" // "~" sorts after every day
+	if !q.From.IsZero() {
+		from = facts.Day(q.From.UnixMilli())
+	}
+	if !q.To.IsZero() {
+		to = facts.Day(q.To.UnixMilli())
+	}
+	for _, d := range days {
+		if d.Value >= from && d.Value < to {
+			t.Count += d.Count
+			t.Cost += d.Cost
+			t.Days = append(t.Days, d)
+		}
+	}
+	return t
+}
+
 // errStop ends a walk over rows early, without an error.
 var errStop = errors.New("stop")
 
