@@ -281,7 +281,17 @@ func (p *pageWriter) list(rows []reportRow) {
 	p.raw("\n")
 }
 
+// report writes the page of a report's view, part by part.
 func (p *pageWriter) report(rv *reportView) {
+	p.reportHead(rv)
+	p.reportFilters(rv)
+	p.reportDownloads(rv)
+	p.reportTable(rv)
+	p.reportPager(rv)
+}
+
+// reportHead writes the name, the facts of the whole report, its charts and the notices.
+func (p *pageWriter) reportHead(rv *reportView) {
 	p.raw("\n<p><a href=\"/reports\">All reports</a></p>\n<h1>")
 	p.text(rv.Name)
 	p.raw("</h1>\n<div class=\"facts\"><span><b>")
@@ -318,6 +328,10 @@ func (p *pageWriter) report(rv *reportView) {
 		p.text(rv.Problem)
 		p.raw(`</p>`)
 	}
+}
+
+// reportFilters writes the form of the view's filters, date range and order.
+func (p *pageWriter) reportFilters(rv *reportView) {
 	p.raw("\n<div class=\"card\"><form class=\"filters\" method=\"get\" action=\"")
 	p.url(rv.URL)
 	p.raw("\" id=\"filters\">\n")
@@ -365,6 +379,10 @@ func (p *pageWriter) report(rv *reportView) {
 		p.url(rv.ClearURL)
 		p.raw(`">clear filters</a>`)
 	}
+}
+
+// reportDownloads writes the count of the view and its download links.
+func (p *pageWriter) reportDownloads(rv *reportView) {
 	p.raw("\n</form></div>\n<p class=\"downloads\"><span class=\"muted\">")
 	if rv.Matching != "" {
 		p.text(rv.Matching)
@@ -381,6 +399,10 @@ func (p *pageWriter) report(rv *reportView) {
 	p.raw(`" id="download-csv">CSV</a><a href="`)
 	p.url(rv.JSON)
 	p.raw("\" id=\"download-json\">JSON</a></p>\n")
+}
+
+// reportTable writes the table of the page's results, or a line saying there are none.
+func (p *pageWriter) reportTable(rv *reportView) {
 	if len(rv.Rows) > 0 {
 		p.raw(`<div class="scroll"><table id="results"><thead><tr>`)
 		for _, c := range rv.Columns {
@@ -427,6 +449,10 @@ func (p *pageWriter) report(rv *reportView) {
 	} else {
 		p.raw(`<div class="card"><p>No results match these filters.</p></div>`)
 	}
+}
+
+// reportPager writes the page numbers and the links to the pages before and after.
+func (p *pageWriter) reportPager(rv *reportView) {
 	p.raw("\n<nav class=\"pager\" aria-label=\"Pages\">")
 	if rv.PrevURL != "" {
 		p.raw(`<a href="`)

@@ -204,74 +204,89 @@ func testQuery(t *testing.T, open Opener) {
 	require.NoError(t, s.RecordAll(ctx, Varied("acct-other", name, 10)[:5]))
 	ref := newReference(t, rs)
 	for _, q := range queries() {
-		label := fmt.Sprintf("%+v", q)
-		want := ref.query(&q)
-		var got []string
-		after := ""
-		for range len(rs)/7 + 2 {
-			page, err := s.Query(ctx, acct, name, &q, after, 7)
-			require.NoError(t, err, label)
-			for _, r := range page.Rows {
-				got = append(got, r.ID)
-			}
-			if page.Next == "" {
-				break
-			}
-			require.Len(t, page.Rows, 7, label)
-			after = page.Next
-		}
-		require.Equal(t, want, got, label)
-		// Page numbers: page 3 of pages of 7, and the page after it by
-		// its Next.
-		page, err := s.Query(ctx, acct, name, &q, store.PageCursor(3), 7)
+		checkQuery(t, s, acct, name, ref, len(rs), q)
+	}
+	checkWholeAndResults(t, s, acct, name)
+}
+
+// checkQuery checks one query against the reference: its pages by Next and
+// by number, its export and its totals, with and without a limit.
+func checkQuery(t *testing.T, s store.Store, acct, name string, ref reference, n int, q store.Query) {
+	ctx := t.Context()
+	label := fmt.Sprintf("%+v", q)
+	want := ref.query(&q)
+	var got []string
+	after := ""
+	for range n/7 + 2 {
+		page, err := s.Query(ctx, acct, name, &q, after, 7)
 		require.NoError(t, err, label)
-		var numbered []string
 		for _, r := range page.Rows {
+			got = append(got, r.ID)
+		}
+		if page.Next == "" {
+			break
+		}
+		require.Len(t, page.Rows, 7, label)
+		after = page.Next
+	}
+	require.Equal(t, want, got, label)
+	// Page numbers: page 3 of pages of 7, and the page after it by
+	// its Next.
+	page, err := s.Query(ctx, acct, name, &q, store.PageCursor(3), 7)
+	require.NoError(t, err, label)
+	var numbered []string
+	for _, r := range page.Rows {
+		numbered = append(numbered, r.ID)
+	}
+	if page.Next != "" {
+		next, err := s.Query(ctx, acct, name, &q, page.Next, 7)
+		require.NoError(t, err, label)
+		for _, r := range next.Rows {
 			numbered = append(numbered, r.ID)
 		}
-		if page.Next != "" {
-			next, err := s.Query(ctx, acct, name, &q, page.Next, 7)
-			require.NoError(t, err, label)
-			for _, r := range next.Rows {
-				numbered = append(numbered, r.ID)
-			}
-		}
-		wantPages := want[min(14, len(want)):min(28, len(want))]
-		if len(wantPages) == 0 {
-			wantPages = nil
-		}
-		require.Equal(t, wantPages, numbered, "pages 3 and 4 of %s", label)
+	}
+	wantPages := want[min(14, len(want)):min(28, len(want))]
+	if len(wantPages) == 0 {
+		wantPages = nil
+	}
+	require.Equal(t, wantPages, numbered, "pages 3 and 4 of %s", label)
 
-		var buf bytes.Buffer
-		require.NoError(t, s.Export(ctx, acct, name, &q, store.JSON, &buf), label)
-		var objects []struct{ ID string }
-		require.NoError(t, json.Unmarshal(buf.Bytes(), &objects), label)
-		var ids []string
-		for _, o := range objects {
-			ids = append(ids, o.ID)
-		}
-		require.Equal(t, want, ids, "export of %s", label)
+	var buf bytes.Buffer
+	require.NoError(t, s.Export(ctx, acct, name, &q, store.JSON, &buf), label)
+	var objects []struct{ ID string }
+	require.NoError(t, json.Unmarshal(buf.Bytes(), &objects), label)
+	var ids []string
+	for _, o := range objects {
+		ids = append(ids, o.ID)
+	}
+	require.Equal(t, want, ids, "export of %s", label)
 
-		totals, err := s.Totals(ctx, acct, name, &q, 0)
+	totals, err := s.Totals(ctx, acct, name, &q, 0)
+	require.NoError(t, err, label)
+	wantTotals := ref.totals(&q)
+	require.Equal(t, wantTotals, totals, "totals of %s", label)
+	// Limited: the same up to the limit, then More alone (but for
+	// whole days, which the summary has).
+	for _, limit := range []int{int(wantTotals.Count), max(1, int(wantTotals.Count)-1)} {
+		if limit == 0 {
+			continue
+		}
+		limited, err := s.Totals(ctx, acct, name, &q, limit)
 		require.NoError(t, err, label)
-		wantTotals := ref.totals(&q)
-		require.Equal(t, wantTotals, totals, "totals of %s", label)
-		// Limited: the same up to the limit, then More alone (but for
-		// whole days, which the summary has).
-		for _, limit := range []int{int(wantTotals.Count), max(1, int(wantTotals.Count)-1)} {
-			if limit == 0 {
-				continue
-			}
-			limited, err := s.Totals(ctx, acct, name, &q, limit)
-			require.NoError(t, err, label)
-			if int64(limit) >= wantTotals.Count || len(q.Where) == 0 && q.NumberPrefix == "" &&
-				q.From.UnixMilli()%86_400_000 == 0 && q.To.UnixMilli()%86_400_000 == 0 {
-				require.Equal(t, wantTotals, limited, "totals of %s up to %d", label, limit)
-			} else {
-				require.Equal(t, store.Totals{More: true}, limited, "totals of %s up to %d", label, limit)
-			}
+		if int64(limit) >= wantTotals.Count || len(q.Where) == 0 && q.NumberPrefix == "" &&
+			q.From.UnixMilli()%86_400_000 == 0 && q.To.UnixMilli()%86_400_000 == 0 {
+			require.Equal(t, wantTotals, limited, "totals of %s up to %d", label, limit)
+		} else {
+			require.Equal(t, store.Totals{More: true}, limited, "totals of %s up to %d", label, limit)
 		}
 	}
+}
+
+// checkWholeAndResults checks the totals of the whole report, a row's own
+// result, a filtered CSV download's columns and the queries and cursors
+// every read refuses.
+func checkWholeAndResults(t *testing.T, s store.Store, acct, name string) {
+	ctx := t.Context()
 	all, err := s.Totals(ctx, acct, name, &store.Query{}, 1)
 	require.NoError(t, err)
 	sum, err := s.Summary(ctx, acct, name)
