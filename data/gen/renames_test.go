@@ -18,18 +18,18 @@ import (
 var renameSpots = []struct {
 	region, prefix, old, new, want, source string
 }{
-	{"TG", "22897", "TOGOCEL", "Moov", "61503", "libphonenumber carrier history (sources/libphonenumber-carrier-renames.tsv) 9.0.25; mcc-mnc-list 1.1.11: 615-03 Moov; 615 03 is not in ITU OB No. 1280's annexed E.212 list (2023-11-15)"},
+	{"TG", "22897", "TOGOCEL", "Moov", "61503", "libphonenumber carrier history (sources/libphonenumber-carrier-renames.tsv) 9.0.25; mcc-mnc-list 1.1.11: 615-03 Moov; 615 03 is not in ITU OB No. 1280's annexed E.212 list (2023-11-15); ITU OB No. 1213 (2021-02-01), communication of Togo's regulator of 2021-01-11: 96-99 mobile, Atlantique Telecom Togo (Moov), 90-93 Togo Cellulaire"},
 	{"LR", "231555", "Novafone", "Lonestar Cell", "61801", "libphonenumber carrier history (sources/libphonenumber-carrier-renames.tsv) 8.12.0; mcc-mnc-list 1.1.11: 618-01 Lonestar Cell MTN; ITU OB No. 1280 (2023-11-15), annexed E.212 MNC list: 618 04 Comium Liberia (Novafone's former name); 618 01 not notified"},
 	{"GH", "23320", "Vodafone", "Telecel", "62002", "Telecel Group completed its purchase of Vodafone Ghana 2023-02-21 (https://newsghana.com.gh/telecel-now-owns-majority-shares-in-vodafone-ghana/) and renamed it Telecel 2024-03 (https://aviationghana.com/ghana-vodafone-rebrands-to-telecel-2/); mcc-mnc-list 1.1.11: 620-02 Vodafone, Operational; ITU OB No. 1280 (2023-11-15), annexed E.212 MNC list: 620 02 Ghana Telecom Mobile (Vodafone Ghana's former name)"},
 	{"GH", "23323", "Globacom (Zain)", "at", "62007", "mcc-mnc-list 1.1.11: 620-07 Globacom, Operational; 620 07 is not in ITU OB No. 1280's annexed E.212 list (2023-11-15)"},
-	{"CF", "23670", "TC", "A-Cell", "62302", "mcc-mnc-list 1.1.11: 623-02 TC, Telecel Centrafrique, Operational; ITU OB No. 1280 (2023-11-15), annexed E.212 MNC list: 623 02 Telecel Centrafrique (TC), not withdrawn in OB 1281-1341 (no OB records the range passing)"},
+	{"CF", "23670", "TC", "A-Cell", "62301", "ITU OB No. 1330 (2025-12-15), communication of the ARCEP (Central African Rep.) of 2025-11-14, national numbering plan: 70 mobile, Moov Africa Centrafrique; 72-74 Orange Centrafrique; 75-76 Telecel; ITU OB No. 1280 (2023-11-15), annexed E.212 MNC list: 623 01 Centrafrique Telecom Plus (CTP), 623 02 Telecel Centrafrique (TC); mcc-mnc-list 1.1.11: 623-01 Moov, Atlantique Telecom Centrafrique SA, note \"Former Centrafrique Telecom Plus, Etisalat\", Operational"},
 	{"GQ", "2405", "Orange GQ", "Muni", "62703", "libphonenumber carrier history (sources/libphonenumber-carrier-renames.tsv) 8.12.13; mcc-mnc-list 1.1.11: 627-03 Muni; 627 03 is not in ITU OB No. 1280's annexed E.212 list (2023-11-15)"},
 	{"CG", "24205", "Celtel", "Airtel", "62901", "mcc-mnc-list 1.1.11: 629-01 Airtel, Celtel Congo, note \"Former Zain and Celtel brand\"; ITU OB No. 1280 (2023-11-15), annexed E.212 MNC list: 629 01 Celtel"},
 	{"CD", "24380", "Supercell", "Orange", "63005", "mcc-mnc-list 1.1.11: 630-05 Supercell SPRL, Operational; ITU OB No. 1280 (2023-11-15), annexed E.212 MNC list: 630 05 Supercell Sprl, not withdrawn in OB 1281-1341 (no OB records the range passing)"},
-	{"TZ", "25566", "SMILE", "Airtel", "64011", "mcc-mnc-list 1.1.11: 640-11 SmileCom, Operational; ITU OB No. 1106 (2016-08-15), E.212 amendment: ADD 640 11 Smile Communications Tanzania Ltd; ITU OB No. 1280 (2023-11-15), annexed E.212 MNC list: 640 11 Smile Communications Tanzania Ltd, not withdrawn in OB 1281-1341 (no OB records the range passing)"},
-	{"TZ", "25577", "Zantel", "Yas", "64003", "mcc-mnc-list 1.1.11: 640-03 Zantel, Zanzibar Telecom Ltd, Operational; ITU OB No. 1106 (2016-08-15), E.212 amendment: LIR 640 03 Zanzibar Telecom Limited (Zantel); ITU OB No. 1280 (2023-11-15), annexed E.212 MNC list: 640 03 Zantel, not withdrawn in OB 1281-1341"},
-	{"UG", "25670", "Warid", "Airtel", "64122", "mcc-mnc-list 1.1.11: 641-22 Airtel, note \"Former Warid Telecom\"; ITU OB No. 1114 (2016-12-15), E.212 amendment: LIR 641 22 Airtel Uganda Limited, the buyer holding Warid's code"},
-	{"UG", "256726", "Tangerine", "LycaMobile", "64104", "Lycamobile's acquisition of Tangerine and its NTO licence of 2021-03-24 (https://africa.businessinsider.com/local/markets/uganda-gets-new-national-telecommunications-operator/cks1p34); mcc-mnc-list 1.1.11: 641-04 Tangerine Uganda Limited, Operational; ITU OB No. 1114 (2016-12-15), E.212 amendment: ADD 641 04 Tangerine Uganda Limited; ITU OB No. 1280 (2023-11-15), annexed E.212 MNC list: 641 04 Tangerine Uganda Limited"},
+	{"TZ", "25566", "SMILE", "Airtel", "-", "ITU OB No. 1304 (2024-11-15), communication of the TCRA (Tanzania) of 2024-11-01, national numbering plan: 66 mobile, Vodacom Tanzania Public Limited Company (68, 69, 78 Airtel Tanzania); libphonenumber carrier history (sources/libphonenumber-carrier-renames.tsv) 9.0.22; ITU OB No. 1280 (2023-11-15), annexed E.212 MNC list: 640 11 Smile Communications Tanzania Ltd; mcc-mnc-list 1.1.11: 640-04 Vodacom, 640-05 Airtel, 640-11 SmileCom"},
+	{"TZ", "25577", "Zantel", "Yas", "64003", "mcc-mnc-list 1.1.11: 640-03 Zantel, Zanzibar Telecom Ltd, Operational; ITU OB No. 1106 (2016-08-15), E.212 amendment: LIR 640 03 Zanzibar Telecom Limited (Zantel); ITU OB No. 1280 (2023-11-15), annexed E.212 MNC list: 640 03 Zantel, not withdrawn in OB 1281-1341; ITU OB No. 1304 (2024-11-15), communication of the TCRA of 2024-11-01: 77 mobile, Honora Tanzania Public Limited Company (Yas), the absorbing operator"},
+	{"UG", "25670", "Warid", "Airtel", "64122", "mcc-mnc-list 1.1.11: 641-22 Airtel, note \"Former Warid Telecom\"; ITU OB No. 1114 (2016-12-15), E.212 amendment: LIR 641 22 Airtel Uganda Limited, the buyer holding Warid's code; ITU OB No. 1304 (2024-11-15), communication of the UCC (Uganda) of 2024-11-01: 700-709 mobile, Airtel Uganda Limited"},
+	{"UG", "256726", "Tangerine", "LycaMobile", "64104", "Lycamobile's acquisition of Tangerine and its NTO licence of 2021-03-24 (https://africa.businessinsider.com/local/markets/uganda-gets-new-national-telecommunications-operator/cks1p34); mcc-mnc-list 1.1.11: 641-04 Tangerine Uganda Limited, Operational; ITU OB No. 1114 (2016-12-15), E.212 amendment: ADD 641 04 Tangerine Uganda Limited; ITU OB No. 1280 (2023-11-15), annexed E.212 MNC list: 641 04 Tangerine Uganda Limited; ITU OB No. 1304 (2024-11-15), communication of the UCC (Uganda) of 2024-11-01: 726-727 mobile, Tangerine Limited"},
 	{"RE", "26263903", "Only", "Telco OI", "64702", "mcc-mnc-list 1.1.11: 647-02 Only, Telco OI, note \"Mayotte\"; ITU OB No. 1087 (2015-11-01), E.212 amendment: SUP 647 02 Outremer Telecom, ADD 647 02 Telco OI"},
 	{"BE", "32456", "Mobile Vikings/JIM Mobile", "Proximus", "20630", "mcc-mnc-list 1.1.11: 206-30 Mobile Vikings, Unleashed NV, \"Uses Proximus network\"; Proximus press release on the acquisition of Mobile Vikings (2021); ITU OB No. 1142 (2018-02-15), E.212 amendment: ADD 206 30 Unleashed; ITU OB No. 1280 (2023-11-15), annexed E.212 MNC list: 206 30 Unleashed"},
 	{"BE", "324802", "BASE", "TISMI BV", "-", "libphonenumber carrier history (sources/libphonenumber-carrier-renames.tsv) 8.9.14; BIPT numbering database (holder per block); ITU OB No. 1210 (2020-12-15), E.212 amendment: ADD 206 29 TISMI, which the list has Not operational, MNC withdrawn"},
@@ -69,8 +69,8 @@ var renameSpots = []struct {
 	{"TH", "66974", "True Move/AIS", "TOT Mobile", "52015", "libphonenumber carrier history (sources/libphonenumber-carrier-renames.tsv) 8.11.0; NBTC numbering allocations; ITU OB No. 1029 (2013-06-01), E.212 amendment: LIR 520 15 TOT Public Company Limited; ITU OB No. 1280 (2023-11-15), annexed E.212 MNC list: 520 15 TOT Public Company Limited; mcc-mnc-list 1.1.11: 520-15 AIS-T / NT Mobile, National Telecom, note \"Former ... TOT Public Company Limited; used for NT Mobile\", Operational"},
 	{"BN", "67381", "Progresif Cellular", "UNN", "52802", "mcc-mnc-list 1.1.11: 528-02 PCSB, Operational; 528-03 UNN, status Unknown; ITU OB No. 1181 (2019-10-01), E.212 amendment: ADD 528 02 Progresif Cellular Sdn Bhd (PCSB) and 528 03 Unified National Networks Sdn Bhd (UNN), two codes"},
 	{"PG", "67577", "Telikom", "bmobile", "53702", "the Prime Minister's announcement of the merger into Telikom Ltd, 2021-09-19 (https://www.looppng.com/png-news/telikom-and-bmobile-union-104636); mcc-mnc-list 1.1.11: 537-02 citifon, Telikom PNG Ltd.; ITU OB No. 1053 (2014-06-01), E.212 amendment: ADD 537 02 Telikom PNG Ltd (replacing Greencom); ITU OB No. 1280 (2023-11-15), annexed E.212 MNC list: 537 02 Telikom PNG Ltd, not withdrawn in OB 1281-1341"},
-	{"TO", "67654", "U-Call", "Toko Wireless", "53901", "mcc-mnc-list 1.1.11: 539-01 U-Call, Tonga Communications Corporation; ITU OB No. 1280 (2023-11-15), annexed E.212 MNC list: 539 01 Tonga Communications Corporation (U-Call), not withdrawn in OB 1281-1341"},
-	{"TO", "67668", "U-Call", "Digicel", "53901", "mcc-mnc-list 1.1.11: 539-01 U-Call; ITU OB No. 1280 (2023-11-15), annexed E.212 MNC list: 539 01 Tonga Communications Corporation (U-Call), not withdrawn in OB 1281-1341 (no OB records the range passing)"},
+	{"TO", "67654", "U-Call", "Toko Wireless", "-", "ITU OB No. 1283 (2024-01-01), communication of Tonga's regulator of 2023-12-12 (Numbering Plan 2018 as amended): 540-556 assigned to Toko Wireless Limited (VoLTE, VoIP, mobile service), 720-780 mobile Tonga Communications Corporation; ITU OB No. 1280 (2023-11-15), annexed E.212 MNC list: 539 01 Tonga Communications Corporation, no code of Toko Wireless; mcc-mnc-list 1.1.11 (no Toko network in TO)"},
+	{"TO", "67668", "U-Call", "Digicel", "53988", "ITU OB No. 1283 (2024-01-01), communication of Tonga's regulator of 2023-12-12 (Numbering Plan 2018 as amended): 681, 685, 690 and 840-890 assigned to Digicel Tonga Limited, 720-780 mobile Tonga Communications Corporation; mcc-mnc-list 1.1.11: 539-88 Digicel, Digicel (Tonga) Limited, Operational"},
 	{"KZ", "7700", "Altel", "Tele2", "40107", "mcc-mnc-list 1.1.11: 401-07 Altel, note \"acquired by Tele2\"; 401 07 is not in ITU OB No. 1280's annexed E.212 list (2023-11-15)"},
 	{"VN", "8430", "Viettel Mobile", "MobiFone", "45201", "libphonenumber carrier history (sources/libphonenumber-carrier-renames.tsv) 8.13.25; mcc-mnc-list 1.1.11: 452-01 MobiFone; ITU OB No. 1280 (2023-11-15), annexed E.212 MNC list: 452 01 MobiFone"},
 	{"HK", "852521", "1O1O / One2Free", "HKT", "45400", "mcc-mnc-list 1.1.11: 454-00 1O1O / One2Free / New World Mobility / SUNMobile, CSL Limited; HKT announcement of completing the CSL acquisition (2014-05-14); ITU OB No. 1077 (2015-06-01), E.212 amendment: LIR 454 00 Hong Kong Telecommunications (HKT) Ltd, the buyer holding CSL's code"},
@@ -166,7 +166,8 @@ func TestRenameDecisions(t *testing.T) {
 	}
 	// At least 40 spots in 25 regions rest on the ITU's record of the code
 	// (an E.212 amendment in an Operational Bulletin, or its entry in the
-	// list annexed to OB No. 1280), not only on its absence from that list.
+	// list annexed to OB No. 1280) or of the range (a regulator's numbering
+	// plan communication), not only on the code's absence from that list.
 	obSpots, obRegions := 0, map[string]bool{}
 	for _, s := range renameSpots {
 		if citesOBRecord(s.source) {
@@ -175,7 +176,7 @@ func TestRenameDecisions(t *testing.T) {
 		}
 	}
 	if obSpots < 40 || len(obRegions) < 25 {
-		t.Errorf("%d spot tests in %d regions cite the ITU's record of the code, want at least 40 in 25", obSpots, len(obRegions))
+		t.Errorf("%d spot tests in %d regions cite the ITU's record of the code or range, want at least 40 in 25", obSpots, len(obRegions))
 	}
 	// Every decision cites the ITU Operational Bulletins: the record of
 	// the code, or that the code was never notified to the ITU.
@@ -188,9 +189,11 @@ func TestRenameDecisions(t *testing.T) {
 
 // citesOBRecord tells whether a source cites an ITU Operational Bulletin's
 // record of a network code (an E.212 amendment or the annexed list's
-// entry), beyond the code's absence from the list.
+// entry) or of the range (a regulator's numbering plan communication),
+// beyond the code's absence from the list.
 func citesOBRecord(source string) bool {
-	return strings.Contains(source, "E.212 amendment") || strings.Contains(source, "annexed E.212 MNC list: ")
+	return strings.Contains(source, "E.212 amendment") || strings.Contains(source, "annexed E.212 MNC list: ") ||
+		strings.Contains(source, "), communication of ")
 }
 
 // TestFindRenames follows prefixes back through synthetic releases: a
