@@ -209,12 +209,12 @@ func TestMCCMNCBelongsToTheRangesNetwork(t *testing.T) {
 
 // TestNamedRangeWithoutCode: a range whose operator has no resolved MCCMNC
 // answers its name with null mccmnc, mcc and mnc, not the code of the
-// enclosing range of another operator (True's 52099, Docomo's 44010).
+// enclosing range of another operator (MTN Uganda's 64110, Docomo's 44010).
 func TestNamedRangeWithoutCode(t *testing.T) {
 	t.Parallel()
 	p := plan(t)
 	for in, network := range map[string]string{
-		"+66 97 361 2345":  "TOT Mobile",
+		"+256 724 012345":  "Hamilton Telecom",
 		"+81 70 4512 3456": "KDDI",
 	} {
 		res := p.ClassifyString(in)

@@ -264,7 +264,7 @@ func TestMCCMNCRuleOnlyForItsOperator(t *testing.T) {
 		{"+1 876 503 1234", "Digicel", "33805", "HB1"},
 		{"+1 876 501 2345", "Cable & Wireless", "338180", "HA1"}, // inside Digicel's +1 876 50, with a code of its own (FLOW's)
 		{"+66 97 312 3456", "True Move", "52099", "HC1"},
-		{"+66 97 361 2345", "TOT Mobile", "", "HA1"}, // inside True's +66 97 3
+		{"+66 97 361 2345", "TOT Mobile", "52015", "HA1"}, // inside True's +66 97 3, with a code of its own (TOT's, now NT Mobile)
 		{"+81 80 1234 5678", "NTT Docomo", "44010", "HB1"},
 		{"+81 70 4512 3456", "KDDI", "", "HA1"}, // inside Docomo's +81 70 4
 	} {

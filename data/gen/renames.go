@@ -38,7 +38,11 @@ import (
 //     such a rename is undecided, and on a decision no rename needs.
 //
 // A decision's code must be an operational network of its region in the
-// MCC-MNC list; "-" leaves the ranges without a code, with the reason.
+// MCC-MNC list; "-" leaves the ranges without a code, with the reason. A
+// network absorbed by a buyer keeps its own code while the list has it
+// operational and the ITU records no withdrawal of it (the E.212
+// amendments of its Operational Bulletins, cited in each decision's
+// source); it takes the buyer's when the code was withdrawn or reused.
 
 // renamePair is one earlier name of the numbers of some of today's
 // prefixes that all have one current name, within the regions of a
