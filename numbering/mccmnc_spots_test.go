@@ -7,7 +7,7 @@ import (
 )
 
 // TestMCCMNCSpots checks the original network and its MCCMNC of well-known
-// mobile ranges in 66 countries, each with the public source of who holds
+// mobile ranges in 78 countries, each with the public source of who holds
 // the range and of the network's code. The codes are the ITU's (as the
 // MCC-MNC list and mobile-broadband-provider-info give them); the range
 // holders are named by the regulators' numbering plans, in libphonenumber's
@@ -161,6 +161,27 @@ func TestMCCMNCSpots(t *testing.T) {
 		{"+55 21 98112 3456", "TIM", "72402"},        // Rio de Janeiro (Region I)
 		{"+256 70 1234567", "Airtel", "64122"},       // Uganda: UCC, Airtel's 070, Warid's until Airtel bought it (2013): Warid's 641-22, operational in the list (data/curated/renames.tsv)
 		{"+965 4123 4567", "Virgin mobile", "41904"}, // Kuwait: CITRA, Virgin Mobile's 4, on stc's network
+		// Regulators' numbering plan communications in the ITU Operational Bulletin (OB),
+		// written by hand into data/curated/ranges.tsv.
+		{"+1 345 916 1234", "Cable & Wireless", "346140"},  // Cayman Islands: OfReg (OB 1333), Flow's 916: no carrier in libphonenumber
+		{"+1 664 495 1234", "Cable & Wireless", "354860"},  // Montserrat: MICA (OB 1234), FLOW's 495
+		{"+290 50123", "Sure South Atlantic Ltd", "65801"}, // Saint Helena: Sure South Atlantic (OB 1339), 5XXXX mobile
+		{"+1 784 497 1234", "Cable & Wireless", "360110"},  // Saint Vincent: ECTEL (OB 1248), C&W's 497
+		{"+1 784 430 1234", "Digicel", "360050"},           // Saint Vincent: ECTEL (OB 1248), Digicel's 430, libphonenumber's "AT&T" (no operational code)
+		{"+680 775 1234", "PalauCel", "55201"},             // Palau: Bureau of Communications (OB 1305), PNCC Wireless/Palau Cel's 775
+		{"+680 885 1234", "PalauTel", "55202"},             // Palau: PECI / PalauTel's 885
+		{"+45 55 61 12 34", "3", "23806"},                  // Denmark: Hi3G's 5561 (OB 1333, 2025), inside libphonenumber's Telenor 55 (override)
+		{"+45 55 66 12 34", "telenor", "23802"},            // Denmark: 5566 is not in Hi3G's assignment; libphonenumber's Telenor stands
+		{"+995 515 555 123", "Globalcell", "28207"},        // Georgia: GNCC (OB 1289), Global Cell's 515555000-515559999 inside libphonenumber's MagtiCom 515 (override)
+		{"+995 559 555 123", "Geocell", "28201"},           // Georgia: Geo Cell's 559555000-559559999 inside libphonenumber's Globalcell 559 (override)
+		{"+995 559 001 234", "Globalcell", "28207"},        // Georgia: the rest of libphonenumber's 559 stays Globalcell's
+		{"+973 3250 1234", "stc", "42604"},                 // Bahrain: TRA (OB 1283), stc's 32500000-32509999 inside libphonenumber's Batelco 32 (override)
+		{"+252 67 1234567", "Telesom", "63701"},            // Somalia: NCA (OB 1307), Telesom's 67, libphonenumber's Nationlink (two codes)
+		{"+252 68 1234567", "Hormuud", "63750"},            // Somalia: Hormuud's 68, libphonenumber's SomNet (override)
+		{"+592 769 1234", "Digicel", "73801"},              // Guyana: Telecommunications Agency (OB 1336), U-Mobile's 769 (override of E-Networks)
+		{"+383 45 012 345", "vala", "22101"},               // Kosovo: ARKEP (OB 1188), Telecom of Kosovo's 45: no carrier in libphonenumber for 450
+		{"+599 701 1234", "Digicel", "36276"},              // Bonaire: ACM (OB 1188), Antilliano Por's 701, libphonenumber's Digicel (three codes)
+		{"+211 12 123 4567", "Sudani", "65907"},            // South Sudan: Sudani's 12, E.212 659 07 (OB 1005); libphonenumber's "Sudatel Group"
 	} {
 		res := p.ClassifyString(tc.number)
 		require.True(t, res.Valid, tc.number)

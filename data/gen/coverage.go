@@ -337,8 +337,9 @@ func writeNested(w io.Writer, counts map[string]*nestedCount) {
 	}
 }
 
-// writeOverrides writes where a register's ranges stand against the
-// carrier that libphonenumber names (fillGaps): how many prefixes, and the
+// writeOverrides writes where a register's ranges, curated lines and
+// prefix-limited aliases stand against the carrier that libphonenumber
+// names (fillGaps): how many prefixes, and the
 // pairs of names, largest first.
 func writeOverrides(w io.Writer, libCarrierTSV []byte, ranges []curatedRange) {
 	names := map[string]string{}
@@ -353,8 +354,11 @@ func writeOverrides(w io.Writer, libCarrierTSV []byte, ranges []curatedRange) {
 		for l := len(r.prefix); l > 0; l-- {
 			if name, ok := names[r.prefix[:l]]; ok {
 				by := "register"
-				if r.source == aliasRangeSource {
+				switch {
+				case r.source == aliasRangeSource:
 					by = "alias limited to prefixes"
+				case r.mustFill:
+					by = "curated line"
 				}
 				count[pair{r.region, name, r.operator, by}]++
 				total++
@@ -370,7 +374,7 @@ func writeOverrides(w io.Writer, libCarrierTSV []byte, ranges []curatedRange) {
 		a, b := pairs[i], pairs[j]
 		return count[a] > count[b] || count[a] == count[b] && a.region+a.lib+a.register < b.region+b.lib+b.register
 	})
-	fmt.Fprintf(w, "\nIn %d ranges, a register's holder or an alias limited to prefixes has an MCCMNC other than that of the carrier libphonenumber names (or one where that carrier resolves to none); its answer stands.\n\n", total)
+	fmt.Fprintf(w, "\nIn %d ranges, a register's holder, a curated line (curated/ranges.tsv) or an alias limited to prefixes has an MCCMNC other than that of the carrier libphonenumber names (or one where that carrier resolves to none); its answer stands.\n\n", total)
 	fmt.Fprintln(w, "| region | libphonenumber's carrier | answered as | by | ranges |")
 	fmt.Fprintln(w, "|---|---|---|---|---:|")
 	for _, p := range pairs {

@@ -31,7 +31,10 @@ import (
 // Curated ranges only fill gaps: a range inside a carrier prefix of
 // libphonenumber is dropped, and a range with such prefixes inside it keeps
 // only the numbers around them. libphonenumber stays the first source; where
-// it names a carrier, its name stands.
+// it names a carrier whose name resolves to an MCCMNC, its name stands. Where
+// its carrier resolves to none, a register's range and a hand-written line
+// (a regulator's allocation) stand; Russia's register stands against any
+// other code (fillGaps).
 
 // curatedRange is one range of the curated inputs, as a prefix.
 type curatedRange struct {
@@ -39,9 +42,9 @@ type curatedRange struct {
 	source                           string // a URL, or a register's name
 	date                             string // when the source was read (YYYY-MM-DD)
 	where                            string // file and line, for errors
-	override                         bool   // a register's: stands against libphonenumber (fillGaps)
+	override                         bool   // a register's, or a hand-written line marked override: stands against libphonenumber (fillGaps)
 	ownOnly                          bool   // with override: only within ranges of its own carrier's name
-	overUnresolved                   bool   // a register's: stands inside ranges whose carrier resolves to no MCCMNC (fillGaps)
+	overUnresolved                   bool   // a register's or a hand-written line's: stands inside ranges whose carrier resolves to no MCCMNC (fillGaps)
 	mustFill                         bool   // a hand-written line: an error when libphonenumber leaves it nothing to fill (fillGaps)
 }
 
@@ -55,8 +58,12 @@ func readRangesFile(curated fs.FS) ([]curatedRange, error) {
 	for _, l := range lines {
 		f := l.f
 		where := fmt.Sprintf("ranges.tsv line %d", l.n)
-		if len(f) != 6 || slices.Contains(f, "") {
-			return nil, fmt.Errorf("%s: want region<TAB>prefix<TAB>operator<TAB>MCCMNC<TAB>source<TAB>date, all given", where)
+		if len(f) < 6 || len(f) > 7 || slices.Contains(f, "") {
+			return nil, fmt.Errorf("%s: want region<TAB>prefix<TAB>operator<TAB>MCCMNC<TAB>source<TAB>date, all given, and optionally override", where)
+		}
+		override := len(f) == 7
+		if override && f[6] != "override" {
+			return nil, fmt.Errorf("%s: seventh field %q is not override", where, f[6])
 		}
 		if !allDigits(f[1]) || len(f[1]) < 3 || len(f[1]) > 12 {
 			return nil, fmt.Errorf("%s: prefix %q is not 3 to 12 digits of an E.164 number", where, f[1])
@@ -70,7 +77,14 @@ func readRangesFile(curated fs.FS) ([]curatedRange, error) {
 		if !isDate(f[5]) {
 			return nil, fmt.Errorf("%s: date %q is not YYYY-MM-DD", where, f[5])
 		}
-		out = append(out, curatedRange{region: f[0], prefix: f[1], operator: f[2], mccmnc: f[3], source: f[4], date: f[5], where: where, mustFill: true})
+		// A regulator's allocation stands where libphonenumber's carrier
+		// resolves to no MCCMNC (a name without a network in the list), as
+		// Arcep's register does; marked override, also against a carrier
+		// with another code (a block the regulator allocated to another
+		// operator inside a coarser prefix of libphonenumber), as Russia's
+		// register does.
+		out = append(out, curatedRange{region: f[0], prefix: f[1], operator: f[2], mccmnc: f[3], source: f[4], date: f[5], where: where,
+			mustFill: true, overUnresolved: true, override: override})
 	}
 	return out, nil
 }
@@ -326,7 +340,7 @@ func fillGaps(ranges []curatedRange, carrierTSV []byte, libCodes map[string]stri
 		}
 	}
 	for _, r := range ranges {
-		if len(r.prefix) > maxPrefixDigits && !r.override {
+		if len(r.prefix) > maxPrefixDigits && (!r.override || r.mustFill) {
 			return nil, fmt.Errorf("%s: prefix %s is longer than %d digits, the longest the plan holds", r.where, r.prefix, maxPrefixDigits)
 		}
 	}

@@ -84,24 +84,51 @@ func TestFillGaps(t *testing.T) {
 	if got, err := fillGaps([]curatedRange{{prefix: "7925", mccmnc: "25002", where: "ranges.tsv line 8", mustFill: true}}, lib, libCodes); err != nil || len(got) != 9 {
 		t.Errorf("a hand-written line around a carrier range: %d ranges, %v", len(got), err)
 	}
+	// As read from ranges.tsv: a line stands over a carrier without a code
+	// (GLONASS), not over one with another code unless marked override, and
+	// is dead over a carrier with its own code even so.
+	hand := func(prefix, mccmnc string, override bool) []curatedRange {
+		return []curatedRange{{prefix: prefix, mccmnc: mccmnc, where: "ranges.tsv line 9", mustFill: true, overUnresolved: true, override: override}}
+	}
+	if got, err := fillGaps(hand("79170", "25011", false), lib, libCodes); err != nil || prefixes(got) != "79170=25011" {
+		t.Errorf("a hand-written line over a carrier without a code: %q, %v", prefixes(got), err)
+	}
+	if _, err := fillGaps(hand("79160", "25011", false), lib, libCodes); err == nil {
+		t.Error("a hand-written line over a carrier with another code stood without override")
+	}
+	if got, err := fillGaps(hand("79160", "25011", true), lib, libCodes); err != nil || prefixes(got) != "79160=25011" {
+		t.Errorf("a hand-written override over a carrier with another code: %q, %v", prefixes(got), err)
+	}
+	if _, err := fillGaps(hand("79160", "25001", true), lib, libCodes); err == nil {
+		t.Error("a hand-written override that agrees with libphonenumber accepted")
+	}
+	if _, err := fillGaps([]curatedRange{{prefix: "7915123456", where: "ranges.tsv line 9", mustFill: true, override: true}}, lib, libCodes); err == nil {
+		t.Error("a hand-written override longer than the plan holds accepted")
+	}
 }
 
 func TestReadRangesFileRejects(t *testing.T) {
 	t.Parallel()
 	for _, bad := range []string{
-		"IT\t39351\tIliad\t22250\thttps://example.org/iliad\n",             // no date
-		"IT\t39351\tIliad\t22250\tsomewhere\t2026-11-24\n",                 // source not a URL
-		"IT\t39x51\tIliad\t22250\thttps://example.org/iliad\t2026-11-24\n", // prefix not digits
-		"IT\t39351\tIliad\t2225\thttps://example.org/iliad\t2026-11-24\n",  // MCCMNC too short
-		"IT\t39351\tIliad\t22250\thttps://example.org/iliad\t24.11.2026\n", // date format
-		"IT\t39351\t\t22250\thttps://example.org/iliad\t2026-11-24\n",      // empty operator
+		"IT\t39351\tIliad\t22250\thttps://example.org/iliad\n",                    // no date
+		"IT\t39351\tIliad\t22250\tsomewhere\t2026-11-24\n",                        // source not a URL
+		"IT\t39x51\tIliad\t22250\thttps://example.org/iliad\t2026-11-24\n",        // prefix not digits
+		"IT\t39351\tIliad\t2225\thttps://example.org/iliad\t2026-11-24\n",         // MCCMNC too short
+		"IT\t39351\tIliad\t22250\thttps://example.org/iliad\t24.11.2026\n",        // date format
+		"IT\t39351\t\t22250\thttps://example.org/iliad\t2026-11-24\n",             // empty operator
+		"IT\t39351\tIliad\t22250\thttps://example.org/iliad\t2026-11-24\tforce\n", // seventh field not override
+		"IT\t39351\tIliad\t22250\thttps://example.org/iliad\t2026-11-24\toverride\tx\n",
 	} {
 		if _, err := readRangesFile(fstest.MapFS{"ranges.tsv": {Data: []byte(bad)}}); err == nil {
 			t.Errorf("accepted %q", bad)
 		}
 	}
 	rs, err := readRangesFile(fstest.MapFS{"ranges.tsv": {Data: []byte("# comment\n\nIT\t39351\tIliad\t22250\thttps://example.org/iliad\t2026-11-24\n")}})
-	if err != nil || len(rs) != 1 || rs[0].operator != "Iliad" {
+	if err != nil || len(rs) != 1 || rs[0].operator != "Iliad" || rs[0].override || !rs[0].overUnresolved {
+		t.Fatalf("got %+v, %v", rs, err)
+	}
+	rs, err = readRangesFile(fstest.MapFS{"ranges.tsv": {Data: []byte("DK\t455561\t3\t23806\thttps://example.org/dk\t2026-11-27\toverride\n")}})
+	if err != nil || len(rs) != 1 || !rs[0].override {
 		t.Fatalf("got %+v, %v", rs, err)
 	}
 }
