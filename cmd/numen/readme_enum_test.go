@@ -43,9 +43,18 @@ func TestReadmeENUM(t *testing.T) {
 	require.Contains(t, script, "knotd -c enum-demo/knot.conf")
 	require.Contains(t, script, "mnp-lookup")
 	require.Contains(t, script, "hlr-lookup")
+	// Five different ports: a port just closed may be handed out again,
+	// and two servers of the script on one port would never start.
 	var ports []string
+	taken := map[int]bool{}
 	for _, port := range []string{"5300", "5301", "8090", "8091", "8092"} {
-		ports = append(ports, port, strconv.Itoa(freeTCPUDPPort(t)))
+		p := freeTCPUDPPort(t)
+		for tries := 0; taken[p] && tries < 50; tries++ {
+			p = freeTCPUDPPort(t)
+		}
+		require.False(t, taken[p], "no fifth free port")
+		taken[p] = true
+		ports = append(ports, port, strconv.Itoa(p))
 	}
 	script = strings.NewReplacer(ports...).Replace(script) // one pass: a new port is not replaced again
 
