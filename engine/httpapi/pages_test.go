@@ -16,54 +16,7 @@ const pageSource = `
 {{define "top"}}<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{{.Title}} · Numen</title>
-<style>
-:root{--fg:#1d2733;--muted:#5b6675;--line:#e3e7ed;--bg:#f6f8fb;--accent:#1f6feb}
-*{box-sizing:border-box}
-body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:var(--fg);background:var(--bg)}
-header{display:flex;align-items:center;gap:1em;padding:.7em 1.5em;background:#16202c;color:#fff}
-header a{color:#fff;text-decoration:none;font-weight:600}
-header .who{margin-left:auto;color:#c9d3df}
-header form{margin:0}
-main{padding:1.2em 1.5em;max-width:1400px}
-h1{font-size:1.4em;margin:.2em 0 .6em}
-a{color:var(--accent)}
-.card{background:#fff;border:1px solid var(--line);border-radius:8px;padding:1em;margin-bottom:1em}
-table{border-collapse:collapse;width:100%;background:#fff}
-th,td{padding:.35em .7em;border-bottom:1px solid var(--line);text-align:left;white-space:nowrap}
-th{background:#eef2f7;position:sticky;top:0;font-weight:600}
-td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
-tbody tr:nth-child(even){background:#fafbfd}
-.scroll{overflow-x:auto;border:1px solid var(--line);border-radius:8px}
-.facts{display:flex;flex-wrap:wrap;gap:1.5em;margin:.3em 0 1em;color:var(--muted)}
-.facts b{color:var(--fg);font-size:1.15em}
-.charts{display:flex;flex-wrap:wrap;gap:1em;margin-bottom:1em}
-figure.chart{margin:0;background:#fff;border:1px solid var(--line);border-radius:8px;padding:.7em}
-figcaption{font-weight:600;margin-bottom:.3em}
-svg text{font:12px system-ui,sans-serif;fill:var(--fg)} svg text.v{fill:var(--muted)}
-svg a:hover rect{opacity:.75}
-svg .axis{stroke:#9aa5b1}
-.c0{fill:#1f6feb}.c1{fill:#2da44e}.c2{fill:#bf8700}.c3{fill:#8250df}.c4{fill:#cf222e}.c5{fill:#0a7d8c}
-form.filters{display:flex;flex-wrap:wrap;gap:.8em;align-items:flex-end}
-form.filters label{display:flex;flex-direction:column;font-size:.85em;color:var(--muted)}
-select,input{font:inherit;padding:.3em .4em;border:1px solid #c4ccd6;border-radius:5px;background:#fff;min-width:9em}
-button{font:inherit;padding:.35em 1em;border-radius:5px;border:1px solid var(--accent);background:var(--accent);color:#fff;cursor:pointer}
-button.quiet{background:transparent;border-color:#8b98a8;color:#fff}
-.pager{display:flex;flex-wrap:wrap;gap:.4em 1em;margin:.8em 0}
-.downloads a{margin-right:.8em}
-.error{color:#cf222e;font-weight:600}
-.notice{color:#2da44e;font-weight:600}
-.signin{max-width:26em;margin:4em auto}
-.signin label{display:block;margin:.8em 0 .2em}
-.signin input{width:100%}
-.muted{color:var(--muted)}
-h1{overflow-wrap:anywhere}
-figure.chart{max-width:100%}
-figure.chart svg{max-width:100%;height:auto}
-td.long{white-space:normal;min-width:10em;max-width:22em;overflow-wrap:anywhere}
-td.long summary{cursor:pointer}
-td.wrap{white-space:normal;overflow-wrap:anywhere}
-@media (max-width:600px){main{padding:.8em .6em}header{flex-wrap:wrap;padding:.6em .8em}header .who{margin-left:0}.facts{gap:.8em}form.filters label{flex:1 1 9em}select,input{min-width:0;width:100%}.charts{display:block}figure.chart{margin-bottom:.8em}}
-</style></head><body>
+` + pageStyle + `</style></head><body>
 <header><a href="/reports">Numen reports</a>{{if .User}}<span class="who">{{.User}} · API key {{if gt (len .Accounts) 1}}</span><form method="post" action="/reports/account"><input type="hidden" name="csrf" value="{{.CSRF}}"><select name="account" aria-label="API key">{{$key := .Key}}{{range .Accounts}}<option{{if eq . $key}} selected{{end}}>{{.}}</option>{{end}}</select> <button class="quiet" type="submit">Show</button></form>{{else}}<b>{{.Key}}</b></span>{{end}}{{else if .Key}}<span class="who">API key <b>{{.Key}}</b></span>{{end}}
 {{if .SignedIn}}<form method="post" action="/reports/signout"><input type="hidden" name="csrf" value="{{.CSRF}}"><button class="quiet" type="submit">Sign out</button></form>{{end}}
 </header><main>

@@ -306,22 +306,11 @@ func tokensEqual(a, b string) bool {
 }
 
 func (h *Handler) signout(w http.ResponseWriter, r *http.Request, key *string) {
-	if r.Method != http.MethodPost {
-		w.Header().Set("Allow", "POST")
-		writeErrors(w, http.StatusMethodNotAllowed, fmt.Sprintf("%s %s: method not allowed; use POST (the page's sign-out button)", r.Method, r.URL.Path))
+	c, ok := sessionForm(w, r, "sign-out button")
+	if !ok {
 		return
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, 16<<10)
-	if err := r.ParseForm(); err != nil {
-		writeErrors(w, http.StatusBadRequest, "the form could not be read: "+err.Error())
-		return
-	}
-	c, err := r.Cookie(sessionCookie)
-	if err != nil {
-		http.Redirect(w, r, "/reports/signin", http.StatusSeeOther)
-		return
-	}
-	s, _, err := h.parseCookie(c.Value, h.cfg.Clock())
+	s, _, err := h.parseCookie(c, h.cfg.Clock())
 	if err != nil {
 		setCookie(w, r, sessionCookie, "", 0)
 		http.Redirect(w, r, "/reports/signin", http.StatusSeeOther)

@@ -203,22 +203,11 @@ func (h *Handler) userSignin(w http.ResponseWriter, r *http.Request, f signinFor
 // chooseAccount serves POST /reports/account: a user shows another of
 // their accounts.
 func (h *Handler) chooseAccount(w http.ResponseWriter, r *http.Request, key *string) {
-	if r.Method != http.MethodPost {
-		w.Header().Set("Allow", "POST")
-		writeErrors(w, http.StatusMethodNotAllowed, fmt.Sprintf("%s %s: method not allowed; use POST (the page's account form)", r.Method, r.URL.Path))
+	c, ok := sessionForm(w, r, "account form")
+	if !ok {
 		return
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, 16<<10)
-	if err := r.ParseForm(); err != nil {
-		writeErrors(w, http.StatusBadRequest, "the form could not be read: "+err.Error())
-		return
-	}
-	c, err := r.Cookie(sessionCookie)
-	if err != nil {
-		http.Redirect(w, r, "/reports/signin", http.StatusSeeOther)
-		return
-	}
-	s, u, err := h.parseCookie(c.Value, h.cfg.Clock())
+	s, u, err := h.parseCookie(c, h.cfg.Clock())
 	if err != nil || u == nil {
 		// An API key's session has one account: nothing to choose.
 		http.Redirect(w, r, "/reports/signin", http.StatusSeeOther)
@@ -239,4 +228,28 @@ func (h *Handler) chooseAccount(w http.ResponseWriter, r *http.Request, key *str
 	}
 	setCookie(w, r, accountCookie, *key, SessionLifetime)
 	http.Redirect(w, r, "/reports", http.StatusSeeOther)
+}
+
+// sessionForm reads a form the report pages POST with their session
+// cookie (sign-out, the account choice): the method, the form (at most 16
+// KiB) and the cookie's value. ok is false when it has answered: 405 for
+// another method (naming the page's form), 400 for a form it cannot
+// read, a redirect to sign in without a session cookie.
+func sessionForm(w http.ResponseWriter, r *http.Request, form string) (cookie string, ok bool) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", "POST")
+		writeErrors(w, http.StatusMethodNotAllowed, fmt.Sprintf("%s %s: method not allowed; use POST (the page's %s)", r.Method, r.URL.Path, form))
+		return "", false
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, 16<<10)
+	if err := r.ParseForm(); err != nil {
+		writeErrors(w, http.StatusBadRequest, "the form could not be read: "+err.Error())
+		return "", false
+	}
+	c, err := r.Cookie(sessionCookie)
+	if err != nil {
+		http.Redirect(w, r, "/reports/signin", http.StatusSeeOther)
+		return "", false
+	}
+	return c.Value, true
 }
