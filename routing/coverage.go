@@ -108,7 +108,7 @@ func DefaultPlatformMap() (*Map, error) {
 func (c *Coverage) check() error {
 	var problems []string
 	add := func(format string, args ...any) { problems = append(problems, textfmt.Sprintf(format, args...)) }
-	routes := map[string]Product{}
+	routes := make(map[string]Product, len(c.Routes))
 	for i, r := range c.Routes {
 		switch {
 		case len(r.ID) != 3 || r.ID == RejectRoute || !printableASCII(r.ID):
@@ -120,7 +120,7 @@ func (c *Coverage) check() error {
 		}
 		routes[r.ID] = r.Product
 	}
-	networks := map[string]bool{}
+	networks := make(map[string]bool, len(c.Networks))
 	for i, n := range c.Networks {
 		switch {
 		case !validMCCMNC(n.MCCMNC):
@@ -133,7 +133,7 @@ func (c *Coverage) check() error {
 		networks[n.MCCMNC] = true
 	}
 	type pair struct{ route, mccmnc string }
-	scored := map[pair]bool{}
+	scored := make(map[pair]bool, len(c.Scores))
 	for i, s := range c.Scores {
 		switch {
 		case routes[s.Route] == "":
