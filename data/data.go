@@ -3,7 +3,8 @@
 //
 // numbering/plan.bin is the compiled numbering plan that package numbering
 // reads in place (numbering.Load). It and the TSV tables beside it, which
-// are its readable sources, and routing.go are generated: run
+// are its readable sources, routing.go and ../routing/builtin.go (the
+// routing files as Go values) are generated: run
 //
 //	go run ./data/gen
 //

@@ -92,12 +92,13 @@ type catalog struct {
 func newCatalog(cov *Coverage) *catalog {
 	c := &catalog{
 		cov:      cov,
-		ids:      []string{RejectRoute},
-		index:    map[string]routeID{RejectRoute: rejectID},
-		product:  []Product{""},
-		networks: map[uint32]*view{},
+		ids:      append(make([]string, 0, 1+len(cov.Routes)), RejectRoute),
+		index:    make(map[string]routeID, 1+len(cov.Routes)),
+		product:  make([]Product, 1, 1+len(cov.Routes)),
+		networks: make(map[uint32]*view, len(cov.Networks)),
 	}
-	c.usable = []string{RejectRoute}
+	c.index[RejectRoute] = rejectID
+	c.usable = append(make([]string, 0, 1+len(cov.Routes)), RejectRoute)
 	for _, r := range cov.Routes {
 		c.index[r.ID] = routeID(len(c.ids))
 		c.ids = append(c.ids, r.ID)

@@ -4,7 +4,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/numenhq/numen/data"
 	"github.com/numenhq/numen/numbering/textfmt"
 )
 
@@ -81,30 +80,35 @@ func ParseCoverage(b []byte) (*Coverage, error) {
 
 // DefaultCoverage returns the coverage embedded from data/routing/coverage.json:
 // Numen's illustrative routes DS7, GT1, GT2 (HLR), MP1 (MNP) and NT1 (NT)
-// with made-up scores for about 60 real networks. See data/README.md.
+// with made-up scores for about 60 real networks. See data/README.md. Each
+// call returns a copy of its own; the error is always nil (go run ./data/gen
+// checks the file when it writes it in).
 func DefaultCoverage() (*Coverage, error) {
-	b, err := data.ReadFile("routing/coverage.json")
-	if err != nil {
-		return nil, err
-	}
-	return ParseCoverage(b)
+	// builtin.go holds the file as ParseCoverage reads it, laid out by the
+	// compiler: nothing parsed, little allocated (issue 33).
+	c := builtinCoverage
+	c.Routes = slices.Clone(c.Routes)
+	c.Networks = slices.Clone(c.Networks)
+	c.Scores = slices.Clone(c.Scores)
+	return &c, nil
 }
 
 // DefaultPlatformMap returns the platform rules embedded from
 // data/routing/platform.json: default route GT1, Iridium satellite ranges
-// rejected, the United States and Brazil on GT2.
+// rejected, the United States and Brazil on GT2. Each call returns a copy
+// of its own; the error is always nil.
 func DefaultPlatformMap() (*Map, error) {
-	b, err := data.ReadFile("routing/platform.json")
-	if err != nil {
-		return nil, err
-	}
-	return ParseMap(b)
+	m := builtinPlatformMap
+	m.MCCMNCs = slices.Clone(m.MCCMNCs)
+	m.Prefixes = slices.Clone(m.Prefixes)
+	m.Countries = slices.Clone(m.Countries)
+	return &m, nil
 }
 
 func (c *Coverage) check() error {
 	var problems []string
 	add := func(format string, args ...any) { problems = append(problems, textfmt.Sprintf(format, args...)) }
-	routes := map[string]Product{}
+	routes := make(map[string]Product, len(c.Routes))
 	for i, r := range c.Routes {
 		switch {
 		case len(r.ID) != 3 || r.ID == RejectRoute || !printableASCII(r.ID):
@@ -116,7 +120,7 @@ func (c *Coverage) check() error {
 		}
 		routes[r.ID] = r.Product
 	}
-	networks := map[string]bool{}
+	networks := make(map[string]bool, len(c.Networks))
 	for i, n := range c.Networks {
 		switch {
 		case !validMCCMNC(n.MCCMNC):
@@ -129,7 +133,7 @@ func (c *Coverage) check() error {
 		networks[n.MCCMNC] = true
 	}
 	type pair struct{ route, mccmnc string }
-	scored := map[pair]bool{}
+	scored := make(map[pair]bool, len(c.Scores))
 	for i, s := range c.Scores {
 		switch {
 		case routes[s.Route] == "":

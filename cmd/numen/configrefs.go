@@ -151,7 +151,7 @@ func checkReferences(cfg *serveConfig, d *configDecoder, bad func(string, ...any
 				// ParseMap counts lines and columns from the map's
 				// opening brace: make them the file's.
 				off, msg := d.placeOf(at+".routing_map"), strings.TrimPrefix(err.Error(), "routing map: ")
-				if m := mapErrorPlace.FindStringSubmatch(msg); m != nil {
+				if m := regexp.MustCompile(mapErrorPlace).FindStringSubmatch(msg); m != nil {
 					line, _ := strconv.Atoi(m[1])
 					col, _ := strconv.Atoi(m[2])
 					off, msg = offsetAt(d.raw, d.values[at+".routing_map"], line, col), strings.TrimPrefix(msg, m[0])
@@ -180,8 +180,9 @@ func checkReferences(cfg *serveConfig, d *configDecoder, bad func(string, ...any
 	}
 }
 
-// mapErrorPlace is the place routing.ParseMap names in its errors.
-var mapErrorPlace = regexp.MustCompile(`^line (\d+), column (\d+): `)
+// mapErrorPlace matches the place routing.ParseMap names in its errors
+// (compiled where a map has an error, not at every command's start).
+const mapErrorPlace = `^line (\d+), column (\d+): `
 
 // offsetAt returns the offset of line and column (from 1, in bytes) of
 // the text that starts at off in raw.

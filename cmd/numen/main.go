@@ -324,15 +324,15 @@ func (c *cli) parseFlags(fs *flag.FlagSet, cmd, usage string, args []string) (co
 }
 
 // flagErrors are the flag package's messages, which name a flag with one
-// dash ("-format"), and the words numen says them in, with two.
-var flagErrors = []struct {
-	re   *regexp.Regexp
-	with string
-}{
-	{regexp.MustCompile(`^flag provided but not defined: -+(.*)$`), "unknown flag --$1"},
-	{regexp.MustCompile(`^flag needs an argument: -+(.*)$`), "--$1 needs a value"},
-	{regexp.MustCompile(`^invalid (?:boolean )?value (".*") for (?:flag )?-+([^:]+): (.*)$`), "--$2 $1: $3"},
-	{regexp.MustCompile(`^bad flag syntax: (.*)$`), "bad flag syntax: $1 (flags are --name or --name=value)"},
+// dash ("-format"), and the words numen says them in, with two. The
+// patterns are compiled when a message needs them, not when every command
+// starts (issue 33: five regular expressions compiled at start were 470
+// allocations and the regexp compiler's code in each command's memory).
+var flagErrors = [...]struct{ pattern, with string }{
+	{`^flag provided but not defined: -+(.*)$`, "unknown flag --$1"},
+	{`^flag needs an argument: -+(.*)$`, "--$1 needs a value"},
+	{`^invalid (?:boolean )?value (".*") for (?:flag )?-+([^:]+): (.*)$`, "--$2 $1: $3"},
+	{`^bad flag syntax: (.*)$`, "bad flag syntax: $1 (flags are --name or --name=value)"},
 }
 
 // flagMessage is a flag parsing error in numen's words: flags spelt as
@@ -340,8 +340,8 @@ var flagErrors = []struct {
 func flagMessage(err error) string {
 	msg := err.Error()
 	for _, e := range flagErrors {
-		if e.re.MatchString(msg) {
-			return e.re.ReplaceAllString(msg, e.with)
+		if re := regexp.MustCompile(e.pattern); re.MatchString(msg) {
+			return re.ReplaceAllString(msg, e.with)
 		}
 	}
 	return msg

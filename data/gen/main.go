@@ -338,6 +338,11 @@ func Generate(moduleDir string, curated, sources fs.FS, mccmncList, providersXML
 		return nil, err
 	}
 	files = append(files, File{Name: "routing.go", Data: routingGo})
+	builtinGo, err := builtinRoutingSource(routingDir)
+	if err != nil {
+		return nil, err
+	}
+	files = append(files, File{Name: builtinRoutingFile, Data: builtinGo})
 	// The plan file's own digest (header bytes 32-47) identifies the data.
 	digest := hex.EncodeToString(plan[32:38])
 	var v bytes.Buffer
