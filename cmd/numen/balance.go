@@ -3,12 +3,15 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/numenhq/numen/engine"
 	"github.com/numenhq/numen/engine/account"
+	"github.com/numenhq/numen/engine/httpapi"
 	"github.com/numenhq/numen/engine/store"
 	"github.com/numenhq/numen/engine/store/stores"
 )
@@ -30,6 +33,56 @@ type balanceConfig struct {
 type topUpConfig struct {
 	ID     string       `json:"id"`
 	Amount engine.Money `json:"amount"`
+}
+
+// balanceLeasesConfig is the top-level "balance_leases" key: how long a
+// node's lease of an account's budget lasts on PostgreSQL, and the grace
+// after its end during which the other nodes still count it
+// (stores.WithLeases). A node killed with -9 makes the others refuse
+// early for up to duration + grace. Every node of a database must have
+// the same values.
+//
+//	"balance_leases": {"duration": "30s", "grace": "2m"}
+type balanceLeasesConfig struct {
+	Duration duration `json:"duration"`
+	Grace    duration `json:"grace"`
+}
+
+// Bounds of balance_leases.
+const (
+	minLeaseDuration = time.Second
+	maxLeaseDuration = 10 * time.Minute
+	maxLeaseGrace    = time.Hour
+)
+
+// check reports the problems of the key: a duration of 1 s to 10 min; a
+// grace longer than any lookup may take from its reservation to its
+// recording (the request timeout, and the backend timeout of a bulk
+// lookup), at most an hour.
+func (lc *balanceLeasesConfig) check(requestTimeout, backendTimeout time.Duration, bad func(string, ...any)) {
+	if lc == nil {
+		return
+	}
+	if d := time.Duration(lc.Duration); d != 0 && (d < minLeaseDuration || d > maxLeaseDuration) {
+		bad("balance_leases.duration: %v: want %v to %v (default %v)", d, minLeaseDuration, maxLeaseDuration, stores.DefaultLeaseDuration)
+	}
+	if g := time.Duration(lc.Grace); g != 0 {
+		floor := max(requestTimeout, backendTimeout)
+		switch {
+		case g <= floor:
+			bad("balance_leases.grace: %v: want more than the longest a lookup takes (request_timeout and backend_timeout: %v), so that a killed node's lookups are recorded within it", g, floor)
+		case g > maxLeaseGrace:
+			bad("balance_leases.grace: %v: want at most %v (default %v)", g, maxLeaseGrace, stores.DefaultLeaseGrace)
+		}
+	}
+}
+
+// options returns the store options of the key.
+func (lc *balanceLeasesConfig) options() []stores.Option {
+	if lc == nil {
+		return nil
+	}
+	return []stores.Option{stores.WithLeases(time.Duration(lc.Duration), time.Duration(lc.Grace))}
 }
 
 // limits returns the account's limits (none without the key).
@@ -75,7 +128,9 @@ type balanceStore interface {
 // the store's budget, and adds the config's top-ups (each once). It returns
 // the store's balances for GET /balance, nil when the store keeps none
 // (both stores do); an account with limits on such a store is an error.
-func applyBalances(ctx context.Context, db store.Database, acs []accountConfig, accounts []*account.Account) (store.Balances, error) {
+// The budgets count their refusals in metrics (nil: not counted), which
+// also watch what each limit leaves and the leases.
+func applyBalances(ctx context.Context, db store.Database, metrics *httpapi.Metrics, acs []accountConfig, accounts []*account.Account) (store.Balances, error) {
 	var balances store.Balances
 	if bs, ok := db.(balanceStore); ok {
 		balances = bs.Balances()
@@ -98,27 +153,38 @@ func applyBalances(ctx context.Context, db store.Database, acs []accountConfig, 
 		}
 		a := accounts[i]
 		a.Limits = limits
-		a.Profile = a.Profile.WithBudget(balances.Budget(a.Key, limits))
+		b := balances.Budget(a.Key, limits)
+		if metrics != nil {
+			b = metrics.CountBudget(a.Key, b)
+		}
+		a.Profile = a.Profile.WithBudget(b)
+	}
+	if metrics != nil {
+		metrics.WatchBalances(balances, accounts)
 	}
 	return balances, nil
 }
 
-const balanceUsage = `Usage: numen balance [--database URL] show KEY
-       numen balance [--database URL] top-up --id ID KEY AMOUNT
+const balanceUsage = `Usage: numen balance [--database URL] [--config FILE] show KEY
+       numen balance [--database URL] [--config FILE] top-up --id ID KEY AMOUNT
 
 Shows or tops up the prepaid balance of an API key on the PostgreSQL
 database that the sidecars share (balances and spending limits are kept
 there; an account's limits are its "balance" key in the config).
 
-  show     prints the balance, the monthly cap as the database sees it
-           (--cap), this month's spending and what lookups under way hold
+  show     prints the balance, the monthly cap (the config's, or --cap),
+           this month's spending and what lookups under way hold
   top-up   adds AMOUNT (EUR, such as 50 or 12.50) to the balance, once per
            --id: run again with the same id, it adds nothing
 
-  --database  the PostgreSQL URL (default $NUMEN_DATABASE)
+  --database  the PostgreSQL URL (default: the config's database or
+              database_env, else $NUMEN_DATABASE)
+  --config    the sidecar's config file: KEY's limits (its "balance" key)
+              and the database; KEY must be one of its accounts
   --id        the top-up's id, such as an invoice number (required)
   --cap       show: the account's monthly cap, to print beside its spending
-  --prepaid   show: print the balance (default true)
+              (default: the config's)
+  --prepaid   show: print the balance (default: the config's, else true)
 
 Exit status 0 on success, 1 for errors, 2 for usage errors.
 `
@@ -126,6 +192,7 @@ Exit status 0 on success, 1 for errors, 2 for usage errors.
 func (c *cli) balance(args []string) int {
 	fs := newFlagSet("balance")
 	database := fs.String("database", os.Getenv("NUMEN_DATABASE"), "")
+	configFile := fs.String("config", "", "")
 	id := fs.String("id", "", "")
 	capFlag := fs.String("cap", "", "")
 	prepaid := fs.Bool("prepaid", true, "")
@@ -136,11 +203,38 @@ func (c *cli) balance(args []string) int {
 	if len(rest) == 0 {
 		return c.usageError("balance", "want show or top-up")
 	}
-	if !stores.IsURL(*database) {
-		return c.usageError("balance", "--database (or $NUMEN_DATABASE) must be a postgres:// URL")
-	}
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	var limits engine.Limits
 	limits.Prepaid = *prepaid
+	if *configFile != "" && len(rest) >= 2 {
+		cfg, err := loadConfig(*configFile)
+		if err != nil {
+			fmt.Fprintf(c.stderr, "numen balance: %v\n", err)
+			return exitError
+		}
+		i := slices.IndexFunc(cfg.Accounts, func(a accountConfig) bool { return a.Key == rest[1] })
+		if i < 0 {
+			fmt.Fprintf(c.stderr, "numen balance: %s has no account %q\n", *configFile, rest[1])
+			return exitError
+		}
+		if !given["prepaid"] {
+			limits = cfg.Accounts[i].Balance.limits()
+		} else {
+			limits.MonthlyCap = cfg.Accounts[i].Balance.limits().MonthlyCap
+		}
+		if !given["database"] {
+			switch {
+			case cfg.Database != "":
+				*database = cfg.Database
+			case cfg.DatabaseEnv != "":
+				*database = os.Getenv(cfg.DatabaseEnv)
+			}
+		}
+	}
+	if !stores.IsURL(*database) {
+		return c.usageError("balance", "--database (or the config's database, or $NUMEN_DATABASE) must be a postgres:// URL")
+	}
 	if *capFlag != "" {
 		m, err := engine.ParseMoney(*capFlag)
 		if err != nil {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -81,6 +83,22 @@ func TestServeBalance(t *testing.T) {
 	out.Reset()
 	require.Equal(t, exitOK, c.run([]string{"balance", "top-up", "--database", database, "--id", "invoice-7", key, "0.01"}), out.String())
 	require.Contains(t, out.String(), "was added before; nothing added")
+
+	// show --config reads the account's limits and the database from the
+	// sidecar's config: no --cap, no --database.
+	raw, err := json.Marshal(cfg())
+	require.NoError(t, err)
+	config := filepath.Join(t.TempDir(), "numen.json")
+	require.NoError(t, os.WriteFile(config, raw, 0o600))
+	out.Reset()
+	require.Equal(t, exitOK, c.run([]string{"balance", "show", "--config", config, key}), out.String())
+	require.True(t, strings.HasPrefix(out.String(), "balance            0.0100 EUR\nmonthly cap        0.1000 EUR\nspent this month   0.0030 EUR\nreserved "), out.String())
+	out.Reset()
+	require.Equal(t, exitOK, c.run([]string{"balance", "show", "--config", config, "--cap", "5", "--prepaid=false", key}), out.String())
+	require.True(t, strings.HasPrefix(out.String(), "monthly cap        5.0000 EUR\nspent this month   0.0030 EUR\nreserved "), out.String())
+	out.Reset()
+	require.Equal(t, exitError, c.run([]string{"balance", "show", "--config", config, "nobody"}))
+	require.Contains(t, out.String(), `has no account "nobody"`)
 
 	code, body = signedCall(t, nodes[1].base, key, secret, "POST", "/nt-lookup", `{"number": "+4930123458"}`)
 	require.Equal(t, 200, code, "%s", body)
@@ -179,4 +197,32 @@ func TestServeBalanceConcurrent(t *testing.T) {
 	var b apiv2.Balance
 	require.NoError(t, json.Unmarshal(body, &b))
 	require.Equal(t, "0.1000", b.SpentThisMonth)
+}
+
+// TestBalanceLeasesConfig: balance_leases within its bounds, its grace
+// longer than any lookup takes.
+func TestBalanceLeasesConfig(t *testing.T) {
+	t.Parallel()
+	check := func(cfg *serveConfig) []string {
+		var got []string
+		checkConfig(cfg, func(f string, args ...any) { got = append(got, fmt.Sprintf(f, args...)) })
+		return got
+	}
+	lc := func(d, g time.Duration) *balanceLeasesConfig {
+		return &balanceLeasesConfig{Duration: duration(d), Grace: duration(g)}
+	}
+	require.Empty(t, check(&serveConfig{BalanceLeases: lc(0, 0)}))
+	require.Empty(t, check(&serveConfig{BalanceLeases: lc(time.Second, 31*time.Second)}))
+	require.Empty(t, check(&serveConfig{RequestTimeout: duration(2 * time.Second), BalanceLeases: lc(time.Second, 3*time.Second)}))
+	require.Equal(t, []string{
+		"balance_leases.duration: 500ms: want 1s to 10m0s (default 30s)",
+		"balance_leases.grace: 30s: want more than the longest a lookup takes (request_timeout and backend_timeout: 30s), so that a killed node's lookups are recorded within it",
+	}, check(&serveConfig{BalanceLeases: lc(500*time.Millisecond, 30*time.Second)}))
+	require.Equal(t, []string{
+		"balance_leases.duration: 11m0s: want 1s to 10m0s (default 30s)",
+		"balance_leases.grace: 2h0m0s: want at most 1h0m0s (default 2m0s)",
+	}, check(&serveConfig{BalanceLeases: lc(11*time.Minute, 2*time.Hour)}))
+	require.Equal(t, []string{
+		"balance_leases.grace: 5s: want more than the longest a lookup takes (request_timeout and backend_timeout: 10s), so that a killed node's lookups are recorded within it",
+	}, check(&serveConfig{RequestTimeout: duration(2 * time.Second), BackendTimeout: duration(10 * time.Second), BalanceLeases: lc(0, 5*time.Second)}))
 }

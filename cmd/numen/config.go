@@ -103,6 +103,9 @@ type serveConfig struct {
 	Users              []users.User `json:"users"`
 	UsersFile          string       `json:"users_file"`
 	ReportSecretSignin bool         `json:"report_secret_signin"`
+	// BalanceLeases sets the leases of the accounts' budgets on
+	// PostgreSQL (balance.go, pgstore.WithLeases).
+	BalanceLeases *balanceLeasesConfig `json:"balance_leases"`
 	// Enum is the ENUM server (DNS NAPTR portability answers), run when
 	// the section is present (its listen address, or --enum's, is then
 	// required) or --enum is given.
@@ -402,6 +405,7 @@ func checkConfig(cfg *serveConfig, bad func(string, ...any)) {
 	if cfg.Enum != nil {
 		checkEnum(cfg.Enum, bad)
 	}
+	cfg.BalanceLeases.check(cmp.Or(time.Duration(cfg.RequestTimeout), 30*time.Second), time.Duration(cfg.BackendTimeout), bad)
 	checkCircuit("circuit", cfg.Circuit, bad)
 	seenRoute := map[string]bool{}
 	for i, r := range cfg.Routes {

@@ -1,11 +1,15 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/numenhq/numen/engine"
+	"github.com/numenhq/numen/engine/apiv2"
 	"github.com/numenhq/numen/mnp/remote"
 	"github.com/stretchr/testify/require"
 )
@@ -18,6 +22,10 @@ func TestExampleConfigLoads(t *testing.T) {
 	require.Len(t, cfg.Routes, 4)
 	require.Len(t, cfg.Accounts, 1)
 	require.Equal(t, "0.0090", cfg.Accounts[0].Prices.HLR.String())
+	require.Equal(t, "250.0000", cfg.Accounts[0].Balance.MonthlyCap.String())
+	require.True(t, cfg.Accounts[0].Balance.Prepaid)
+	require.Equal(t, []topUpConfig{{ID: "example-welcome-credit", Amount: 1000000}}, cfg.Accounts[0].Balance.TopUps)
+	require.Equal(t, &balanceLeasesConfig{Duration: duration(30 * time.Second), Grace: duration(2 * time.Minute)}, cfg.BalanceLeases)
 	require.Equal(t, "127.0.0.1:8053", cfg.Enum.Listen)
 	require.Equal(t, "+491760", cfg.Enum.RN["26203"])
 }
@@ -160,6 +168,17 @@ func TestExampleConfigStarts(t *testing.T) {
 	res, err := c.MNPLookup(ctx, "+4915123456789", nil)
 	require.NoError(t, err)
 	require.Equal(t, "COMPLETED", res.ProcessingStatus)
+	// The account's balance key: the welcome credit, less what the
+	// lookups above were charged; its cap.
+	code, body := signedCall(t, r.base, "acme", "acme-secret-0123456789", "GET", "/balance", "")
+	require.Equal(t, 200, code, "%s", body)
+	var b apiv2.Balance
+	require.NoError(t, json.Unmarshal(body, &b))
+	require.Equal(t, "250.0000", *b.MonthlyCap)
+	spent, err := engine.ParseMoney(b.SpentThisMonth)
+	require.NoError(t, err)
+	require.Positive(t, spent)
+	require.Equal(t, (1000000 - spent).String(), *b.Balance)
 	require.NoError(t, r.stop())
 	require.NotContains(t, logs.String(), "level=WARN")
 	require.NotContains(t, logs.String(), "level=ERROR")

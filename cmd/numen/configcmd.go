@@ -114,7 +114,17 @@ func configSummary(cfg *serveConfig) string {
 	if sim := simulatedRoutes(cfg); len(sim) > 0 {
 		parts = append(parts, fmt.Sprintf("SIMULATOR on %s", strings.Join(sim, ", ")))
 	}
-	parts = append(parts, fmt.Sprintf(plural(len(cfg.Accounts), "%d account", "%d accounts"), len(cfg.Accounts)))
+	accounts := fmt.Sprintf(plural(len(cfg.Accounts), "%d account", "%d accounts"), len(cfg.Accounts))
+	limited := 0
+	for _, a := range cfg.Accounts {
+		if !a.Balance.limits().None() {
+			limited++
+		}
+	}
+	if limited > 0 {
+		accounts += fmt.Sprintf(" (%d with spending limits)", limited)
+	}
+	parts = append(parts, accounts)
 	return strings.Join(parts, "; ")
 }
 

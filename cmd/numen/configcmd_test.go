@@ -16,7 +16,7 @@ func TestConfigCheck(t *testing.T) {
 	code, out, errOut := runCLI(t, nil, "config", "check", "numen.example.json")
 	require.Equal(t, exitOK, code, errOut)
 	require.Empty(t, errOut)
-	require.Regexp(t, `^numen.example.json: ok: listens on 127.0.0.1:8080; ENUM on 127.0.0.1:8053; results in /.*/\.local/share/numen/example; 4 routes with backends \(DS7, GT1, GT2, MP1\); SIMULATOR on DS7, GT1, GT2, MP1; 1 account\n$`, out)
+	require.Regexp(t, `^numen.example.json: ok: listens on 127.0.0.1:8080; ENUM on 127.0.0.1:8053; results in /.*/\.local/share/numen/example; 4 routes with backends \(DS7, GT1, GT2, MP1\); SIMULATOR on DS7, GT1, GT2, MP1; 1 account \(1 with spending limits\)\n$`, out)
 
 	path := filepath.Join("testdata", "config", "many-problems.json")
 	code, out, errOut = runCLI(t, nil, "config", "check", path)

@@ -552,12 +552,12 @@ func buildServer(cfg *serveConfig, plan *numbering.Plan, db store.Database, logg
 		}
 		accounts = append(accounts, a)
 	}
-	balances, err := applyBalances(context.Background(), db, cfg.Accounts, accounts)
+	metrics := httpapi.NewMetrics()
+	balances, err := applyBalances(context.Background(), db, metrics, cfg.Accounts, accounts)
 	if err != nil {
 		s.close()
 		return nil, err
 	}
-	metrics := httpapi.NewMetrics()
 	health := portdbHealth(opts.Backends, metrics, db.Ping)
 	byKey := map[string]*account.Account{}
 	for _, a := range accounts {
@@ -762,7 +762,7 @@ func openStore(setting string, cfg *serveConfig, logger *slog.Logger) (store.Dat
 	if cfg.ResultsLogRetentionBytes != nil {
 		opts = append(opts, sqlitestore.WithLogRetentionBytes(*cfg.ResultsLogRetentionBytes))
 	}
-	db, err := stores.Open(context.Background(), setting, stores.WithLogger(logger), stores.WithSQLite(opts...))
+	db, err := stores.Open(context.Background(), setting, append([]stores.Option{stores.WithLogger(logger), stores.WithSQLite(opts...)}, cfg.BalanceLeases.options()...)...)
 	if err != nil {
 		return nil, err
 	}

@@ -32,6 +32,7 @@ import (
 //	numen_http_connections_refused_total{reason}        counter
 //	numen_http_connections_closed_idle_total{reason}    counter
 //	numen_backend_*{route, backend}                     (see watchBackends)
+//	numen_balance_*{account, ...}                       (see CountBudget, WatchBalances)
 //
 // The connection metrics are a ConnLimiter's (conns.go): connections open
 // and idle, connections refused (reason max_connections: the limit reached
@@ -58,6 +59,9 @@ type Metrics struct {
 	requests  *promtext.Family
 	durations *promtext.Family
 	lookups   *promtext.Family
+	// refusedLookups and refusedSubmissions count the refusals of the
+	// accounts' limits (balancemetrics.go).
+	refusedLookups, refusedSubmissions *promtext.Family
 	// authFailures counts the requests refused for failed authentication.
 	authFailures counter
 	// signinFailures counts the failed sign-ins of the report pages (also
@@ -124,6 +128,7 @@ func NewMetrics() *Metrics {
 	for i, reason := range closedLabels {
 		m.connsClosedIdle[i] = counter{closed.Counter(reason)}
 	}
+	m.balanceFamilies()
 	promtext.RegisterGo(&m.reg)
 	promtext.RegisterProcess(&m.reg)
 	return m

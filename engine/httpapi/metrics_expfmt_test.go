@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/numenhq/numen/engine"
+	"github.com/numenhq/numen/engine/account"
 )
 
 // TestMetricsFamilies reads the whole output with expfmt's parser (the
@@ -60,6 +61,11 @@ func TestMetricsFamilies(t *testing.T) {
 		t.Fatal(err)
 	}
 	m.watchBackends(eng)
+	// What cmd/numen registers for accounts with limits (balancemetrics.go).
+	capped := engine.Money(100)
+	mem := &memBalances{cap: capped}
+	m.CountBudget("team-a", mem)
+	m.WatchBalances(leaseBalances{mem}, []*account.Account{{Key: "team-a", Limits: engine.Limits{MonthlyCap: &capped}}})
 	m.observeRequest("/nt-lookup", 200, 2*time.Millisecond)
 	m.observeRequest("/hlr-lookup", 401, 300*time.Microsecond)
 	m.observeRequest("/hlr-lookup", 0, 700*time.Microsecond)

@@ -45,13 +45,15 @@ CREATE TABLE balance_leases (
 );
 `
 
-// Lease parameters: a node's lease of an account's budget lasts leaseTTL;
-// a lease that ended leaseGrace ago is its node's no more (the node died,
-// or stopped reserving) and its unused part returns to the account.
-// leaseLookups is how many lookups at a price a grant asks for at once.
+// Lease parameters: a node's lease of an account's budget lasts leaseTTL
+// (DefaultLeaseDuration, or WithLeases'); a lease that ended leaseGrace
+// ago (DefaultLeaseGrace) is its node's no more (the node died, or stopped
+// reserving) and its unused part returns to the account. leaseLookups is
+// how many lookups at a price a grant asks for at once. leaseTTL and
+// leaseGrace are the defaults of the stores opened after (tests set them).
 var (
-	leaseTTL     = 30 * time.Second
-	leaseGrace   = 2 * time.Minute
+	leaseTTL     = DefaultLeaseDuration
+	leaseGrace   = DefaultLeaseGrace
 	leaseLookups = engine.Money(64)
 	// leaseMaxLookups bounds a lease sized to a high rate (leaseSize).
 	leaseMaxLookups = engine.Money(1 << 16)
@@ -68,8 +70,52 @@ type Budgets struct {
 	mu       sync.Mutex
 	accounts map[string]*budget
 
+	// ttl and grace are the leases' duration and grace (WithLeases).
+	ttl, grace time.Duration
+
 	stop, stopped chan struct{} // of reportEvery
 	grants        atomic.Int64  // grant transactions, for tests and benchmarks
+}
+
+// DefaultLeaseDuration and DefaultLeaseGrace are how long a node's lease
+// of an account's budget lasts, and how long after its end the others
+// still count it (WithLeases).
+const (
+	DefaultLeaseDuration = 30 * time.Second
+	DefaultLeaseGrace    = 2 * time.Minute
+)
+
+// WithLeases sets how long a node's lease of an account's budget lasts
+// (default DefaultLeaseDuration) and the grace after its end during which
+// the other nodes still count it (default DefaultLeaseGrace); zero keeps
+// a default. A node killed with -9 makes the others refuse early for up
+// to duration + grace, at most by its lease. Every node of a database
+// must use the same values, and grace must be longer than any lookup
+// takes from its reservation to its recording (the request timeout, and
+// a bulk lookup's backend timeout): a shorter grace could let the nodes
+// pass a limit by a killed node's lookups still being recorded.
+func WithLeases(duration, grace time.Duration) Option {
+	return func(o *options) {
+		if duration > 0 {
+			o.leaseTTL = duration
+		}
+		if grace > 0 {
+			o.leaseGrace = grace
+		}
+	}
+}
+
+// LeaseCounts returns how many leases of an account's budget this node
+// was granted (grant transactions that gave some) and gave back unused
+// (refused near the limit, or at Close), for the sidecar's metrics.
+func (bs *Budgets) LeaseCounts(account string) (grants, returns uint64) {
+	bs.mu.Lock()
+	b := bs.accounts[account]
+	bs.mu.Unlock()
+	if b == nil {
+		return 0, 0
+	}
+	return b.grantsN.Load(), b.returnsN.Load()
 }
 
 // spending returns what an account was charged in the month of now (UTC)
@@ -115,6 +161,9 @@ type budget struct {
 	// (Settle, not recorded), part of held until leaseGrace has passed:
 	// by then such a result is in the results or never will be.
 	limbo []limboEntry
+	// grantsN and returnsN count the leases granted and given back
+	// (LeaseCounts).
+	grantsN, returnsN atomic.Uint64
 }
 
 // limboEntry is a reservation in limbo since at.
@@ -129,7 +178,7 @@ type limboEntry struct {
 func (b *budget) dropLimbo(now time.Time) bool {
 	n := 0
 	for _, e := range b.limbo {
-		if now.Sub(e.at) >= leaseGrace {
+		if now.Sub(e.at) >= b.b.grace {
 			b.held -= e.amount
 			n++
 		}
@@ -138,8 +187,8 @@ func (b *budget) dropLimbo(now time.Time) bool {
 	return n > 0
 }
 
-func newBudgets(s *Store) *Budgets {
-	return &Budgets{s: s, node: "n-" + rand.Text(), accounts: map[string]*budget{}, stop: make(chan struct{}), stopped: make(chan struct{})}
+func newBudgets(s *Store, ttl, grace time.Duration) *Budgets {
+	return &Budgets{s: s, node: "n-" + rand.Text(), ttl: ttl, grace: grace, accounts: map[string]*budget{}, stop: make(chan struct{}), stopped: make(chan struct{})}
 }
 
 // Budgets returns the store's budgets.
@@ -236,7 +285,7 @@ func (b *budget) grant(ctx context.Context, price engine.Money) error {
 		if err := tx.QueryRow(ctx, `SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint`).Scan(&nowMs); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `DELETE FROM balance_leases WHERE account = $1 AND expires_ms < $2`, b.account, nowMs-leaseGrace.Milliseconds()); err != nil {
+		if _, err := tx.Exec(ctx, `DELETE FROM balance_leases WHERE account = $1 AND expires_ms < $2`, b.account, nowMs-b.b.grace.Milliseconds()); err != nil {
 			return err
 		}
 		// Read after the lock: a result recorded from now on comes from a
@@ -258,7 +307,7 @@ func (b *budget) grant(ctx context.Context, price engine.Money) error {
 		}
 		_, err = tx.Exec(ctx, `INSERT INTO balance_leases (account, node, granted, used, expires_ms) VALUES ($1, $2, $3, $4, $5)
 			ON CONFLICT (account, node) DO UPDATE SET granted = excluded.granted, used = excluded.used, expires_ms = excluded.expires_ms`,
-			b.account, b.b.node, int64(b.used+b.held+granted), int64(b.used), nowMs+leaseTTL.Milliseconds())
+			b.account, b.b.node, int64(b.used+b.held+granted), int64(b.used), nowMs+b.b.ttl.Milliseconds())
 		return err
 	})
 	if err != nil {
@@ -269,10 +318,12 @@ func (b *budget) grant(ctx context.Context, price engine.Money) error {
 	b.scarce = granted < want
 	// The lease ends by this node's clock no later than by the
 	// database's: start was taken before the database's now.
-	b.deadline = start.Add(leaseTTL)
+	b.deadline = start.Add(b.b.ttl)
 	if limitErr != nil {
+		b.returnsN.Add(1)
 		return limitErr
 	}
+	b.grantsN.Add(1)
 	return nil
 }
 
@@ -353,7 +404,7 @@ func (b *budget) available(ctx context.Context, q querier, nowMs int64) (engine.
 	err := q.QueryRow(ctx, `SELECT
 		(SELECT coalesce(sum(granted - used), 0) FROM balance_leases WHERE account = $1 AND node <> $2 AND expires_ms >= $3)::bigint,
 		(SELECT coalesce(sum(amount), 0) FROM balance_topups WHERE account = $1)::bigint`,
-		b.account, b.b.node, nowMs-leaseGrace.Milliseconds()).Scan(&others, &topups)
+		b.account, b.b.node, nowMs-b.b.grace.Milliseconds()).Scan(&others, &topups)
 	if err != nil {
 		return 0, "", err
 	}
@@ -418,6 +469,9 @@ func (bs *Budgets) release(ctx context.Context) error {
 		if b.held == 0 && b.granted > 0 {
 			_, err := bs.s.pool.Exec(ctx, `DELETE FROM balance_leases WHERE account = $1 AND node = $2`, b.account, bs.node)
 			errs = append(errs, err)
+			if err == nil && b.granted > b.used {
+				b.returnsN.Add(1)
+			}
 			b.granted, b.deadline = b.used, time.Time{}
 		}
 		b.mu.Unlock()
@@ -433,7 +487,7 @@ func (bs *Budgets) Balance(ctx context.Context, account string, limits engine.Li
 		(SELECT coalesce(sum(amount), 0) FROM balance_topups WHERE account = $1)::bigint,
 		(SELECT coalesce(sum(granted - used), 0) FROM balance_leases WHERE account = $1
 			AND expires_ms >= (extract(epoch FROM clock_timestamp()) * 1000)::bigint - $2)::bigint`,
-		account, leaseGrace.Milliseconds()).Scan(&topups, &held)
+		account, bs.grace.Milliseconds()).Scan(&topups, &held)
 	var month, all engine.Money
 	if err == nil {
 		month, all, err = bs.s.spending(ctx, account, time.Now())

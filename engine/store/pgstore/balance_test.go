@@ -238,3 +238,41 @@ func TestBudgetLimbo(t *testing.T) {
 	require.NoError(t, spend(ctx, s, b, "acct", "b"))
 	require.Equal(t, cap, chargedInDB(t, dsn, "acct"))
 }
+
+// TestBudgetWithLeases: WithLeases's grace decides when a dead node's
+// lease stops counting (a lease that ended a second ago counts under the
+// default grace of 2 minutes, not under one of 500 ms), and the node's
+// leases are counted for the metrics (LeaseCounts: granted, and given
+// back when refused).
+func TestBudgetWithLeases(t *testing.T) {
+	dsn := pgtest.Database(t)
+	ctx := t.Context()
+	cap := engine.Money(100)
+	limits := engine.Limits{MonthlyCap: &cap}
+	def, err := pgstore.Open(ctx, dsn)
+	require.NoError(t, err)
+	defer def.Close()
+	conn, err := pgx.Connect(ctx, dsn)
+	require.NoError(t, err)
+	defer conn.Close(context.Background())
+	_, err = conn.Exec(ctx, `INSERT INTO balance_leases VALUES ('acct', 'n-dead', 100, 0, (extract(epoch FROM clock_timestamp()) * 1000)::bigint - 1000)`)
+	require.NoError(t, err)
+	require.ErrorIs(t, spend(ctx, def, def.Budgets().Budget("acct", limits), "acct", "d0"), engine.ErrLimit)
+	grants, returns := def.Budgets().LeaseCounts("acct")
+	require.Equal(t, [2]uint64{0, 1}, [2]uint64{grants, returns}, "refused: given back")
+
+	short, err := pgstore.Open(ctx, dsn, pgstore.WithLeases(time.Second, 500*time.Millisecond))
+	require.NoError(t, err)
+	defer short.Close()
+	b := short.Budgets().Budget("acct", limits)
+	for i := range 10 {
+		require.NoError(t, spend(ctx, short, b, "acct", fmt.Sprint("s", i)))
+	}
+	require.ErrorIs(t, spend(ctx, short, b, "acct", "s10"), engine.ErrLimit)
+	require.Equal(t, cap, chargedInDB(t, dsn, "acct"))
+	grants, returns = short.Budgets().LeaseCounts("acct")
+	require.Positive(t, grants)
+	require.EqualValues(t, 1, returns)
+	grants, returns = short.Budgets().LeaseCounts("other")
+	require.Zero(t, grants+returns)
+}

@@ -98,7 +98,8 @@
 // engine.Budget per limited account): a lookup reserves its price from
 // the node's lease in memory, under a mutex of the account (no I/O, no
 // allocation), and is settled with what it was charged once its result is
-// recorded. When the lease is spent or its 30 s have passed, the node asks
+// recorded. When the lease is spent or its 30 s have passed (WithLeases
+// sets the duration and the grace below), the node asks
 // for a new one in a transaction under the account's advisory lock
 // (pg_advisory_xact_lock), which drops the leases that ended 2 minutes
 // ago (their nodes died or stopped), then grants up to 64 lookups at the
@@ -163,6 +164,8 @@ type options struct {
 	writers, maxBatch int
 	maxConns          int32
 	logger            *slog.Logger
+	// leaseTTL and leaseGrace are the budgets' leases' (WithLeases).
+	leaseTTL, leaseGrace time.Duration
 }
 
 // WithWriters sets the number of goroutines that commit results (default
@@ -222,7 +225,7 @@ var idleCheck = time.Minute
 // connection string), migrates the schema and River's tables, and starts
 // the writers.
 func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
-	o := options{writers: 2, maxBatch: 512, maxConns: 16, logger: slog.Default()}
+	o := options{writers: 2, maxBatch: 512, maxConns: 16, logger: slog.Default(), leaseTTL: leaseTTL, leaseGrace: leaseGrace}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -238,7 +241,7 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 		return fail(err)
 	}
 	s := &Store{pool: pool, name: name, logger: o.logger}
-	s.budgets = newBudgets(s)
+	s.budgets = newBudgets(s, o.leaseTTL, o.leaseGrace)
 	db := newDB(pool)
 	s.Store = &core.Store[pgx.Tx]{Name: "pgstore", Where: name, SQL: &dialect, Version: SchemaVersion, Results: db, Jobs: db, Open: s.checkOpen}
 	s.Writer = &core.Writer[*pending]{

@@ -10,6 +10,7 @@ import (
 	"context"
 	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/numenhq/numen/engine/store"
 	"github.com/numenhq/numen/engine/store/pgstore"
@@ -26,8 +27,9 @@ func IsURL(setting string) bool {
 type Option func(*options)
 
 type options struct {
-	logger *slog.Logger
-	sqlite []sqlitestore.Option
+	logger   *slog.Logger
+	sqlite   []sqlitestore.Option
+	postgres []pgstore.Option
 }
 
 // WithLogger sets the store's logger, whichever it is.
@@ -44,6 +46,19 @@ func WithSQLite(opts ...sqlitestore.Option) Option {
 	return func(o *options) { o.sqlite = append(o.sqlite, opts...) }
 }
 
+// WithLeases sets how long a node's lease of a limited account's budget
+// lasts on PostgreSQL and the grace after its end (pgstore.WithLeases;
+// zero keeps a default). The SQLite store, one process, leases nothing.
+func WithLeases(duration, grace time.Duration) Option {
+	return func(o *options) { o.postgres = append(o.postgres, pgstore.WithLeases(duration, grace)) }
+}
+
+// The defaults of WithLeases.
+const (
+	DefaultLeaseDuration = pgstore.DefaultLeaseDuration
+	DefaultLeaseGrace    = pgstore.DefaultLeaseGrace
+)
+
 // Open opens the database setting names, migrating its schema.
 func Open(ctx context.Context, setting string, opts ...Option) (store.Database, error) {
 	o := options{logger: slog.Default()}
@@ -51,7 +66,7 @@ func Open(ctx context.Context, setting string, opts ...Option) (store.Database, 
 		opt(&o)
 	}
 	if IsURL(setting) {
-		return pgstore.Open(ctx, setting, pgstore.WithLogger(o.logger))
+		return pgstore.Open(ctx, setting, append([]pgstore.Option{pgstore.WithLogger(o.logger)}, o.postgres...)...)
 	}
 	return sqlitestore.Open(ctx, setting, append([]sqlitestore.Option{sqlitestore.WithLogger(o.logger)}, o.sqlite...)...)
 }
