@@ -80,6 +80,7 @@ SELECT count(*), coalesce(sum(count), 0)::bigint FROM taken`
 const factsSQL = `('product', a.product, ''), ('status', a.status, ''),
 		('connectivity', a.connectivity, ''), ('number_type', a.number_type, ''),
 		('country', a.country, a.country_name), ('network', a.network, a.network_name),
+		('valid', a.valid, ''), ('invalid_reason', a.invalid_reason, ''), ('route', a.route, ''),
 		('day', to_char(date '1970-01-01' + a.day, 'YYYY-MM-DD'), '')`
 
 // summarySQL reads a report's summary ($1 account, $2 report): its rows of
