@@ -37,8 +37,8 @@ const (
 	FieldNetwork Field = "network"
 	// FieldValid is an NT result's is_valid: "true" or "false".
 	FieldValid Field = "valid"
-	// FieldInvalidReason is an NT result's invalid_reason (TOO_SHORT,
-	// INVALID_COUNTRY_CODE, ...; "" for a valid number).
+	// FieldInvalidReason is an NT result's invalid_reason ("invalid
+	// country code", "too long", ...; "" for a valid number).
 	FieldInvalidReason Field = "invalid_reason"
 	// FieldRoute is the route that answered the lookup (any product).
 	FieldRoute Field = "route"

@@ -314,7 +314,7 @@ ON CONFLICT (account, storage, field, value) DO UPDATE SET count = f.count + exc
 	require.NotEmpty(t, got.Values[store.FieldRoute])
 	for _, q := range []store.Query{
 		{Where: []store.Cond{{Field: store.FieldValid, Value: "false"}}},
-		{Where: []store.Cond{{Field: store.FieldInvalidReason, Value: "TOO_SHORT"}}, Desc: true},
+		{Where: []store.Cond{{Field: store.FieldInvalidReason, Value: "invalid country code"}}, Desc: true},
 		{Where: []store.Cond{{Field: store.FieldRoute, Value: "R2"}, {Field: store.FieldCountry, Value: "GB"}}},
 	} {
 		a, err := fresh.Query(ctx, acct, name, &q, "", store.MaxPage)

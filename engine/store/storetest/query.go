@@ -53,7 +53,7 @@ func Varied(account, storage string, n int) []engine.Record {
 			res.IsValid, res.InvalidReason = apiv2.Bool(true), nil
 			if i%7 == 0 {
 				res.IsValid = apiv2.Bool(false)
-				res.InvalidReason = apiv2.String([]string{"TOO_SHORT", "INVALID_COUNTRY_CODE"}[(i/7)%2])
+				res.InvalidReason = apiv2.String([]string{"not a number", "invalid country code"}[(i/7)%2])
 			}
 		case *apiv2.HLRResult:
 			res.MSISDN, res.OriginalCountryCode, res.OriginalCountryName = number, code, name
@@ -183,7 +183,7 @@ func queries() []store.Query {
 		{NumberPrefix: "+4915", Where: []store.Cond{{Field: store.FieldProduct, Value: "HLR"}}},
 		{Where: []store.Cond{{Field: store.FieldValid, Value: "false"}}, Desc: true},
 		{Where: []store.Cond{{Field: store.FieldValid, Value: ""}}},
-		{Where: []store.Cond{{Field: store.FieldInvalidReason, Value: "TOO_SHORT"}}},
+		{Where: []store.Cond{{Field: store.FieldInvalidReason, Value: "invalid country code"}}},
 		{Where: []store.Cond{{Field: store.FieldRoute, Value: "R2"}}, Desc: true},
 		{Where: []store.Cond{{Field: store.FieldRoute, Value: ""}}},
 		{Where: []store.Cond{{Field: store.FieldRoute, Value: "R1"}, {Field: store.FieldValid, Value: "true"}, {Field: store.FieldCountry, Value: "GB"}}},
