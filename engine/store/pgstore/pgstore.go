@@ -25,7 +25,12 @@
 // webhook_batches and webhook_deliveries are the queue's; River migrates
 // its own. The schema is versioned (table numen_schema) and Open migrates
 // it, under an advisory lock, so that nodes starting together migrate once.
-// A database newer than the build is an error.
+// A database newer than the build is an error. Some migrations change what
+// a commit writes (5: counts pending per kind; 7: the fields valid,
+// invalid_reason and route): a node of the build before that still runs
+// fails its commits from then on, rather than store results its reports
+// would not count, so a cluster is upgraded by stopping the old nodes
+// before (or as) the new ones start.
 //
 // # Durability and throughput
 //
