@@ -67,7 +67,7 @@ const uniqueViolation = "23505"
 
 // insertNewSQL stores a group of results whose ids are all new, in one
 // statement (one round trip, committed on its own), and adds their counts
-// to reports_pending: a row per report and combination of the values a
+// to counts_pending: a row per report and combination of the values a
 // summary counts (product, the Fields, the day; with the names of the
 // country and network, which the summaries show and the results' columns
 // lack, and the first and last times), which the writer added up
@@ -91,7 +91,7 @@ WITH ins AS (
 	SELECT * FROM ` + resultsSQL + `
 	ORDER BY id COLLATE "C"
 )
-INSERT INTO reports_pending (account, storage, product, status, connectivity, number_type,
+INSERT INTO counts_pending (account, storage, product, status, connectivity, number_type,
 	country, network, valid, invalid_reason, route, day, country_name, network_name, count, cost, first_ms, last_ms)
 SELECT * FROM unnest($17::text[], $18::text[], $19::text[], $20::text[], $21::text[], $22::text[],
 	$23::text[], $24::text[], $25::text[], $26::text[], $27::text[], $28::integer[], $29::text[], $30::text[],
@@ -125,7 +125,7 @@ WITH input AS (
 	ON CONFLICT (id) DO NOTHING
 	RETURNING id
 ), marked AS (
-	INSERT INTO reports_pending (account, storage, product, status, connectivity, number_type,
+	INSERT INTO counts_pending (account, storage, product, status, connectivity, number_type,
 		country, network, valid, invalid_reason, route, day, country_name, network_name, count, cost, first_ms, last_ms)
 	SELECT account, storage, product, status, connectivity, number_type,
 		country, network, valid, invalid_reason, route, ` + daySQL + `, max(country_name COLLATE "C"), max(network_name COLLATE "C"),
@@ -183,7 +183,7 @@ func (c *columns) newArgs() []any {
 		t.countries, t.networks, t.valids, t.reasons, t.routes, t.days, t.countryNames, t.networkNames, t.counts, t.costs, t.first, t.last)
 }
 
-// tallies are the rows of reports_pending of a group's results, each the
+// tallies are the rows of counts_pending of a group's results, each the
 // count, cost and first and last times of the results of one kind (a row
 // of the group of insertSQL's marked), as arrays.
 type tallies struct {
@@ -196,7 +196,7 @@ type tallies struct {
 	counts, costs, first, last                       []int64
 }
 
-// tallyKey is a kind of result: what a row of reports_pending counts.
+// tallyKey is a kind of result: what a row of counts_pending counts.
 type tallyKey struct {
 	account, storage, product, status, connectivity, numberType, country, network string
 	valid, reason, route                                                          string

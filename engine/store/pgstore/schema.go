@@ -194,16 +194,18 @@ DROP TABLE results_pending;
 	balanceSchema,
 	// 7: three more Fields: an NT result's validity (is_valid, 'true' or
 	// 'false') and invalid_reason, and the route of any result; a column
-	// each of results (read from the results stored before) and of
-	// reports_pending, in the tags of the GIN index (rebuilt), and counted
-	// into report_facets. The counts pending when it runs lack the new
-	// fields: they are moved into reports and report_facets first, as the
-	// indexer of schema 6 moved them (under the lock of reports_pending,
-	// so that the commits under way end first), and the new fields are
-	// then counted from the results, which hold every result, pending or
-	// not. The new columns have no default: a node of the build before,
-	// still running, fails its commits from here on rather than leave
-	// results uncounted.
+	// each of results (read from the results stored before), in the tags
+	// of the GIN index (rebuilt), and counted into report_facets; the
+	// pending counts move to a new table, counts_pending, reports_pending
+	// with the new fields. The counts pending when it runs lack them: they
+	// are moved into reports and report_facets first, as the indexer of
+	// schema 6 moved them (under the lock of reports_pending, so that the
+	// commits under way end first), and the new fields are then counted
+	// from the results, which hold every result, pending or not. A node of
+	// the build before, still running, fails its commits and its indexer
+	// from here on (no reports_pending; results' new columns have no
+	// default) rather than leave results uncounted, or count the new
+	// table's rows without the new fields.
 	`
 LOCK TABLE reports_pending IN ACCESS EXCLUSIVE MODE;
 WITH taken AS (
@@ -230,10 +232,27 @@ ON CONFLICT (account, storage, field, value) DO UPDATE SET
 	count = f.count + excluded.count,
 	cost  = f.cost + excluded.cost,
 	label = CASE WHEN excluded.label <> '' THEN excluded.label ELSE f.label END;
-ALTER TABLE reports_pending
-	ADD COLUMN valid          text COLLATE "C" NOT NULL,
-	ADD COLUMN invalid_reason text COLLATE "C" NOT NULL,
-	ADD COLUMN route          text COLLATE "C" NOT NULL;
+DROP TABLE reports_pending;
+CREATE TABLE counts_pending (
+	account        text    NOT NULL,
+	storage        text    NOT NULL,
+	product        text    NOT NULL,
+	status         text    COLLATE "C" NOT NULL,
+	connectivity   text    COLLATE "C" NOT NULL,
+	number_type    text    COLLATE "C" NOT NULL,
+	country        text    COLLATE "C" NOT NULL,
+	network        text    COLLATE "C" NOT NULL,
+	valid          text    COLLATE "C" NOT NULL,
+	invalid_reason text    COLLATE "C" NOT NULL,
+	route          text    COLLATE "C" NOT NULL,
+	day            integer NOT NULL,
+	country_name   text    NOT NULL,
+	network_name   text    NOT NULL,
+	count          bigint  NOT NULL,
+	cost           bigint  NOT NULL,
+	first_ms       bigint  NOT NULL,
+	last_ms        bigint  NOT NULL
+) WITH (autovacuum_vacuum_scale_factor = 0, autovacuum_vacuum_threshold = 1000);
 ALTER TABLE results
 	ADD COLUMN valid          text COLLATE "C" NOT NULL DEFAULT '',
 	ADD COLUMN invalid_reason text COLLATE "C" NOT NULL DEFAULT '',

@@ -300,6 +300,9 @@ ON CONFLICT (account, storage, field, value) DO UPDATE SET count = f.count + exc
 	require.NoError(t, conn.QueryRow(ctx, `SELECT version FROM numen_schema`).Scan(&version))
 	require.Equal(t, pgstore.SchemaVersion, version)
 	require.Zero(t, pendingCount(t, dsn), "migration 7 counts what was pending")
+	var table *string
+	require.NoError(t, conn.QueryRow(ctx, `SELECT to_regclass('reports_pending')::text`).Scan(&table))
+	require.Nil(t, table, "schema 6's pending table is gone")
 	require.EqualValues(t, len(rs), requireExact(t, s, dsn))
 
 	fresh, err := pgstore.Open(ctx, pgtest.Database(t))
