@@ -29,8 +29,9 @@ var reportNumbers = []string{
 // TestReportsInChromium signs in, opens a report, filters and sorts it,
 // downloads the filtered view as CSV and checks its rows, and signs out,
 // in headless Chromium; it saves screenshots of the list and of a report
-// with its charts (reports-list.png, report.png, report-filtered.png) in
-// the test's artifact folder (go test -artifacts).
+// with its charts (reports-list.png, report.png, report-filtered.png,
+// report-invalid-by-route.png) in the test's artifact folder (go test
+// -artifacts).
 func TestReportsInChromium(t *testing.T) {
 	t.Parallel() // its own store, server and browser
 	s := storedServer(t, nil)
@@ -113,7 +114,7 @@ func TestReportsInChromium(t *testing.T) {
 	at(`location.pathname === "/reports/` + report + `" && document.querySelector("#results") !== null`)
 	var charts []string
 	eval(`[...document.querySelectorAll("figure.chart figcaption")].map((f) => f.textContent)`, &charts)
-	require.Equal(t, []string{"Number types", "Processing status", "Countries", "Networks (MCCMNC)", "Cost per day (EUR, UTC)"}, charts)
+	require.Equal(t, []string{"Number types", "Processing status", "Countries", "Networks (MCCMNC)", "Cost per route (EUR)", "Cost per day (EUR, UTC)"}, charts)
 	var bars int
 	eval(`document.querySelectorAll("figure.chart svg rect").length`, &bars)
 	require.Greater(t, bars, 15)
@@ -199,6 +200,32 @@ func TestReportsInChromium(t *testing.T) {
 	for _, n := range numbers {
 		require.True(t, strings.HasPrefix(n, "+49151"), n)
 	}
+
+	// The cost per route: a bar filters by its route; then the results
+	// that are not valid, by the validity filter, with their reasons.
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(s.URL+"/reports/"+report)))
+	at(`[...document.querySelectorAll("figure.chart figcaption")].some((f) => f.textContent === "Cost per route (EUR)")`)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`figure.chart a[href*="route="]`))))
+	at(`location.search.includes("route=") && document.querySelector("#results") !== null`)
+	routes := column("route")
+	require.NotEmpty(t, routes)
+	for _, r := range routes {
+		require.Equal(t, routes[0], r)
+	}
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.SetValue(chromedp.CSS(`select[name="valid"]`), "false"),
+		chromedp.Click(chromedp.CSS(`#filters button[type="submit"]`)),
+	))
+	at(`location.search.includes("valid=false") && document.querySelector("#results") !== null`)
+	valid := column("is_valid")
+	require.NotEmpty(t, valid)
+	for _, v := range valid {
+		require.Equal(t, "false", v)
+	}
+	for _, r := range column("invalid_reason") {
+		require.NotEmpty(t, r)
+	}
+	shot("report-invalid-by-route.png")
 
 	// Sign out: back to the sign-in page, and the reports are closed.
 	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`header form button`))))

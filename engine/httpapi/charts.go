@@ -1,8 +1,10 @@
 package httpapi
 
 import (
+	"cmp"
 	"fmt"
 	"html"
+	"slices"
 	"strings"
 
 	"github.com/numenhq/numen/engine"
@@ -113,6 +115,31 @@ func shorten(s string, n int) string {
 // valueItems turns a field's tallies (most frequent first) into bars:
 // the first maxChartBars-1 and the rest as "others" when there are more.
 // link returns the page filtered by a value.
+// costItems are the bars of the cost of each value, the costliest first,
+// as valueItems draws the counts (labels of the values, and links).
+func costItems(ts []store.Tally, empty string, link func(value string) string) []barItem {
+	ts = slices.Clone(ts)
+	slices.SortStableFunc(ts, func(a, b store.Tally) int { return cmp.Compare(b.Cost, a.Cost) })
+	var items []barItem
+	var others engine.Money
+	var rest int64
+	for i, t := range ts {
+		if i >= maxChartBars-1 && len(ts) > maxChartBars {
+			others += t.Cost
+			rest += t.Count
+			continue
+		}
+		label := cmp.Or(t.Value, empty)
+		items = append(items, barItem{label: label, title: fmt.Sprintf("%s: %s EUR, %d lookups", label, t.Cost, t.Count),
+			value: float64(t.Cost), shown: t.Cost.String(), href: link(t.Value)})
+	}
+	if rest > 0 {
+		items = append(items, barItem{label: fmt.Sprintf("%d others", len(ts)-maxChartBars+1),
+			title: fmt.Sprintf("other values: %s EUR, %d lookups", others, rest), value: float64(others), shown: others.String()})
+	}
+	return items
+}
+
 func valueItems(ts []store.Tally, empty string, link func(value string) string) []barItem {
 	var items []barItem
 	var others int64

@@ -137,6 +137,12 @@ func fieldLabel(f store.Field) string {
 		return "Country"
 	case store.FieldNetwork:
 		return "Network"
+	case store.FieldValid:
+		return "Valid"
+	case store.FieldInvalidReason:
+		return "Invalid reason"
+	case store.FieldRoute:
+		return "Route"
 	}
 	return ""
 }
@@ -518,7 +524,8 @@ func productList(products []engine.Product) string {
 }
 
 // charts are the report's charts: one per field its products have, whose
-// bars filter by their value, then the cost per day of the report, and of
+// bars filter by their value, then the cost per route (when results name
+// one; a bar filters by its route), the cost per day of the report, and of
 // the filtered view when there is one (totals).
 func (l reportLinks) charts(sum *store.Summary, products []engine.Product, totals *store.Totals) []string {
 	has := func(p engine.Product) bool { return slices.Contains(products, p) }
@@ -541,6 +548,9 @@ func (l reportLinks) charts(sum *store.Summary, products []engine.Product, total
 		}
 		field := c.field
 		out = append(out, barChart(c.title, valueItems(l.labelled(field, sum.Values[field]), c.empty, func(value string) string { return l.with(field, value) })))
+	}
+	if routes := sum.Values[store.FieldRoute]; len(routes) > 1 || len(routes) == 1 && routes[0].Value != "" {
+		out = append(out, barChart("Cost per route (EUR)", costItems(routes, "none", func(value string) string { return l.with(store.FieldRoute, value) })))
 	}
 	if len(sum.Days) > 0 {
 		out = append(out, dayChart("Cost per day (EUR, UTC)", sum.Days))
@@ -584,7 +594,7 @@ func (l reportLinks) filters(sum *store.Summary, products []engine.Product) []fi
 	for _, f := range store.Fields() {
 		cur, isSet := selected[f]
 		if (f == store.FieldProduct && len(products) < 2) || (f == store.FieldConnectivity && !has(engine.ProductHLR)) ||
-			(f == store.FieldNumberType && !has(engine.ProductNT)) {
+			((f == store.FieldNumberType || f == store.FieldValid || f == store.FieldInvalidReason) && !has(engine.ProductNT)) {
 			if !isSet {
 				continue
 			}

@@ -460,3 +460,73 @@ func TestMatching(t *testing.T) {
 	require.Equal(t, "12 of 1000000 results, 0.0012 EUR", matching(sum, &store.Totals{Count: 12, Cost: 12}))
 	require.Equal(t, "more than 2000 of 1000000 results", matching(sum, &store.Totals{More: true}))
 }
+
+// TestReportFiltersValidityAndRoute: the report page and the API filter
+// by validity, invalid reason and route, count and cost the view from
+// the summary, and the page charts the cost per route, a bar filtering
+// by its route.
+func TestReportFiltersValidityAndRoute(t *testing.T) {
+	t.Parallel()
+	s := storedServer(t, nil) // 7 NT results, some of them not valid
+	b := newClient(t, s)
+	b.signIn(key, secret, "/reports")
+	const name = "SYNC-API-NT-2026-11"
+	const report = "/reports/" + name
+	sum, err := s.h.cfg.Store.Summary(t.Context(), key, name)
+	require.NoError(t, err)
+	tally := func(f store.Field, value string) store.Tally {
+		for _, v := range sum.Values[f] {
+			if v.Value == value {
+				return v
+			}
+		}
+		t.Fatalf("no %s %q in the summary: %+v", f, value, sum.Values[f])
+		return store.Tally{}
+	}
+	invalid := tally(store.FieldValid, "false")
+	require.Positive(t, invalid.Count)
+	var reason string
+	for _, v := range sum.Values[store.FieldInvalidReason] {
+		reason = cmp.Or(reason, v.Value)
+	}
+	require.NotEmpty(t, reason)
+	require.NotEmpty(t, sum.Values[store.FieldRoute])
+	route := sum.Values[store.FieldRoute][0]
+	require.NotEmpty(t, route.Value)
+
+	resp, page := b.send("GET", report, nil)
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	for _, f := range []string{"valid", "invalid_reason", "route"} {
+		require.Contains(t, page, `<select name="`+f+`"`, "a filter by %s", f)
+	}
+	require.Contains(t, page, "<figcaption>Cost per route (EUR)</figcaption>")
+	require.Contains(t, page, `<a href="/reports/`+name+`?route=`+url.QueryEscape(route.Value)+`">`, "a route's bar filters by it")
+	require.Contains(t, page, ">"+route.Cost.String()+"</text>", "the bar shows the route's cost")
+
+	for _, c := range []struct {
+		query string
+		want  store.Tally
+	}{
+		{"valid=false", invalid},
+		{"valid=true", tally(store.FieldValid, "true")},
+		{"invalid_reason=" + url.QueryEscape(reason), tally(store.FieldInvalidReason, reason)},
+		{"invalid_reason=-", tally(store.FieldInvalidReason, "")},
+		{"route=" + url.QueryEscape(route.Value), route},
+	} {
+		resp, page := b.send("GET", report+"?"+c.query, nil)
+		require.Equal(t, http.StatusOK, resp.StatusCode, c.query)
+		require.Contains(t, text(page), fmt.Sprintf("%d of %d results, %s EUR", c.want.Count, sum.Count, c.want.Cost), c.query)
+		require.Equal(t, int(c.want.Count), strings.Count(page, `<tr><td><a href="/reports/`+name+`?id=`), c.query)
+
+		status, _, body := s.do(t, "GET", "/api/v2/reports/"+name+"?"+c.query, "", digest(secret, 0))
+		require.Equal(t, http.StatusOK, status, c.query)
+		var objects []map[string]any
+		require.NoError(t, json.Unmarshal([]byte(body), &objects), c.query)
+		require.Len(t, objects, int(c.want.Count), c.query)
+	}
+	// Several conditions: counted from the results (every result here
+	// took the one route).
+	require.Len(t, sum.Values[store.FieldRoute], 1)
+	_, page = b.send("GET", report+"?valid=false&route="+url.QueryEscape(route.Value), nil)
+	require.Contains(t, text(page), fmt.Sprintf("%d of %d results, %s EUR", invalid.Count, sum.Count, invalid.Cost))
+}

@@ -35,11 +35,18 @@ const (
 	FieldCountry Field = "country"
 	// FieldNetwork is the MCCMNC of the original network (mccmnc).
 	FieldNetwork Field = "network"
+	// FieldValid is an NT result's is_valid: "true" or "false".
+	FieldValid Field = "valid"
+	// FieldInvalidReason is an NT result's invalid_reason ("invalid
+	// country code", "too long", ...; "" for a valid number).
+	FieldInvalidReason Field = "invalid_reason"
+	// FieldRoute is the route that answered the lookup (any product).
+	FieldRoute Field = "route"
 )
 
 // Fields returns the fields, in the order of a report's summary.
 func Fields() []Field {
-	return []Field{FieldProduct, FieldStatus, FieldConnectivity, FieldNumberType, FieldCountry, FieldNetwork}
+	return []Field{FieldProduct, FieldStatus, FieldConnectivity, FieldNumberType, FieldCountry, FieldNetwork, FieldValid, FieldInvalidReason, FieldRoute}
 }
 
 // ParseField reads a field's name ("country").
@@ -49,7 +56,7 @@ func ParseField(s string) (Field, error) {
 			return f, nil
 		}
 	}
-	return "", fmt.Errorf("field %q: want one of product, status, connectivity, number_type, country, network", s)
+	return "", fmt.Errorf("field %q: want one of product, status, connectivity, number_type, country, network, valid, invalid_reason, route", s)
 }
 
 // Query selects and orders the results of one report: every condition

@@ -71,7 +71,7 @@ func TestEntryOf(t *testing.T) {
 		Millis: storetest.Base.UnixMilli(), Cost: r.Cost, Result: body,
 		Facts: facts.Facts{
 			Number: "+4915123456789", Status: "COMPLETED", Connectivity: "CONNECTED",
-			Country: "DE", CountryName: "Germany", Network: "26203", NetworkName: "Telekom",
+			Country: "DE", CountryName: "Germany", Network: "26203", NetworkName: "Telekom", Route: "DS7",
 		},
 	}, e)
 
@@ -149,4 +149,30 @@ func TestFactsFromJSON(t *testing.T) {
 	require.ErrorIs(t, err, store.ErrInvalidRecord)
 	_, err = facts.FromJSON("XYZ", []byte(`{}`))
 	require.ErrorIs(t, err, store.ErrInvalidRecord)
+}
+
+// TestFactsOfValidity checks the facts of the fields of validity and
+// route: an NT result's is_valid as "true" or "false" and its
+// invalid_reason, any product's route, and "" where a result has none.
+func TestFactsOfValidity(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		product                     engine.Product
+		variant                     int
+		valid, invalidReason, route string
+	}{
+		{engine.ProductNT, 0, "true", "", "NT1"},
+		{engine.ProductNT, 1, "false", "not a number", "NT1"},
+		{engine.ProductHLR, 0, "", "", "DS7"},
+		{engine.ProductMNP, 0, "", "", "MP1"},
+	} {
+		r := storetest.NewRecord("acct", "r-2026-11", c.product, "id0000000001", storetest.Base, c.variant)
+		e, err := store.EntryOf(r)
+		require.NoError(t, err)
+		require.Equal(t, [3]string{c.valid, c.invalidReason, c.route},
+			[3]string{e.Facts.Valid, e.Facts.InvalidReason, e.Facts.Route}, "%s variant %d", c.product, c.variant)
+	}
+	f, err := facts.FromJSON(engine.ProductNT, []byte(`{"number":"+1","is_valid":null,"route":null}`))
+	require.NoError(t, err)
+	require.Equal(t, facts.Facts{Number: "+1"}, f)
 }

@@ -67,7 +67,7 @@ const uniqueViolation = "23505"
 
 // insertNewSQL stores a group of results whose ids are all new, in one
 // statement (one round trip, committed on its own), and adds their counts
-// to reports_pending: a row per report and combination of the values a
+// to counts_pending: a row per report and combination of the values a
 // summary counts (product, the Fields, the day; with the names of the
 // country and network, which the summaries show and the results' columns
 // lack, and the first and last times), which the writer added up
@@ -87,50 +87,51 @@ const uniqueViolation = "23505"
 const insertNewSQL = `
 WITH ins AS (
 	INSERT INTO results (id, account, storage, product, created_ms, cost, body,
-		number, status, connectivity, number_type, country, network)
+		number, status, connectivity, number_type, country, network, valid, invalid_reason, route)
 	SELECT * FROM ` + resultsSQL + `
 	ORDER BY id COLLATE "C"
 )
-INSERT INTO reports_pending (account, storage, product, status, connectivity, number_type,
-	country, network, day, country_name, network_name, count, cost, first_ms, last_ms)
-SELECT * FROM unnest($14::text[], $15::text[], $16::text[], $17::text[], $18::text[], $19::text[],
-	$20::text[], $21::text[], $22::integer[], $23::text[], $24::text[], $25::bigint[], $26::bigint[],
-	$27::bigint[], $28::bigint[])`
+INSERT INTO counts_pending (account, storage, product, status, connectivity, number_type,
+	country, network, valid, invalid_reason, route, day, country_name, network_name, count, cost, first_ms, last_ms)
+SELECT * FROM unnest($17::text[], $18::text[], $19::text[], $20::text[], $21::text[], $22::text[],
+	$23::text[], $24::text[], $25::text[], $26::text[], $27::text[], $28::integer[], $29::text[], $30::text[],
+	$31::bigint[], $32::bigint[], $33::bigint[], $34::bigint[])`
 
 // resultsSQL are the results of a group, from the arrays of columns (as
 // insertSQL's input, without the names).
 const resultsSQL = `unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::text[],
-		$8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[])
+		$8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::text[])
 	AS t (id, account, storage, product, created_ms, cost, body,
-		number, status, connectivity, number_type, country, network)`
+		number, status, connectivity, number_type, country, network, valid, invalid_reason, route)`
 
 // insertSQL stores those results of a group whose id is new, as
 // insertNewSQL does, skips those stored already, and returns the ids it
 // inserted; it adds up the counts of the results it inserts itself, as
-// tallies does ($14 and $15: the names of the results' country and
+// tallies does ($17 and $18: the names of the results' country and
 // network).
 const insertSQL = `
 WITH input AS (
 	SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::text[],
-		$8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[])
+		$8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::text[],
+		$17::text[], $18::text[])
 	AS t (id, account, storage, product, created_ms, cost, body,
-		number, status, connectivity, number_type, country, network, country_name, network_name)
+		number, status, connectivity, number_type, country, network, valid, invalid_reason, route, country_name, network_name)
 ), ins AS (
 	INSERT INTO results (id, account, storage, product, created_ms, cost, body,
-		number, status, connectivity, number_type, country, network)
+		number, status, connectivity, number_type, country, network, valid, invalid_reason, route)
 	SELECT id, account, storage, product, created_ms, cost, body,
-		number, status, connectivity, number_type, country, network
+		number, status, connectivity, number_type, country, network, valid, invalid_reason, route
 	FROM input ORDER BY id COLLATE "C"
 	ON CONFLICT (id) DO NOTHING
 	RETURNING id
 ), marked AS (
-	INSERT INTO reports_pending (account, storage, product, status, connectivity, number_type,
-		country, network, day, country_name, network_name, count, cost, first_ms, last_ms)
+	INSERT INTO counts_pending (account, storage, product, status, connectivity, number_type,
+		country, network, valid, invalid_reason, route, day, country_name, network_name, count, cost, first_ms, last_ms)
 	SELECT account, storage, product, status, connectivity, number_type,
-		country, network, ` + daySQL + `, max(country_name COLLATE "C"), max(network_name COLLATE "C"),
+		country, network, valid, invalid_reason, route, ` + daySQL + `, max(country_name COLLATE "C"), max(network_name COLLATE "C"),
 		count(*), sum(cost), min(created_ms), max(created_ms)
 	FROM input JOIN ins USING (id)
-	GROUP BY account, storage, product, status, connectivity, number_type, country, network, ` + daySQL + `
+	GROUP BY account, storage, product, status, connectivity, number_type, country, network, valid, invalid_reason, route, ` + daySQL + `
 )
 SELECT id FROM ins`
 
@@ -154,7 +155,7 @@ type columns struct {
 	ids, accounts, storages, products, bodies                 []string
 	created, costs                                            []int64
 	numbers, statuses, connectivities, numberTypes, countries []string
-	networks                                                  []string
+	networks, valids, reasons, routes                         []string
 	tallies                                                   tallies
 }
 
@@ -165,43 +166,46 @@ func (c *columns) add(e *store.Entry) {
 	c.created, c.costs = append(c.created, e.Millis), append(c.costs, int64(e.Cost))
 	c.numbers, c.statuses, c.connectivities = append(c.numbers, f.Number), append(c.statuses, f.Status), append(c.connectivities, f.Connectivity)
 	c.numberTypes, c.countries, c.networks = append(c.numberTypes, f.NumberType), append(c.countries, f.Country), append(c.networks, f.Network)
+	c.valids, c.reasons, c.routes = append(c.valids, f.Valid), append(c.reasons, f.InvalidReason), append(c.routes, f.Route)
 	c.tallies.add(e)
 }
 
 // rowArgs are the parameters of resultsSQL.
 func (c *columns) rowArgs() []any {
 	return []any{c.ids, c.accounts, c.storages, c.products, c.created, c.costs, c.bodies,
-		c.numbers, c.statuses, c.connectivities, c.numberTypes, c.countries, c.networks}
+		c.numbers, c.statuses, c.connectivities, c.numberTypes, c.countries, c.networks, c.valids, c.reasons, c.routes}
 }
 
 // newArgs are the parameters of insertNewSQL.
 func (c *columns) newArgs() []any {
 	t := &c.tallies
 	return append(c.rowArgs(), t.accounts, t.storages, t.products, t.statuses, t.connectivities, t.numberTypes,
-		t.countries, t.networks, t.days, t.countryNames, t.networkNames, t.counts, t.costs, t.first, t.last)
+		t.countries, t.networks, t.valids, t.reasons, t.routes, t.days, t.countryNames, t.networkNames, t.counts, t.costs, t.first, t.last)
 }
 
-// tallies are the rows of reports_pending of a group's results, each the
+// tallies are the rows of counts_pending of a group's results, each the
 // count, cost and first and last times of the results of one kind (a row
 // of the group of insertSQL's marked), as arrays.
 type tallies struct {
 	at                                               map[tallyKey]int // index in the arrays
 	accounts, storages, products, statuses           []string
 	connectivities, numberTypes, countries, networks []string
+	valids, reasons, routes                          []string
 	days                                             []int32
 	countryNames, networkNames                       []string // the greatest, in bytes
 	counts, costs, first, last                       []int64
 }
 
-// tallyKey is a kind of result: what a row of reports_pending counts.
+// tallyKey is a kind of result: what a row of counts_pending counts.
 type tallyKey struct {
 	account, storage, product, status, connectivity, numberType, country, network string
+	valid, reason, route                                                          string
 	day                                                                           int32
 }
 
 func (t *tallies) add(e *store.Entry) {
 	f := &e.Facts
-	k := tallyKey{e.Account, e.Storage, string(e.Product), f.Status, f.Connectivity, f.NumberType, f.Country, f.Network, day(e.Millis)}
+	k := tallyKey{e.Account, e.Storage, string(e.Product), f.Status, f.Connectivity, f.NumberType, f.Country, f.Network, f.Valid, f.InvalidReason, f.Route, day(e.Millis)}
 	i, ok := t.at[k]
 	if !ok {
 		if t.at == nil {
@@ -211,6 +215,7 @@ func (t *tallies) add(e *store.Entry) {
 		t.accounts, t.storages, t.products = append(t.accounts, k.account), append(t.storages, k.storage), append(t.products, k.product)
 		t.statuses, t.connectivities, t.numberTypes = append(t.statuses, k.status), append(t.connectivities, k.connectivity), append(t.numberTypes, k.numberType)
 		t.countries, t.networks, t.days = append(t.countries, k.country), append(t.networks, k.network), append(t.days, k.day)
+		t.valids, t.reasons, t.routes = append(t.valids, k.valid), append(t.reasons, k.reason), append(t.routes, k.route)
 		t.countryNames, t.networkNames = append(t.countryNames, f.CountryName), append(t.networkNames, f.NetworkName)
 		t.counts, t.costs, t.first, t.last = append(t.counts, 0), append(t.costs, 0), append(t.first, e.Millis), append(t.last, e.Millis)
 	}

@@ -20,7 +20,8 @@ import (
 // the GIN index of the results' fields, and the one a query's conditions
 // must use to be served by it.
 const tagsSQL = `ARRAY['product=' || product, 'status=' || status, 'connectivity=' || connectivity, ` +
-	`'number_type=' || number_type, 'country=' || country, 'network=' || network]`
+	`'number_type=' || number_type, 'country=' || country, 'network=' || network, ` +
+	`'valid=' || valid, 'invalid_reason=' || invalid_reason, 'route=' || route]`
 
 var dialect = core.SQL{
 	Param: func(n int) string { return "$" + strconv.Itoa(n) },

@@ -31,6 +31,7 @@ SELECT account, storage, v.field, v.value, count(*), sum(cost)
 FROM results CROSS JOIN LATERAL (VALUES
 	('product', product), ('status', status), ('connectivity', connectivity), ('number_type', number_type),
 	('country', country), ('network', network),
+	('valid', valid), ('invalid_reason', invalid_reason), ('route', route),
 	('day', to_char(to_timestamp(created_ms / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD'))
 ) AS v (field, value)
 GROUP BY 1, 2, 3, 4`)

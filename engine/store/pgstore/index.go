@@ -8,12 +8,12 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// The indexer adds the counts that commits left in reports_pending to
+// The indexer adds the counts that commits left in counts_pending to
 // their reports (reports) and summaries (report_facets), off the
 // lookups' path; see "Reports and summaries" in the package
 // documentation.
 const (
-	// indexBatch is the most rows of reports_pending (each the counts of
+	// indexBatch is the most rows of counts_pending (each the counts of
 	// one or more results) one transaction of the indexer takes.
 	indexBatch = 4096
 	// indexDrainTimeout bounds the indexer's last pass when the store
@@ -27,7 +27,7 @@ const (
 var indexDelay = 20 * time.Millisecond
 
 // vacuumAfter is how long after a pass that took results the indexer
-// vacuums reports_pending (vacuumPending): under load once a second, and
+// vacuums counts_pending (vacuumPending): under load once a second, and
 // once after the last pass of a burst.
 const vacuumAfter = time.Second
 
@@ -35,7 +35,7 @@ const vacuumAfter = time.Second
 // again. Tests change it (SetIndexRetry).
 var indexRetry = time.Second
 
-// indexSQL moves up to $1 rows of reports_pending into their reports and
+// indexSQL moves up to $1 rows of counts_pending into their reports and
 // summaries, in one statement (a transaction of its own): it deletes
 // them, skipping the rows another node's indexer has locked (so that
 // indexers share the work and count each result once), and adds their
@@ -47,8 +47,8 @@ var indexRetry = time.Second
 // The comment names the statement in pg_stat_activity.
 const indexSQL = `/* pgstore indexer */
 WITH taken AS (
-	DELETE FROM reports_pending p
-	WHERE p.ctid = ANY (ARRAY(SELECT ctid FROM reports_pending LIMIT $1 FOR UPDATE SKIP LOCKED))
+	DELETE FROM counts_pending p
+	WHERE p.ctid = ANY (ARRAY(SELECT ctid FROM counts_pending LIMIT $1 FOR UPDATE SKIP LOCKED))
 	RETURNING p.*
 ), reported AS (
 	INSERT INTO reports AS r (account, storage, product, count, cost, first_ms, last_ms)
@@ -73,13 +73,14 @@ WITH taken AS (
 )
 SELECT count(*), coalesce(sum(count), 0)::bigint FROM taken`
 
-// factsSQL are the rows of report_facets that a row a of reports_pending
+// factsSQL are the rows of report_facets that a row a of counts_pending
 // counts in: a field, its value and label, each. The day is the date in
 // UTC of the completion time (facts.Day), a's whole days since 1970 added
 // to its first.
 const factsSQL = `('product', a.product, ''), ('status', a.status, ''),
 		('connectivity', a.connectivity, ''), ('number_type', a.number_type, ''),
 		('country', a.country, a.country_name), ('network', a.network, a.network_name),
+		('valid', a.valid, ''), ('invalid_reason', a.invalid_reason, ''), ('route', a.route, ''),
 		('day', to_char(date '1970-01-01' + a.day, 'YYYY-MM-DD'), '')`
 
 // summarySQL reads a report's summary ($1 account, $2 report): its rows of
@@ -90,7 +91,7 @@ const summarySQL = `
 SELECT field, value, label, count, cost, false FROM report_facets WHERE account = $1 AND storage = $2
 UNION ALL
 SELECT v.field, v.value, max(v.label), sum(a.count)::bigint, sum(a.cost)::bigint, true
-FROM reports_pending a
+FROM counts_pending a
 CROSS JOIN LATERAL (VALUES ` + factsSQL + `) AS v (field, value, label)
 WHERE a.account = $1 AND a.storage = $2
 GROUP BY v.field, v.value`
@@ -101,7 +102,7 @@ const reportsSQL = `
 SELECT storage, product, count, cost, first_ms, last_ms FROM reports WHERE account = $1
 UNION ALL
 SELECT storage, product, sum(count)::bigint, sum(cost)::bigint, min(first_ms), max(last_ms)
-FROM reports_pending WHERE account = $1
+FROM counts_pending WHERE account = $1
 GROUP BY storage, product`
 
 // reportProductsSQL reads the products of a report ($1 account, $2
@@ -109,7 +110,7 @@ GROUP BY storage, product`
 const reportProductsSQL = `
 SELECT product FROM reports WHERE account = $1 AND storage = $2
 UNION
-SELECT product FROM reports_pending WHERE account = $1 AND storage = $2`
+SELECT product FROM counts_pending WHERE account = $1 AND storage = $2`
 
 // indexer is the state of a store's indexer goroutine.
 type indexer struct {
@@ -154,7 +155,7 @@ func (s *Store) stopIndexer() {
 // more, then indexes every pending result, a transaction per indexBatch,
 // until none is left; when a transaction fails it logs the error and
 // tries again after indexRetry. A second after a pass that took results
-// it vacuums reports_pending (vacuum). It polls nothing: what a node that
+// it vacuums counts_pending (vacuum). It polls nothing: what a node that
 // died left pending is indexed by the next pass of any node.
 func (s *Store) index(delay time.Duration) {
 	defer close(s.ix.done)
@@ -182,7 +183,7 @@ func (s *Store) index(delay time.Duration) {
 		case <-vacuum.C:
 			vacuumArmed = false
 			if err := s.vacuumPending(context.Background()); err != nil {
-				s.ix.log.Warn("pgstore: vacuuming reports_pending failed", "database", s.name, "err", err)
+				s.ix.log.Warn("pgstore: vacuuming counts_pending failed", "database", s.name, "err", err)
 			}
 			continue
 		case <-s.ix.stop:
@@ -208,7 +209,7 @@ func (s *Store) index(delay time.Duration) {
 	}
 }
 
-// vacuumPending vacuums reports_pending on the indexer's connection: the
+// vacuumPending vacuums counts_pending on the indexer's connection: the
 // rows the indexer deletes stay in the table, dead, until a vacuum, and
 // every read and every pass of the indexer reads them, while autovacuum
 // comes once a minute at best (autovacuum_naptime): by then a busy node
@@ -219,7 +220,7 @@ func (s *Store) vacuumPending(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if _, err := conn.Exec(ctx, `VACUUM (SKIP_LOCKED) reports_pending`); err != nil {
+	if _, err := conn.Exec(ctx, `VACUUM (SKIP_LOCKED) counts_pending`); err != nil {
 		s.dropIndexConn(ctx)
 		return err
 	}
@@ -236,7 +237,7 @@ func (s *Store) drainOnClose() {
 		s.ix.log.Warn("pgstore: results left pending at close; the next store to open indexes them", "database", s.name, "err", err)
 	} else if n > 0 {
 		if err := s.vacuumPending(ctx); err != nil {
-			s.ix.log.Warn("pgstore: vacuuming reports_pending failed", "database", s.name, "err", err)
+			s.ix.log.Warn("pgstore: vacuuming counts_pending failed", "database", s.name, "err", err)
 		}
 	}
 	if s.ix.conn != nil {

@@ -83,11 +83,12 @@ func recordCPU(b *testing.B, record func(i int) engine.Record) {
 			}
 		}
 	})
-	// Until the results are counted: none pending (schema 5 on: in
-	// reports_pending; schema 4: results_pending; a store of a schema
-	// before counts them in their commit).
+	// Until the results are counted: none pending (schema 7 on: in
+	// counts_pending; schemas 5 and 6: reports_pending; schema 4:
+	// results_pending; a store of a schema before counts them in their
+	// commit).
 	var table string
-	if err := conn.QueryRow(ctx, `SELECT coalesce(to_regclass('reports_pending')::text, to_regclass('results_pending')::text, '')`).Scan(&table); err != nil {
+	if err := conn.QueryRow(ctx, `SELECT coalesce(to_regclass('counts_pending')::text, to_regclass('reports_pending')::text, to_regclass('results_pending')::text, '')`).Scan(&table); err != nil {
 		b.Fatal(err)
 	}
 	for deadline := time.Now().Add(time.Minute); table != ""; time.Sleep(time.Millisecond) {

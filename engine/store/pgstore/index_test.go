@@ -27,7 +27,7 @@ func pendingCount(t *testing.T, dsn string) int64 {
 	require.NoError(t, err)
 	defer conn.Close(ctx)
 	var n int64
-	require.NoError(t, conn.QueryRow(ctx, `SELECT coalesce(sum(count), 0) FROM reports_pending`).Scan(&n))
+	require.NoError(t, conn.QueryRow(ctx, `SELECT coalesce(sum(count), 0) FROM counts_pending`).Scan(&n))
 	return n
 }
 

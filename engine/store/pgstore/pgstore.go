@@ -20,18 +20,24 @@
 // in a column); table reports one row per account, report and product
 // with the count, cost and first and last times; table report_facets per
 // report the count and cost of each value of every Field and of every
-// day; table reports_pending the counts of the results not yet counted in
+// day; table counts_pending the counts of the results not yet counted in
 // the two (see "Reports and summaries"). Tables bulk_idempotency,
 // webhook_batches and webhook_deliveries are the queue's; River migrates
 // its own. The schema is versioned (table numen_schema) and Open migrates
 // it, under an advisory lock, so that nodes starting together migrate once.
-// A database newer than the build is an error.
+// A database newer than the build is an error. Some migrations change what
+// a commit writes (5: counts pending per kind; 7: the fields valid,
+// invalid_reason and route; each moves the pending counts to a new
+// table): a node of the build before that still runs fails its commits
+// and its indexer from then on, rather than store results its reports
+// would not count or count them without the new fields, so a cluster is
+// upgraded by stopping the old nodes before (or as) the new ones start.
 //
 // # Durability and throughput
 //
 // Record returns nil once its result is committed. A few writer goroutines
 // take the results queued and commit each group in one statement
-// (insertNewSQL: the rows, and their counts in reports_pending, which the
+// (insertNewSQL: the rows, and their counts in counts_pending, which the
 // writer adds up): under load one commit acknowledges many lookups. A
 // result whose id is already stored fails alone, with
 // store.ErrDuplicateID: the statement, which has no ON CONFLICT, fails
@@ -44,7 +50,7 @@
 // reports and report_facets, rows that every lookup of a report would
 // update and lock, are added by an indexer goroutine after the result is
 // durable (index.go). The commit adds its results' counts to
-// reports_pending instead: a row per report and combination of the
+// counts_pending instead: a row per report and combination of the
 // values a summary counts (the product, the Fields, the day), so that the
 // results of one commit, which under load are mostly of a few kinds,
 // share a few rows, and no row another commit writes. Woken by a commit,
@@ -67,7 +73,7 @@
 // adds up; should the indexer fail, it logs the error (slog's default
 // logger), tries again every second, and reads stay exact but cost more
 // as the pending rows grow. The rows it deletes stay in
-// reports_pending, dead, until a vacuum, and reads skip them: the indexer
+// counts_pending, dead, until a vacuum, and reads skip them: the indexer
 // vacuums the table a second after a pass that took results (at most once
 // a second, and never waiting for another node's vacuum), rather than
 // leave it to autovacuum. It has a connection of its own, besides the

@@ -103,7 +103,7 @@ CREATE INDEX results_number ON results (account, storage, number, created_ms, id
 -- made now for the results stored before.
 ALTER TABLE results SET (autovacuum_analyze_scale_factor = 0, autovacuum_analyze_threshold = 50000);
 ANALYZE results;
-CREATE INDEX results_tags ON results USING gin ((` + tagsSQL + `));
+CREATE INDEX results_tags ON results USING gin ((` + tagsSQL2 + `));
 
 CREATE TABLE report_facets (
 	account text   NOT NULL,
@@ -192,7 +192,94 @@ DROP TABLE results_pending;
 `,
 	// 6: the balance tables, balance.go.
 	balanceSchema,
+	// 7: three more Fields: an NT result's validity (is_valid, 'true' or
+	// 'false') and invalid_reason, and the route of any result; a column
+	// each of results (read from the results stored before), in the tags
+	// of the GIN index (rebuilt), and counted into report_facets; the
+	// pending counts move to a new table, counts_pending, reports_pending
+	// with the new fields. The counts pending when it runs lack them: they
+	// are moved into reports and report_facets first, as the indexer of
+	// schema 6 moved them (under the lock of reports_pending, so that the
+	// commits under way end first), and the new fields are then counted
+	// from the results, which hold every result, pending or not. A node of
+	// the build before, still running, fails its commits and its indexer
+	// from here on (no reports_pending; results' new columns have no
+	// default) rather than leave results uncounted, or count the new
+	// table's rows without the new fields.
+	`
+LOCK TABLE reports_pending IN ACCESS EXCLUSIVE MODE;
+WITH taken AS (
+	DELETE FROM reports_pending RETURNING *
+), reported AS (
+	INSERT INTO reports AS r (account, storage, product, count, cost, first_ms, last_ms)
+	SELECT account, storage, product, sum(count), sum(cost), min(first_ms), max(last_ms)
+	FROM taken GROUP BY account, storage, product
+	ON CONFLICT (account, storage, product) DO UPDATE SET
+		count    = r.count + excluded.count,
+		cost     = r.cost + excluded.cost,
+		first_ms = least(r.first_ms, excluded.first_ms),
+		last_ms  = greatest(r.last_ms, excluded.last_ms)
+)
+INSERT INTO report_facets AS f (account, storage, field, value, label, count, cost)
+SELECT a.account, a.storage, v.field, v.value, max(v.label), sum(a.count), sum(a.cost)
+FROM taken a CROSS JOIN LATERAL (VALUES ('product', a.product, ''), ('status', a.status, ''),
+	('connectivity', a.connectivity, ''), ('number_type', a.number_type, ''),
+	('country', a.country, a.country_name), ('network', a.network, a.network_name),
+	('day', to_char(date '1970-01-01' + a.day, 'YYYY-MM-DD'), ''))
+	AS v (field, value, label)
+GROUP BY a.account, a.storage, v.field, v.value
+ON CONFLICT (account, storage, field, value) DO UPDATE SET
+	count = f.count + excluded.count,
+	cost  = f.cost + excluded.cost,
+	label = CASE WHEN excluded.label <> '' THEN excluded.label ELSE f.label END;
+DROP TABLE reports_pending;
+CREATE TABLE counts_pending (
+	account        text    NOT NULL,
+	storage        text    NOT NULL,
+	product        text    NOT NULL,
+	status         text    COLLATE "C" NOT NULL,
+	connectivity   text    COLLATE "C" NOT NULL,
+	number_type    text    COLLATE "C" NOT NULL,
+	country        text    COLLATE "C" NOT NULL,
+	network        text    COLLATE "C" NOT NULL,
+	valid          text    COLLATE "C" NOT NULL,
+	invalid_reason text    COLLATE "C" NOT NULL,
+	route          text    COLLATE "C" NOT NULL,
+	day            integer NOT NULL,
+	country_name   text    NOT NULL,
+	network_name   text    NOT NULL,
+	count          bigint  NOT NULL,
+	cost           bigint  NOT NULL,
+	first_ms       bigint  NOT NULL,
+	last_ms        bigint  NOT NULL
+) WITH (autovacuum_vacuum_scale_factor = 0, autovacuum_vacuum_threshold = 1000);
+ALTER TABLE results
+	ADD COLUMN valid          text COLLATE "C" NOT NULL DEFAULT '',
+	ADD COLUMN invalid_reason text COLLATE "C" NOT NULL DEFAULT '',
+	ADD COLUMN route          text COLLATE "C" NOT NULL DEFAULT '';
+UPDATE results r SET
+	valid          = CASE WHEN r.product = 'NT' THEN coalesce(x.j ->> 'is_valid', '') ELSE '' END,
+	invalid_reason = left(coalesce(CASE r.product WHEN 'NT' THEN x.j ->> 'invalid_reason' END, ''), 100),
+	route          = left(coalesce(x.j ->> 'route', ''), 100)
+FROM (SELECT id, body::jsonb AS j FROM results) x WHERE x.id = r.id;
+ALTER TABLE results
+	ALTER COLUMN valid DROP DEFAULT,
+	ALTER COLUMN invalid_reason DROP DEFAULT,
+	ALTER COLUMN route DROP DEFAULT;
+DROP INDEX results_tags;
+CREATE INDEX results_tags ON results USING gin ((` + tagsSQL + `));
+INSERT INTO report_facets
+	SELECT account, storage, 'valid', valid, '', count(*), sum(cost) FROM results GROUP BY 1, 2, 3, 4
+	UNION ALL SELECT account, storage, 'invalid_reason', invalid_reason, '', count(*), sum(cost) FROM results GROUP BY 1, 2, 3, 4
+	UNION ALL SELECT account, storage, 'route', route, '', count(*), sum(cost) FROM results GROUP BY 1, 2, 3, 4;
+ANALYZE results;
+`,
 }
+
+// tagsSQL2 is the expression of the GIN index of schema 2 (tagsSQL of
+// the six Fields then).
+const tagsSQL2 = `ARRAY['product=' || product, 'status=' || status, 'connectivity=' || connectivity, ` +
+	`'number_type=' || number_type, 'country=' || country, 'network=' || network]`
 
 // groupDelay bounds how long a writer waits for a group as large as its
 // last one: under load a commit waits a little for the results on their

@@ -126,6 +126,28 @@ INSERT INTO report_facets
 	UNION ALL SELECT account, storage, 'network', network, CASE WHEN network = '' THEN '' ELSE substr(coalesce(max(body ->> '$.original_network_name'), ''), 1, 100) END, count(*), sum(cost) FROM results GROUP BY 1, 2, 3, 4
 	UNION ALL SELECT account, storage, 'day', strftime('%Y-%m-%d', created_ms / 1000.0, 'unixepoch'), '', count(*), sum(cost) FROM results GROUP BY 1, 2, 3, 4;
 `,
+	// 5: three more Fields: an NT result's validity (is_valid, "true" or
+	// "false") and invalid_reason, and the route of any result; a column
+	// each, read from the results stored before, indexed with the
+	// report's time order as the others are, and counted into
+	// report_facets. Results still in the log only are counted when the
+	// indexer copies them, with all the fields.
+	`
+ALTER TABLE results ADD COLUMN valid          TEXT NOT NULL DEFAULT '';
+ALTER TABLE results ADD COLUMN invalid_reason TEXT NOT NULL DEFAULT '';
+ALTER TABLE results ADD COLUMN route          TEXT NOT NULL DEFAULT '';
+UPDATE results SET
+	valid          = CASE WHEN product = 'NT' THEN CASE body ->> '$.is_valid' WHEN 1 THEN 'true' WHEN 0 THEN 'false' ELSE '' END ELSE '' END,
+	invalid_reason = substr(coalesce(CASE product WHEN 'NT' THEN body ->> '$.invalid_reason' END, ''), 1, 100),
+	route          = substr(coalesce(body ->> '$.route', ''), 1, 100);
+CREATE INDEX results_valid          ON results (account, storage, valid, created_ms, id);
+CREATE INDEX results_invalid_reason ON results (account, storage, invalid_reason, created_ms, id);
+CREATE INDEX results_route          ON results (account, storage, route, created_ms, id);
+INSERT INTO report_facets
+	SELECT account, storage, 'valid', valid, '', count(*), sum(cost) FROM results GROUP BY 1, 2, 3, 4
+	UNION ALL SELECT account, storage, 'invalid_reason', invalid_reason, '', count(*), sum(cost) FROM results GROUP BY 1, 2, 3, 4
+	UNION ALL SELECT account, storage, 'route', route, '', count(*), sum(cost) FROM results GROUP BY 1, 2, 3, 4;
+`,
 }
 
 // schemaVersion is the user_version of a database this build wrote.

@@ -779,9 +779,9 @@ const (
 	insertSQL     = "INSERT" + insertInto
 	insertManySQL = "INSERT OR IGNORE" + insertInto
 	insertInto    = ` INTO results (id, account, storage, product, created_ms, cost, body,
-	number, status, connectivity, number_type, country, network)`
-	insertRow      = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-	insertColumns  = 13
+	number, status, connectivity, number_type, country, network, valid, invalid_reason, route)`
+	insertRow      = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+	insertColumns  = 16
 	insertConflict = " ON CONFLICT (id) DO NOTHING"
 )
 
@@ -790,5 +790,5 @@ const (
 func insertArgs(args []any, e *store.Entry, body string) []any {
 	f := &e.Facts
 	return append(args, e.ID, e.Account, e.Storage, string(e.Product), e.Millis, int64(e.Cost), body,
-		f.Number, f.Status, f.Connectivity, f.NumberType, f.Country, f.Network)
+		f.Number, f.Status, f.Connectivity, f.NumberType, f.Country, f.Network, f.Valid, f.InvalidReason, f.Route)
 }

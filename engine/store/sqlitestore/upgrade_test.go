@@ -126,7 +126,8 @@ func TestOpensVersion1DataDirectory(t *testing.T) {
 	}, counts)
 
 	// The results stored before the columns of the filters and the
-	// summaries existed have them (migration 4), the same as new ones.
+	// summaries existed have them (migrations 4 and 5), the same as new
+	// ones.
 	for _, r := range reports {
 		sum, err := s.Summary(ctx, "fixture", r.Name)
 		require.NoError(t, err)
@@ -137,6 +138,15 @@ func TestOpensVersion1DataDirectory(t *testing.T) {
 			days += d.Count
 		}
 		require.Equal(t, r.Count, days, r.Name)
+		// Every field's values count every result once, those of
+		// migration 5 (validity, invalid reason, route) included.
+		for _, f := range store.Fields() {
+			var n int64
+			for _, v := range sum.Values[f] {
+				n += v.Count
+			}
+			require.Equal(t, r.Count, n, "%s: %s", r.Name, f)
+		}
 		page, err := s.Query(ctx, "fixture", r.Name, &store.Query{}, "", 0)
 		require.NoError(t, err)
 		for _, row := range page.Rows {
@@ -146,6 +156,8 @@ func TestOpensVersion1DataDirectory(t *testing.T) {
 				{Field: store.FieldStatus, Value: want.Status}, {Field: store.FieldCountry, Value: want.Country},
 				{Field: store.FieldNetwork, Value: want.Network}, {Field: store.FieldNumberType, Value: want.NumberType},
 				{Field: store.FieldConnectivity, Value: want.Connectivity}, {Field: store.FieldProduct, Value: string(row.Product)},
+				{Field: store.FieldValid, Value: want.Valid}, {Field: store.FieldInvalidReason, Value: want.InvalidReason},
+				{Field: store.FieldRoute, Value: want.Route},
 			}}
 			if !strings.HasPrefix(want.Number, "+") {
 				q.NumberPrefix = "" // the text of an invalid number is no prefix

@@ -48,6 +48,13 @@ func Varied(account, storage string, n int) []engine.Record {
 			res.Number, res.OriginalCountryCode, res.OriginalCountryName = number, code, name
 			res.MCCMNC, res.OriginalNetworkName = mccmnc, network
 			res.NumberType = []string{"MOBILE", "LANDLINE", "MOBILE", "VOIP"}[i%4]
+			// Validity and its reasons: every seventh not valid, for one of
+			// two reasons.
+			res.IsValid, res.InvalidReason = apiv2.Bool(true), nil
+			if i%7 == 0 {
+				res.IsValid = apiv2.Bool(false)
+				res.InvalidReason = apiv2.String([]string{"not a number", "invalid country code"}[(i/7)%2])
+			}
 		case *apiv2.HLRResult:
 			res.MSISDN, res.OriginalCountryCode, res.OriginalCountryName = number, code, name
 			res.MCCMNC, res.OriginalNetworkName = mccmnc, network
@@ -55,6 +62,16 @@ func Varied(account, storage string, n int) []engine.Record {
 		case *apiv2.MNPResult:
 			res.MSISDN, res.OriginalCountryCode, res.OriginalCountryName = number, code, name
 			res.MCCMNC, res.OriginalNetworkName = mccmnc, network
+		}
+		// Routes: two per product, and none for some.
+		route := []*string{apiv2.String("R1"), apiv2.String("R2"), nil}[(i/3)%3]
+		switch res := r.Result.(type) {
+		case *apiv2.NTResult:
+			res.Route = route
+		case *apiv2.HLRResult:
+			res.Route = route
+		case *apiv2.MNPResult:
+			res.Route = route
 		}
 		rs[i] = r
 	}
@@ -102,6 +119,12 @@ func value(e *store.Entry, name string) string {
 		return e.Facts.Country
 	case string(store.FieldNetwork):
 		return e.Facts.Network
+	case string(store.FieldValid):
+		return e.Facts.Valid
+	case string(store.FieldInvalidReason):
+		return e.Facts.InvalidReason
+	case string(store.FieldRoute):
+		return e.Facts.Route
 	}
 	return ""
 }
@@ -158,6 +181,12 @@ func queries() []store.Query {
 		{NumberPrefix: "4477", Sort: "number"},
 		{NumberPrefix: "+", Desc: true},
 		{NumberPrefix: "+4915", Where: []store.Cond{{Field: store.FieldProduct, Value: "HLR"}}},
+		{Where: []store.Cond{{Field: store.FieldValid, Value: "false"}}, Desc: true},
+		{Where: []store.Cond{{Field: store.FieldValid, Value: ""}}},
+		{Where: []store.Cond{{Field: store.FieldInvalidReason, Value: "invalid country code"}}},
+		{Where: []store.Cond{{Field: store.FieldRoute, Value: "R2"}}, Desc: true},
+		{Where: []store.Cond{{Field: store.FieldRoute, Value: ""}}},
+		{Where: []store.Cond{{Field: store.FieldRoute, Value: "R1"}, {Field: store.FieldValid, Value: "true"}, {Field: store.FieldCountry, Value: "GB"}}},
 	}
 	// Time ranges: a day, from a time on, up to one (exclusive), with
 	// conditions, in number order, and one that selects nothing.
@@ -383,6 +412,9 @@ func testSummary(t *testing.T, open Opener) {
 		add("number_type", e.Facts.NumberType, "", &e)
 		add("country", e.Facts.Country, e.Facts.CountryName, &e)
 		add("network", e.Facts.Network, e.Facts.NetworkName, &e)
+		add("valid", e.Facts.Valid, "", &e)
+		add("invalid_reason", e.Facts.InvalidReason, "", &e)
+		add("route", e.Facts.Route, "", &e)
 		add(facts.DayField, facts.Day(e.Millis), "", &e)
 	}
 	core.FinishSummary(&want)

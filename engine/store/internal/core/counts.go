@@ -61,6 +61,9 @@ func (c *Counts) Add(e *store.Entry) {
 		{string(store.FieldNumberType), f.NumberType, ""},
 		{string(store.FieldCountry), f.Country, f.CountryName},
 		{string(store.FieldNetwork), f.Network, f.NetworkName},
+		{string(store.FieldValid), f.Valid, ""},
+		{string(store.FieldInvalidReason), f.InvalidReason, ""},
+		{string(store.FieldRoute), f.Route, ""},
 		{facts.DayField, facts.Day(e.Millis), ""},
 	} {
 		k := FacetKey{e.Account, e.Storage, v[0], v[1]}

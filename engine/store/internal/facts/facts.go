@@ -34,7 +34,11 @@ type Facts struct {
 	// as the result has it (E.164 when it was valid).
 	Number                                             string
 	Status, Connectivity, NumberType, Country, Network string
-	CountryName, NetworkName                           string
+	// Valid is an NT result's is_valid, "true" or "false" ("" for HLR
+	// and MNP); InvalidReason its invalid_reason; Route the route that
+	// answered the lookup (any product), as the result names it.
+	Valid, InvalidReason, Route string
+	CountryName, NetworkName    string
 }
 
 // fromJSON is the part of the three products' result objects that Facts
@@ -50,6 +54,9 @@ type fromJSON struct {
 	CountryName        *string `json:"original_country_name"`
 	MCCMNC             *string `json:"mccmnc"`
 	NetworkName        *string `json:"original_network_name"`
+	IsValid            *bool   `json:"is_valid"`
+	InvalidReason      *string `json:"invalid_reason"`
+	Route              *string `json:"route"`
 }
 
 // FromJSON reads the facts of a result object of product p, as the API
@@ -60,7 +67,8 @@ func FromJSON(p engine.Product, result []byte) (Facts, error) {
 	if err := json.Unmarshal(result, &j); err != nil {
 		return Facts{}, fmt.Errorf("%w: the %s result object: %w", ErrInvalid, p, err)
 	}
-	f := Facts{Country: str(j.CountryCode), CountryName: str(j.CountryName), Network: str(j.MCCMNC), NetworkName: str(j.NetworkName)}
+	f := Facts{Country: str(j.CountryCode), CountryName: str(j.CountryName), Network: str(j.MCCMNC), NetworkName: str(j.NetworkName),
+		Route: str(j.Route)}
 	switch p {
 	case engine.ProductHLR:
 		f.Number, f.Status, f.Connectivity = j.MSISDN, j.ProcessingStatus, j.ConnectivityStatus
@@ -68,6 +76,7 @@ func FromJSON(p engine.Product, result []byte) (Facts, error) {
 		f.Number, f.Status = j.MSISDN, j.ProcessingStatus
 	case engine.ProductNT:
 		f.Number, f.Status, f.NumberType = j.Number, j.QueryStatus, j.NumberType
+		f.Valid, f.InvalidReason = valid(j.IsValid), str(j.InvalidReason)
 	default:
 		return Facts{}, fmt.Errorf("%w: product %q: want HLR, MNP or NT", ErrInvalid, p)
 	}
@@ -81,13 +90,14 @@ func Of(v apiv2.Result) Facts {
 	switch r := v.(type) {
 	case *apiv2.HLRResult:
 		f = Facts{Number: r.MSISDN, Status: r.ProcessingStatus, Connectivity: r.ConnectivityStatus,
-			Country: str(r.OriginalCountryCode), CountryName: str(r.OriginalCountryName), Network: str(r.MCCMNC), NetworkName: str(r.OriginalNetworkName)}
+			Country: str(r.OriginalCountryCode), CountryName: str(r.OriginalCountryName), Network: str(r.MCCMNC), NetworkName: str(r.OriginalNetworkName), Route: str(r.Route)}
 	case *apiv2.MNPResult:
 		f = Facts{Number: r.MSISDN, Status: r.ProcessingStatus,
-			Country: str(r.OriginalCountryCode), CountryName: str(r.OriginalCountryName), Network: str(r.MCCMNC), NetworkName: str(r.OriginalNetworkName)}
+			Country: str(r.OriginalCountryCode), CountryName: str(r.OriginalCountryName), Network: str(r.MCCMNC), NetworkName: str(r.OriginalNetworkName), Route: str(r.Route)}
 	case *apiv2.NTResult:
 		f = Facts{Number: r.Number, Status: r.QueryStatus, NumberType: r.NumberType,
-			Country: str(r.OriginalCountryCode), CountryName: str(r.OriginalCountryName), Network: str(r.MCCMNC), NetworkName: str(r.OriginalNetworkName)}
+			Country: str(r.OriginalCountryCode), CountryName: str(r.OriginalCountryName), Network: str(r.MCCMNC), NetworkName: str(r.OriginalNetworkName), Route: str(r.Route),
+			Valid: valid(r.IsValid), InvalidReason: str(r.InvalidReason)}
 	}
 	return f.finish()
 }
@@ -105,6 +115,18 @@ func (f Facts) finish() Facts {
 		f.NetworkName = ""
 	}
 	return f
+}
+
+// valid is the Valid fact of an is_valid: "true", "false", or "" when
+// the result has none.
+func valid(b *bool) string {
+	switch {
+	case b == nil:
+		return ""
+	case *b:
+		return "true"
+	}
+	return "false"
 }
 
 // str is *s cut to MaxLen, "" for nil.
