@@ -206,14 +206,8 @@ func (p *parser) value(depth int) (Value, error) {
 }
 
 func (p *parser) object(depth int) (Value, error) {
-	v := Value{Kind: Object, Off: p.i}
-	p.open = append(p.open, p.i)
-	p.i++ // {
-	p.space()
-	if p.i < len(p.data) && p.data[p.i] == '}' {
-		p.i++
-		v.End = p.i
-		p.open = p.open[:len(p.open)-1]
+	v := Value{Kind: Object}
+	if p.begin(&v, '}') {
 		return v, nil
 	}
 	key0, val0 := len(p.keys), len(p.vals)
@@ -252,14 +246,8 @@ func (p *parser) object(depth int) (Value, error) {
 }
 
 func (p *parser) array(depth int) (Value, error) {
-	v := Value{Kind: Array, Off: p.i}
-	p.open = append(p.open, p.i)
-	p.i++ // [
-	p.space()
-	if p.i < len(p.data) && p.data[p.i] == ']' {
-		p.i++
-		v.End = p.i
-		p.open = p.open[:len(p.open)-1]
+	v := Value{Kind: Array}
+	if p.begin(&v, ']') {
 		return v, nil
 	}
 	val0 := len(p.vals)
@@ -280,6 +268,22 @@ func (p *parser) array(depth int) (Value, error) {
 		_, v.Values = p.take(len(p.keys), val0)
 		return v, nil
 	}
+}
+
+// begin opens the object or array at p.i, which closes with end, and
+// reports whether it is empty (then closed, v.End set).
+func (p *parser) begin(v *Value, end byte) bool {
+	v.Off = p.i
+	p.open = append(p.open, p.i)
+	p.i++
+	p.space()
+	if p.i < len(p.data) && p.data[p.i] == end {
+		p.i++
+		v.End = p.i
+		p.open = p.open[:len(p.open)-1]
+		return true
+	}
+	return false
 }
 
 // next reads what follows a member or element of an object or array that
