@@ -29,6 +29,16 @@ var eu35Spots = []struct {
 	{"PT", "3519282", "Digi Communications", "26802", "ITU OB No. 1293 (2024-06-01), E.212 amendment: ADD 268 02 Digi Portugal, Lda."},
 	{"PT", "3519234", "G9 Telecom", "26813", "ITU OB No. 1122 (2017-04-15), E.212 amendment: ADD 268 13 G9Telecom, S.A.; ITU OB No. 1280 (2023-11-15), annexed E.212 MNC list: 268 13 G9Telecom, S.A."},
 	{"PT", "3519295", "Sumamovil Portugal", "26807", "ITU OB No. 1293 (2024-06-01), E.212 amendment: ADD 268 07 Sumamovil Portugal, S.A."},
+	// Second round: codes the list has with the status Unknown, confirmed in
+	// curated/networks.tsv, and a second look at earlier lines.
+	{"GF", "59469435", "Free Caraibe", "74204", "ITU OB No. 1243 (2022-05-01), E.212 amendment: French Guiana ADD 742 04 Free Caraïbe; ITU OB No. 1208 (2020-11-15), E.118 amendment: French Guiana, Free Caraïbe, 89 594 04; Arcep's MAJNUM: 069435 FRCA, Guyane"},
+	{"GF", "59470930", "Free Caraibe", "74204", "ITU OB No. 1280 (2023-11-15), annexed E.212 MNC list: French Guiana, 742 04 Free Caraïbe; Arcep's MAJNUM: 070930 FRCA, Guyane"},
+	{"GP", "5906912", "Free Caraïbe", "34009", "ITU OB No. 1146 (2018-04-15), E.212 amendment: Guadeloupe ADD 340 09 Free Caraïbe; ITU OB No. 1208 (2020-11-15), E.118 amendment: Guadeloupe, Free Caraïbe, 89 590 09; Arcep's MAJNUM: 069123-069128 FRCA"},
+	{"GP", "59070900", "Free Caraïbe", "34009", "ITU OB No. 1280 (2023-11-15), annexed E.212 MNC list: 340 09 Free Caraïbe, its only code under MCC 340; Arcep's MAJNUM: 070900 FRCA, \"Guadeloupe, St Martin et St Barthélemy\""},
+	{"MK", "389737", "MTEL", "29412", "ITU OB No. 1251 (2022-09-01), E.212 amendment: North Macedonia ADD 294 12 MTEL DOOEL Skopje (curated/networks.tsv)"},
+	{"SI", "386657", "Novatel", "29321", "ITU OB No. 1244 (2022-05-15), E.212 amendment: Slovenia ADD 293 21 Novatel d.o.o. (curated/networks.tsv)"},
+	{"BB", "124669", "Ozone", "-", "ITU OB No. 1212 (2021-01-15), E.212 amendment: ADD 342 800 Ozone, but no network since July 2019 (Barbados Today, 2019-08-16; operatorwatch, 2023-09-29)"},
+	{"BB", "124645", "Sunbeach Communications", "-", "ITU OB No. 1212 (2021-01-15), E.212 amendment: SUP 342 820 Sunbeach Communications, ADD 342 820 Neptune Communications Inc.; Sunbeach closed in 2013 (operatorwatch, 2023-09-29)"},
 }
 
 // TestEU35Spots checks each spot: libphonenumber's carrier data names the
