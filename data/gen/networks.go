@@ -48,9 +48,12 @@ func readNetworkList(listJSON []byte, curated fs.FS) ([]mccEntry, error) {
 // the list. A line for a code the list has with the status "Unknown" in
 // the same region (836 entries of the list: Wikipedia does not know
 // whether they run) instead confirms that entry as operational, in list
-// (its names stay the list's; the line's must be given all the same). A
-// line fails when the code is in the list otherwise (in another region,
-// or with another status: an alias uses it as it is), when its region has
+// (its names stay the list's; the line's must be given all the same); a
+// line for an operational code that the list files under other regions
+// only adds the line's region to that network (Sure's 658-01 serves Saint
+// Helena and Ascension), with the list's names. A line fails when the
+// code is in the list otherwise (in its region with another status, or
+// not operational elsewhere: an alias uses it as it is), when its region has
 // no calling code, when it gives neither brand nor operator, when its
 // source does not cite the ITU's record ("ITU OB No. N (YYYY-MM-DD)"), and
 // when it repeats a code. A missing file adds nothing.
@@ -103,22 +106,30 @@ func curatedNetworks(curated fs.FS, list []mccEntry) ([]mccEntry, error) {
 		}
 		seen[code] = n + 1
 		notes := curatedNetworkNote + source
-		if e := inList[code]; e != nil {
-			var unknown *mccEntry // the region's entry of the code, of unknown status
-			for i := range list {
-				if list[i].mccmnc() == code && list[i].CountryCode == region && list[i].Status == "Unknown" {
-					unknown = &list[i]
-				}
-			}
-			if unknown == nil {
-				return nil, fmt.Errorf("%s: %s is in the MCC-MNC list already (%s, %s, %s): map carriers to it with an alias", where, code, e.CountryCode, orDash(deref(e.Brand), deref(e.Operator)), e.Status)
-			}
-			unknown.Status, unknown.Notes = "Operational", &notes
-			continue
-		}
 		name := countryName[region]
 		if name == "" {
 			name = region
+		}
+		if e := inList[code]; e != nil {
+			var own *mccEntry // the region's entry of the code
+			for i := range list {
+				if list[i].mccmnc() == code && list[i].CountryCode == region {
+					own = &list[i]
+				}
+			}
+			switch {
+			case own != nil && own.Status == "Unknown":
+				own.Status, own.Notes = "Operational", &notes
+				continue
+			case own == nil && e.Status == "Operational":
+				// A network the list files under another region only,
+				// which serves this one too.
+				also := *e
+				also.CountryCode, also.CountryName, also.Notes = region, name, &notes
+				out = append(out, also)
+				continue
+			}
+			return nil, fmt.Errorf("%s: %s is in the MCC-MNC list already (%s, %s, %s): map carriers to it with an alias", where, code, e.CountryCode, orDash(deref(e.Brand), deref(e.Operator)), e.Status)
 		}
 		e := mccEntry{Type: "National", CountryName: name, CountryCode: region, MCC: mcc, MNC: mnc, Status: "Operational", Notes: &notes}
 		if brand != "" {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -63,6 +64,30 @@ func TestCuratedNetworkConfirmsUnknown(t *testing.T) {
 	// Another region's line for that code fails.
 	if _, err := readNetworkList([]byte(listJSON), networksFS("AM\t282\t13\tAsanet\tAsanet Ltd\t"+cite)); err == nil || !strings.Contains(err.Error(), "28213 is in the MCC-MNC list already (GE, Asanet Ltd, Unknown)") {
 		t.Errorf("a code of unknown status in another region: %v", err)
+	}
+}
+
+// A line for an operational code of another region adds its region to the
+// network, with the list's names.
+func TestCuratedNetworkAddsRegion(t *testing.T) {
+	t.Parallel()
+	list, err := readNetworkList([]byte(listJSON), networksFS("ET\t639\t02\tSafaricom\tSafaricom\t"+cite))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := list[len(list)-1]
+	if len(list) != 5 || e.CountryCode != "ET" || e.CountryName != "Ethiopia" || e.mccmnc() != "63902" || e.Status != "Operational" ||
+		deref(e.Operator) != "Safaricom Limited" || !strings.HasPrefix(deref(e.Notes), curatedNetworkNote) || list[1].CountryCode != "KE" {
+		t.Errorf("%d entries, added %+v (operator %q)", len(list), e, deref(e.Operator))
+	}
+	var b bytes.Buffer
+	writeNetworks(&b, list)
+	if !strings.Contains(b.String(), "\n63902\tKE,ET\tSafaricom\tSafaricom Limited\tOperational\n") {
+		t.Errorf("networks.tsv:\n%s", b.String())
+	}
+	// Not for a code that is not operational where the list has it.
+	if _, err := readNetworkList([]byte(listJSON), networksFS("ET\t639\t05\tYu\tYu\t"+cite)); err == nil || !strings.Contains(err.Error(), "63905 is in the MCC-MNC list already (KE, Yu, Not operational)") {
+		t.Errorf("a code not operational in its region: %v", err)
 	}
 }
 
