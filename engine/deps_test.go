@@ -55,7 +55,8 @@ var allowed = map[string]struct{ imports, tests string }{
 	"numbering/prefixmap":        {"", ""},
 	"numbering/textfmt":          {"", "TESTIFY"},
 	"numbering/textfmt/verbscan": {"numbering/textfmt", ""},
-	"routing":                    {"data numbering numbering/prefixmap numbering/textfmt RADIX", "PHONENUMBERS CMP TESTIFY"},
+	"numbering/textfmt/jsonpos":  {"numbering/textfmt", "CMP TESTIFY"},
+	"routing":                    {"data numbering numbering/prefixmap numbering/textfmt numbering/textfmt/jsonpos RADIX", "PHONENUMBERS CMP TESTIFY"},
 	"mnp":                        {"numbering", "TESTIFY"},
 	"mnp/enum":                   {"github.com/miekg/dns mnp", "TESTIFY mnp/enum/enumtest numbering"},
 	"mnp/enum/enumtest":          {"github.com/miekg/dns", ""},
@@ -82,7 +83,7 @@ var allowed = map[string]struct{ imports, tests string }{
 	"engine/users":                     {"golang.org/x/crypto/argon2", "TESTIFY"},
 	"engine/webhook":                   {"engine/apiv2 engine/auth net/http numbering/textfmt", "TESTIFY net/http/..."},
 
-	"cmd/numen": {"engine engine/account engine/auth engine/bulk engine/enumserver engine/httpapi engine/store engine/store/sqlitestore engine/store/stores engine/users engine/webhook mnp/enum mnp/portdb mnp/remote mnp/simnet numbering numbering/textfmt routing wasm/webpkg golang.org/x/term net/http",
+	"cmd/numen": {"engine engine/account engine/auth engine/bulk engine/enumserver engine/httpapi engine/store engine/store/sqlitestore engine/store/stores engine/users engine/webhook mnp/enum mnp/portdb mnp/remote mnp/simnet numbering numbering/textfmt numbering/textfmt/jsonpos routing wasm/webpkg golang.org/x/term net/http",
 		"data engine/apiv2 engine/store/pgstore engine/store/pgstore/pgtest mnp/enum/enumtest numbering/compile PHONENUMBERS TESTIFY github.com/miekg/dns net/http/..."},
 
 	"wasm":                        {"numbering numbering/textfmt routing", "numbering/compile TESTIFY"},

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/numenhq/numen/numbering/textfmt"
+	"github.com/numenhq/numen/numbering/textfmt/jsonpos"
 )
 
 // Product is what a route looks up: live subscriber state (HLR), the
@@ -64,7 +65,7 @@ const (
 // digits with an ISO country, scores from 0 to 100 for declared routes and
 // networks, nothing twice. All problems are reported together.
 func ParseCoverage(b []byte) (*Coverage, error) {
-	v, err := parseJSON(b)
+	v, err := jsonpos.Parse(b)
 	if err != nil {
 		return nil, textfmt.Errorf("coverage: %w", err)
 	}

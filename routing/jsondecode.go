@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/numenhq/numen/numbering/textfmt"
+	"github.com/numenhq/numen/numbering/textfmt/jsonpos"
 )
 
 // jsonDecoder turns parsed JSON into routing's types, strictly: an unknown
@@ -21,38 +22,44 @@ func (d *jsonDecoder) errorAt(off int, path, msg string) error {
 }
 
 // fields calls field for each key of an object (a null is an empty object),
-// and fails on a key field does not know (field returns false).
-func (d *jsonDecoder) fields(v *jsonValue, path string, field func(name string, v *jsonValue) (known bool, err error)) error {
-	switch v.kind {
-	case jsonNull:
+// and fails on a key given twice and on a key field does not know (field
+// returns false).
+func (d *jsonDecoder) fields(v *jsonpos.Value, path string, field func(name string, v *jsonpos.Value) (known bool, err error)) error {
+	switch v.Kind {
+	case jsonpos.Null:
 		return nil
-	case jsonObject:
+	case jsonpos.Object:
 	default:
-		return d.errorAt(v.off, path, "want an object, have "+jsonKindNames[v.kind])
+		return d.errorAt(v.Off, path, "want an object, have "+jsonKindNames[v.Kind])
 	}
-	for i, k := range v.keys {
-		known, err := field(k.name, &v.values[i])
+	for i, k := range v.Keys {
+		for _, before := range v.Keys[:i] {
+			if before.Name == k.Name {
+				return d.errorAt(k.Off, path, textfmt.Sprintf("key %q given twice", k.Name))
+			}
+		}
+		known, err := field(k.Name, &v.Values[i])
 		if err != nil {
 			return err
 		}
 		if !known {
-			return d.errorAt(k.off, path, textfmt.Sprintf("unknown field %q", k.name))
+			return d.errorAt(k.Off, path, textfmt.Sprintf("unknown field %q", k.Name))
 		}
 	}
 	return nil
 }
 
 // elems calls elem for each element of an array (a null is an empty one).
-func (d *jsonDecoder) elems(v *jsonValue, path string, elem func(i int, v *jsonValue) error) error {
-	switch v.kind {
-	case jsonNull:
+func (d *jsonDecoder) elems(v *jsonpos.Value, path string, elem func(i int, v *jsonpos.Value) error) error {
+	switch v.Kind {
+	case jsonpos.Null:
 		return nil
-	case jsonArray:
+	case jsonpos.Array:
 	default:
-		return d.errorAt(v.off, path, "want an array, have "+jsonKindNames[v.kind])
+		return d.errorAt(v.Off, path, "want an array, have "+jsonKindNames[v.Kind])
 	}
-	for i := range v.values {
-		if err := elem(i, &v.values[i]); err != nil {
+	for i := range v.Values {
+		if err := elem(i, &v.Values[i]); err != nil {
 			return err
 		}
 	}
@@ -60,72 +67,72 @@ func (d *jsonDecoder) elems(v *jsonValue, path string, elem func(i int, v *jsonV
 }
 
 // str reads a string, or null as "" (set reports which).
-func (d *jsonDecoder) str(v *jsonValue, path string, dst *string, set *bool) error {
-	switch v.kind {
-	case jsonNull:
+func (d *jsonDecoder) str(v *jsonpos.Value, path string, dst *string, set *bool) error {
+	switch v.Kind {
+	case jsonpos.Null:
 		return nil
-	case jsonString:
-		*dst = v.text
+	case jsonpos.String:
+		*dst = v.Text
 		if set != nil {
 			*set = true
 		}
 		return nil
 	}
-	return d.errorAt(v.off, path, "want a string, have "+jsonKindNames[v.kind])
+	return d.errorAt(v.Off, path, "want a string, have "+jsonKindNames[v.Kind])
 }
 
 // flex reads a string or a whole number (an MCCMNC), as text; null is "".
-func (d *jsonDecoder) flex(v *jsonValue, path string, dst *string) error {
-	switch v.kind {
-	case jsonNull:
+func (d *jsonDecoder) flex(v *jsonpos.Value, path string, dst *string) error {
+	switch v.Kind {
+	case jsonpos.Null:
 		return nil
-	case jsonString:
-		*dst = v.text
+	case jsonpos.String:
+		*dst = v.Text
 		return nil
-	case jsonNumber:
-		if isDigits(v.text) {
-			*dst = v.text
+	case jsonpos.Number:
+		if isDigits(v.Text) {
+			*dst = v.Text
 			return nil
 		}
 	}
-	what := jsonKindNames[v.kind]
-	if v.kind == jsonNumber {
-		what = v.text
+	what := jsonKindNames[v.Kind]
+	if v.Kind == jsonpos.Number {
+		what = v.Text
 	}
-	return d.errorAt(v.off, path, "want a string or a whole number, have "+what)
+	return d.errorAt(v.Off, path, "want a string or a whole number, have "+what)
 }
 
 // boolean reads true or false, or null (set stays false).
-func (d *jsonDecoder) boolean(v *jsonValue, path string, dst *bool, set *bool) error {
-	switch v.kind {
-	case jsonNull:
+func (d *jsonDecoder) boolean(v *jsonpos.Value, path string, dst *bool, set *bool) error {
+	switch v.Kind {
+	case jsonpos.Null:
 		return nil
-	case jsonBool:
-		*dst, *set = v.text == "true", true
+	case jsonpos.Bool:
+		*dst, *set = v.Text == "true", true
 		return nil
 	}
-	return d.errorAt(v.off, path, "want true or false, have "+jsonKindNames[v.kind])
+	return d.errorAt(v.Off, path, "want true or false, have "+jsonKindNames[v.Kind])
 }
 
 // integer reads a whole number that fits an int, or null as 0.
-func (d *jsonDecoder) integer(v *jsonValue, path string, dst *int) error {
-	switch v.kind {
-	case jsonNull:
+func (d *jsonDecoder) integer(v *jsonpos.Value, path string, dst *int) error {
+	switch v.Kind {
+	case jsonpos.Null:
 		return nil
-	case jsonNumber:
-		if n, err := strconv.Atoi(v.text); err == nil {
+	case jsonpos.Number:
+		if n, err := strconv.Atoi(v.Text); err == nil {
 			*dst = n
 			return nil
 		}
-		return d.errorAt(v.off, path, "want a whole number, have "+v.text)
+		return d.errorAt(v.Off, path, "want a whole number, have "+v.Text)
 	}
-	return d.errorAt(v.off, path, "want a whole number, have "+jsonKindNames[v.kind])
+	return d.errorAt(v.Off, path, "want a whole number, have "+jsonKindNames[v.Kind])
 }
 
 func index(path string, i int) string { return path + "[" + strconv.Itoa(i) + "]" }
 
 // decodeMap reads a routing map object (see ParseMap).
-func decodeMap(data []byte, v *jsonValue) (*Map, error) {
+func decodeMap(data []byte, v *jsonpos.Value) (*Map, error) {
 	d := &jsonDecoder{data}
 	var (
 		m                             Map
@@ -134,10 +141,10 @@ func decodeMap(data []byte, v *jsonValue) (*Map, error) {
 		fallback, fallbackSnake       bool
 		hasFallback, hasFallbackSnake bool
 	)
-	if v.kind != jsonObject {
-		return nil, d.errorAt(v.off, "", "want a JSON object, have "+jsonKindNames[v.kind])
+	if v.Kind != jsonpos.Object {
+		return nil, d.errorAt(v.Off, "", "want a JSON object, have "+jsonKindNames[v.Kind])
 	}
-	err := d.fields(v, "", func(name string, v *jsonValue) (bool, error) {
+	err := d.fields(v, "", func(name string, v *jsonpos.Value) (bool, error) {
 		switch name {
 		case "defaultRoute":
 			return true, d.str(v, name, &dflt, &hasDflt)
@@ -148,10 +155,10 @@ func decodeMap(data []byte, v *jsonValue) (*Map, error) {
 		case "mnp_fallback":
 			return true, d.boolean(v, name, &fallbackSnake, &hasFallbackSnake)
 		case "mccmncs":
-			return true, d.elems(v, name, func(i int, v *jsonValue) error {
+			return true, d.elems(v, name, func(i int, v *jsonpos.Value) error {
 				var r MCCMNCRule
 				path := index(name, i)
-				err := d.fields(v, path, func(f string, v *jsonValue) (bool, error) {
+				err := d.fields(v, path, func(f string, v *jsonpos.Value) (bool, error) {
 					switch f {
 					case "mccmnc":
 						return true, d.flex(v, path+"."+f, &r.MCCMNC)
@@ -172,10 +179,10 @@ func decodeMap(data []byte, v *jsonValue) (*Map, error) {
 				return err
 			})
 		case "prefixes":
-			return true, d.elems(v, name, func(i int, v *jsonValue) error {
+			return true, d.elems(v, name, func(i int, v *jsonpos.Value) error {
 				var r PrefixRule
 				path := index(name, i)
-				err := d.fields(v, path, func(f string, v *jsonValue) (bool, error) {
+				err := d.fields(v, path, func(f string, v *jsonpos.Value) (bool, error) {
 					switch f {
 					case "countrycode":
 						return true, d.str(v, path+"."+f, &r.CountryCode, nil)
@@ -194,10 +201,10 @@ func decodeMap(data []byte, v *jsonValue) (*Map, error) {
 				return err
 			})
 		case "countries":
-			return true, d.elems(v, name, func(i int, v *jsonValue) error {
+			return true, d.elems(v, name, func(i int, v *jsonpos.Value) error {
 				var r CountryRule
 				path := index(name, i)
-				err := d.fields(v, path, func(f string, v *jsonValue) (bool, error) {
+				err := d.fields(v, path, func(f string, v *jsonpos.Value) (bool, error) {
 					switch f {
 					case "countrycode":
 						return true, d.str(v, path+"."+f, &r.CountryCode, nil)
@@ -239,22 +246,22 @@ func decodeMap(data []byte, v *jsonValue) (*Map, error) {
 }
 
 // decodeCoverage reads coverage data (see ParseCoverage).
-func decodeCoverage(data []byte, v *jsonValue) (*Coverage, error) {
+func decodeCoverage(data []byte, v *jsonpos.Value) (*Coverage, error) {
 	d := &jsonDecoder{data}
-	if v.kind != jsonObject {
-		return nil, d.errorAt(v.off, "", "want a JSON object, have "+jsonKindNames[v.kind])
+	if v.Kind != jsonpos.Object {
+		return nil, d.errorAt(v.Off, "", "want a JSON object, have "+jsonKindNames[v.Kind])
 	}
 	var c Coverage
-	err := d.fields(v, "", func(name string, v *jsonValue) (bool, error) {
+	err := d.fields(v, "", func(name string, v *jsonpos.Value) (bool, error) {
 		switch name {
 		case "about":
 			return true, d.str(v, name, &c.About, nil)
 		case "routes":
-			return true, d.elems(v, name, func(i int, v *jsonValue) error {
+			return true, d.elems(v, name, func(i int, v *jsonpos.Value) error {
 				var r Route
 				var product string
 				path := index(name, i)
-				err := d.fields(v, path, func(f string, v *jsonValue) (bool, error) {
+				err := d.fields(v, path, func(f string, v *jsonpos.Value) (bool, error) {
 					switch f {
 					case "id":
 						return true, d.str(v, path+"."+f, &r.ID, nil)
@@ -270,10 +277,10 @@ func decodeCoverage(data []byte, v *jsonValue) (*Coverage, error) {
 				return err
 			})
 		case "networks":
-			return true, d.elems(v, name, func(i int, v *jsonValue) error {
+			return true, d.elems(v, name, func(i int, v *jsonpos.Value) error {
 				var n Network
 				path := index(name, i)
-				err := d.fields(v, path, func(f string, v *jsonValue) (bool, error) {
+				err := d.fields(v, path, func(f string, v *jsonpos.Value) (bool, error) {
 					switch f {
 					case "mccmnc":
 						return true, d.str(v, path+"."+f, &n.MCCMNC, nil)
@@ -288,10 +295,10 @@ func decodeCoverage(data []byte, v *jsonValue) (*Coverage, error) {
 				return err
 			})
 		case "scores":
-			return true, d.elems(v, name, func(i int, v *jsonValue) error {
+			return true, d.elems(v, name, func(i int, v *jsonpos.Value) error {
 				var s Score
 				path := index(name, i)
-				err := d.fields(v, path, func(f string, v *jsonValue) (bool, error) {
+				err := d.fields(v, path, func(f string, v *jsonpos.Value) (bool, error) {
 					switch f {
 					case "route":
 						return true, d.str(v, path+"."+f, &s.Route, nil)

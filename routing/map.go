@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/numenhq/numen/numbering/textfmt"
+	"github.com/numenhq/numen/numbering/textfmt/jsonpos"
 )
 
 // RejectRoute is the route of a rule that refuses the numbers it matches.
@@ -67,16 +68,16 @@ type CountryRule struct {
 // NewPlatform and Platform.Resolver check the rules against the known
 // routes and the numbering plan.
 func ParseMap(data []byte) (*Map, error) {
-	v, err := parseJSON(data)
+	v, err := jsonpos.Parse(data)
 	if err != nil {
 		return nil, textfmt.Errorf("routing map: %w", err)
 	}
-	if v.kind == jsonObject && len(v.keys) == 1 && v.keys[0].name == "routing" {
-		r := &v.values[0]
-		if r.kind != jsonObject || len(r.keys) != 1 || r.keys[0].name != "map" {
+	if v.Kind == jsonpos.Object && len(v.Keys) == 1 && v.Keys[0].Name == "routing" {
+		r := &v.Values[0]
+		if r.Kind != jsonpos.Object || len(r.Keys) != 1 || r.Keys[0].Name != "map" {
 			return nil, errors.New(`routing map: "routing" must hold exactly one key, "map"`)
 		}
-		v = r.values[0]
+		v = r.Values[0]
 	}
 	m, err := decodeMap(data, &v)
 	if err != nil {

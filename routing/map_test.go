@@ -72,7 +72,7 @@ func TestParseMapErrors(t *testing.T) {
 		`{"mccmncs": [{"mccmnc": true, "route": "HA1"}]}`:   "whole number",
 		`{"routing": {"map": {}, "extra": 1}}`:              `exactly one key, "map"`,
 		`[]`:                                                "routing map",
-		`{} {}`:                                             "after top-level value",
+		`{} {}`:                                             "data after the JSON value",
 		``:                                                  "routing map",
 	} {
 		_, err := ParseMap([]byte(in))

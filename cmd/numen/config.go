@@ -19,6 +19,7 @@ import (
 	"github.com/numenhq/numen/engine/store/stores"
 	"github.com/numenhq/numen/engine/users"
 	"github.com/numenhq/numen/mnp/enum"
+	"github.com/numenhq/numen/numbering/textfmt/jsonpos"
 	"github.com/numenhq/numen/routing"
 )
 
@@ -309,17 +310,16 @@ func parseConfig(raw []byte) (*serveConfig, error) {
 // that is not JSON is an error; otherwise the decoder holds the problems
 // found, and the config what could be read.
 func decodeConfig(raw []byte) (*serveConfig, *configDecoder, *configError) {
-	root, serr := configParse(raw)
+	root, serr := readConfigJSON(raw)
 	if serr != nil {
-		line, col := lineCol(raw, serr.off)
-		return nil, nil, &configError{Problems: []configProblem{{Line: line, Col: col, Msg: serr.msg}}}
+		return nil, nil, serr
 	}
 	d := &configDecoder{raw: raw, places: map[string]int{}, values: map[string]int{}}
 	var cfg serveConfig
-	if root.kind != '{' {
-		d.bad(root.off, "", "want a JSON object ({...}) at the top of the file, got %s", root.kindName())
+	if root.Kind != jsonpos.Object {
+		d.bad(root.Off, "", "want a JSON object ({...}) at the top of the file, got %s", kindName(root.Kind))
 	} else {
-		d.decode(root, "", reflect.ValueOf(&cfg).Elem())
+		d.decode(&root, "", reflect.ValueOf(&cfg).Elem())
 	}
 	// A setting of the wrong type is reported once, not again by the
 	// checks of its (zero) value.
@@ -348,7 +348,7 @@ func (d *configDecoder) err() *configError {
 	slices.SortStableFunc(d.problems, func(a, b pathProblem) int { return cmp.Compare(a.off, b.off) })
 	e := &configError{}
 	for _, p := range d.problems {
-		line, col := lineCol(d.raw, p.off)
+		line, col := jsonpos.Position(d.raw, p.off)
 		e.Problems = append(e.Problems, configProblem{Line: line, Col: col, Path: p.path, Msg: p.msg})
 	}
 	return e

@@ -1,19 +1,22 @@
 package main
 
 import (
+	"bytes"
 	"encoding"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/numenhq/numen/numbering/textfmt/jsonpos"
 )
 
 // This file reads a config file so that every problem in it is reported in
 // one run with its place: a tree of the JSON with the offset of every key
-// and value (configParse), then a decoder that fills serveConfig from it
+// and value (jsonpos.Parse), then a decoder that fills serveConfig from it
 // and carries on past a wrong value (configDecoder). encoding/json stops at
 // the first problem, names Go types ("want []main.routeConfig") and says
 // "unexpected EOF" for a file cut short.
@@ -56,282 +59,40 @@ func (e *configError) Error() string {
 	return b.String()
 }
 
-// jnode is one JSON value of a config file and where it starts and ends.
-type jnode struct {
-	kind  byte // '{', '[', '"', '0' (number), 't', 'f', 'n' (null)
-	off   int
-	end   int
-	str   string // a string's value, a number's literal
-	keys  []jkey // an object's members, in order
-	elems []*jnode
-}
-
-type jkey struct {
-	name string
-	off  int
-	val  *jnode
-}
-
-// kindName names a JSON kind in messages.
-func (n *jnode) kindName() string {
-	switch n.kind {
-	case '{':
+// kindName names a JSON kind in messages (a config file's arrays are
+// lists to its readers).
+func kindName(k jsonpos.Kind) string {
+	switch k {
+	case jsonpos.Object:
 		return "an object"
-	case '[':
+	case jsonpos.Array:
 		return "a list"
-	case '"':
+	case jsonpos.String:
 		return "a string"
-	case '0':
+	case jsonpos.Number:
 		return "a number"
-	case 't', 'f':
+	case jsonpos.Bool:
 		return "true or false"
 	}
 	return "null"
 }
 
-// maxConfigDepth bounds nesting, so that a hostile file cannot exhaust
-// the stack.
-const maxConfigDepth = 64
-
-// configSyntaxError is where and why a config file is not JSON.
-type configSyntaxError struct {
-	off int
-	msg string
-}
-
-// jsonParser reads a config file into a jnode tree.
-type jsonParser struct {
-	data []byte
-	i    int
-	open []int // offsets of the objects and lists not yet closed
-}
-
-// configParse reads one JSON value with nothing but white space after it.
-func configParse(data []byte) (*jnode, *configSyntaxError) {
-	p := &jsonParser{data: data}
-	p.space()
-	if p.i == len(data) {
-		return nil, &configSyntaxError{0, "the file is empty: want a JSON object ({...})"}
+// readConfigJSON reads a config file's JSON; a file that is not JSON is its
+// one problem, at its place.
+func readConfigJSON(raw []byte) (jsonpos.Value, *configError) {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return jsonpos.Value{}, &configError{Problems: []configProblem{{Line: 1, Col: 1, Msg: "the file is empty: want a JSON object ({...})"}}}
 	}
-	n, err := p.value(0)
+	root, err := jsonpos.Parse(raw)
 	if err != nil {
-		return nil, err
+		var se *jsonpos.SyntaxError
+		errors.As(err, &se) // Parse's errors are all *SyntaxError
+		return jsonpos.Value{}, &configError{Problems: []configProblem{{Line: se.Line, Col: se.Col, Msg: se.Msg}}}
 	}
-	p.space()
-	if p.i < len(data) {
-		return nil, &configSyntaxError{p.i, "data after the JSON object (one object per file)"}
-	}
-	return n, nil
+	return root, nil
 }
 
-func (p *jsonParser) space() {
-	for p.i < len(p.data) {
-		switch p.data[p.i] {
-		case ' ', '\t', '\n', '\r':
-			p.i++
-		default:
-			return
-		}
-	}
-}
-
-// cut is the error of a file that ends before its JSON does.
-func (p *jsonParser) cut() *configSyntaxError {
-	msg := "the file ends in the middle of the JSON: it is cut short"
-	if n := len(p.open); n > 0 {
-		what := "the object"
-		if p.data[p.open[n-1]] == '[' {
-			what = "the list"
-		}
-		line, col := lineCol(p.data, p.open[n-1])
-		msg = fmt.Sprintf("the file ends before %s opened at line %d, column %d is closed: it is cut short", what, line, col)
-	}
-	return &configSyntaxError{len(p.data), msg}
-}
-
-func (p *jsonParser) unexpected(want string) *configSyntaxError {
-	if p.i >= len(p.data) {
-		return p.cut()
-	}
-	r, _ := utf8.DecodeRune(p.data[p.i:])
-	return &configSyntaxError{p.i, fmt.Sprintf("unexpected %q: want %s", r, want)}
-}
-
-func (p *jsonParser) value(depth int) (*jnode, *configSyntaxError) {
-	if depth > maxConfigDepth {
-		return nil, &configSyntaxError{p.i, fmt.Sprintf("nested more than %d deep", maxConfigDepth)}
-	}
-	if p.i >= len(p.data) {
-		return nil, p.cut()
-	}
-	start := p.i
-	switch c := p.data[p.i]; {
-	case c == '{':
-		return p.object(depth)
-	case c == '[':
-		return p.array(depth)
-	case c == '"':
-		s, err := p.str()
-		if err != nil {
-			return nil, err
-		}
-		return &jnode{kind: '"', off: start, end: p.i, str: s}, nil
-	case c == '-' || c >= '0' && c <= '9':
-		for p.i < len(p.data) && strings.IndexByte("+-0123456789.eE", p.data[p.i]) >= 0 {
-			p.i++
-		}
-		lit := string(p.data[start:p.i])
-		if !json.Valid(p.data[start:p.i]) {
-			return nil, &configSyntaxError{start, fmt.Sprintf("%s is not a number", lit)}
-		}
-		return &jnode{kind: '0', off: start, end: p.i, str: lit}, nil
-	default:
-		for _, w := range []string{"true", "false", "null"} {
-			if rest := p.data[p.i:]; len(rest) >= len(w) && string(rest[:len(w)]) == w {
-				p.i += len(w)
-				return &jnode{kind: w[0], off: start, end: p.i}, nil
-			} else if len(rest) < len(w) && string(rest) == w[:len(rest)] {
-				return nil, p.cut()
-			}
-		}
-		return nil, p.unexpected("a value (object, list, string, number, true, false or null)")
-	}
-}
-
-func (p *jsonParser) object(depth int) (*jnode, *configSyntaxError) {
-	n := &jnode{kind: '{', off: p.i}
-	p.open = append(p.open, p.i)
-	p.i++
-	p.space()
-	if p.i < len(p.data) && p.data[p.i] == '}' {
-		p.i++
-		n.end = p.i
-		p.open = p.open[:len(p.open)-1]
-		return n, nil
-	}
-	for {
-		p.space()
-		if p.i >= len(p.data) || p.data[p.i] != '"' {
-			return nil, p.unexpected(`a key in quotes ("addr")`)
-		}
-		koff := p.i
-		name, err := p.str()
-		if err != nil {
-			return nil, err
-		}
-		p.space()
-		if p.i >= len(p.data) || p.data[p.i] != ':' {
-			return nil, p.unexpected(fmt.Sprintf("':' after the key %q", name))
-		}
-		p.i++
-		p.space()
-		v, err := p.value(depth + 1)
-		if err != nil {
-			return nil, err
-		}
-		n.keys = append(n.keys, jkey{name: name, off: koff, val: v})
-		p.space()
-		if p.i >= len(p.data) {
-			return nil, p.cut()
-		}
-		switch p.data[p.i] {
-		case ',':
-			p.i++
-			p.space()
-			if p.i < len(p.data) && p.data[p.i] == '}' {
-				return nil, &configSyntaxError{p.i, "a comma before '}': remove the comma after the last member"}
-			}
-		case '}':
-			p.i++
-			n.end = p.i
-			p.open = p.open[:len(p.open)-1]
-			return n, nil
-		default:
-			return nil, p.unexpected("',' or '}' after an object member")
-		}
-	}
-}
-
-func (p *jsonParser) array(depth int) (*jnode, *configSyntaxError) {
-	n := &jnode{kind: '[', off: p.i}
-	p.open = append(p.open, p.i)
-	p.i++
-	p.space()
-	if p.i < len(p.data) && p.data[p.i] == ']' {
-		p.i++
-		n.end = p.i
-		p.open = p.open[:len(p.open)-1]
-		return n, nil
-	}
-	for {
-		p.space()
-		v, err := p.value(depth + 1)
-		if err != nil {
-			return nil, err
-		}
-		n.elems = append(n.elems, v)
-		p.space()
-		if p.i >= len(p.data) {
-			return nil, p.cut()
-		}
-		switch p.data[p.i] {
-		case ',':
-			p.i++
-			p.space()
-			if p.i < len(p.data) && p.data[p.i] == ']' {
-				return nil, &configSyntaxError{p.i, "a comma before ']': remove the comma after the last element"}
-			}
-		case ']':
-			p.i++
-			n.end = p.i
-			p.open = p.open[:len(p.open)-1]
-			return n, nil
-		default:
-			return nil, p.unexpected("',' or ']' after a list element")
-		}
-	}
-}
-
-// str reads a string at p.i (its opening quote).
-func (p *jsonParser) str() (string, *configSyntaxError) {
-	start := p.i
-	p.i++
-	for p.i < len(p.data) {
-		switch p.data[p.i] {
-		case '\\':
-			p.i += 2
-			continue
-		case '\n':
-			return "", &configSyntaxError{start, "a string that does not end on its line (a missing '\"'?)"}
-		case '"':
-			p.i++
-			var s string
-			if err := json.Unmarshal(p.data[start:p.i], &s); err != nil {
-				return "", &configSyntaxError{start, "not a valid string (a bad escape or control character)"}
-			}
-			return s, nil
-		}
-		p.i++
-	}
-	p.i = len(p.data)
-	return "", p.cut()
-}
-
-// lineCol returns the line and column (from 1, in characters) of an
-// offset of data.
-func lineCol(data []byte, off int) (line, col int) {
-	off = min(max(off, 0), len(data))
-	line = 1
-	lineStart := 0
-	for i, c := range data[:off] {
-		if c == '\n' {
-			line, lineStart = line+1, i+1
-		}
-	}
-	return line, 1 + utf8.RuneCount(data[lineStart:off])
-}
-
-// configDecoder fills a value from a jnode tree like encoding/json with
+// configDecoder fills a value from a jsonpos tree like encoding/json with
 // DisallowUnknownFields, but records each problem and goes on.
 type configDecoder struct {
 	raw      []byte
@@ -359,12 +120,12 @@ var (
 )
 
 // decode fills v (settable) from n, at path.
-func (d *configDecoder) decode(n *jnode, path string, v reflect.Value) {
+func (d *configDecoder) decode(n *jsonpos.Value, path string, v reflect.Value) {
 	if _, ok := d.places[path]; !ok {
-		d.places[path] = n.off
+		d.places[path] = n.Off
 	}
-	d.values[path] = n.off
-	if n.kind == 'n' {
+	d.values[path] = n.Off
+	if n.Kind == jsonpos.Null {
 		return // null leaves the setting as if absent
 	}
 	if v.Kind() == reflect.Pointer {
@@ -377,158 +138,159 @@ func (d *configDecoder) decode(n *jnode, path string, v reflect.Value) {
 	if reflect.PointerTo(v.Type()).Implements(unmarshalerType) {
 		d.note(n, path)
 		u := v.Addr().Interface().(json.Unmarshaler)
-		if err := u.UnmarshalJSON(d.raw[n.off:n.end]); err != nil {
-			d.bad(n.off, path, "%s", err)
+		if err := u.UnmarshalJSON(d.raw[n.Off:n.End]); err != nil {
+			d.bad(n.Off, path, "%s", err)
 		}
 		return
 	}
 	if reflect.PointerTo(v.Type()).Implements(textUnmarshalerType) {
-		if n.kind != '"' {
-			d.bad(n.off, path, "want a string, got %s", n.kindName())
+		if n.Kind != jsonpos.String {
+			d.bad(n.Off, path, "want a string, got %s", kindName(n.Kind))
 			return
 		}
-		if err := v.Addr().Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(n.str)); err != nil {
-			d.bad(n.off, path, "%s", err)
+		if err := v.Addr().Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(n.Text)); err != nil {
+			d.bad(n.Off, path, "%s", err)
 		}
 		return
 	}
-	want := func(what string) { d.bad(n.off, path, "want %s, got %s", what, n.kindName()) }
+	want := func(what string) { d.bad(n.Off, path, "want %s, got %s", what, kindName(n.Kind)) }
 	switch v.Kind() {
 	case reflect.Struct:
-		if n.kind != '{' {
+		if n.Kind != jsonpos.Object {
 			want("an object ({...})")
 			return
 		}
 		d.object(n, path, v)
 	case reflect.Slice:
-		if n.kind != '[' {
+		if n.Kind != jsonpos.Array {
 			want("a list ([...])")
 			return
 		}
-		s := reflect.MakeSlice(v.Type(), len(n.elems), len(n.elems))
-		for i, e := range n.elems {
-			d.decode(e, fmt.Sprintf("%s[%d]", path, i), s.Index(i))
+		s := reflect.MakeSlice(v.Type(), len(n.Values), len(n.Values))
+		for i := range n.Values {
+			d.decode(&n.Values[i], fmt.Sprintf("%s[%d]", path, i), s.Index(i))
 		}
 		v.Set(s)
 	case reflect.Map:
-		if n.kind != '{' {
+		if n.Kind != jsonpos.Object {
 			want("an object ({...})")
 			return
 		}
-		m := reflect.MakeMapWithSize(v.Type(), len(n.keys))
+		m := reflect.MakeMapWithSize(v.Type(), len(n.Keys))
 		seen := map[string]bool{}
-		for _, k := range n.keys {
-			at := mapKeyPath(path, k.name)
-			d.places[at] = k.off
-			if seen[k.name] {
-				d.bad(k.off, at, "given twice")
+		for i, k := range n.Keys {
+			at := mapKeyPath(path, k.Name)
+			d.places[at] = k.Off
+			if seen[k.Name] {
+				d.bad(k.Off, at, "given twice")
 				continue
 			}
-			seen[k.name] = true
+			seen[k.Name] = true
 			e := reflect.New(v.Type().Elem()).Elem()
-			d.decode(k.val, at, e)
-			m.SetMapIndex(reflect.ValueOf(k.name).Convert(v.Type().Key()), e)
+			d.decode(&n.Values[i], at, e)
+			m.SetMapIndex(reflect.ValueOf(k.Name).Convert(v.Type().Key()), e)
 		}
 		v.Set(m)
 	case reflect.String:
-		if n.kind != '"' {
+		if n.Kind != jsonpos.String {
 			want("a string")
 			return
 		}
-		v.SetString(n.str)
+		v.SetString(n.Text)
 	case reflect.Bool:
-		if n.kind != 't' && n.kind != 'f' {
+		if n.Kind != jsonpos.Bool {
 			want("true or false")
 			return
 		}
-		v.SetBool(n.kind == 't')
+		v.SetBool(n.Text == "true")
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		if n.kind != '0' {
+		if n.Kind != jsonpos.Number {
 			want("a whole number")
 			return
 		}
-		x, err := strconv.ParseInt(n.str, 10, v.Type().Bits())
+		x, err := strconv.ParseInt(n.Text, 10, v.Type().Bits())
 		switch {
 		case err == nil:
 			v.SetInt(x)
-		case strings.ContainsAny(n.str, ".eE"):
-			d.bad(n.off, path, "want a whole number, got %s", n.str)
+		case strings.ContainsAny(n.Text, ".eE"):
+			d.bad(n.Off, path, "want a whole number, got %s", n.Text)
 		default:
-			d.bad(n.off, path, "%s is too large", n.str)
+			d.bad(n.Off, path, "%s is too large", n.Text)
 		}
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		if n.kind != '0' {
+		if n.Kind != jsonpos.Number {
 			want("a whole number")
 			return
 		}
-		x, err := strconv.ParseUint(n.str, 10, v.Type().Bits())
+		x, err := strconv.ParseUint(n.Text, 10, v.Type().Bits())
 		switch {
 		case err == nil:
 			v.SetUint(x)
-		case strings.HasPrefix(n.str, "-"):
-			d.bad(n.off, path, "%s: must not be negative", n.str)
-		case strings.ContainsAny(n.str, ".eE"):
-			d.bad(n.off, path, "want a whole number, got %s", n.str)
+		case strings.HasPrefix(n.Text, "-"):
+			d.bad(n.Off, path, "%s: must not be negative", n.Text)
+		case strings.ContainsAny(n.Text, ".eE"):
+			d.bad(n.Off, path, "want a whole number, got %s", n.Text)
 		default:
-			d.bad(n.off, path, "%s is too large", n.str)
+			d.bad(n.Off, path, "%s is too large", n.Text)
 		}
 	case reflect.Float32, reflect.Float64:
-		if n.kind != '0' {
+		if n.Kind != jsonpos.Number {
 			want("a number")
 			return
 		}
-		x, err := strconv.ParseFloat(n.str, v.Type().Bits())
+		x, err := strconv.ParseFloat(n.Text, v.Type().Bits())
 		if err != nil {
-			d.bad(n.off, path, "%s is too large", n.str)
+			d.bad(n.Off, path, "%s is too large", n.Text)
 			return
 		}
 		v.SetFloat(x)
 	default:
-		d.bad(n.off, path, "cannot be set from a config file") // no such field today
+		d.bad(n.Off, path, "cannot be set from a config file") // no such field today
 	}
 }
 
 // note records the places of the keys and elements below n (a value
 // decoded whole, such as a routing map), for messages about them.
-func (d *configDecoder) note(n *jnode, path string) {
-	for _, k := range n.keys {
-		at := mapKeyPath(path, k.name)
-		d.places[at] = k.off
-		d.note(k.val, at)
-	}
-	for i, e := range n.elems {
-		at := fmt.Sprintf("%s[%d]", path, i)
-		d.places[at] = e.off
-		d.note(e, at)
+func (d *configDecoder) note(n *jsonpos.Value, path string) {
+	for i := range n.Values {
+		var at string
+		if n.Kind == jsonpos.Object {
+			at = mapKeyPath(path, n.Keys[i].Name)
+			d.places[at] = n.Keys[i].Off
+		} else {
+			at = fmt.Sprintf("%s[%d]", path, i)
+			d.places[at] = n.Values[i].Off
+		}
+		d.note(&n.Values[i], at)
 	}
 }
 
 // object fills the struct v from the object n: every member must be one
 // of its JSON fields, once.
-func (d *configDecoder) object(n *jnode, path string, v reflect.Value) {
+func (d *configDecoder) object(n *jsonpos.Value, path string, v reflect.Value) {
 	fields := jsonFields(v.Type())
 	seen := map[string]bool{}
-	for _, k := range n.keys {
-		at := k.name
+	for i, k := range n.Keys {
+		at := k.Name
 		if path != "" {
-			at = path + "." + k.name
+			at = path + "." + k.Name
 		}
-		d.places[at] = k.off
-		idx, ok := fields[k.name]
+		d.places[at] = k.Off
+		idx, ok := fields[k.Name]
 		switch {
 		case !ok:
 			msg := "unknown setting"
-			if near := nearest(k.name, fields); near != "" {
+			if near := nearest(k.Name, fields); near != "" {
 				msg += fmt.Sprintf(" (did you mean %q?)", near)
 			}
-			d.bad(k.off, at, "%s", msg)
+			d.bad(k.Off, at, "%s", msg)
 			continue
-		case seen[k.name]:
-			d.bad(k.off, at, "given twice")
+		case seen[k.Name]:
+			d.bad(k.Off, at, "given twice")
 			continue
 		}
-		seen[k.name] = true
-		d.decode(k.val, at, v.Field(idx))
+		seen[k.Name] = true
+		d.decode(&n.Values[i], at, v.Field(idx))
 	}
 }
 

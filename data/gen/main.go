@@ -171,7 +171,7 @@ func printCoverage(out, moduleDir, tarball string) error {
 	if plan == nil || err != nil {
 		return fmt.Errorf("opening the generated plan: %v", err)
 	}
-	entries, err := parseMCCMNCList(list)
+	entries, err := readNetworkList(list, curated)
 	if err != nil {
 		return err
 	}

@@ -470,7 +470,7 @@ func callingCodeOf(prefix string) (int, bool) {
 // generation fails, listing each such carrier, until a curated alias
 // decides it with its reason.
 func mccmncTables(carrierTSV, listJSON, providersXML []byte, curated fs.FS) (prefixes, networks []byte, matches map[[2]string]*carrierMatch, err error) {
-	list, err := parseMCCMNCList(listJSON)
+	list, err := readNetworkList(listJSON, curated)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -527,7 +527,7 @@ func networkTables(carrierTSV, listJSON, providersXML []byte, curated, sources f
 	if err != nil {
 		return nil, err
 	}
-	list, err := parseMCCMNCList(listJSON)
+	list, err := readNetworkList(listJSON, curated)
 	if err != nil {
 		return nil, err
 	}
@@ -623,7 +623,7 @@ func writeNetworks(w *bytes.Buffer, list []mccEntry) {
 		codes = append(codes, c)
 	}
 	sort.Strings(codes)
-	w.WriteString("# mccmnc\tregions (home first)\tbrand\toperator\tstatus (from mcc-mnc-list " + mccmncListVersion + ")\n")
+	w.WriteString("# mccmnc\tregions (home first)\tbrand\toperator\tstatus (from mcc-mnc-list " + mccmncListVersion + "; the codes it lacks from curated/networks.tsv)\n")
 	for _, c := range codes {
 		nw := byCode[c]
 		mcc := c[:3]

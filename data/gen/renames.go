@@ -463,7 +463,7 @@ func printRenames(out, moduleDir, tarball string) error {
 	if err != nil {
 		return err
 	}
-	list, err := parseMCCMNCList(listJSON)
+	list, err := readNetworkList(listJSON, curated)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,128 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/fstest"
+)
+
+// listJSON is a small MCC-MNC list in the package's form.
+const listJSON = `[
+ {"type":"National","countryName":"Ethiopia","countryCode":"ET","mcc":"636","mnc":"01","brand":"Ethio Telecom","operator":"Ethio Telecom","status":"Operational","bands":null,"notes":null},
+ {"type":"National","countryName":"Kenya","countryCode":"KE","mcc":"639","mnc":"02","brand":"Safaricom","operator":"Safaricom Limited","status":"Operational","bands":null,"notes":null},
+ {"type":"National","countryName":"Kenya","countryCode":"KE","mcc":"639","mnc":"05","brand":"Yu","operator":"Essar Telecom Kenya","status":"Not operational","bands":null,"notes":null}
+]`
+
+const cite = "ITU OB No. 1280 (2023-11-15), annexed E.212 MNC list"
+
+func networksFS(lines ...string) fstest.MapFS {
+	return fstest.MapFS{curatedNetworksFile: {Data: []byte("# header\n\n" + strings.Join(lines, "\n") + "\n")}}
+}
+
+func TestCuratedNetworksAdded(t *testing.T) {
+	t.Parallel()
+	list, err := readNetworkList([]byte(listJSON), networksFS("ET\t636\t07\tSafaricom\tSafaricom Telecommunications Ethiopia PLC\t"+cite))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 4 {
+		t.Fatalf("%d entries, want the list's 3 and 1 added", len(list))
+	}
+	e := list[3]
+	if e.CountryCode != "ET" || e.CountryName != "Ethiopia" || e.mccmnc() != "63607" || deref(e.Brand) != "Safaricom" ||
+		deref(e.Operator) != "Safaricom Telecommunications Ethiopia PLC" || e.Status != "Operational" || e.Type != "National" ||
+		!strings.HasPrefix(deref(e.Notes), curatedNetworkNote+"ITU OB No. 1280") {
+		t.Errorf("added entry %+v (brand %q, operator %q, notes %q)", e, deref(e.Brand), deref(e.Operator), deref(e.Notes))
+	}
+	// Without the file, the list is the list.
+	list, err = readNetworkList([]byte(listJSON), fstest.MapFS{})
+	if err != nil || len(list) != 3 {
+		t.Errorf("without the file: %d entries, %v", len(list), err)
+	}
+}
+
+// A carrier name matches an added network as it matches the list's own,
+// and an alias may name it.
+func TestCuratedNetworkMatchesCarriers(t *testing.T) {
+	// Not parallel: the generator caches regular expressions in a
+	// package-level map (leadingRE, mccmnc.go) without a lock.
+	list, err := readNetworkList([]byte(listJSON), networksFS("ET\t636\t07\tSafaricom\tSafaricom Telecommunications Ethiopia PLC\t"+cite))
+	if err != nil {
+		t.Fatal(err)
+	}
+	carriers := [][2]string{{"25170", "Safaricom"}, {"25191", "Ethio Telecom"}}
+	m, err := matchCarriers(carriers, list, map[[2]string]*alias{}, providers{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := m[matchKey("25170", "Safaricom")]; got.mccmnc != "63607" || got.how != "name" {
+		t.Errorf("Safaricom in Ethiopia: %q (%s), want 63607 by name", got.mccmnc, got.how)
+	}
+	aliases := map[[2]string]*alias{{"ET", "Safaricom"}: {region: "ET", carrier: "Safaricom", mccmnc: "63607", line: 1}}
+	m, err = matchCarriers(carriers[:1], list, aliases, providers{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := m[matchKey("25170", "Safaricom")]; got.mccmnc != "63607" || got.how != "alias" {
+		t.Errorf("alias to an added network: %q (%s)", got.mccmnc, got.how)
+	}
+}
+
+func TestCuratedNetworksRefused(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ line, want string }{
+		{"ET\t636\t07\tSafaricom\t" + cite, "5 fields, want region"},
+		{"XX\t636\t07\tSafaricom\tS\t" + cite, `region "XX"`},
+		{"ET\t63\t07\tSafaricom\tS\t" + cite, `MCC "63"`},
+		{"ET\t636\t7\tSafaricom\tS\t" + cite, `MNC "7"`},
+		{"ET\t636\t07\t \t\t" + cite, "brand, the operator"},
+		{"ET\t636\t07\tSafaricom\tS\thttps://en.wikipedia.org/wiki/Safaricom", "cite the ITU"},
+		{"ET\t636\t07\tSafaricom\tS\tITU OB No. 1280", "cite the ITU"},
+		{"KE\t639\t02\tSafaricom\tS\t" + cite, "63902 is in the MCC-MNC list already (KE, Safaricom, Operational)"},
+		{"KE\t639\t05\tYu\tS\t" + cite, "63905 is in the MCC-MNC list already (KE, Yu, Not operational)"},
+	} {
+		_, err := readNetworkList([]byte(listJSON), networksFS(tc.line))
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "networks.tsv line 3") {
+			t.Errorf("%q: %v, want an error on line 3 naming %q", tc.line, err, tc.want)
+		}
+	}
+	twice := "ET\t636\t07\tSafaricom\tS\t" + cite
+	if _, err := readNetworkList([]byte(listJSON), networksFS(twice, twice)); err == nil || !strings.Contains(err.Error(), "line 4: 63607 is given on line 3 already") {
+		t.Errorf("a code twice: %v", err)
+	}
+}
+
+// The committed file reads against the pinned list, and every network it
+// adds is in the generated networks.tsv as operational.
+func TestCommittedCuratedNetworks(t *testing.T) {
+	t.Parallel()
+	listJSON, err := mccmncList(filepath.Join("..", "..", mccmncListTarball))
+	if err != nil {
+		t.Fatal(err)
+	}
+	curated := os.DirFS(filepath.Join("..", "curated"))
+	added, err := curatedNetworks(curated, mustParse(t, listJSON))
+	if err != nil {
+		t.Fatal(err)
+	}
+	networks, err := os.ReadFile(filepath.Join("..", "numbering", "networks.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range added {
+		if !strings.Contains(string(networks), "\n"+e.mccmnc()+"\t"+e.CountryCode) {
+			t.Errorf("%s (%s) is not in numbering/networks.tsv: run go run ./data/gen", e.mccmnc(), e.CountryCode)
+		}
+	}
+}
+
+func mustParse(t *testing.T, listJSON []byte) []mccEntry {
+	t.Helper()
+	list, err := parseMCCMNCList(listJSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return list
+}
