@@ -25,12 +25,16 @@ var af35Spots = []struct {
 	{"SD", "249951234567", "63405", af35Aliases, "ITU OB No. 1280 (2023-11-15), annexed E.212 MNC list: 634 05 Network of the World Ltd (NOW)"},
 	{"ZM", "260981234567", "64504", af35Networks, "ITU OB No. 1293 (2024-06-01), E.212 amendment: ADD 645 04 Beeline Telecoms Limited; ITU OB No. 1254 (2022-10-15), communication of ZICTA (Zambia): 98 Beeline Telecoms"},
 	{"IQ", "9647701234567", "41805", af35Aliases, "ITU OB No. 1280 (2023-11-15), annexed E.212 MNC list: 418 05 Asia Cell; ITU OB No. 1320 (2025-07-15), communication of the CMC (Iraq) of 2025-06-26: 7700-7781 Asiacell"},
+	{"IL", "972554312345", "42522", af35Aliases, "ITU OB No. 1203 (2020-09-01), E.212 amendment: ADD 425 22 Maskyoo Telephonia Ltd."},
+	{"SH", "29060123", "65801", af35Ranges, "ITU OB No. 1339 (2026-05-01), communication of Sure South Atlantic of 2026-04-01: 5XXXX and 6XXXX mobile services"},
+	{"SH", "29069999", "65801", af35Ranges, "ITU OB No. 1339 (2026-05-01), communication of Sure South Atlantic of 2026-04-01: 5XXXX and 6XXXX mobile services"},
 	{"LR", "231330123456", "-", af35Aliases, "ITU OB No. 1160 (2018-11-15), communication of the LTA (Liberia) of 2018-10-31: (33) 0XX XXXX, Fixed Wireless, West Africa Telecoms Incorporated (WAT)"},
 }
 
 const (
 	af35Aliases  = "mccmnc_aliases.tsv"
 	af35Networks = "networks.tsv"
+	af35Ranges   = "ranges.tsv"
 )
 
 // TestAf35Spots checks each spot against the committed tables (the
@@ -43,7 +47,7 @@ func TestAf35Spots(t *testing.T) {
 	codes := readTable(t, filepath.Join("..", "numbering", "mccmnc.tsv.gz"))
 	carriers := readTable(t, filepath.Join("..", "numbering", "carrier_en.tsv.gz"))
 	curated := map[string][]string{}
-	for _, f := range []string{af35Aliases, af35Networks} {
+	for _, f := range []string{af35Aliases, af35Networks, af35Ranges} {
 		raw, err := os.ReadFile(filepath.Join("..", "curated", f))
 		if err != nil {
 			t.Fatal(err)
@@ -88,9 +92,12 @@ func TestAf35Spots(t *testing.T) {
 				decided = true
 			case s.file == af35Networks && len(f) == 6 && f[0] == s.region && f[1]+f[2] == s.want:
 				decided = true
+			case s.file == af35Ranges && len(f) >= 6 && f[0] == s.region && f[1] == prefix && f[3] == s.want:
+				decided = f[4] != ""
 			}
 			if decided {
-				if strings.Contains(s.source, "ITU OB No. ") && !strings.Contains(l, "ITU OB No. ") {
+				// A range line cites the bulletin by its address.
+				if strings.Contains(s.source, "ITU OB No. ") && !strings.Contains(l, "ITU OB No. ") && !strings.Contains(l, "https://www.itu.int/pub/T-SP-OB.") {
 					t.Errorf("%s +%s: the line in %s cites no ITU Operational Bulletin", s.region, s.number, s.file)
 				}
 				break
