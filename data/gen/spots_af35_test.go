@@ -28,6 +28,8 @@ var af35Spots = []struct {
 	{"IL", "972554312345", "42522", af35Aliases, "ITU OB No. 1203 (2020-09-01), E.212 amendment: ADD 425 22 Maskyoo Telephonia Ltd."},
 	{"SH", "29060123", "65801", af35Ranges, "ITU OB No. 1339 (2026-05-01), communication of Sure South Atlantic of 2026-04-01: 5XXXX and 6XXXX mobile services"},
 	{"SH", "29069999", "65801", af35Ranges, "ITU OB No. 1339 (2026-05-01), communication of Sure South Atlantic of 2026-04-01: 5XXXX and 6XXXX mobile services"},
+	{"TN", "21631112345", "60501", af35Ranges, "ITU OB No. 1086 (2015-10-15), communication of the INT (Tunisia) of 2015-09-28: Orange Tunisie, restricted mobility, +216 31 100 000 to +216 31 409 999"},
+	{"TN", "21636012345", "60503", af35Ranges, "ITU OB No. 1086 (2015-10-15), communication of the INT (Tunisia) of 2015-09-28: Ooredoo Tunisie, restricted mobility, +216 36 000 000 to +216 36 499 999"},
 	{"LR", "231330123456", "-", af35Aliases, "ITU OB No. 1160 (2018-11-15), communication of the LTA (Liberia) of 2018-10-31: (33) 0XX XXXX, Fixed Wireless, West Africa Telecoms Incorporated (WAT)"},
 }
 
