@@ -26,7 +26,8 @@ const curatedNetworkNote = "curated/networks.tsv: "
 
 // readNetworkList reads the MCC-MNC list's JSON (parseMCCMNCList) and adds
 // the curated networks (curatedNetworks) after the list's own entries, as
-// operational national networks. Everything that reads the list reads it
+// operational national networks, and confirms those of its entries whose
+// status is unknown that the file names. Everything that reads the list reads it
 // through here, so a curated network is one of its region's networks for
 // name matching, aliases, curated ranges, the rename audit and the plan's
 // list of networks alike.
@@ -43,12 +44,19 @@ func readNetworkList(listJSON []byte, curated fs.FS) ([]mccEntry, error) {
 }
 
 // curatedNetworks reads curatedNetworksFile: region, MCC, MNC, brand,
-// operator and source, tab-separated. A line fails when the code is already
-// in the list (in any region, with any status: an alias or a range line
-// uses it as it is), when its region has no calling code, when it gives
-// neither brand nor operator, when its source does not cite the ITU's
-// record ("ITU OB No. N (YYYY-MM-DD)"), and when it repeats a code. A
-// missing file adds nothing.
+// operator and source, tab-separated, and returns the networks to add to
+// the list. A line for a code the list has with the status "Unknown" in
+// the same region (836 entries of the list: Wikipedia does not know
+// whether they run) instead confirms that entry as operational, in list
+// (its names stay the list's; the line's must be given all the same); a
+// line for an operational code that the list files under other regions
+// only adds the line's region to that network (Sure's 658-01 serves Saint
+// Helena and Ascension), with the list's names. A line fails when the
+// code is in the list otherwise (in its region with another status, or
+// not operational elsewhere: an alias uses it as it is), when its region has
+// no calling code, when it gives neither brand nor operator, when its
+// source does not cite the ITU's record ("ITU OB No. N (YYYY-MM-DD)"), and
+// when it repeats a code. A missing file adds nothing.
 func curatedNetworks(curated fs.FS, list []mccEntry) ([]mccEntry, error) {
 	src, err := fs.ReadFile(curated, curatedNetworksFile)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -93,18 +101,36 @@ func curatedNetworks(curated fs.FS, list []mccEntry) ([]mccEntry, error) {
 			return nil, fmt.Errorf("%s: %s%s: the source must cite the ITU's record of the code, as \"ITU OB No. N (YYYY-MM-DD)\"", where, mcc, mnc)
 		}
 		code := mcc + mnc
-		if e := inList[code]; e != nil {
-			return nil, fmt.Errorf("%s: %s is in the MCC-MNC list already (%s, %s, %s): map carriers to it with an alias", where, code, e.CountryCode, orDash(deref(e.Brand), deref(e.Operator)), e.Status)
-		}
 		if first, ok := seen[code]; ok {
 			return nil, fmt.Errorf("%s: %s is given on line %d already", where, code, first)
 		}
 		seen[code] = n + 1
+		notes := curatedNetworkNote + source
 		name := countryName[region]
 		if name == "" {
 			name = region
 		}
-		notes := curatedNetworkNote + source
+		if e := inList[code]; e != nil {
+			var own *mccEntry // the region's entry of the code
+			for i := range list {
+				if list[i].mccmnc() == code && list[i].CountryCode == region {
+					own = &list[i]
+				}
+			}
+			switch {
+			case own != nil && own.Status == "Unknown":
+				own.Status, own.Notes = "Operational", &notes
+				continue
+			case own == nil && e.Status == "Operational":
+				// A network the list files under another region only,
+				// which serves this one too.
+				also := *e
+				also.CountryCode, also.CountryName, also.Notes = region, name, &notes
+				out = append(out, also)
+				continue
+			}
+			return nil, fmt.Errorf("%s: %s is in the MCC-MNC list already (%s, %s, %s): map carriers to it with an alias", where, code, e.CountryCode, orDash(deref(e.Brand), deref(e.Operator)), e.Status)
+		}
 		e := mccEntry{Type: "National", CountryName: name, CountryCode: region, MCC: mcc, MNC: mnc, Status: "Operational", Notes: &notes}
 		if brand != "" {
 			e.Brand = &brand

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,7 +13,8 @@ import (
 const listJSON = `[
  {"type":"National","countryName":"Ethiopia","countryCode":"ET","mcc":"636","mnc":"01","brand":"Ethio Telecom","operator":"Ethio Telecom","status":"Operational","bands":null,"notes":null},
  {"type":"National","countryName":"Kenya","countryCode":"KE","mcc":"639","mnc":"02","brand":"Safaricom","operator":"Safaricom Limited","status":"Operational","bands":null,"notes":null},
- {"type":"National","countryName":"Kenya","countryCode":"KE","mcc":"639","mnc":"05","brand":"Yu","operator":"Essar Telecom Kenya","status":"Not operational","bands":null,"notes":null}
+ {"type":"National","countryName":"Kenya","countryCode":"KE","mcc":"639","mnc":"05","brand":"Yu","operator":"Essar Telecom Kenya","status":"Not operational","bands":null,"notes":null},
+ {"type":"National","countryName":"Georgia","countryCode":"GE","mcc":"282","mnc":"13","brand":null,"operator":"Asanet Ltd","status":"Unknown","bands":"Unknown","notes":null}
 ]`
 
 const cite = "ITU OB No. 1280 (2023-11-15), annexed E.212 MNC list"
@@ -27,10 +29,10 @@ func TestCuratedNetworksAdded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(list) != 4 {
-		t.Fatalf("%d entries, want the list's 3 and 1 added", len(list))
+	if len(list) != 5 {
+		t.Fatalf("%d entries, want the list's 4 and 1 added", len(list))
 	}
-	e := list[3]
+	e := list[4]
 	if e.CountryCode != "ET" || e.CountryName != "Ethiopia" || e.mccmnc() != "63607" || deref(e.Brand) != "Safaricom" ||
 		deref(e.Operator) != "Safaricom Telecommunications Ethiopia PLC" || e.Status != "Operational" || e.Type != "National" ||
 		!strings.HasPrefix(deref(e.Notes), curatedNetworkNote+"ITU OB No. 1280") {
@@ -38,8 +40,54 @@ func TestCuratedNetworksAdded(t *testing.T) {
 	}
 	// Without the file, the list is the list.
 	list, err = readNetworkList([]byte(listJSON), fstest.MapFS{})
-	if err != nil || len(list) != 3 {
+	if err != nil || len(list) != 4 || list[3].Status != "Unknown" {
 		t.Errorf("without the file: %d entries, %v", len(list), err)
+	}
+}
+
+// A line for a code of unknown status in the list confirms it as
+// operational, where the list has it, with the list's names.
+func TestCuratedNetworkConfirmsUnknown(t *testing.T) {
+	t.Parallel()
+	list, err := readNetworkList([]byte(listJSON), networksFS("GE\t282\t13\tAsanet\tAsanet Ltd\t"+cite))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 4 {
+		t.Fatalf("%d entries, want the list's 4", len(list))
+	}
+	e := list[3]
+	if e.mccmnc() != "28213" || e.Status != "Operational" || deref(e.Operator) != "Asanet Ltd" || e.Brand != nil ||
+		!strings.HasPrefix(deref(e.Notes), curatedNetworkNote+"ITU OB No. 1280") {
+		t.Errorf("confirmed entry %+v (notes %q)", e, deref(e.Notes))
+	}
+	// Another region's line for that code fails.
+	if _, err := readNetworkList([]byte(listJSON), networksFS("AM\t282\t13\tAsanet\tAsanet Ltd\t"+cite)); err == nil || !strings.Contains(err.Error(), "28213 is in the MCC-MNC list already (GE, Asanet Ltd, Unknown)") {
+		t.Errorf("a code of unknown status in another region: %v", err)
+	}
+}
+
+// A line for an operational code of another region adds its region to the
+// network, with the list's names.
+func TestCuratedNetworkAddsRegion(t *testing.T) {
+	t.Parallel()
+	list, err := readNetworkList([]byte(listJSON), networksFS("ET\t639\t02\tSafaricom\tSafaricom\t"+cite))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := list[len(list)-1]
+	if len(list) != 5 || e.CountryCode != "ET" || e.CountryName != "Ethiopia" || e.mccmnc() != "63902" || e.Status != "Operational" ||
+		deref(e.Operator) != "Safaricom Limited" || !strings.HasPrefix(deref(e.Notes), curatedNetworkNote) || list[1].CountryCode != "KE" {
+		t.Errorf("%d entries, added %+v (operator %q)", len(list), e, deref(e.Operator))
+	}
+	var b bytes.Buffer
+	writeNetworks(&b, list)
+	if !strings.Contains(b.String(), "\n63902\tKE,ET\tSafaricom\tSafaricom Limited\tOperational\n") {
+		t.Errorf("networks.tsv:\n%s", b.String())
+	}
+	// Not for a code that is not operational where the list has it.
+	if _, err := readNetworkList([]byte(listJSON), networksFS("ET\t639\t05\tYu\tYu\t"+cite)); err == nil || !strings.Contains(err.Error(), "63905 is in the MCC-MNC list already (KE, Yu, Not operational)") {
+		t.Errorf("a code not operational in its region: %v", err)
 	}
 }
 

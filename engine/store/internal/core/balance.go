@@ -156,12 +156,8 @@ func (b *localBudget) available(ctx context.Context) (engine.Money, string, erro
 func (b *localBudget) Reserve(ctx context.Context, amount engine.Money) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	avail, limit, err := b.available(ctx)
-	if err != nil {
+	if err := b.fits(ctx, amount); err != nil {
 		return err
-	}
-	if avail < amount {
-		return &engine.LimitError{Limit: limit, Price: amount, Available: max(avail, 0)}
 	}
 	b.held += amount
 	return nil
@@ -171,6 +167,12 @@ func (b *localBudget) Reserve(ctx context.Context, amount engine.Money) error {
 func (b *localBudget) Check(ctx context.Context, amount engine.Money) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	return b.fits(ctx, amount)
+}
+
+// fits reports whether amount fits what is available (b.mu held): a
+// *engine.LimitError when it does not.
+func (b *localBudget) fits(ctx context.Context, amount engine.Money) error {
 	avail, limit, err := b.available(ctx)
 	if err != nil {
 		return err
