@@ -31,6 +31,12 @@ var af35Spots = []struct {
 	{"TN", "21631112345", "60501", af35Ranges, "ITU OB No. 1086 (2015-10-15), communication of the INT (Tunisia) of 2015-09-28: Orange Tunisie, restricted mobility, +216 31 100 000 to +216 31 409 999"},
 	{"TN", "21636012345", "60503", af35Ranges, "ITU OB No. 1086 (2015-10-15), communication of the INT (Tunisia) of 2015-09-28: Ooredoo Tunisie, restricted mobility, +216 36 000 000 to +216 36 499 999"},
 	{"LR", "231330123456", "-", af35Aliases, "ITU OB No. 1160 (2018-11-15), communication of the LTA (Liberia) of 2018-10-31: (33) 0XX XXXX, Fixed Wireless, West Africa Telecoms Incorporated (WAT)"},
+	// Second round: networks.tsv adds a region to a code of another
+	// (658-01) and confirms a code of unknown status (425-23).
+	{"AC", "24741234", "65801", af35Networks, "ITU OB No. 1078 (2015-06-15), E.212 amendment: ADD 658 01 Sure South Atlantic Ltd. (Ascension); ITU OB No. 1280 (2023-11-15), annexed E.212 MNC list: Sure South Atlantic Ltd. (Ascension) 658 01"},
+	{"IL", "972550123456", "42523", af35Networks, "ITU OB No. 1058 (2014-08-15), E.212 amendment: ADD 425 23 Beezz Communication Solutions Ltd.; ITU OB No. 1280 (2023-11-15), annexed E.212 MNC list: 425 23"},
+	{"IL", "972510123456", "42509", af35Aliases, "ITU OB No. 1309 (2025-02-01), E.212 amendment: SUP 425 09 Marathon 018 Xphone Ltd., ADD 425 09 Wecom Mobile Ltd."},
+	{"ZA", "27819012345", "65525", af35Aliases, "ITU OB No. 1010 (2012-08-15), E.212 amendment: ADD 655 25 WIRELS CONNECT; ITU OB No. 1280 (2023-11-15), annexed E.212 MNC list: 655 25 Wirels Connect"},
 }
 
 const (
