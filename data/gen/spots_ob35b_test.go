@@ -1,0 +1,78 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// ob35bSpots are round 6's range lines from the numbering plan
+// communications of the ITU Operational Bulletins for the second helper's
+// countries (issue 35, part 2): a number in each line's range, the code it
+// must answer and the source that settles it.
+var ob35bSpots = []struct {
+	region, number, want, source string
+}{
+	// +241 02 XX XX XX: the eight-digit form of 2012-2024.
+	{"GA", "24102123456", "62801", "ITU OB No. 1002 (2012-04-15), communication of the ARCEP (Gabon) of 2012-03-28: AB = 02 assigned to the mobile service of Libertis Gabon, +241 02 XX XX XX; ITU OB No. 1280 (2023-11-15), annexed E.212 MNC list: 628 01 LIBERTIS"},
+	{"GA", "24102987654", "62801", "ITU OB No. 1174 (2019-06-15), communication of the ARCEP (Gabon) of 2019-05-21: Libertis's 02 PQ MC DU become 062 PQ MC DU (Gabon Télécom's mobile network)"},
+	// +241 2 XX XX XX: the same numbers without the 0, as announced for 2012.
+	{"GA", "2412812345", "62801", "ITU OB No. 1007 (2012-07-01), communication of the ARCEP (Gabon) of 2012-05-08: A = 2 GSM network of LIBERTIS, 02 XX XX XX dialled +241 2 XX XX XX"},
+	{"GA", "2412998765", "62801", "ITU OB No. 1007 (2012-07-01), communication of the ARCEP (Gabon) of 2012-05-08: A = 2 GSM network of LIBERTIS, 02 XX XX XX dialled +241 2 XX XX XX"},
+}
+
+// TestOb35bSpots checks each spot against the committed tables (the
+// reproducibility test proves them to be what the generator makes of the
+// curated files): the number's longest carrier range answers the code, and
+// a line of the second bulletins' section of curated/ranges.tsv names the
+// range and the code and cites the bulletin by its address.
+func TestOb35bSpots(t *testing.T) {
+	t.Parallel()
+	codes := readTable(t, filepath.Join("..", "numbering", "mccmnc.tsv.gz"))
+	carriers := readTable(t, filepath.Join("..", "numbering", "carrier_en.tsv.gz"))
+	raw, err := os.ReadFile(filepath.Join("..", "curated", "ranges.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const start, end = "# -- Numbering plans of the ITU Operational Bulletins (2) --\n", "# (end of Numbering plans of the ITU Operational Bulletins (2))"
+	_, sec, ok := strings.Cut(string(raw), start)
+	sec, _, ok2 := strings.Cut(sec, end)
+	if !ok || !ok2 {
+		t.Fatal("ranges.tsv: no section for the bulletins (2)")
+	}
+	lines := strings.Split(sec, "\n")
+	for _, s := range ob35bSpots {
+		if !strings.Contains(s.source, "ITU OB No. ") {
+			t.Errorf("%s +%s: the source cites no bulletin", s.region, s.number)
+		}
+		prefix := ""
+		for i := len(s.number); i > 0; i-- {
+			if _, ok := carriers[s.number[:i]]; ok {
+				prefix = s.number[:i]
+				break
+			}
+		}
+		if prefix == "" {
+			t.Errorf("%s +%s: no carrier range", s.region, s.number)
+			continue
+		}
+		if got := codes[prefix]; got != s.want {
+			t.Errorf("%s +%s (range +%s, %s): answers %q, want %q", s.region, s.number, prefix, carriers[prefix], got, s.want)
+		}
+		decided := false
+		for _, l := range lines {
+			f := strings.Split(l, "\t")
+			if len(f) >= 6 && f[0] == s.region && f[1] == prefix && f[3] == s.want {
+				decided = true
+				if !strings.HasPrefix(f[4], "https://www.itu.int/pub/T-SP-OB.") {
+					t.Errorf("%s +%s: the line cites %q, not an ITU Operational Bulletin", s.region, s.number, f[4])
+				}
+				break
+			}
+		}
+		if !decided {
+			t.Errorf("%s +%s: no line for +%s = %s in the section of the bulletins (2)", s.region, s.number, prefix, s.want)
+		}
+	}
+}
