@@ -22,6 +22,10 @@ var obRangeSpots = []struct {
 	{"BW", "26779279999", "65201", "https://www.itu.int/pub/T-SP-OB.1314-2025", "ITU OB No. 1314 (2025-04-15), communication of BOCRA (Botswana) of 2025-03-27, Table 8: 79 230 000 - 79 279 999 Mascom Wireless"},
 	{"IL", "972555612345", "42516", "https://www.itu.int/pub/T-SP-OB.1203-2020", "ITU OB No. 1203 (2020-09-01), communication of the Ministry of Communications (Israel) of 2020-08-09: mobile +972-55-56XXXXX Rami Levi Ltd"},
 	{"CN", "8616212345678", "46011", "https://www.itu.int/pub/T-SP-OB.1157-2018", "ITU OB No. 1157 (2018-10-01), communication of MIIT (China) of 2018-09-06: mobile NDCs 191 and 162, contact China Telecom Co., Ltd."},
+	{"SX", "17215201234", "36251", "https://www.itu.int/pub/T-SP-OB.1004-2012", "ITU OB No. 1004 (2012-05-15), communication of the Ministry of Economic Affairs, Agriculture and Innovation (the Netherlands) of 2012-04-03, Sint Maarten's numbering plan: mobile 520-524, 526-529, 550, 556, 557, 559 Telcell"},
+	{"SX", "17215599999", "36251", "https://www.itu.int/pub/T-SP-OB.1004-2012", "ITU OB No. 1004 (2012-05-15), communication of the Ministry of Economic Affairs, Agriculture and Innovation (the Netherlands) of 2012-04-03, Sint Maarten's numbering plan: mobile 520-524, 526-529, 550, 556, 557, 559 Telcell"},
+	{"GD", "14734051234", "352110", "https://www.itu.int/pub/T-SP-OB.1050-2014", "ITU OB No. 1050 (2014-04-15), communication of ECTEL of 2014-03-14, Grenada's telephone number plan: Cable and Wireless Grenada, mobile 403-407, 409, 410, 458"},
+	{"GD", "14734580000", "352110", "https://www.itu.int/pub/T-SP-OB.1050-2014", "ITU OB No. 1050 (2014-04-15), communication of ECTEL of 2014-03-14, Grenada's telephone number plan: Cable and Wireless Grenada, mobile 403-407, 409, 410, 458"},
 }
 
 // TestOBRangeSpots checks each spot against the committed tables (the
