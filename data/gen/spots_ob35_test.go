@@ -26,6 +26,8 @@ var obRangeSpots = []struct {
 	{"SX", "17215599999", "36251", "https://www.itu.int/pub/T-SP-OB.1004-2012", "ITU OB No. 1004 (2012-05-15), communication of the Ministry of Economic Affairs, Agriculture and Innovation (the Netherlands) of 2012-04-03, Sint Maarten's numbering plan: mobile 520-524, 526-529, 550, 556, 557, 559 Telcell"},
 	{"GD", "14734051234", "352110", "https://www.itu.int/pub/T-SP-OB.1050-2014", "ITU OB No. 1050 (2014-04-15), communication of ECTEL of 2014-03-14, Grenada's telephone number plan: Cable and Wireless Grenada, mobile 403-407, 409, 410, 458"},
 	{"GD", "14734580000", "352110", "https://www.itu.int/pub/T-SP-OB.1050-2014", "ITU OB No. 1050 (2014-04-15), communication of ECTEL of 2014-03-14, Grenada's telephone number plan: Cable and Wireless Grenada, mobile 403-407, 409, 410, 458"},
+	{"AW", "2979961234", "36301", "https://www.itu.int/pub/T-SP-OB.979-2011", "ITU OB No. 979 (2011-05-01), communication of the Directorate of Telecommunication Affairs (Aruba) of 2011-03-29: 995-998 mobile telephony, assigned to Setar N.V."},
+	{"AW", "2979989999", "36301", "https://www.itu.int/pub/T-SP-OB.979-2011", "ITU OB No. 979 (2011-05-01), communication of the Directorate of Telecommunication Affairs (Aruba) of 2011-03-29: 995-998 mobile telephony, assigned to Setar N.V."},
 }
 
 // TestOBRangeSpots checks each spot against the committed tables (the
