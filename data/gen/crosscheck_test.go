@@ -42,7 +42,14 @@ func TestCrossCheckFailsUndecided(t *testing.T) {
 			kept = append(kept, l)
 		}
 	}
-	curated := fstest.MapFS{"mccmnc_aliases.tsv": {Data: []byte(strings.Join(kept, "\n"))}}
+	networks, err := os.ReadFile(filepath.Join("..", "curated", curatedNetworksFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	curated := fstest.MapFS{ // the curated networks too, which aliases may name
+		"mccmnc_aliases.tsv": {Data: []byte(strings.Join(kept, "\n"))},
+		curatedNetworksFile:  {Data: networks},
+	}
 	_, _, _, err = mccmncTables(carrier, list, providersXML, curated)
 	if err == nil || !strings.Contains(err.Error(), "NL\tT-Mobile\t20420 by name in the MCC-MNC list; mobile-broadband-provider-info lists \"T-Mobile\" under 20416") {
 		t.Fatalf("want the NL T-Mobile disagreement, got %v", err)
