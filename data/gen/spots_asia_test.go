@@ -5,13 +5,13 @@ import (
 	"testing"
 )
 
-// ap35Spots are decisions of issue 35 for Asia and the Pacific (aliases,
+// asiaSpots are decisions of issue 35 for Asia and the Pacific (aliases,
 // networks the list lacks and range lines in the sections "Asia and the
 // Pacific" of the curated files), checked against the committed tables: a
 // number of the range, the carrier name the range data gives it, the code
 // it must answer ("-": none, a service without a network code), and the
 // source that settles it.
-var ap35Spots = []struct {
+var asiaSpots = []struct {
 	region, number, carrier, want, source string
 }{
 	{"KI", "68673012345", "ATHKL", "54501", "ITU OB No. 1280 (2023-11-15), annexed E.212 MNC list: 545 01 ATHKL, its only code; mcc-mnc-list 1.1.11: 545-01 Kiribati - ATH, note \"Former Telecom Services Kiribati Ltd (TSKL)\""},
@@ -30,15 +30,15 @@ var ap35Spots = []struct {
 	{"AZ", "994601234567", "Azercell", "40001", "ITU OB No. 1336 (2026-03-15), the ministry's numbering plan (2026-02-25): NDC 60 \"Azercell Telecom\" LLC; Naxtel (400-06) ceased on 2025-12-19"},
 }
 
-// TestAP35Spots checks each spot against the committed tables: the number's
+// TestAsiaSpots checks each spot against the committed tables: the number's
 // longest carrier range has the carrier name and answers the code (the
 // reproducibility test proves the tables to be what the generator makes of
 // the curated files).
-func TestAP35Spots(t *testing.T) {
+func TestAsiaSpots(t *testing.T) {
 	t.Parallel()
 	codes := readTable(t, filepath.Join("..", "numbering", "mccmnc.tsv.gz"))
 	carriers := readTable(t, filepath.Join("..", "numbering", "carrier_en.tsv.gz"))
-	for _, s := range ap35Spots {
+	for _, s := range asiaSpots {
 		if s.source == "" {
 			t.Errorf("%s %s: no source", s.region, s.number)
 		}

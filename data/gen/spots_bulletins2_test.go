@@ -7,11 +7,11 @@ import (
 	"testing"
 )
 
-// ob35bSpots are round 6's range lines from the numbering plan
-// communications of the ITU Operational Bulletins for the second helper's
+// bulletin2Spots are range lines of 2026-11-27 from the numbering plan
+// communications of the ITU Operational Bulletins for a second set of
 // countries (issue 35, part 2): a number in each line's range, the code it
 // must answer and the source that settles it.
-var ob35bSpots = []struct {
+var bulletin2Spots = []struct {
 	region, number, want, source string
 }{
 	// +241 02 XX XX XX: the eight-digit form of 2012-2024.
@@ -22,12 +22,12 @@ var ob35bSpots = []struct {
 	{"GA", "2412998765", "62801", "ITU OB No. 1007 (2012-07-01), communication of the ARCEP (Gabon) of 2012-05-08: A = 2 GSM network of LIBERTIS, 02 XX XX XX dialled +241 2 XX XX XX"},
 }
 
-// TestOb35bSpots checks each spot against the committed tables (the
+// TestBulletin2Spots checks each spot against the committed tables (the
 // reproducibility test proves them to be what the generator makes of the
 // curated files): the number's longest carrier range answers the code, and
 // a line of the second bulletins' section of curated/ranges.tsv names the
 // range and the code and cites the bulletin by its address.
-func TestOb35bSpots(t *testing.T) {
+func TestBulletin2Spots(t *testing.T) {
 	t.Parallel()
 	codes := readTable(t, filepath.Join("..", "numbering", "mccmnc.tsv.gz"))
 	carriers := readTable(t, filepath.Join("..", "numbering", "carrier_en.tsv.gz"))
@@ -42,7 +42,7 @@ func TestOb35bSpots(t *testing.T) {
 		t.Fatal("ranges.tsv: no section for the bulletins (2)")
 	}
 	lines := strings.Split(sec, "\n")
-	for _, s := range ob35bSpots {
+	for _, s := range bulletin2Spots {
 		if !strings.Contains(s.source, "ITU OB No. ") {
 			t.Errorf("%s +%s: the source cites no bulletin", s.region, s.number)
 		}

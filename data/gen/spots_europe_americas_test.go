@@ -6,12 +6,12 @@ import (
 	"testing"
 )
 
-// eu35Spots are decisions of round 6 for Europe and the Americas (the
+// europeAmericasSpots are decisions of 2026-11-27 for Europe and the Americas (the
 // "Europe and the Americas" sections of curated/mccmnc_aliases.tsv and
 // curated/networks.tsv), checked against the committed tables: a prefix of
 // libphonenumber's carrier data, the carrier it names there, the code the
 // prefix must answer ("-": none) and the decision's source.
-var eu35Spots = []struct {
+var europeAmericasSpots = []struct {
 	region, prefix, carrier, want, source string
 }{
 	{"TC", "164943", "Islandcom", "376350", "IslandCom sold to LIME (Cable & Wireless, now FLOW) in 2015 (Turks & Caicos Sun, 2015-05-01); ITU OB No. 1190 (2020-02-15), E.212 amendment: SUP 376 352 and 376 360 IslandCom Communication Ltd."},
@@ -41,15 +41,15 @@ var eu35Spots = []struct {
 	{"BB", "124645", "Sunbeach Communications", "-", "ITU OB No. 1212 (2021-01-15), E.212 amendment: SUP 342 820 Sunbeach Communications, ADD 342 820 Neptune Communications Inc.; Sunbeach closed in 2013 (operatorwatch, 2023-09-29)"},
 }
 
-// TestEU35Spots checks each spot: libphonenumber's carrier data names the
+// TestEuropeAmericasSpots checks each spot: libphonenumber's carrier data names the
 // carrier for the prefix, and the committed tables answer the decided code
 // (the reproducibility test proves them to be what the generator makes of
 // the curated files).
-func TestEU35Spots(t *testing.T) {
+func TestEuropeAmericasSpots(t *testing.T) {
 	t.Parallel()
 	codes := readTable(t, filepath.Join("..", "numbering", "mccmnc.tsv.gz"))
 	carriers := readTable(t, filepath.Join("..", "numbering", "carrier_en.tsv.gz"))
-	for _, s := range eu35Spots {
+	for _, s := range europeAmericasSpots {
 		if !strings.Contains(s.source, "ITU OB No. ") && !strings.Contains(s.source, "mcc-mnc-list") {
 			t.Errorf("%s +%s: the source cites neither the ITU nor the list", s.region, s.prefix)
 		}
