@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -56,17 +55,7 @@ func TestAfricaSpots(t *testing.T) {
 	carriers := readTable(t, filepath.Join("..", "numbering", "carrier_en.tsv.gz"))
 	curated := map[string][]string{}
 	for _, f := range []string{africaAliases, africaNetworks, africaRanges} {
-		raw, err := os.ReadFile(filepath.Join("..", "curated", f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		// Only the lines of this group's section.
-		_, sec, ok := strings.Cut(string(raw), "# -- Africa and the Middle East --\n")
-		sec, _, ok2 := strings.Cut(sec, "# (end of Africa and the Middle East)")
-		if !ok || !ok2 {
-			t.Fatalf("%s: no section for Africa and the Middle East", f)
-		}
-		curated[f] = strings.Split(sec, "\n")
+		curated[f] = curatedSection(t, f, "Africa and the Middle East") // only this group's lines
 	}
 	regions := map[string]bool{}
 	for _, s := range africaSpots {
@@ -74,13 +63,7 @@ func TestAfricaSpots(t *testing.T) {
 		if s.source == "" {
 			t.Errorf("%s +%s: no source", s.region, s.number)
 		}
-		prefix := ""
-		for i := len(s.number); i > 0; i-- {
-			if _, ok := carriers[s.number[:i]]; ok {
-				prefix = s.number[:i]
-				break
-			}
-		}
+		prefix := spotRange(carriers, s.number)
 		if prefix == "" {
 			t.Errorf("%s +%s: no carrier range", s.region, s.number)
 			continue

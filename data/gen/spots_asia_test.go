@@ -42,13 +42,7 @@ func TestAsiaSpots(t *testing.T) {
 		if s.source == "" {
 			t.Errorf("%s %s: no source", s.region, s.number)
 		}
-		prefix := ""
-		for n := len(s.number); n > 0; n-- {
-			if _, ok := carriers[s.number[:n]]; ok {
-				prefix = s.number[:n]
-				break
-			}
-		}
+		prefix := spotRange(carriers, s.number)
 		if prefix == "" {
 			t.Errorf("%s %s: no carrier range", s.region, s.number)
 			continue

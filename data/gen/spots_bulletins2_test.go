@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -31,28 +30,12 @@ func TestBulletin2Spots(t *testing.T) {
 	t.Parallel()
 	codes := readTable(t, filepath.Join("..", "numbering", "mccmnc.tsv.gz"))
 	carriers := readTable(t, filepath.Join("..", "numbering", "carrier_en.tsv.gz"))
-	raw, err := os.ReadFile(filepath.Join("..", "curated", "ranges.tsv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	const start, end = "# -- Numbering plans of the ITU Operational Bulletins (2) --\n", "# (end of Numbering plans of the ITU Operational Bulletins (2))"
-	_, sec, ok := strings.Cut(string(raw), start)
-	sec, _, ok2 := strings.Cut(sec, end)
-	if !ok || !ok2 {
-		t.Fatal("ranges.tsv: no section for the bulletins (2)")
-	}
-	lines := strings.Split(sec, "\n")
+	lines := curatedSection(t, "ranges.tsv", "Numbering plans of the ITU Operational Bulletins (2)")
 	for _, s := range bulletin2Spots {
 		if !strings.Contains(s.source, "ITU OB No. ") {
 			t.Errorf("%s +%s: the source cites no bulletin", s.region, s.number)
 		}
-		prefix := ""
-		for i := len(s.number); i > 0; i-- {
-			if _, ok := carriers[s.number[:i]]; ok {
-				prefix = s.number[:i]
-				break
-			}
-		}
+		prefix := spotRange(carriers, s.number)
 		if prefix == "" {
 			t.Errorf("%s +%s: no carrier range", s.region, s.number)
 			continue

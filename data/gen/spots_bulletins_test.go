@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -38,17 +37,8 @@ func TestOBRangeSpots(t *testing.T) {
 	t.Parallel()
 	codes := readTable(t, filepath.Join("..", "numbering", "mccmnc.tsv.gz"))
 	carriers := readTable(t, filepath.Join("..", "numbering", "carrier_en.tsv.gz"))
-	raw, err := os.ReadFile(filepath.Join("..", "curated", "ranges.tsv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, section, ok := strings.Cut(string(raw), "# -- Numbering plans of the ITU Operational Bulletins --")
-	if !ok {
-		t.Fatal("ranges.tsv has no section of the ITU Operational Bulletins' numbering plans")
-	}
-	section, _, _ = strings.Cut(section, "# (end of Numbering plans of the ITU Operational Bulletins)")
 	lines := map[string][]string{}
-	for _, l := range strings.Split(section, "\n") {
+	for _, l := range curatedSection(t, "ranges.tsv", "Numbering plans of the ITU Operational Bulletins") {
 		if l == "" || strings.HasPrefix(l, "#") {
 			continue
 		}
@@ -61,13 +51,7 @@ func TestOBRangeSpots(t *testing.T) {
 	regions := map[string]bool{}
 	for _, s := range obRangeSpots {
 		regions[s.region] = true
-		prefix := ""
-		for i := len(s.number); i > 0; i-- {
-			if _, ok := carriers[s.number[:i]]; ok {
-				prefix = s.number[:i]
-				break
-			}
-		}
+		prefix := spotRange(carriers, s.number)
 		if prefix == "" {
 			t.Errorf("%s +%s: no carrier range", s.region, s.number)
 			continue
