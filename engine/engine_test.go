@@ -647,6 +647,20 @@ func TestMoney(t *testing.T) {
 		_, err := ParseMoney(bad)
 		require.Error(t, err, bad)
 	}
+	// A wrong amount says what is wrong with it.
+	for in, want := range map[string]string{
+		"-5":                `amount "-5": a negative amount: want 0 or more, such as 0.0125`,
+		"-0.5":              `amount "-0.5": a negative amount: want 0 or more, such as 0.0125`,
+		"0.00001":           `amount "0.00001": 5 decimals: want at most 4, such as 0.0125`,
+		"1000000000000000":  `amount "1000000000000000": too large: at most 12 digits before the point`,
+		"1e3":               `amount "1e3": want a decimal such as 0.0125, with at most 4 decimals`,
+		"--5":               `amount "--5": want a decimal such as 0.0125, with at most 4 decimals`,
+		"":                  `amount "": want a decimal such as 0.0125, with at most 4 decimals`,
+		"1234567890123.123": `amount "1234567890123.123": too large: at most 12 digits before the point`,
+	} {
+		_, err := ParseMoney(in)
+		require.EqualError(t, err, want, in)
+	}
 	require.Equal(t, "0.0100", Money(100).String())
 	require.Equal(t, "-0.0100", Money(-100).String())
 	p := Prices{HLR: 100, MNP: 50, NT: 10, Routes: map[string]Money{"DS7": 300}}

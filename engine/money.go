@@ -31,6 +31,19 @@ func (m Money) String() string {
 func ParseMoney(s string) (Money, error) {
 	whole, frac, _ := strings.Cut(s, ".")
 	if whole == "" || len(frac) > 4 || len(whole) > 12 || !digits(whole) || !digits(frac) {
+		// Say what is wrong when it is one thing: a sign, the decimals,
+		// the size.
+		w, f, _ := strings.Cut(strings.TrimPrefix(s, "-"), ".")
+		if w != "" && digits(w) && digits(f) {
+			switch {
+			case s[0] == '-':
+				return 0, fmt.Errorf("amount %q: a negative amount: want 0 or more, such as 0.0125", s)
+			case len(w) > 12:
+				return 0, fmt.Errorf("amount %q: too large: at most 12 digits before the point", s)
+			case len(f) > 4:
+				return 0, fmt.Errorf("amount %q: %d decimals: want at most 4, such as 0.0125", s, len(f))
+			}
+		}
 		return 0, fmt.Errorf("amount %q: want a decimal such as 0.0125, with at most 4 decimals", s)
 	}
 	w, err := strconv.ParseInt(whole, 10, 64)

@@ -207,6 +207,7 @@ func (c *cli) balance(args []string) int {
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	var limits engine.Limits
 	limits.Prepaid = *prepaid
+	sqliteConfig := "" // the data directory of a config without a database
 	if *configFile != "" && len(rest) >= 2 {
 		cfg, err := loadConfig(*configFile)
 		if err != nil {
@@ -229,8 +230,16 @@ func (c *cli) balance(args []string) int {
 				*database = cfg.Database
 			case cfg.DatabaseEnv != "":
 				*database = os.Getenv(cfg.DatabaseEnv)
+			default:
+				sqliteConfig = cfg.Data
 			}
 		}
+	}
+	if !stores.IsURL(*database) && sqliteConfig != "" {
+		// The running server holds its SQLite database, which keeps its
+		// spending; it answers GET /balance.
+		fmt.Fprintf(c.stderr, "numen balance: %s keeps its results in SQLite (%s), which its running server holds: ask the server (numen call GET /balance with the account's key); numen balance works on PostgreSQL (database, or --database URL), and on SQLite the top-ups are the config's\n", *configFile, sqliteConfig)
+		return exitError
 	}
 	if !stores.IsURL(*database) {
 		return c.usageError("balance", "--database (or the config's database, or $NUMEN_DATABASE) must be a postgres:// URL")
@@ -256,8 +265,11 @@ func (c *cli) balance(args []string) int {
 			return c.usageError("balance", "top-up: --id is required (a top-up is added once per id)")
 		}
 		var err error
-		if amount, err = engine.ParseMoney(rest[2]); err != nil || amount <= 0 {
-			return c.usageError("balance", "top-up: AMOUNT %q: want a positive amount in EUR, such as 50 or 12.50", rest[2])
+		if amount, err = engine.ParseMoney(rest[2]); err != nil {
+			return c.usageError("balance", "top-up: %v (EUR, such as 50 or 12.50)", err)
+		}
+		if amount <= 0 {
+			return c.usageError("balance", "top-up: AMOUNT %q: want more than 0 EUR, such as 50 or 12.50", rest[2])
 		}
 	default:
 		return c.usageError("balance", "unknown subcommand %q; want show or top-up", rest[0])

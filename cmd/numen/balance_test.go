@@ -226,3 +226,26 @@ func TestBalanceLeasesConfig(t *testing.T) {
 		"balance_leases.grace: 5s: want more than the longest a lookup takes (request_timeout and backend_timeout: 10s), so that a killed node's lookups are recorded within it",
 	}, check(&serveConfig{RequestTimeout: duration(2 * time.Second), BackendTimeout: duration(10 * time.Second), BalanceLeases: lc(0, 5*time.Second)}))
 }
+
+// numen balance says what is wrong with an amount, and, given the config
+// of a server on SQLite, where the balance is to be read instead of
+// asking for a PostgreSQL URL it was never told about.
+func TestBalanceCommandMessages(t *testing.T) {
+	t.Parallel()
+	for amount, want := range map[string]string{
+		"0.00001":          `numen balance: top-up: amount "0.00001": 5 decimals: want at most 4, such as 0.0125 (EUR, such as 50 or 12.50)`,
+		"1e3":              `numen balance: top-up: amount "1e3": want a decimal such as 0.0125, with at most 4 decimals`,
+		"0":                `numen balance: top-up: AMOUNT "0": want more than 0 EUR`,
+		"1000000000000000": `too large: at most 12 digits before the point`,
+	} {
+		code, _, stderr := runCLI(t, nil, "balance", "top-up", "--database", "postgres://127.0.0.1:1/none", "--id", "x", "team-a", amount)
+		require.Equal(t, exitUsage, code, amount)
+		require.Contains(t, stderr, want, amount)
+	}
+	cfg := filepath.Join(t.TempDir(), "numen.json")
+	require.NoError(t, os.WriteFile(cfg, []byte(`{"data": "results", "accounts": [{"key": "team-a", "secrets": ["s3cret-0123456789"], "balance": {"monthly_cap": "10"}}]}`), 0o600))
+	code, _, stderr := runCLI(t, nil, "balance", "show", "--config", cfg, "team-a")
+	require.Equal(t, exitError, code)
+	require.Contains(t, stderr, "numen.json keeps its results in SQLite ("+filepath.Join(filepath.Dir(cfg), "results")+"), which its running server holds: ask the server (numen call GET /balance")
+	require.NotContains(t, stderr, "must be a postgres:// URL")
+}

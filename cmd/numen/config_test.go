@@ -89,7 +89,7 @@ func TestConfigProblems(t *testing.T) {
 		{`{"idle_timeout_under_pressure": "3m"}`, `1:2: idle_timeout_under_pressure: 3m0s is longer than idle_timeout (2m0s)`},
 		{`{"database": "x", "database_env": "DB"}`, `1:19: database_env: give database or database_env, not both`},
 		{`{"max_conections_per_address": 5}`, `1:2: max_conections_per_address: unknown setting (did you mean "max_connections_per_address"?)`},
-		{`{"prices": {"HLR": "0.00001"}}`, `1:20: prices.HLR: amount "0.00001": want a decimal such as 0.0125, with at most 4 decimals`},
+		{`{"prices": {"HLR": "0.00001"}}`, `1:20: prices.HLR: amount "0.00001": 5 decimals: want at most 4, such as 0.0125`},
 		{`{"prices": {"HLR": 0.01}}`, `1:20: prices.HLR: want a string, got a number`},
 	} {
 		_, err := parseConfig([]byte(tc.config))

@@ -32,9 +32,11 @@ type MCCMNC struct {
 	// CountryCodes are every country whose networks list the code, home
 	// first (a network that serves several territories).
 	CountryCodes []string `json:"country_codes"`
-	// NetworkName is the name results give the network (its brand, else
-	// its operator); Brand and Operator are the list's two names, null
-	// when it has none.
+	// NetworkName is the name results give the network as a ported or
+	// roaming network, and the report pages' network filter (its brand,
+	// else its operator); a number's original_network_name is the
+	// carrier its number range names, which may differ. Brand and
+	// Operator are the list's two names, null when it has none.
 	NetworkName *string `json:"network_name"`
 	Brand       *string `json:"brand"`
 	Operator    *string `json:"operator"`

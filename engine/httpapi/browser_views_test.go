@@ -222,6 +222,21 @@ func TestReportViewsInChromium(t *testing.T) {
 	var cut []string
 	eval(`[...document.querySelectorAll("figure.chart svg, figure.chart, form.filters, .facts")].filter((e) => e.getBoundingClientRect().right > 390.5).map((e) => e.outerHTML.slice(0, 60))`, &cut)
 	require.Empty(t, cut, "cut at 390 px")
+	// The filters stack in columns: the fields of each row grow to fill
+	// it, not the narrow fields of a wide screen, ragged across the phone.
+	var ragged []string
+	eval(`(() => {
+		const form = document.querySelector("form.filters"), st = getComputedStyle(form);
+		const right = form.getBoundingClientRect().right - parseFloat(st.paddingRight) - parseFloat(st.borderRightWidth);
+		const rows = {};
+		for (const l of form.children) {
+			const r = l.getBoundingClientRect(), bottom = Math.round(r.bottom); // a row's fields align at the bottom
+			if (r.width === 0) continue;
+			rows[bottom] = Math.max(rows[bottom] || 0, r.right);
+		}
+		return Object.entries(rows).filter(([, end]) => end < right - 2).map(([bottom, end]) => "row at " + bottom + ": ends at " + Math.round(end) + " of " + Math.round(right));
+	})()`, &ragged)
+	require.Empty(t, ragged, "rows of filters that do not fill the form at 390 px")
 	shot("report-390.png")
 	do(chromedp.SetValue(chromedp.CSS(`input[name="from"]`), from.Value), chromedp.SendKeys(chromedp.CSS(`input[name="number"]`), "+49 15"),
 		chromedp.Click(chromedp.CSS(`#filters button[type="submit"]`)))

@@ -284,7 +284,9 @@ func valueTotals(q *store.Query, sum *store.Summary) (store.Totals, bool) {
 
 // pageQuery reads a report page's query: reportQuery, after reading a
 // national number search ("0151") with the country the page filters by,
-// or else the report's most frequent country.
+// or else the report's most frequent country. Without a summary (sum nil:
+// a download, the API) a national number needs the country filter: no
+// E.164 number starts with 0, so read as one it would select nothing.
 func (h *Handler) pageQuery(vals url.Values, sum *store.Summary) (store.Query, error) {
 	number, err := searchNumber(vals.Get("number"))
 	if err != nil {
@@ -294,6 +296,9 @@ func (h *Handler) pageQuery(vals url.Values, sum *store.Summary) (store.Query, e
 		region := vals.Get("country")
 		if region == "" || region == noValue {
 			region = ""
+			if sum == nil {
+				return store.Query{}, fmt.Errorf("number: %q is a national number: add the country it is dialled in (country=DE), or start it with + and the country code", vals.Get("number"))
+			}
 			for _, t := range sum.Values[store.FieldCountry] {
 				if t.Value != "" {
 					region = t.Value // the most frequent first

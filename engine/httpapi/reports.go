@@ -7,6 +7,7 @@ import (
 	"math"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"github.com/numenhq/numen/engine/auth"
 	"github.com/numenhq/numen/engine/store"
 	"github.com/numenhq/numen/engine/users"
+	"github.com/numenhq/numen/numbering"
 )
 
 // The report pages: the web interface where an account reviews its
@@ -384,6 +386,10 @@ func reportQuery(vals url.Values) (store.Query, error) {
 			continue
 		case noValue:
 			v = ""
+		default:
+			if err := checkFieldValue(f, v); err != nil {
+				return q, err
+			}
 		}
 		q.Where = append(q.Where, store.Cond{Field: f, Value: v})
 	}
@@ -424,6 +430,53 @@ func reportQuery(vals url.Values) (store.Query, error) {
 		return q, err
 	}
 	return q, nil
+}
+
+// reportParams are the query parameters of GET /api/v2/reports/{name}
+// (reportParamList in words): another is refused, so that a misspelt
+// filter (contry=GB) is not a download of the whole report.
+var reportParams, reportParamList = func() (map[string]bool, string) {
+	names := []string{"format"}
+	for _, f := range store.Fields() {
+		names = append(names, string(f))
+	}
+	names = append(names, "number", "from", "to", "sort", "order")
+	m := map[string]bool{}
+	for _, n := range names {
+		m[n] = true
+	}
+	return m, strings.Join(names, ", ")
+}()
+
+// fieldValues are the values of the fields whose values the API fixes
+// (its enumerations): a filter by another value would select nothing,
+// which reads as an answer ("no such results") to a typing mistake, so it
+// is refused naming the parameter. Country, network, invalid reason and
+// route are open: a value without results selects none, correctly.
+var fieldValues = map[store.Field][]string{
+	store.FieldProduct:      {"HLR", "MNP", "NT"},
+	store.FieldStatus:       {"COMPLETED", "REJECTED", "FAILED", "OK"},
+	store.FieldConnectivity: {"CONNECTED", "ABSENT", "INVALID_MSISDN", "UNDETERMINED"},
+	store.FieldNumberType:   numberTypes(),
+	store.FieldValid:        {"true", "false"},
+}
+
+func numberTypes() []string {
+	var out []string
+	for _, t := range numbering.Types() {
+		out = append(out, t.String())
+	}
+	return out
+}
+
+// checkFieldValue checks the value of a filter by f (not "" nor noValue)
+// against f's values, if f has a fixed set.
+func checkFieldValue(f store.Field, v string) error {
+	vs, ok := fieldValues[f]
+	if !ok || slices.Contains(vs, v) {
+		return nil
+	}
+	return fmt.Errorf("%s: %q: want %s, or %s for results without one", f, shorten(v, 40), strings.Join(vs, ", "), noValue)
 }
 
 // reportDay reads the date of the query parameter name (from, to):
@@ -496,10 +549,10 @@ func queryValues(q *store.Query) url.Values {
 func (h *Handler) reportDownload(w http.ResponseWriter, r *http.Request, st store.Reader, key, name string) {
 	format, err := store.ParseFormat(r.URL.Query().Get("format"))
 	if err != nil {
-		writeErrors(w, http.StatusBadRequest, "format: "+err.Error())
+		writeErrors(w, http.StatusBadRequest, err.Error()) // "format \"xml\": want csv or json"
 		return
 	}
-	q, err := reportQuery(r.URL.Query())
+	q, err := h.pageQuery(r.URL.Query(), nil)
 	if err != nil {
 		writeErrors(w, http.StatusBadRequest, err.Error())
 		return
@@ -635,11 +688,17 @@ func (h *Handler) apiReport(w http.ResponseWriter, r *request) {
 	if f := vals.Get("format"); f != "" {
 		var err error
 		if format, err = store.ParseFormat(f); err != nil {
-			writeErrors(w, http.StatusBadRequest, "format: "+err.Error())
+			writeErrors(w, http.StatusBadRequest, err.Error()) // "format \"xml\": want csv or json"
 			return
 		}
 	}
-	q, err := reportQuery(vals)
+	for k := range vals {
+		if !reportParams[k] {
+			writeErrors(w, http.StatusBadRequest, fmt.Sprintf("%s: unknown parameter; a report download takes %s", shorten(k, 40), reportParamList))
+			return
+		}
+	}
+	q, err := h.pageQuery(vals, nil)
 	if err != nil {
 		writeErrors(w, http.StatusBadRequest, err.Error())
 		return

@@ -9,6 +9,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
+	"strings"
+	"unicode/utf8"
 )
 
 // fileJSON is a users file:
@@ -54,10 +57,11 @@ func Parse(raw []byte) ([]User, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&f); err != nil {
-		return nil, err
+		return nil, jsonError(raw, err)
 	}
 	if dec.More() {
-		return nil, errors.New("more than one JSON value")
+		line, col := position(raw, int(dec.InputOffset()))
+		return nil, fmt.Errorf("line %d, column %d: more than one JSON value", line, col)
 	}
 	if err := CheckAll(f.Users, nil); err != nil {
 		return nil, err
@@ -138,4 +142,80 @@ func WriteFile(path string, us []User) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
+}
+
+// jsonError says in words what is wrong with a users file that does not
+// decode: its place (line and column, from 1, in characters), the key,
+// and what was wanted (never a Go type); a file cut short says so.
+func jsonError(raw []byte, err error) error {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.Is(err, io.EOF) && len(bytes.TrimSpace(raw)) == 0:
+		return errors.New(`the file is empty: want {"users": [...]}`)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		line, col := position(raw, len(raw))
+		return fmt.Errorf("line %d, column %d: the file ends before its JSON is complete: it is cut short", line, col)
+	case errors.As(err, &syn):
+		line, col := position(raw, int(syn.Offset)-1)
+		return fmt.Errorf("line %d, column %d: not JSON: %s", line, col, syn.Error())
+	case errors.As(err, &typ):
+		line, col := position(raw, int(typ.Offset))
+		return fmt.Errorf("line %d, column %d: %s: want %s, got %s", line, col, typ.Field, kindWords(typ.Type), valueWords(typ.Value))
+	}
+	if k, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		return fmt.Errorf("unknown field %s", k)
+	}
+	return err
+}
+
+// position returns the line and column (from 1, in characters) of the
+// byte at offset of raw.
+func position(raw []byte, offset int) (line, col int) {
+	offset = max(0, min(offset, len(raw)))
+	before := raw[:offset]
+	nl := bytes.LastIndexByte(before, '\n')
+	return bytes.Count(before, []byte{'\n'}) + 1, utf8.RuneCount(before[nl+1:]) + 1
+}
+
+// kindWords names the JSON value a Go type reads: "a string".
+func kindWords(t reflect.Type) string {
+	if t == nil {
+		return "another value"
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Slice, reflect.Array:
+		return "a list ([...])"
+	case reflect.Struct, reflect.Map:
+		return "an object ({...})"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a whole number"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	}
+	return "another value"
+}
+
+// valueWords names a JSON value as encoding/json describes it ("number",
+// "array", "number 1.5").
+func valueWords(v string) string {
+	kind, _, _ := strings.Cut(v, " ")
+	switch kind {
+	case "string":
+		return "a string"
+	case "number":
+		return "a number"
+	case "array":
+		return "a list"
+	case "object":
+		return "an object"
+	case "bool":
+		return "true or false"
+	}
+	return v
 }

@@ -265,3 +265,25 @@ func BenchmarkVerifyPassword(b *testing.B) {
 		}
 	}
 }
+
+// A users file that does not decode is described in words, with its
+// place: never a Go type, and a file cut short says so.
+func TestParseErrorsInWords(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ raw, want string }{
+		{`{"users": [{"name": "ana", "role": "ad`, `line 1, column 39: the file ends before its JSON is complete: it is cut short`},
+		{"{\"users\": [\n  {\"name\": 5}]}", `line 2, column 13: users.name: want a string, got a number`},
+		{`{"users": [{"name": "b", "accounts": "K"}]}`, `users.accounts: want a list ([...]), got a string`},
+		{`{"users": {}}`, `users: want a list ([...]), got an object`},
+		{"hello", `line 1, column 1: not JSON: invalid character 'h'`},
+		{"", `the file is empty`},
+		{`{"users": [], "groups": []}`, `unknown field "groups"`},
+		{`{"users": []} []`, `line 1, column 15: more than one JSON value`},
+	} {
+		_, err := Parse([]byte(c.raw))
+		require.ErrorContains(t, err, c.want, c.raw)
+		require.NotContains(t, err.Error(), "Go ", c.raw)
+		require.NotContains(t, err.Error(), "unexpected EOF", c.raw)
+		require.NotContains(t, err.Error(), "users.User", c.raw)
+	}
+}
