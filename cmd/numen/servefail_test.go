@@ -44,7 +44,7 @@ func TestFailedStartLeavesNoFiles(t *testing.T) {
 		{"bad address", []string{"serve", "--demo", "--addr", "127.0.0.1:99999", "--data", filepath.Join(dir, "badaddr")}, "invalid port", filepath.Join(dir, "badaddr")},
 		{"busy ENUM port", []string{"serve", "--demo", "--addr", "127.0.0.1:0", "--enum", busyUDP.LocalAddr().String(), "--data", existing}, "address already in use", ""},
 		{"bad config", []string{"serve", "--config", badConfig}, "bad.json:1:52: adr: unknown setting (did you mean \"addr\"?)\nnumen serve: " + badConfig + ": 1 problem; nothing was started\n", filepath.Join(dir, "from-bad-config")},
-		{"bad users file", []string{"serve", "--config", usersConfig}, "users.json: line 1, column 2: not JSON: invalid character", ""},
+		{"bad users file", []string{"serve", "--config", usersConfig}, "users.json: line 1, column 2: unexpected", ""},
 	} {
 		code, _, errOut := runCLI(t, nil, tc.args...)
 		require.Equal(t, exitError, code, tc.name)

@@ -11,7 +11,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/numenhq/numen/numbering/textfmt/jsonpos"
 )
 
 // fileJSON is a users file:
@@ -53,15 +54,19 @@ func ReadFile(path string) ([]User, error) {
 
 // Parse reads the users of a users file's contents (see ReadFile).
 func Parse(raw []byte) ([]User, error) {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return nil, errors.New(`the file is empty: want {"users": [...]}`)
+	}
+	// Not JSON: the place and what is wrong in words (a file cut short
+	// names the bracket left open), as for a config file.
+	if _, err := jsonpos.Parse(raw); err != nil {
+		return nil, err
+	}
 	var f fileJSON
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&f); err != nil {
 		return nil, jsonError(raw, err)
-	}
-	if dec.More() {
-		line, col := position(raw, int(dec.InputOffset()))
-		return nil, fmt.Errorf("line %d, column %d: more than one JSON value", line, col)
 	}
 	if err := CheckAll(f.Users, nil); err != nil {
 		return nil, err
@@ -144,38 +149,20 @@ func WriteFile(path string, us []User) error {
 	return os.Rename(tmp.Name(), path)
 }
 
-// jsonError says in words what is wrong with a users file that does not
-// decode: its place (line and column, from 1, in characters), the key,
-// and what was wanted (never a Go type); a file cut short says so.
+// jsonError says in words what is wrong with a users file that is JSON
+// but does not decode: the place (line and column, from 1, in characters)
+// of a value of the wrong kind, its key and what was wanted (never a Go
+// type), or the unknown field.
 func jsonError(raw []byte, err error) error {
-	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
-	switch {
-	case errors.Is(err, io.EOF) && len(bytes.TrimSpace(raw)) == 0:
-		return errors.New(`the file is empty: want {"users": [...]}`)
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		line, col := position(raw, len(raw))
-		return fmt.Errorf("line %d, column %d: the file ends before its JSON is complete: it is cut short", line, col)
-	case errors.As(err, &syn):
-		line, col := position(raw, int(syn.Offset)-1)
-		return fmt.Errorf("line %d, column %d: not JSON: %s", line, col, syn.Error())
-	case errors.As(err, &typ):
-		line, col := position(raw, int(typ.Offset))
+	if errors.As(err, &typ) {
+		line, col := jsonpos.Position(raw, int(typ.Offset))
 		return fmt.Errorf("line %d, column %d: %s: want %s, got %s", line, col, typ.Field, kindWords(typ.Type), valueWords(typ.Value))
 	}
 	if k, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
 		return fmt.Errorf("unknown field %s", k)
 	}
 	return err
-}
-
-// position returns the line and column (from 1, in characters) of the
-// byte at offset of raw.
-func position(raw []byte, offset int) (line, col int) {
-	offset = max(0, min(offset, len(raw)))
-	before := raw[:offset]
-	nl := bytes.LastIndexByte(before, '\n')
-	return bytes.Count(before, []byte{'\n'}) + 1, utf8.RuneCount(before[nl+1:]) + 1
 }
 
 // kindWords names the JSON value a Go type reads: "a string".

@@ -271,14 +271,14 @@ func BenchmarkVerifyPassword(b *testing.B) {
 func TestParseErrorsInWords(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct{ raw, want string }{
-		{`{"users": [{"name": "ana", "role": "ad`, `line 1, column 39: the file ends before its JSON is complete: it is cut short`},
+		{`{"users": [{"name": "ana", "role": "ad`, `line 1, column 39: the JSON ends before the '{' at line 1, column 12 is closed: it is cut short`},
 		{"{\"users\": [\n  {\"name\": 5}]}", `line 2, column 13: users.name: want a string, got a number`},
 		{`{"users": [{"name": "b", "accounts": "K"}]}`, `users.accounts: want a list ([...]), got a string`},
 		{`{"users": {}}`, `users: want a list ([...]), got an object`},
-		{"hello", `line 1, column 1: not JSON: invalid character 'h'`},
+		{"hello", `line 1, column 1: unexpected 'h': want a value`},
 		{"", `the file is empty`},
 		{`{"users": [], "groups": []}`, `unknown field "groups"`},
-		{`{"users": []} []`, `line 1, column 15: more than one JSON value`},
+		{`{"users": []} []`, `line 1, column 15: data after the JSON value`},
 	} {
 		_, err := Parse([]byte(c.raw))
 		require.ErrorContains(t, err, c.want, c.raw)
