@@ -492,7 +492,7 @@ func TestReplacedByRename(t *testing.T) {
 // in a lookup is raised again.
 func TestFaultIn(t *testing.T) {
 	t.Parallel()
-	data := make([]byte, 64)
+	data := faultInData
 	base := uintptr(unsafe.Pointer(&data[0]))
 	require.True(t, faultIn(addrPanic(base), data))
 	require.True(t, faultIn(addrPanic(base+63), data))
@@ -504,6 +504,12 @@ func TestFaultIn(t *testing.T) {
 }
 
 type addrPanic uintptr
+
+// faultInData is TestFaultIn's file, on the heap: a slice that does not
+// escape lives on the goroutine's stack, which moves when it grows (as
+// the test's calls may make it), so that the address taken of it would
+// no longer be its own (it failed so in CI).
+var faultInData = make([]byte, 64)
 
 func (a addrPanic) Addr() uintptr { return uintptr(a) }
 

@@ -105,6 +105,33 @@ func TestDamagedDatabaseKeepsTheLog(t *testing.T) {
 	t.Logf("results answered %d, stored after restoring the backup and recovering %d", len(answered), countResults(t, s))
 }
 
+// A result whose id the writer must look for in the database (one not
+// newer than every id there) meets the damage in that read: the store
+// then knows the file is damaged (store.ErrDamaged, which is 503 with the
+// way out, not "try again", which would never succeed).
+func TestDuplicateCheckFindsTheDamage(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	s := open(t, dir, sqlitestore.WithIndexDelay(0))
+	defer func() { _ = s.Close() }() // fails: the database is damaged
+	recordN(t, s, "dup", 0, 2000)
+	sqlitestore.CheckpointNow(s)
+	db := filepath.Join(dir, sqlitestore.FileName)
+	fi, err := os.Stat(db)
+	require.NoError(t, err)
+	junk := bytes.Repeat([]byte{0x5a}, int(fi.Size())-4096)
+	f, err := os.OpenFile(db, os.O_RDWR, 0)
+	require.NoError(t, err)
+	_, err = f.WriteAt(junk, 4096)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+
+	err = s.Record(t.Context(), record("dup0000010a", 10)) // before the newest id: looked for
+	require.ErrorIs(t, err, store.ErrDamaged)
+	require.ErrorContains(t, s.Ping(t.Context()), "numen data recover "+dir)
+	require.ErrorIs(t, s.Record(t.Context(), record("dup9999999", 11)), store.ErrDamaged)
+}
+
 // Issue 30, item 5: an empty (0-byte) database beside a log with segments
 // is refused, naming the way out; recovering from the log, with every
 // segment kept for the retention, finds every result answered.

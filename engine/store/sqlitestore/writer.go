@@ -127,6 +127,11 @@ func (w *logWriter) refuseDuplicates(batch []*pending) (refused int) {
 			ids[i] = p.entry.ID
 		}
 		found, err := w.recorded(context.Background(), ids)
+		if w.health.readFailed(err) != nil {
+			if damaged := w.health.isDamaged(); damaged != nil {
+				err = damaged // store.ErrDamaged: the file will not heal, a retry will not help
+			}
+		}
 		for _, p := range lookup {
 			switch {
 			case err != nil:
