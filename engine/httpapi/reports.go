@@ -432,48 +432,59 @@ func reportQuery(vals url.Values) (store.Query, error) {
 	return q, nil
 }
 
-// reportParams are the query parameters of GET /api/v2/reports/{name}
-// (reportParamList in words): another is refused, so that a misspelt
-// filter (contry=GB) is not a download of the whole report.
-var reportParams, reportParamList = func() (map[string]bool, string) {
-	names := []string{"format"}
+// reportParamsBesideFields are the query parameters of GET
+// /api/v2/reports/{name} other than its filters (store.Fields()).
+var reportParamsBesideFields = [...]string{"format", "number", "from", "to", "sort", "order"}
+
+// isReportParam reports whether name is a query parameter of GET
+// /api/v2/reports/{name}: another is refused (reportParamList), so that a
+// misspelt filter (contry=GB) is not a download of the whole report.
+func isReportParam(name string) bool {
+	return slices.Contains(reportParamsBesideFields[:], name) || slices.Contains(store.Fields(), store.Field(name))
+}
+
+// reportParamList names the query parameters of GET
+// /api/v2/reports/{name}, for the message that refuses another.
+func reportParamList() string {
+	names := []string{reportParamsBesideFields[0]}
 	for _, f := range store.Fields() {
 		names = append(names, string(f))
 	}
-	names = append(names, "number", "from", "to", "sort", "order")
-	m := map[string]bool{}
-	for _, n := range names {
-		m[n] = true
-	}
-	return m, strings.Join(names, ", ")
-}()
-
-// fieldValues are the values of the fields whose values the API fixes
-// (its enumerations): a filter by another value would select nothing,
-// which reads as an answer ("no such results") to a typing mistake, so it
-// is refused naming the parameter. Country, network, invalid reason and
-// route are open: a value without results selects none, correctly.
-var fieldValues = map[store.Field][]string{
-	store.FieldProduct:      {"HLR", "MNP", "NT"},
-	store.FieldStatus:       {"COMPLETED", "REJECTED", "FAILED", "OK"},
-	store.FieldConnectivity: {"CONNECTED", "ABSENT", "INVALID_MSISDN", "UNDETERMINED"},
-	store.FieldNumberType:   numberTypes(),
-	store.FieldValid:        {"true", "false"},
+	return strings.Join(append(names, reportParamsBesideFields[1:]...), ", ")
 }
 
-func numberTypes() []string {
-	var out []string
-	for _, t := range numbering.Types() {
-		out = append(out, t.String())
+// fieldValues are the values of the fields whose values the API fixes
+// (its enumerations), or nil: a filter by another value would select
+// nothing, which reads as an answer ("no such results") to a typing
+// mistake, so it is refused naming the parameter. Country, network,
+// invalid reason and route are open: a value without results selects
+// none, correctly. (Functions, not package variables: the report pages
+// build nothing when the program starts.)
+func fieldValues(f store.Field) []string {
+	switch f {
+	case store.FieldProduct:
+		return []string{"HLR", "MNP", "NT"}
+	case store.FieldStatus:
+		return []string{"COMPLETED", "REJECTED", "FAILED", "OK"}
+	case store.FieldConnectivity:
+		return []string{"CONNECTED", "ABSENT", "INVALID_MSISDN", "UNDETERMINED"}
+	case store.FieldNumberType:
+		var out []string
+		for _, t := range numbering.Types() {
+			out = append(out, t.String())
+		}
+		return out
+	case store.FieldValid:
+		return []string{"true", "false"}
 	}
-	return out
+	return nil
 }
 
 // checkFieldValue checks the value of a filter by f (not "" nor noValue)
 // against f's values, if f has a fixed set.
 func checkFieldValue(f store.Field, v string) error {
-	vs, ok := fieldValues[f]
-	if !ok || slices.Contains(vs, v) {
+	vs := fieldValues(f)
+	if vs == nil || slices.Contains(vs, v) {
 		return nil
 	}
 	return fmt.Errorf("%s: %q: want %s, or %s for results without one", f, shorten(v, 40), strings.Join(vs, ", "), noValue)
@@ -693,8 +704,8 @@ func (h *Handler) apiReport(w http.ResponseWriter, r *request) {
 		}
 	}
 	for k := range vals {
-		if !reportParams[k] {
-			writeErrors(w, http.StatusBadRequest, fmt.Sprintf("%s: unknown parameter; a report download takes %s", shorten(k, 40), reportParamList))
+		if !isReportParam(k) {
+			writeErrors(w, http.StatusBadRequest, fmt.Sprintf("%s: unknown parameter; a report download takes %s", shorten(k, 40), reportParamList()))
 			return
 		}
 	}
