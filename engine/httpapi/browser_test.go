@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -50,41 +49,7 @@ func TestReportsInChromium(t *testing.T) {
 	}
 	const report = "SYNC-API-NT-2026-11"
 	ctx := jstest.Chromium(t, chromedp.WindowSize(1280, 1000))
-	shot := func(name string) {
-		t.Helper()
-		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-		require.NoError(t, err)
-		require.NoError(t, os.WriteFile(filepath.Join(t.ArtifactDir(), name), png, 0o644))
-	}
-	// at waits until the page's location and content satisfy js, asking
-	// the page itself on each animation frame (chromedp.Poll) rather than
-	// asking it again and again from here. A navigation ends a poll, as
-	// the page's JavaScript goes with it: at then polls the next page, for
-	// at most 20 pages and 20 s.
-	at := func(js string) {
-		t.Helper()
-		deadline := time.Now().Add(20 * time.Second)
-		var err error
-		for range 20 {
-			left := time.Until(deadline)
-			if left <= 0 {
-				break
-			}
-			_, err = chromedp.Run(ctx, chromedp.Poll[bool]("(() => { try { return Boolean("+js+"); } catch (e) { return false; } })()", chromedp.WithPollingTimeout(left)))
-			if err == nil || errors.Is(err, chromedp.ErrPollingTimeout) || ctx.Err() != nil {
-				break
-			}
-		}
-		require.NoError(t, err, "the page did not get there: %s", js)
-	}
-	eval := func(js string, v any) {
-		t.Helper()
-		raw, err := chromedp.Run(ctx, chromedp.Evaluate[json.RawMessage]("JSON.stringify("+js+")"))
-		require.NoError(t, err, js)
-		var str string
-		require.NoError(t, json.Unmarshal(raw, &str))
-		require.NoError(t, json.Unmarshal([]byte(str), v), js)
-	}
+	at, eval, shot := tabHelpers(t, ctx)
 	// column returns the cells of the results table's column.
 	column := func(name string) []string {
 		t.Helper()

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,15 +19,26 @@ import (
 	"github.com/numenhq/numen/wasm/jstest"
 )
 
-// browse opens Chromium for t and returns helpers over its tab: at waits
-// until js holds (across navigations), eval reads a value, shot saves a
-// full-page screenshot in the test's artifact folder.
+// browse opens Chromium for t and returns helpers over its tab (tabHelpers)
+// and do, which runs actions on it.
 func browse(t *testing.T, width, height int64) (at func(js string), eval func(js string, v any), shot func(name string), do func(actions ...chromedp.Action[chromedp.Void])) {
 	ctx := jstest.Chromium(t, chromedp.WindowSize(int(width), int(height)))
 	do = func(actions ...chromedp.Action[chromedp.Void]) {
 		t.Helper()
 		require.NoError(t, chromedp.Do(ctx, actions...))
 	}
+	at, eval, shot = tabHelpers(t, ctx)
+	return at, eval, shot, do
+}
+
+// tabHelpers are the helpers of the browser tests over a Chromium tab
+// (jstest.Chromium): at waits until js holds on the page, asking the page
+// itself on each animation frame (chromedp.Poll) rather than asking it
+// again and again from here; a navigation ends a poll, as the page's
+// JavaScript goes with it, so at then polls the next page, for at most 20
+// pages and 20 s. eval reads a value of the page; shot saves a full-page
+// screenshot in the test's artifact folder (go test -artifacts).
+func tabHelpers(t *testing.T, ctx context.Context) (at func(js string), eval func(js string, v any), shot func(name string)) {
 	at = func(js string) {
 		t.Helper()
 		deadline := time.Now().Add(20 * time.Second)
@@ -57,7 +69,7 @@ func browse(t *testing.T, width, height int64) (at func(js string), eval func(js
 		require.NoError(t, err)
 		require.NoError(t, os.WriteFile(filepath.Join(t.ArtifactDir(), name), png, 0o644))
 	}
-	return at, eval, shot, do
+	return at, eval, shot
 }
 
 // TestReportViewsInChromium reads a report through its views in headless

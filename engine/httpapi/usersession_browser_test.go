@@ -1,12 +1,7 @@
 package httpapi
 
 import (
-	"encoding/json"
-	"errors"
-	"os"
-	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
@@ -24,38 +19,7 @@ func TestReportUsersInChromium(t *testing.T) {
 	t.Parallel() // its own store, server and browser
 	s := usersServer(t, nil)
 	ctx := jstest.Chromium(t, chromedp.WindowSize(1280, 900))
-	shot := func(name string) {
-		t.Helper()
-		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-		require.NoError(t, err)
-		require.NoError(t, os.WriteFile(filepath.Join(t.ArtifactDir(), name), png, 0o644))
-	}
-	// at waits until js holds on the page (polled by the page itself, on
-	// the next page after a navigation; at most 20 pages and 20 s).
-	at := func(js string) {
-		t.Helper()
-		deadline := time.Now().Add(20 * time.Second)
-		var err error
-		for range 20 {
-			left := time.Until(deadline)
-			if left <= 0 {
-				break
-			}
-			_, err = chromedp.Run(ctx, chromedp.Poll[bool]("(() => { try { return Boolean("+js+"); } catch (e) { return false; } })()", chromedp.WithPollingTimeout(left)))
-			if err == nil || errors.Is(err, chromedp.ErrPollingTimeout) || ctx.Err() != nil {
-				break
-			}
-		}
-		require.NoError(t, err, "the page did not get there: %s", js)
-	}
-	eval := func(js string, v any) {
-		t.Helper()
-		raw, err := chromedp.Run(ctx, chromedp.Evaluate[json.RawMessage]("JSON.stringify("+js+")"))
-		require.NoError(t, err, js)
-		var str string
-		require.NoError(t, json.Unmarshal(raw, &str))
-		require.NoError(t, json.Unmarshal([]byte(str), v), js)
-	}
+	at, eval, shot := tabHelpers(t, ctx)
 	reports := func() []string {
 		t.Helper()
 		var names []string
