@@ -242,9 +242,16 @@ func TestBalanceCommandMessages(t *testing.T) {
 		require.Equal(t, exitUsage, code, amount)
 		require.Contains(t, stderr, want, amount)
 	}
+	// A negative amount, after "--" and without it (when it reads as a flag).
+	code, _, stderr := runCLI(t, nil, "balance", "top-up", "--database", "postgres://127.0.0.1:1/none", "--id", "x", "--", "team-a", "-5")
+	require.Equal(t, exitUsage, code)
+	require.Contains(t, stderr, `numen balance: top-up: AMOUNT "-5": want more than 0 EUR`)
+	code, _, stderr = runCLI(t, nil, "balance", "top-up", "--database", "postgres://127.0.0.1:1/none", "--id", "x", "team-a", "-5")
+	require.Equal(t, exitUsage, code)
+	require.Contains(t, stderr, "numen balance: -5 reads as a flag; put -- before arguments that start with -")
 	cfg := filepath.Join(t.TempDir(), "numen.json")
 	require.NoError(t, os.WriteFile(cfg, []byte(`{"data": "results", "accounts": [{"key": "team-a", "secrets": ["s3cret-0123456789"], "balance": {"monthly_cap": "10"}}]}`), 0o600))
-	code, _, stderr := runCLI(t, nil, "balance", "show", "--config", cfg, "team-a")
+	code, _, stderr = runCLI(t, nil, "balance", "show", "--config", cfg, "team-a")
 	require.Equal(t, exitError, code)
 	require.Contains(t, stderr, "numen.json keeps its results in SQLite ("+filepath.Join(filepath.Dir(cfg), "results")+"), which its running server holds: ask the server (numen call GET /balance")
 	require.NotContains(t, stderr, "must be a postgres:// URL")

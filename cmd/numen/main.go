@@ -37,6 +37,7 @@ import (
 	"os"
 	"regexp"
 	"runtime/debug"
+	"strconv"
 	"strings"
 
 	"github.com/numenhq/numen/numbering"
@@ -339,6 +340,13 @@ var flagErrors = [...]struct{ pattern, with string }{
 // the help spells them, --format.
 func flagMessage(err error) string {
 	msg := err.Error()
+	// A negative number is read as a flag: say so rather than name a flag
+	// "--5" that nobody wrote.
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		if _, err := strconv.ParseFloat(name, 64); err == nil {
+			return fmt.Sprintf("-%s reads as a flag; put -- before arguments that start with -", name)
+		}
+	}
 	for _, e := range flagErrors {
 		if re := regexp.MustCompile(e.pattern); re.MatchString(msg) {
 			return re.ReplaceAllString(msg, e.with)
