@@ -125,6 +125,14 @@ func configSummary(cfg *serveConfig) string {
 		accounts += fmt.Sprintf(" (%d with spending limits)", limited)
 	}
 	parts = append(parts, accounts)
+	keys := map[string]*account.Account{}
+	for _, a := range cfg.Accounts {
+		keys[a.Key] = &account.Account{Key: a.Key}
+	}
+	if d, err := reportUsersOf(cfg, keys); err == nil && d != nil {
+		// The checks read the users file already; a good config's reads.
+		parts = append(parts, fmt.Sprintf(plural(d.Len(), "%d report user", "%d report users"), d.Len()))
+	}
 	return strings.Join(parts, "; ")
 }
 

@@ -154,6 +154,10 @@ func TestUsersInConfig(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, us, 1)
 	require.Equal(t, "bo", us[0].Name)
+	// numen config check counts the users of the users file.
+	code, stdout, stderr := runNumen(t, "", "config", "check", config)
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stdout, "; 1 account; 1 report user\n")
 }
 
 // TestServeReportUsers: numen serve takes the config's users and its
