@@ -11,7 +11,7 @@ const LibphonenumberVersion = "v9.0.43"
 const TablesLibphonenumberVersion = "v9.0.38"
 
 // TablesDigest identifies the compiled plan: the first 12 hex digits of its digest.
-const TablesDigest = "b090315ae4bf"
+const TablesDigest = "8732c864899f"
 
 // MCCMNCListVersion is the version of the npm package mcc-mnc-list the MCCMNC tables were built from.
 const MCCMNCListVersion = "1.1.11"
