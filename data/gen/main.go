@@ -90,7 +90,7 @@ func main() {
 		return
 	}
 	if *report {
-		if err := printCoverage(*out, *moduleDir, *tarball); err != nil {
+		if err := printCoverage(os.Stdout, os.Stderr, *out, *moduleDir, *tarball); err != nil {
 			fmt.Fprintln(os.Stderr, "gen:", err)
 			os.Exit(1)
 		}
@@ -142,8 +142,9 @@ func run(out, moduleDir, tarball string) error {
 	return nil
 }
 
-// printCoverage prints the MCCMNC coverage table of data/README.md.
-func printCoverage(out, moduleDir, tarball string) error {
+// printCoverage prints the MCCMNC coverage table of data/README.md to w,
+// and the hints for curators to hints.
+func printCoverage(w, hints io.Writer, out, moduleDir, tarball string) error {
 	moduleDir, list, providersXML, err := inputs(out, moduleDir, tarball)
 	if err != nil {
 		return err
@@ -182,10 +183,10 @@ func printCoverage(out, moduleDir, tarball string) error {
 		}
 	}
 	cov := coverage(plan, t.carrier, t.matches, append(t.renamed, t.ranges...), codeRegions) // ranges after renames: they stand
-	writeCoverage(os.Stdout, cov)
-	writeNested(os.Stdout, nestedWithoutCode(t.carrier, t.mccmnc))
-	writeOverrides(os.Stdout, carrier, t.ranges)
-	writeCurationHints(os.Stderr, cov, t.matches, entries)
+	writeCoverage(w, cov)
+	writeNested(w, nestedWithoutCode(t.carrier, t.mccmnc))
+	writeOverrides(w, carrier, t.ranges)
+	writeCurationHints(hints, cov, t.matches, entries)
 	return nil
 }
 
