@@ -11,7 +11,7 @@ const LibphonenumberVersion = "v9.0.43"
 const TablesLibphonenumberVersion = "v9.0.38"
 
 // TablesDigest identifies the compiled plan: the first 12 hex digits of its digest.
-const TablesDigest = "8732c864899f"
+const TablesDigest = "609f9223f06e"
 
 // MCCMNCListVersion is the version of the npm package mcc-mnc-list the MCCMNC tables were built from.
 const MCCMNCListVersion = "1.1.11"
