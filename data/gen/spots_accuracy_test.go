@@ -1,7 +1,6 @@
 package main
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -115,28 +114,17 @@ var accuracyAgreeSpots = []struct {
 // the range and the code and cites the bulletin by its address.
 func TestAccuracySpots(t *testing.T) {
 	t.Parallel()
-	codes := readTable(t, filepath.Join("..", "numbering", "mccmnc.tsv.gz"))
-	carriers := readTable(t, filepath.Join("..", "numbering", "carrier_en.tsv.gz"))
+	st := readSpotTables(t)
 	lines := curatedSection(t, "ranges.tsv", "Accuracy check of the bulletins")
 	check := func(region, number, want, source string) string {
 		if !strings.HasPrefix(source, "ITU OB No. ") {
 			t.Errorf("%s +%s: the source cites no bulletin", region, number)
 		}
-		prefix := spotRange(carriers, number)
-		if prefix == "" {
-			t.Errorf("%s +%s: no carrier range", region, number)
-			return ""
-		}
-		if got := codes[prefix]; got != want {
-			t.Errorf("%s +%s (range +%s, %s): answers %q, want %q (%s)", region, number, prefix, carriers[prefix], got, want, source)
-		}
-		return prefix
-	}
-	for _, s := range accuracyAgreeSpots {
-		check(s.region, s.number, s.want, s.source)
+		return st.answers(t, region, number, want, source)
 	}
 	regions := map[string]bool{}
 	for _, s := range accuracyAgreeSpots {
+		check(s.region, s.number, s.want, s.source)
 		regions[s.region] = true
 	}
 	if len(accuracyAgreeSpots) < 60 || len(regions) < 30 {
@@ -147,19 +135,11 @@ func TestAccuracySpots(t *testing.T) {
 		if prefix == "" {
 			continue
 		}
-		decided := false
-		for _, l := range lines {
-			f := strings.Split(l, "\t")
-			if len(f) >= 6 && f[0] == s.region && f[1] == prefix && f[3] == s.want {
-				decided = true
-				if !strings.HasPrefix(f[4], "https://www.itu.int/pub/T-SP-OB.") {
-					t.Errorf("%s +%s: the line cites %q, not an ITU Operational Bulletin", s.region, s.number, f[4])
-				}
-				break
-			}
-		}
-		if !decided {
+		switch f := rangeLine(lines, s.region, prefix, s.want); {
+		case f == nil:
 			t.Errorf("%s +%s: no line for +%s = %s in the accuracy section", s.region, s.number, prefix, s.want)
+		case !strings.HasPrefix(f[4], "https://www.itu.int/pub/T-SP-OB."):
+			t.Errorf("%s +%s: the line cites %q, not an ITU Operational Bulletin", s.region, s.number, f[4])
 		}
 	}
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -51,8 +50,8 @@ const (
 // ITU's record where the spot's source does.
 func TestAfricaSpots(t *testing.T) {
 	t.Parallel()
-	codes := readTable(t, filepath.Join("..", "numbering", "mccmnc.tsv.gz"))
-	carriers := readTable(t, filepath.Join("..", "numbering", "carrier_en.tsv.gz"))
+	st := readSpotTables(t)
+	carriers := st.carriers
 	curated := map[string][]string{}
 	for _, f := range []string{africaAliases, africaNetworks, africaRanges} {
 		curated[f] = curatedSection(t, f, "Africa and the Middle East") // only this group's lines
@@ -63,17 +62,9 @@ func TestAfricaSpots(t *testing.T) {
 		if s.source == "" {
 			t.Errorf("%s +%s: no source", s.region, s.number)
 		}
-		prefix := spotRange(carriers, s.number)
+		prefix := st.answers(t, s.region, s.number, s.want, s.source)
 		if prefix == "" {
-			t.Errorf("%s +%s: no carrier range", s.region, s.number)
 			continue
-		}
-		want := s.want
-		if want == "-" {
-			want = ""
-		}
-		if got := codes[prefix]; got != want {
-			t.Errorf("%s +%s (range +%s, %s): answers %q, want %q", s.region, s.number, prefix, carriers[prefix], got, want)
 		}
 		decided := false
 		for _, l := range curated[s.file] {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"path/filepath"
 	"testing"
 )
 
@@ -36,26 +35,14 @@ var asiaSpots = []struct {
 // the curated files).
 func TestAsiaSpots(t *testing.T) {
 	t.Parallel()
-	codes := readTable(t, filepath.Join("..", "numbering", "mccmnc.tsv.gz"))
-	carriers := readTable(t, filepath.Join("..", "numbering", "carrier_en.tsv.gz"))
+	st := readSpotTables(t)
 	for _, s := range asiaSpots {
 		if s.source == "" {
 			t.Errorf("%s %s: no source", s.region, s.number)
 		}
-		prefix := spotRange(carriers, s.number)
-		if prefix == "" {
-			t.Errorf("%s %s: no carrier range", s.region, s.number)
-			continue
-		}
-		if got := carriers[prefix]; got != s.carrier {
+		prefix := st.answers(t, s.region, s.number, s.want, s.source)
+		if got := st.carriers[prefix]; prefix != "" && got != s.carrier {
 			t.Errorf("%s %s (range %s): carrier %q, want %q", s.region, s.number, prefix, got, s.carrier)
-		}
-		want := s.want
-		if want == "-" {
-			want = "" // a service without a network code: no MCCMNC line
-		}
-		if got := codes[prefix]; got != want {
-			t.Errorf("%s %s (range %s, %s): MCCMNC %q, want %s (%s)", s.region, s.number, prefix, s.carrier, got, s.want, s.source)
 		}
 	}
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -28,34 +27,21 @@ var bulletin2Spots = []struct {
 // range and the code and cites the bulletin by its address.
 func TestBulletin2Spots(t *testing.T) {
 	t.Parallel()
-	codes := readTable(t, filepath.Join("..", "numbering", "mccmnc.tsv.gz"))
-	carriers := readTable(t, filepath.Join("..", "numbering", "carrier_en.tsv.gz"))
+	st := readSpotTables(t)
 	lines := curatedSection(t, "ranges.tsv", "Numbering plans of the ITU Operational Bulletins (2)")
 	for _, s := range bulletin2Spots {
 		if !strings.Contains(s.source, "ITU OB No. ") {
 			t.Errorf("%s +%s: the source cites no bulletin", s.region, s.number)
 		}
-		prefix := spotRange(carriers, s.number)
+		prefix := st.answers(t, s.region, s.number, s.want, s.source)
 		if prefix == "" {
-			t.Errorf("%s +%s: no carrier range", s.region, s.number)
 			continue
 		}
-		if got := codes[prefix]; got != s.want {
-			t.Errorf("%s +%s (range +%s, %s): answers %q, want %q", s.region, s.number, prefix, carriers[prefix], got, s.want)
-		}
-		decided := false
-		for _, l := range lines {
-			f := strings.Split(l, "\t")
-			if len(f) >= 6 && f[0] == s.region && f[1] == prefix && f[3] == s.want {
-				decided = true
-				if !strings.HasPrefix(f[4], "https://www.itu.int/pub/T-SP-OB.") {
-					t.Errorf("%s +%s: the line cites %q, not an ITU Operational Bulletin", s.region, s.number, f[4])
-				}
-				break
-			}
-		}
-		if !decided {
+		switch f := rangeLine(lines, s.region, prefix, s.want); {
+		case f == nil:
 			t.Errorf("%s +%s: no line for +%s = %s in the section of the bulletins (2)", s.region, s.number, prefix, s.want)
+		case !strings.HasPrefix(f[4], "https://www.itu.int/pub/T-SP-OB."):
+			t.Errorf("%s +%s: the line cites %q, not an ITU Operational Bulletin", s.region, s.number, f[4])
 		}
 	}
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -35,8 +34,7 @@ var obRangeSpots = []struct {
 // that the curated line holding it cites the bulletin.
 func TestOBRangeSpots(t *testing.T) {
 	t.Parallel()
-	codes := readTable(t, filepath.Join("..", "numbering", "mccmnc.tsv.gz"))
-	carriers := readTable(t, filepath.Join("..", "numbering", "carrier_en.tsv.gz"))
+	st := readSpotTables(t)
 	lines := map[string][]string{}
 	for _, l := range curatedSection(t, "ranges.tsv", "Numbering plans of the ITU Operational Bulletins") {
 		if l == "" || strings.HasPrefix(l, "#") {
@@ -51,13 +49,9 @@ func TestOBRangeSpots(t *testing.T) {
 	regions := map[string]bool{}
 	for _, s := range obRangeSpots {
 		regions[s.region] = true
-		prefix := spotRange(carriers, s.number)
+		prefix := st.answers(t, s.region, s.number, s.want, s.source)
 		if prefix == "" {
-			t.Errorf("%s +%s: no carrier range", s.region, s.number)
 			continue
-		}
-		if got := codes[prefix]; got != s.want {
-			t.Errorf("%s +%s (range +%s, %s): answers %q, want %q (%s)", s.region, s.number, prefix, carriers[prefix], got, s.want, s.source)
 		}
 		f, ok := lines[prefix]
 		if !ok {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -47,8 +46,8 @@ var europeAmericasSpots = []struct {
 // the curated files).
 func TestEuropeAmericasSpots(t *testing.T) {
 	t.Parallel()
-	codes := readTable(t, filepath.Join("..", "numbering", "mccmnc.tsv.gz"))
-	carriers := readTable(t, filepath.Join("..", "numbering", "carrier_en.tsv.gz"))
+	st := readSpotTables(t)
+	codes, carriers := st.codes, st.carriers
 	for _, s := range europeAmericasSpots {
 		if !strings.Contains(s.source, "ITU OB No. ") && !strings.Contains(s.source, "mcc-mnc-list") {
 			t.Errorf("%s +%s: the source cites neither the ITU nor the list", s.region, s.prefix)

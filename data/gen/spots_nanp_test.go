@@ -1,7 +1,6 @@
 package main
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -47,8 +46,8 @@ const (
 // range line citing its source by address.
 func TestNANPSpots(t *testing.T) {
 	t.Parallel()
-	codes := readTable(t, filepath.Join("..", "numbering", "mccmnc.tsv.gz"))
-	carriers := readTable(t, filepath.Join("..", "numbering", "carrier_en.tsv.gz"))
+	st := readSpotTables(t)
+	carriers := st.carriers
 	curated := map[string][]string{}
 	for _, f := range []string{nanpAliases, nanpRanges} {
 		curated[f] = curatedSection(t, f, nanpSection)
@@ -59,17 +58,9 @@ func TestNANPSpots(t *testing.T) {
 		if s.source == "" {
 			t.Errorf("%s +%s: no source", s.region, s.number)
 		}
-		prefix := spotRange(carriers, s.number)
+		prefix := st.answers(t, s.region, s.number, s.want, s.source)
 		if prefix == "" {
-			t.Errorf("%s +%s: no carrier range", s.region, s.number)
 			continue
-		}
-		want := s.want
-		if want == "-" {
-			want = ""
-		}
-		if got := codes[prefix]; got != want {
-			t.Errorf("%s +%s (range +%s, %s): answers %q, want %q", s.region, s.number, prefix, carriers[prefix], got, want)
 		}
 		decided := false
 		for _, l := range curated[s.file] {
@@ -112,12 +103,8 @@ func namesPlan(source string) bool {
 // fills the rest of the NXX code with the same network's code.
 func TestNANPRangeKeepsInnerCarrier(t *testing.T) {
 	t.Parallel()
-	codes := readTable(t, filepath.Join("..", "numbering", "mccmnc.tsv.gz"))
-	carriers := readTable(t, filepath.Join("..", "numbering", "carrier_en.tsv.gz"))
+	st := readSpotTables(t)
 	for _, n := range []string{"12844680000", "12844688999", "12844689123"} {
-		p := spotRange(carriers, n)
-		if got := codes[p]; got != "348570" {
-			t.Errorf("+%s (range +%s, %s): answers %q, want 348570", n, p, carriers[p], got)
-		}
+		st.answers(t, "VG", n, "348570", "the line for +1 284 468 around libphonenumber's CCT 4689")
 	}
 }

@@ -38,3 +38,47 @@ func curatedSection(t *testing.T, file, name string) []string {
 	}
 	return strings.Split(sec, "\n")
 }
+
+// spotTables are the committed tables the spots are checked against:
+// prefix → MCCMNC and prefix → carrier name.
+type spotTables struct{ codes, carriers map[string]string }
+
+func readSpotTables(t *testing.T) spotTables {
+	t.Helper()
+	return spotTables{
+		codes:    readTable(t, filepath.Join("..", "numbering", "mccmnc.tsv.gz")),
+		carriers: readTable(t, filepath.Join("..", "numbering", "carrier_en.tsv.gz")),
+	}
+}
+
+// answers checks that number's longest carrier range answers want ("-":
+// no code, a range left unresolved on purpose) and returns the range, or
+// "" when no range holds the number (reported).
+func (st spotTables) answers(t *testing.T, region, number, want, source string) string {
+	t.Helper()
+	prefix := spotRange(st.carriers, number)
+	if prefix == "" {
+		t.Errorf("%s +%s: no carrier range", region, number)
+		return ""
+	}
+	code := want
+	if code == "-" {
+		code = ""
+	}
+	if got := st.codes[prefix]; got != code {
+		t.Errorf("%s +%s (range +%s, %s): answers %q, want %q (%s)", region, number, prefix, st.carriers[prefix], got, want, source)
+	}
+	return prefix
+}
+
+// rangeLine returns the fields of the line of lines (a section of
+// curated/ranges.tsv) that gives prefix of region the code, or nil.
+func rangeLine(lines []string, region, prefix, code string) []string {
+	for _, l := range lines {
+		f := strings.Split(l, "\t")
+		if len(f) >= 6 && f[0] == region && f[1] == prefix && f[3] == code {
+			return f
+		}
+	}
+	return nil
+}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -39,27 +38,15 @@ var twoCodesSpots = []struct {
 // of the curated files). Every alias of the section has a spot.
 func TestTwoCodesSpots(t *testing.T) {
 	t.Parallel()
-	codes := readTable(t, filepath.Join("..", "numbering", "mccmnc.tsv.gz"))
-	carriers := readTable(t, filepath.Join("..", "numbering", "carrier_en.tsv.gz"))
+	st := readSpotTables(t)
 	spotted := map[string]bool{}
 	for _, s := range twoCodesSpots {
 		if s.source == "" {
 			t.Errorf("%s %s: no source", s.region, s.number)
 		}
-		prefix := spotRange(carriers, s.number)
-		if prefix == "" {
-			t.Errorf("%s %s: no carrier range", s.region, s.number)
-			continue
-		}
-		if got := carriers[prefix]; got != s.carrier {
+		prefix := st.answers(t, s.region, s.number, s.want, s.source)
+		if got := st.carriers[prefix]; prefix != "" && got != s.carrier {
 			t.Errorf("%s %s (range %s): carrier %q, want %q", s.region, s.number, prefix, got, s.carrier)
-		}
-		want := s.want
-		if want == "-" {
-			want = "" // left unresolved: no MCCMNC line
-		}
-		if got := codes[prefix]; got != want {
-			t.Errorf("%s %s (range %s, %s): MCCMNC %q, want %s (%s)", s.region, s.number, prefix, s.carrier, got, s.want, s.source)
 		}
 		if s.want != "-" {
 			spotted[s.region+"\t"+s.carrier+"\t"+s.want] = true
