@@ -155,8 +155,24 @@ func proxyOnly() (string, error) {
 // goList runs go list -m -json with args against the module proxies
 // alone; a failure returns the go command's message.
 func goList(proxy string, args ...string) ([]byte, error) {
+	return goListEnv([]string{"GOPROXY=" + proxy, "GOFLAGS=-mod=mod"}, args...)
+}
+
+// goListUncached is goList with an empty module cache, so that a version
+// the cache holds is still asked of the proxies (go list answers an exact
+// version from the cache without asking them).
+func goListUncached(proxy string, args ...string) ([]byte, error) {
+	dir, err := os.MkdirTemp("", "numen-modcache-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	return goListEnv([]string{"GOPROXY=" + proxy, "GOFLAGS=-mod=mod -modcacherw", "GOMODCACHE=" + dir}, args...)
+}
+
+func goListEnv(env []string, args ...string) ([]byte, error) {
 	cmd := exec.Command("go", append([]string{"list", "-m", "-json"}, args...)...)
-	cmd.Env = append(os.Environ(), "GOPROXY="+proxy, "GOFLAGS=-mod=mod")
+	cmd.Env = append(os.Environ(), env...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -216,13 +232,15 @@ func newestModule(module string) (newest, note string, err error) {
 	if newest == "" {
 		// The proxy names no version: the newest it serves is the pinned
 		// one when it serves that exactly (a proxy may refuse lists).
-		newest = "none named"
-		if v := pinnedModuleVersion(); v != "?" {
-			if _, err := goList(proxy, module+"@"+v); err == nil {
-				newest = v
-				notes = append(notes, "no version named, "+v+" served exactly")
-			}
+		v := pinnedModuleVersion()
+		if v == "?" {
+			return "", "", fmt.Errorf("the module proxy names no version (%s)", strings.Join(notes, "; "))
 		}
+		if _, err := goListUncached(proxy, module+"@"+v); err != nil {
+			return "", "", fmt.Errorf("the module proxy names no version and does not serve %s: %s (%s)", v, proxyAnswer(err), strings.Join(notes, "; "))
+		}
+		newest = v
+		notes = append(notes, "no version named, "+v+" served exactly")
 	}
 	return newest, strings.Join(notes, "; "), nil
 }

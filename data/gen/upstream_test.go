@@ -4,6 +4,10 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -82,5 +86,26 @@ func TestUpstreamSourcesPinned(t *testing.T) {
 		if s.pinned == "" && s.examined == "" {
 			t.Errorf("%s: neither pinned nor examined", s.name)
 		}
+	}
+}
+
+// TestNewestModuleAsksTheProxy points GOPROXY at a loopback proxy that
+// serves nothing: the pinned version, though in the module cache, must
+// not be reported as served.
+func TestNewestModuleAsksTheProxy(t *testing.T) {
+	var asked atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked.Add(1)
+		http.NotFound(w, r)
+	}))
+	defer srv.Close()
+	t.Setenv("GOPROXY", srv.URL)
+	t.Setenv("GOSUMDB", "off")
+	newest, note, err := newestModule("github.com/nyaruka/phonenumbers/v2")
+	if err == nil || newest != "" || strings.Contains(note, "served exactly") {
+		t.Errorf("a proxy serving nothing: newest %q (%s), error %v", newest, note, err)
+	}
+	if asked.Load() == 0 {
+		t.Error("the proxy was never asked")
 	}
 }
