@@ -62,8 +62,8 @@ type renamePair struct {
 // renameHistory is the committed history file: the last release it read
 // and its rename steps.
 type renameHistory struct {
-	last, digest string
-	steps        []renameStep
+	last, digest, stepsDigest string
+	steps                     []renameStep
 }
 
 func readRenameHistory(sources fs.FS) (*renameHistory, error) {
@@ -74,8 +74,8 @@ func readRenameHistory(sources fs.FS) (*renameHistory, error) {
 	h := &renameHistory{}
 	for _, l := range lines {
 		f := l.f
-		if len(f) == 3 && f[0] == "last" {
-			h.last, h.digest = f[1], f[2]
+		if len(f) == 4 && f[0] == "last" {
+			h.last, h.digest, h.stepsDigest = f[1], f[2], f[3]
 			continue
 		}
 		if len(f) != 4 || f[1] == "" || f[2] == "" {
@@ -90,7 +90,10 @@ func readRenameHistory(sources fs.FS) (*renameHistory, error) {
 		h.steps = append(h.steps, s)
 	}
 	if h.last == "" {
-		return nil, fmt.Errorf("%s: no \"last\" line", renameHistoryFile)
+		return nil, fmt.Errorf("%s: no \"last\" line (last<TAB>release<TAB>carrier digest<TAB>steps digest)", renameHistoryFile)
+	}
+	if d := stepsDigest(h.steps); d != h.stepsDigest {
+		return nil, fmt.Errorf("%s: its steps have digest %s, not the %s it was written with: a step was edited or deleted by hand; regenerate it with go run ./data/gen -rename-history GITDIR", renameHistoryFile, d, h.stepsDigest)
 	}
 	return h, nil
 }

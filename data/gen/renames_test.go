@@ -320,6 +320,37 @@ func TestRenameHistoryMustMatchCarrierTable(t *testing.T) {
 	}
 }
 
+// TestRenameHistoryEditedFails: the history file as writeHistory writes it
+// reads back, and a step deleted or edited by hand afterwards fails.
+func TestRenameHistoryEditedFails(t *testing.T) {
+	t.Parallel()
+	releases := []release{{name: "9.0.16"}, {name: "9.0.38"}}
+	steps := []renameStep{
+		{release: "9.0.16", old: "Vodafone", new: "Telecel", prefixes: []string{"23320", "23350"}},
+		{release: "9.0.38", old: "Tigo", new: "AirtelTigo", prefixes: []string{"23327"}},
+	}
+	var b bytes.Buffer
+	writeHistory(&b, releases, steps, "3136745619aa6435")
+	read := func(text string) error {
+		_, err := readRenameHistory(fstest.MapFS{renameHistoryFile: {Data: []byte(text)}})
+		return err
+	}
+	if err := read(b.String()); err != nil {
+		t.Fatal(err)
+	}
+	for name, edit := range map[string][2]string{
+		"deleted": {"9.0.38\tTigo\tAirtelTigo\t23327\n", ""},
+		"edited":  {"23320,23350", "23320"},
+	} {
+		if !strings.Contains(b.String(), edit[0]) {
+			t.Fatalf("%s: %q not in the history", name, edit[0])
+		}
+		if err := read(strings.Replace(b.String(), edit[0], edit[1], 1)); err == nil || !strings.Contains(err.Error(), "edited or deleted by hand") {
+			t.Errorf("a step %s by hand: %v", name, err)
+		}
+	}
+}
+
 // FuzzParseCarrierFile: libphonenumber's prefix files, as read from a
 // clone, never make the parser panic, and what it accepts is digits and
 // names.
