@@ -265,10 +265,10 @@ func (c *cli) balance(args []string) int {
 		if *id == "" {
 			return c.usageError("balance", "top-up: --id is required (a top-up is added once per id)")
 		}
-		var err error
 		if strings.HasPrefix(rest[2], "-") {
 			return c.usageError("balance", "top-up: AMOUNT %q: want more than 0 EUR, such as 50 or 12.50", rest[2])
 		}
+		var err error
 		if amount, err = engine.ParseMoney(rest[2]); err != nil {
 			return c.usageError("balance", "top-up: %v (EUR, such as 50 or 12.50)", err)
 		}

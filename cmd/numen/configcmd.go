@@ -10,6 +10,7 @@ import (
 
 	"github.com/numenhq/numen/engine"
 	"github.com/numenhq/numen/engine/account"
+	"github.com/numenhq/numen/engine/users"
 	"github.com/numenhq/numen/mnp/simnet"
 	"github.com/numenhq/numen/numbering"
 	"github.com/numenhq/numen/routing"
@@ -125,15 +126,20 @@ func configSummary(cfg *serveConfig) string {
 		accounts += fmt.Sprintf(" (%d with spending limits)", limited)
 	}
 	parts = append(parts, accounts)
+	if d, err := configReportUsers(cfg); err == nil && d != nil {
+		parts = append(parts, fmt.Sprintf(plural(d.Len(), "%d report user", "%d report users"), d.Len()))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// configReportUsers reads the config's report users, the config's and its
+// users file's, as numen serve does, against the config's API keys.
+func configReportUsers(cfg *serveConfig) (*users.Directory, error) {
 	keys := map[string]*account.Account{}
 	for _, a := range cfg.Accounts {
 		keys[a.Key] = &account.Account{Key: a.Key}
 	}
-	if d, err := reportUsersOf(cfg, keys); err == nil && d != nil {
-		// The checks read the users file already; a good config's reads.
-		parts = append(parts, fmt.Sprintf(plural(d.Len(), "%d report user", "%d report users"), d.Len()))
-	}
-	return strings.Join(parts, "; ")
+	return reportUsersOf(cfg, keys)
 }
 
 func cmpOr(s, def string) string {
@@ -170,11 +176,7 @@ func checkWithPlan(cfg *serveConfig, plan *numbering.Plan, openFiles bool, repor
 	if cfg.UsersFile != "" {
 		// The users file, read as serve reads it: a file that cannot be
 		// read or names an unknown account fails the start.
-		keys := map[string]*account.Account{}
-		for _, a := range cfg.Accounts {
-			keys[a.Key] = &account.Account{Key: a.Key}
-		}
-		if _, err := reportUsersOf(cfg, keys); err != nil {
+		if _, err := configReportUsers(cfg); err != nil {
 			report("users_file: %v", err)
 		}
 	}

@@ -9,9 +9,7 @@ import (
 // 2026-11-27 (data/README.md, "Checked against the regulators' newest
 // plans"): a number in each line's range, the code it must answer and the
 // bulletin that settles it.
-var accuracyLineSpots = []struct {
-	region, number, want, source string
-}{
+var accuracyLineSpots = []numberSpot{
 	{"DK", "4535720000", "23806", "ITU OB No. 1237 (2022-02-01), communication of the Danish Energy Agency: assignment of 3572efgh and 3573efgh to Hi3G Denmark ApS, 2021-09-06"},
 	{"DK", "4535739999", "23806", "ITU OB No. 1237 (2022-02-01), communication of the Danish Energy Agency: assignment of 3572efgh and 3573efgh to Hi3G Denmark ApS, 2021-09-06"},
 	{"DK", "4535751234", "23806", "ITU OB No. 1255 (2022-11-01), communication of the Agency for Data Supply and Infrastructure: assignment of 3575efgh to Hi3G Denmark ApS, 2022-07-06"},
@@ -32,9 +30,7 @@ var accuracyLineSpots = []struct {
 // agrees with the bulletin, two operators of each country at most: a
 // regression check that a later libphonenumber release, alias or range
 // line keeps them so. The numbers are the range's prefix padded with 5s.
-var accuracyAgreeSpots = []struct {
-	region, number, want, source string
-}{
+var accuracyAgreeSpots = []numberSpot{
 	{"MA", "212610555555", "60401", "ITU OB No. 1170 (2019-04-15), communication of Morocco of 2019-03-22: 610 mobile, Itissalat Al-Maghrib"},
 	{"MA", "212612555555", "60400", "ITU OB No. 1170 (2019-04-15), communication of Morocco of 2019-03-22: 612 mobile, Médi Telecom"},
 	{"GM", "2202055555", "60702", "ITU OB No. 1186 (2019-12-15), communication of Gambia of 2019-11-26: 20 mobile, AFRICELL"},

@@ -9,9 +9,7 @@ import (
 // communications of the ITU Operational Bulletins for a second set of
 // countries (issue 35, part 2): a number in each line's range, the code it
 // must answer and the source that settles it.
-var bulletin2Spots = []struct {
-	region, number, want, source string
-}{
+var bulletin2Spots = []numberSpot{
 	// +241 02 XX XX XX: the eight-digit form of 2012-2024.
 	{"GA", "24102123456", "62801", "ITU OB No. 1002 (2012-04-15), communication of the ARCEP (Gabon) of 2012-03-28: AB = 02 assigned to the mobile service of Libertis Gabon, +241 02 XX XX XX; ITU OB No. 1280 (2023-11-15), annexed E.212 MNC list: 628 01 LIBERTIS"},
 	{"GA", "24102987654", "62801", "ITU OB No. 1174 (2019-06-15), communication of the ARCEP (Gabon) of 2019-05-21: Libertis's 02 PQ MC DU become 062 PQ MC DU (Gabon Télécom's mobile network)"},

@@ -39,6 +39,10 @@ func curatedSection(t *testing.T, file, name string) []string {
 	return strings.Split(sec, "\n")
 }
 
+// numberSpot is a decision checked by one number: the number's region,
+// the number, the code it must answer and the source that settles it.
+type numberSpot struct{ region, number, want, source string }
+
 // spotTables are the committed tables the spots are checked against:
 // prefix → MCCMNC and prefix → carrier name.
 type spotTables struct{ codes, carriers map[string]string }
